@@ -1,0 +1,93 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Warnings are errors everywhere: a warning today is a bug report tomorrow.
+let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
+let package = Package(
+    name: "PDFGateway",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pdfgate", targets: ["pdfgate"]),
+        .executable(name: "pdfgate-inspect-worker", targets: ["pdfgate-inspect-worker"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        // C libraries: one system-library target each, with typed shims for variadic calls.
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]),
+        .target(name: "CLinuxFS"),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // The domain: values, errors and ports. No SQL, no HTTP, no C.
+        .target(
+            name: "GatewayCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // The only Swift that touches Poppler; the worker process that runs it; the pool that drives workers.
+        .target(
+            name: "GatewayPDF",
+            dependencies: ["GatewayCore", "CPoppler"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "pdfgate-inspect-worker",
+            dependencies: ["GatewayPDF"],
+            swiftSettings: strict
+        ),
+        // The library on disk and in SQLite.
+        .target(
+            name: "GatewayStore",
+            dependencies: [
+                "GatewayCore", "CLinuxFS",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The CLI: the composition root.
+        .executableTarget(
+            name: "pdfgate",
+            dependencies: [
+                "GatewayCore", "GatewayPDF", "GatewayStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Drives the library in a loop so the crash test can SIGKILL it mid-mutation.
+        .executableTarget(
+            name: "library-churn",
+            dependencies: ["GatewayCore", "GatewayStore"],
+            path: "Tests/LibraryChurn",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "pdfgate-bench",
+            dependencies: ["GatewayCore", "GatewayPDF", "GatewayStore"],
+            path: "Benchmarks/pdfgate-bench",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewayTestSupport",
+            dependencies: ["GatewayCore"],
+            path: "Tests/GatewayTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayStoreTests",
+            dependencies: ["GatewayStore", "GatewayPDF", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The rules a document or folder name must follow (DESIGN §6), shared by every way in.
+///
+/// Names are sanitized rather than refused where the intent is clear (a control character
+/// dropped, a `/` replaced), because they often come from uploaded file names; a name that is
+/// empty after that, or a path segment of `.`/`..`, is refused.
+public enum LibraryNames {
+    /// Longest name in UTF-8 bytes, leaving room for the `.pdf` suffix in a 255-byte file name.
+    public static let maxDocumentNameBytes = 251
+    public static let maxFolderNameBytes = 255
+
+    /// A document name from user input or a file name: drops a trailing `.pdf`, then sanitizes.
+    public static func documentName(_ raw: String) throws(LibraryError) -> String {
+        var base = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if base.lowercased().hasSuffix(".pdf") { base = String(base.dropLast(4)) }
+        return try sanitize(base, maxBytes: maxDocumentNameBytes, what: "document name", original: raw)
+    }
+
+    /// A single folder name (no `/` allowed: use a path for nesting).
+    public static func folderName(_ raw: String) throws(LibraryError) -> String {
+        if raw.contains("/") {
+            throw LibraryError(.invalidName, "folder name \(quoted(raw)) contains '/'; give a single name, or a path where a path is accepted")
+        }
+        return try sanitize(raw, maxBytes: maxFolderNameBytes, what: "folder name", original: raw)
+    }
+
+    /// Splits a folder path like `Invoices/2026` into sanitized names; `""` and `/` are the root.
+    /// `.` and `..` segments are refused so that no path can leave the owner's tree.
+    public static func folderPath(_ raw: String) throws(LibraryError) -> [String] {
+        var names: [String] = []
+        for segment in raw.split(separator: "/", omittingEmptySubsequences: true) {
+            let trimmed = segment.trimmingCharacters(in: .whitespaces)
+            if trimmed == "." || trimmed == ".." {
+                throw LibraryError(.invalidPath, "folder path \(quoted(raw)) contains '\(trimmed)'; use a path relative to the library root like 'Invoices/2026'")
+            }
+            names.append(try sanitize(String(segment), maxBytes: maxFolderNameBytes, what: "folder name", original: raw))
+        }
+        return names
+    }
+
+    /// `Name 01`, `Name 02`, … — the candidate for the `n`th clash (n ≥ 1), kept within `maxBytes`.
+    public static func numbered(_ name: String, _ n: Int, maxBytes: Int = maxDocumentNameBytes) -> String {
+        let suffix = n < 100 ? String(format: " %02d", n) : " \(n)"
+        var base = name
+        while base.utf8.count + suffix.utf8.count > maxBytes { base.removeLast() }
+        return base + suffix
+    }
+
+    static func sanitize(_ raw: String, maxBytes: Int, what: String, original: String) throws(LibraryError) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in raw.precomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
+                continue
+            default:
+                scalars.append(scalar == "/" ? "-" : scalar)
+            }
+        }
+        var name = String(scalars).trimmingCharacters(in: .whitespaces)
+        while name.hasPrefix(".") { name.removeFirst() }
+        name = name.trimmingCharacters(in: .whitespaces)
+        while name.utf8.count > maxBytes { name.removeLast() }
+        name = name.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty || name == "." || name == ".." {
+            throw LibraryError(.invalidName, "\(what) \(quoted(original)) is empty once control characters, leading dots and spaces are removed; choose a name with visible characters")
+        }
+        return name
+    }
+
+    static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "\\'") + "'" }
+}

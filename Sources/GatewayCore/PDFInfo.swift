@@ -1,0 +1,53 @@
+import Foundation
+
+/// What Poppler reads from a PDF: structure, Info dictionary and XMP facts.
+public struct PDFInfo: Sendable, Equatable, Codable {
+    public var pageCount: Int
+    public var title: String?
+    public var author: String?
+    public var subject: String?
+    public var keywords: String?
+    public var creator: String?
+    public var producer: String?
+    public var createdAt: Date?
+    public var modifiedAt: Date?
+    /// As written in the header or catalog, e.g. `1.7`.
+    public var pdfVersion: String
+    /// First page size in PDF points (1/72 inch), after its /Rotate.
+    public var pageWidth: Double
+    public var pageHeight: Double
+    public var encrypted: Bool
+    public var linearized: Bool
+    /// PDF/A part and conformance declared in the XMP packet, e.g. `2B`; nil when not declared.
+    public var pdfa: String?
+
+    public init(
+        pageCount: Int, title: String? = nil, author: String? = nil, subject: String? = nil,
+        keywords: String? = nil, creator: String? = nil, producer: String? = nil,
+        createdAt: Date? = nil, modifiedAt: Date? = nil, pdfVersion: String,
+        pageWidth: Double, pageHeight: Double, encrypted: Bool = false, linearized: Bool = false,
+        pdfa: String? = nil
+    ) {
+        self.pageCount = pageCount
+        self.title = title
+        self.author = author
+        self.subject = subject
+        self.keywords = keywords
+        self.creator = creator
+        self.producer = producer
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.pdfVersion = pdfVersion
+        self.pageWidth = pageWidth
+        self.pageHeight = pageHeight
+        self.encrypted = encrypted
+        self.linearized = linearized
+        self.pdfa = pdfa
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pageCount = "page_count", title, author, subject, keywords, creator, producer
+        case createdAt = "created_at", modifiedAt = "modified_at", pdfVersion = "pdf_version"
+        case pageWidth = "page_width", pageHeight = "page_height", encrypted, linearized, pdfa
+    }
+}

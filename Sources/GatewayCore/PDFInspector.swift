@@ -1,0 +1,25 @@
+/// A page-1 PNG to render while inspecting.
+public struct ThumbnailRequest: Sendable, Equatable, Codable {
+    /// Absolute path the PNG is written to (replaced if present).
+    public var outputPath: String
+    /// Width in pixels; the height follows the page's aspect ratio.
+    public var width: Int
+
+    public init(outputPath: String, width: Int) {
+        self.outputPath = outputPath
+        self.width = width
+    }
+}
+
+/// Reads a PDF's facts; the one port through which the engine trusts a file is a PDF.
+public protocol PDFInspector: Sendable {
+    /// Inspects the file at `path` (absolute), optionally rendering a thumbnail of page 1.
+    /// Throws `InspectionError` when the file is not a usable PDF or inspection ran out of bounds.
+    func inspect(path: String, thumbnail: ThumbnailRequest?) async throws -> PDFInfo
+}
+
+extension PDFInspector {
+    public func inspect(path: String) async throws -> PDFInfo {
+        try await inspect(path: path, thumbnail: nil)
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import GatewayCore
+
+extension Library {
+    /// Files the PDF at `source` into the library.
+    ///
+    /// - Parameters:
+    ///   - info: what the inspector read from `source`; the caller inspects before filing.
+    ///   - id: the new document's id; filing twice with the same id returns the first document,
+    ///     which is how a job files exactly once across crashes and retries.
+    ///   - name: defaults to the source's file name without `.pdf`.
+    public func file(
+        _ source: String, mode: FilingMode = .copy, owner: String, folder: FolderReference = .root,
+        name: String? = nil, conflict: ConflictPolicy = .fail, info: PDFInfo, id: UUID = UUID()
+    ) throws(LibraryError) -> Document {
+        try Self.validateOwner(owner)
+        let desired = try LibraryNames.documentName(name ?? ((source as NSString).lastPathComponent))
+        guard FileOps.exists(source), !FileOps.isDirectory(source) else {
+            throw LibraryError(.invalidArgument, "no file at '\(source)' to file")
+        }
+        let staged = paths.filing + "/" + id.lowercased + ".pdf"
+        return try mutate {
+            if let existing = try existingDocument(id: id) { return existing }
+            let folderRecord: FolderRecord?
+            switch folder {
+            case .path(let path):
+                let names = try LibraryNames.folderPath(path)
+                folderRecord = names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
+            default:
+                folderRecord = try database.pool.read { db in try resolveFolder(db, owner: owner, folder) }
+                try FileOps.makeDirectories(absolute(owner))
+            }
+            // Bring the bytes in beside the tree first; with no row yet, a crash here leaves
+            // only a copy in .pdfgate/filing, which recovery deletes. A move keeps the source
+            // where it is until the row exists, so nothing is lost either way.
+            try FileOps.removeFile(staged)
+            let (sha256, size) = mode == .copy ? try FileOps.copy(from: source, to: staged) : try FileOps.digest(source)
+            let folderPath = folderRecord?.path ?? ""
+            var record = try database.pool.write { db -> DocumentRecord in
+                let name = try freeDocumentName(db, owner: owner, folderID: folderRecord?.id ?? "", folderPath: folderPath, desired: desired, policy: conflict)
+                var record = DocumentRecord(
+                    id: id, owner: owner, folderID: folderRecord?.id ?? "", name: name, size: size, sha256: sha256,
+                    info: info, state: .filing, now: Date())
+                record.stagedPath = staged
+                try record.insert(db)
+                return record
+            }
+            if mode == .move {
+                do {
+                    try FileOps.renameNoReplace(source, staged)
+                } catch let error as FileOpsError where error.errno == EXDEV {
+                    try FileOps.copy(from: source, to: staged)
+                }
+                try FileOps.fsync(staged)
+            }
+            record = try publish(record, folderPath: folderPath)
+            if mode == .move && FileOps.exists(source) { try FileOps.removeFile(source) }
+            return DocumentWithPath(record: record, folderPath: folderPath).document
+        }
+    }
+
+    /// A ready document of `owner`, or `document_not_found`.
+    public func document(id: UUID, owner: String) throws(LibraryError) -> Document {
+        try read { db in try fetchDocument(db, id: id, owner: owner).document }
+    }
+
+    /// Absolute path of a document's PDF.
+    public func filePath(of document: Document) -> String { absolute(document.relativePath) }
+
+    /// Renames and/or moves a document; its id stays. Nil arguments keep the current value.
+    @discardableResult
+    public func updateDocument(
+        id: UUID, owner: String, name: String? = nil, folder: FolderReference? = nil, conflict: ConflictPolicy = .fail
+    ) throws(LibraryError) -> Document {
+        let newName = try name.map { name throws(LibraryError) in try LibraryNames.documentName(name) }
+        return try mutate {
+            let plan = try database.pool.write { db -> (before: DocumentWithPath, after: DocumentWithPath) in
+                let current = try fetchDocument(db, id: id, owner: owner)
+                let target = try folder.map { try resolveFolder(db, owner: owner, $0) }
+                    ?? (current.record.folderID.isEmpty ? nil : resolveFolder(db, owner: owner, .id(UUID(uuidString: current.record.folderID)!)))
+                let folderID = target?.id ?? ""
+                let desired = newName ?? current.record.name
+                if folderID == current.record.folderID && desired == current.record.name { return (current, current) }
+                var moved = current
+                moved.folderPath = target?.path ?? ""
+                moved.record.folderID = folderID
+                moved.record.name = try freeDocumentName(
+                    db, owner: owner, folderID: folderID, folderPath: moved.folderPath, desired: desired, policy: conflict)
+                moved.record.pathBefore = current.relativePath
+                moved.record.updatedAt = Date()
+                try moved.record.update(db)
+                return (current, moved)
+            }
+            guard plan.before.relativePath != plan.after.relativePath else { return plan.after.document }
+            let from = absolute(plan.before.relativePath)
+            let to = absolute(plan.after.relativePath)
+            do {
+                try FileOps.renameNoReplace(from, to)
+            } catch let error as FileOpsError {
+                try database.pool.write { db in try plan.before.record.update(db) }
+                if error.errno == EEXIST {
+                    throw LibraryError(.nameConflict, "'\(plan.after.relativePath)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name")
+                }
+                throw error
+            }
+            try FileOps.fsyncParent(of: to)
+            if plan.before.record.folderID != plan.after.record.folderID { try FileOps.fsyncParent(of: from) }
+            var done = plan.after
+            done.record.pathBefore = nil
+            try database.pool.write { db in try done.record.update(db) }
+            return done.document
+        }
+    }
+
+    /// Deletes a document and its file.
+    public func deleteDocument(id: UUID, owner: String) throws(LibraryError) {
+        try mutate {
+            let doomed = try database.pool.write { db -> DocumentWithPath in
+                var current = try fetchDocument(db, id: id, owner: owner)
+                current.record.state = .deleting
+                try current.record.update(db)
+                return current
+            }
+            try finishDocumentDelete(doomed)
+        }
+    }
+
+    func finishDocumentDelete(_ doomed: DocumentWithPath) throws {
+        let file = absolute(doomed.relativePath)
+        try FileOps.removeFile(file)
+        if FileOps.exists((file as NSString).deletingLastPathComponent) { try FileOps.fsyncParent(of: file) }
+        try FileOps.removeFile(thumbnailPath(doomed.record.id))
+        _ = try database.pool.write { db in try doomed.record.delete(db) }
+    }
+
+    /// Step 2 and 3 of filing, also run by recovery: publish the staged file with a no-replace
+    /// rename, fsync the directories, mark the row ready.
+    func publish(_ record: DocumentRecord, folderPath: String) throws -> DocumentRecord {
+        let target = absolute(LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name))
+        if let staged = record.stagedPath, FileOps.exists(staged) {
+            do {
+                try FileOps.renameNoReplace(staged, target)
+            } catch let error as FileOpsError where error.errno == EEXIST {
+                // A file appeared at the name after we checked (dropped in by hand): give the
+                // name back rather than overwrite what we do not own.
+                _ = try database.pool.write { db in try record.delete(db) }
+                try FileOps.removeFile(staged)
+                throw LibraryError(.nameConflict, "a file not in the library already sits at '\(target)'; run `pdfgate fsck --repair` to adopt it, then try again")
+            }
+            try FileOps.fsyncParent(of: target)
+            try FileOps.fsync(paths.filing, directory: true)
+        }
+        var ready = record
+        ready.state = .ready
+        ready.stagedPath = nil
+        try database.pool.write { db in try ready.update(db) }
+        return ready
+    }
+
+    func existingDocument(id: UUID) throws -> Document? {
+        try database.pool.read { db in
+            try DocumentWithPath.fetchOne(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.state = 'ready'", arguments: [id.lowercased])?.document
+        }
+    }
+
+    func fetchDocument(_ db: Database, id: UUID, owner: String) throws -> DocumentWithPath {
+        guard let found = try DocumentWithPath.fetchOne(
+            db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.owner = ? AND documents.state = 'ready'",
+            arguments: [id.lowercased, owner])
+        else {
+            throw LibraryError(.documentNotFound, "no document with id \(id.lowercased); list documents with `pdfgate ls` or GET /v1/documents")
+        }
+        return found
+    }
+
+    func freeDocumentName(_ db: Database, owner: String, folderID: String, folderPath: String, desired: String, policy: ConflictPolicy) throws -> String {
+        var candidate = desired
+        for attempt in 0...9999 {
+            if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt) }
+            let taken = try DocumentRecord.filter(
+                DocumentRecord.Columns.owner == owner && DocumentRecord.Columns.folderID == folderID && DocumentRecord.Columns.name == candidate
+            ).fetchCount(db) > 0
+            let onDisk = FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
+            if !taken && !onDisk { return candidate }
+            if policy == .fail {
+                throw LibraryError(.nameConflict, "a document named '\(candidate)' already exists in '\(folderPath.isEmpty ? "/" : folderPath)'; choose another name or use on_conflict=rename")
+            }
+        }
+        throw LibraryError(.nameConflict, "no free name found for document '\(desired)'")
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import GRDB
+import GatewayCore
+
+extension Library {
+    /// The folder a reference names, or nil for the root. Throws `folder_not_found`.
+    public func folder(_ reference: FolderReference, owner: String) throws(LibraryError) -> Folder? {
+        try read { db in try resolveFolder(db, owner: owner, reference)?.folder }
+    }
+
+    /// Creates the folder at `path` and any missing parents (like `mkdir -p`); returns the last.
+    @discardableResult
+    public func createFolder(path: String, owner: String) throws(LibraryError) -> Folder {
+        try Self.validateOwner(owner)
+        let names = try LibraryNames.folderPath(path)
+        guard !names.isEmpty else {
+            throw LibraryError(.invalidPath, "folder path '\(path)' names the root folder, which always exists; give a path like 'Invoices/2026'")
+        }
+        return try mutate { try ensureFolder(owner: owner, names: names).folder }
+    }
+
+    /// Folders directly under `parent`, or its whole subtree, ordered by path.
+    public func listFolders(owner: String, parent: FolderReference = .root, recursive: Bool = false) throws(LibraryError) -> [Folder] {
+        try read { db in
+            let parentRecord = try resolveFolder(db, owner: owner, parent)
+            var request = FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready)
+            if recursive {
+                if let parentRecord {
+                    request = request.filter(FolderRecord.Columns.path.like(Self.likePrefix(parentRecord.path), escape: "\\"))
+                }
+            } else {
+                request = request.filter(FolderRecord.Columns.parentID == (parentRecord?.id ?? ""))
+            }
+            return try request.order(FolderRecord.Columns.path).fetchAll(db).map(\.folder)
+        }
+    }
+
+    /// Renames and/or moves a folder with everything in it; its id and its documents' ids stay.
+    @discardableResult
+    public func updateFolder(
+        _ reference: FolderReference, owner: String, name: String? = nil, parent: FolderReference? = nil,
+        conflict: ConflictPolicy = .fail
+    ) throws(LibraryError) -> Folder {
+        let newName = try name.map { name throws(LibraryError) in try LibraryNames.folderName(name) }
+        return try mutate {
+            let (before, after) = try database.pool.write { db -> (FolderRecord, FolderRecord) in
+                guard let record = try resolveFolder(db, owner: owner, reference) else {
+                    throw LibraryError(.invalidArgument, "the root folder cannot be renamed or moved")
+                }
+                let target = try parent.map { try resolveFolder(db, owner: owner, $0) } ?? resolveFolder(db, owner: owner, Self.parentReference(of: record))
+                if let target, target.path == record.path || target.path.hasPrefix(record.path + "/") {
+                    throw LibraryError(.invalidMove, "cannot move folder '\(record.path)' into itself or its subfolder '\(target.path)'")
+                }
+                var name = newName ?? record.name
+                let parentID = target?.id ?? ""
+                if parentID == record.parentID && name == record.name { return (record, record) }
+                name = try freeFolderName(db, owner: owner, parentID: parentID, parentPath: target?.path ?? "", desired: name, policy: conflict)
+                var moved = record
+                moved.parentID = parentID
+                moved.name = name
+                moved.path = Self.join(target?.path ?? "", name)
+                moved.pathBefore = record.path
+                moved.updatedAt = Date()
+                try moved.update(db)
+                try Self.rewriteSubtreePaths(db, owner: owner, from: record.path, to: moved.path)
+                return (record, moved)
+            }
+            guard before.path != after.path else { return after.folder }
+            let from = absolute(LibraryLayout.folderPath(owner: owner, folderPath: before.path))
+            let to = absolute(LibraryLayout.folderPath(owner: owner, folderPath: after.path))
+            do {
+                try FileOps.renameNoReplace(from, to)
+            } catch let error as FileOpsError {
+                try database.pool.write { db in
+                    try before.update(db)
+                    try Self.rewriteSubtreePaths(db, owner: owner, from: after.path, to: before.path)
+                }
+                if error.errno == EEXIST {
+                    throw LibraryError(.nameConflict, "'\(after.path)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name")
+                }
+                throw error
+            }
+            try FileOps.fsyncParent(of: from)
+            try FileOps.fsyncParent(of: to)
+            var done = after
+            done.pathBefore = nil
+            try database.pool.write { db in try done.update(db) }
+            return done.folder
+        }
+    }
+
+    /// Deletes a folder: only when empty, or with everything in it when `recursive`.
+    public func deleteFolder(_ reference: FolderReference, owner: String, recursive: Bool = false) throws(LibraryError) {
+        try mutate {
+            let record = try database.pool.write { db -> FolderRecord in
+                guard var record = try resolveFolder(db, owner: owner, reference) else {
+                    throw LibraryError(.invalidArgument, "the root folder cannot be deleted")
+                }
+                if !recursive {
+                    let documents = try DocumentRecord.filter(DocumentRecord.Columns.folderID == record.id).fetchCount(db)
+                    let folders = try FolderRecord.filter(FolderRecord.Columns.parentID == record.id).fetchCount(db)
+                    if documents + folders > 0 {
+                        throw LibraryError(.folderNotEmpty, "folder '\(record.path)' holds \(documents) document(s) and \(folders) folder(s); empty it first, or delete it with recursive=true")
+                    }
+                }
+                record.state = recursive ? .deletingTree : .deleting
+                try record.update(db)
+                return record
+            }
+            try finishFolderDelete(record)
+        }
+    }
+
+    /// Step 2 and 3 of a folder delete; also what recovery runs for an interrupted one.
+    func finishFolderDelete(_ record: FolderRecord) throws {
+        let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
+        if record.state == .deletingTree {
+            let trashed = paths.trash + "/" + record.id
+            try FileOps.removeTree(trashed)
+            if FileOps.exists(directory) {
+                try FileOps.renameNoReplace(directory, trashed)
+                try FileOps.fsyncParent(of: directory)
+            }
+            let removed = try database.pool.write { db -> [String] in
+                let subtree = FolderRecord.filter(FolderRecord.Columns.owner == record.owner)
+                    .filter(FolderRecord.Columns.path == record.path || FolderRecord.Columns.path.like(Self.likePrefix(record.path), escape: "\\"))
+                let folderIDs = try subtree.select(FolderRecord.Columns.id, as: String.self).fetchAll(db)
+                let documents = DocumentRecord.filter(folderIDs.contains(DocumentRecord.Columns.folderID))
+                let documentIDs = try documents.select(DocumentRecord.Columns.id, as: String.self).fetchAll(db)
+                try documents.deleteAll(db)
+                try subtree.deleteAll(db)
+                return documentIDs
+            }
+            for id in removed { try FileOps.removeFile(thumbnailPath(id)) }
+            try FileOps.removeTree(trashed)
+        } else {
+            if rmdir(directory) != 0 && errno != ENOENT {
+                let failure = errno
+                var ready = record
+                ready.state = .ready
+                try database.pool.write { db in try ready.update(db) }
+                if failure == ENOTEMPTY {
+                    throw LibraryError(.folderNotEmpty, "folder '\(record.path)' holds files that are not in the library; run `pdfgate fsck --repair` to adopt them, or delete it with recursive=true")
+                }
+                throw FileOpsError(errno: failure, operation: "rmdir", path: directory)
+            }
+            try FileOps.fsyncParent(of: directory)
+            _ = try database.pool.write { db in try record.delete(db) }
+        }
+    }
+
+    /// Finds or creates each folder of `names` in turn; call under the mutation lock.
+    func ensureFolder(owner: String, names: [String]) throws -> FolderRecord {
+        try FileOps.makeDirectories(absolute(owner))
+        var parent: FolderRecord?
+        for name in names {
+            let parentID = parent?.id ?? ""
+            let path = Self.join(parent?.path ?? "", name)
+            let directory = absolute(LibraryLayout.folderPath(owner: owner, folderPath: path))
+            var record = try database.pool.write { db -> FolderRecord in
+                if let existing = try FolderRecord.filter(
+                    FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == name
+                ).fetchOne(db) {
+                    guard existing.state == .ready || existing.state == .creating else {
+                        throw LibraryError(.nameConflict, "folder '\(path)' is being deleted; try again in a moment")
+                    }
+                    return existing
+                }
+                if FileOps.exists(directory) && !FileOps.isDirectory(directory) {
+                    throw LibraryError(.nameConflict, "a file named '\(path)' is in the way of that folder; rename it first")
+                }
+                let now = Date()
+                let record = FolderRecord(
+                    id: UUID().lowercased, owner: owner, parentID: parentID, name: name, path: path, state: .creating,
+                    pathBefore: nil, createdAt: now, updatedAt: now)
+                try record.insert(db)
+                return record
+            }
+            if record.state == .creating {
+                try finishFolderCreate(record)
+                record.state = .ready
+            }
+            parent = record
+        }
+        return parent!
+    }
+
+    /// mkdir, fsync, mark ready: the tail of a folder create, also run by recovery.
+    func finishFolderCreate(_ record: FolderRecord) throws {
+        let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
+        try FileOps.makeDirectories(directory)
+        try FileOps.fsyncParent(of: directory)
+        var ready = record
+        ready.state = .ready
+        try database.pool.write { db in try ready.update(db) }
+    }
+
+    func resolveFolder(_ db: Database, owner: String, _ reference: FolderReference) throws -> FolderRecord? {
+        let record: FolderRecord?
+        switch reference {
+        case .root:
+            return nil
+        case .id(let id):
+            record = try FolderRecord.filter(FolderRecord.Columns.id == id.lowercased && FolderRecord.Columns.owner == owner).fetchOne(db)
+        case .path(let path):
+            let names = try LibraryNames.folderPath(path)
+            if names.isEmpty { return nil }
+            record = try FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.path == names.joined(separator: "/")).fetchOne(db)
+        }
+        guard let record, record.state == .ready else {
+            throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")
+        }
+        return record
+    }
+
+    func freeFolderName(_ db: Database, owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) throws -> String {
+        var candidate = desired
+        for attempt in 0...9999 {
+            if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt, maxBytes: LibraryNames.maxFolderNameBytes) }
+            let taken = try FolderRecord.filter(
+                FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == candidate
+            ).fetchCount(db) > 0
+            let onDisk = FileOps.exists(absolute(LibraryLayout.folderPath(owner: owner, folderPath: Self.join(parentPath, candidate))))
+            if !taken && !onDisk { return candidate }
+            if policy == .fail {
+                throw LibraryError(.nameConflict, "a folder named '\(candidate)' already exists in '\(parentPath.isEmpty ? "/" : parentPath)'; choose another name or use on_conflict=rename")
+            }
+        }
+        throw LibraryError(.nameConflict, "no free name found for folder '\(desired)'")
+    }
+
+    static func rewriteSubtreePaths(_ db: Database, owner: String, from old: String, to new: String) throws {
+        try db.execute(
+            sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND path LIKE ? ESCAPE '\\'",
+            arguments: [new, old.unicodeScalars.count + 1, owner, likePrefix(old)])  // substr counts characters
+    }
+
+    static func parentReference(of record: FolderRecord) -> FolderReference {
+        record.parentID.isEmpty ? .root : .id(UUID(uuidString: record.parentID)!)
+    }
+
+    /// `LIKE` pattern matching everything strictly under `path`.
+    static func likePrefix(_ path: String) -> String {
+        path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "/%"
+    }
+
+    static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "/" + name }
+
+    static func describe(_ reference: FolderReference) -> String {
+        switch reference {
+        case .root: return "at the root"
+        case .id(let id): return "with id \(id.lowercased)"
+        case .path(let path): return "at path '\(path)'"
+        }
+    }
+
+    func thumbnailPath(_ documentID: String) -> String { paths.thumbnails + "/" + documentID + ".png" }
+}

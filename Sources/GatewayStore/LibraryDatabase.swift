@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+/// The store's one SQLite database (WAL) and its append-only migrations.
+///
+/// SQLite is the source of truth for ids ↔ paths; the folder tree mirrors it.
+public final class LibraryDatabase: Sendable {
+    /// One pool per process; every access is a single `read {}` or `write {}` transaction.
+    public let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)  // the CLI and the server may write at the same time
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    /// Migrations are append-only: never edit a shipped one, add the next.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-library") { db in
+            try db.create(table: "folders") { t in
+                t.primaryKey("id", .text)
+                t.column("owner", .text).notNull()
+                t.column("parent_id", .text).notNull()  // "" for the owner's root
+                t.column("name", .text).notNull()
+                t.column("path", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("path_before", .text)
+                t.column("created_at", .datetime).notNull()
+                t.column("updated_at", .datetime).notNull()
+                t.uniqueKey(["owner", "parent_id", "name"])
+                t.uniqueKey(["owner", "path"])
+            }
+            try db.create(index: "folders_pending", on: "folders", columns: ["state", "path_before"])
+
+            try db.create(table: "documents") { t in
+                t.primaryKey("id", .text)
+                t.column("owner", .text).notNull()
+                t.column("folder_id", .text).notNull()  // "" for the owner's root
+                t.column("name", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("sha256", .text).notNull()
+                t.column("page_count", .integer).notNull()
+                t.column("title", .text)
+                t.column("author", .text)
+                t.column("subject", .text)
+                t.column("keywords", .text)
+                t.column("creator", .text)
+                t.column("producer", .text)
+                t.column("pdf_created_at", .datetime)
+                t.column("pdf_modified_at", .datetime)
+                t.column("pdf_version", .text).notNull()
+                t.column("page_width", .double).notNull()
+                t.column("page_height", .double).notNull()
+                t.column("encrypted", .boolean).notNull()
+                t.column("linearized", .boolean).notNull()
+                t.column("pdfa", .text)
+                t.column("state", .text).notNull()
+                t.column("path_before", .text)
+                t.column("staged_path", .text)
+                t.column("created_at", .datetime).notNull()
+                t.column("updated_at", .datetime).notNull()
+                t.uniqueKey(["owner", "folder_id", "name"])
+            }
+            try db.create(index: "documents_pending", on: "documents", columns: ["state", "path_before"])
+            // Keyset pagination: one index per sort field, for one folder and for a whole owner.
+            for (column, expression) in [
+                ("name", "name COLLATE NOCASE"), ("created_at", "created_at"), ("updated_at", "updated_at"),
+                ("size", "size"), ("page_count", "page_count"),
+            ] {
+                try db.execute(sql: "CREATE INDEX documents_folder_\(column) ON documents(owner, folder_id, \(expression), id)")
+                try db.execute(sql: "CREATE INDEX documents_owner_\(column) ON documents(owner, \(expression), id)")
+            }
+        }
+        return migrator
+    }
+}

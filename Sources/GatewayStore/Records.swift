@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import GatewayCore
+
+/// Lifecycle of a row: anything but `ready` is an operation a crash may have interrupted.
+enum RowState: String, Codable, DatabaseValueConvertible {
+    case ready
+    /// Document: row reserved, file not yet published from `staged_path`.
+    case filing
+    /// Folder: row reserved, directory not yet created.
+    case creating
+    case deleting
+    /// Folder: a recursive delete; the directory goes to `.pdfgate/trash/` first.
+    case deletingTree = "deleting_tree"
+}
+
+/// A `documents` row. `folder_path` is joined in from `folders` when read.
+struct DocumentRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "documents"
+
+    var id: String
+    var owner: String
+    var folderID: String
+    var name: String
+    var size: Int64
+    var sha256: String
+    var pageCount: Int
+    var title: String?
+    var author: String?
+    var subject: String?
+    var keywords: String?
+    var creator: String?
+    var producer: String?
+    var pdfCreatedAt: Date?
+    var pdfModifiedAt: Date?
+    var pdfVersion: String
+    var pageWidth: Double
+    var pageHeight: Double
+    var encrypted: Bool
+    var linearized: Bool
+    var pdfa: String?
+    var state: RowState
+    /// Set while a rename/move is in flight: where the file was before.
+    var pathBefore: String?
+    /// Set while filing: the file in `.pdfgate/filing/` to publish.
+    var stagedPath: String?
+    var createdAt: Date
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, owner, folderID = "folder_id", name, size, sha256, pageCount = "page_count"
+        case title, author, subject, keywords, creator, producer
+        case pdfCreatedAt = "pdf_created_at", pdfModifiedAt = "pdf_modified_at", pdfVersion = "pdf_version"
+        case pageWidth = "page_width", pageHeight = "page_height", encrypted, linearized, pdfa, state
+        case pathBefore = "path_before", stagedPath = "staged_path", createdAt = "created_at", updatedAt = "updated_at"
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let owner = Column(CodingKeys.owner)
+        static let folderID = Column(CodingKeys.folderID)
+        static let name = Column(CodingKeys.name)
+        static let state = Column(CodingKeys.state)
+        static let pathBefore = Column(CodingKeys.pathBefore)
+    }
+
+    init(id: UUID, owner: String, folderID: String, name: String, size: Int64, sha256: String, info: PDFInfo, state: RowState, now: Date) {
+        self.id = id.lowercased
+        self.owner = owner
+        self.folderID = folderID
+        self.name = name
+        self.size = size
+        self.sha256 = sha256
+        self.pageCount = info.pageCount
+        self.pdfVersion = info.pdfVersion
+        self.pageWidth = info.pageWidth
+        self.pageHeight = info.pageHeight
+        self.encrypted = info.encrypted
+        self.linearized = info.linearized
+        self.state = state
+        self.createdAt = now
+        self.updatedAt = now
+        self.info = info
+    }
+
+    var info: PDFInfo {
+        get {
+            PDFInfo(
+                pageCount: pageCount, title: title, author: author, subject: subject, keywords: keywords,
+                creator: creator, producer: producer, createdAt: pdfCreatedAt, modifiedAt: pdfModifiedAt,
+                pdfVersion: pdfVersion, pageWidth: pageWidth, pageHeight: pageHeight, encrypted: encrypted,
+                linearized: linearized, pdfa: pdfa)
+        }
+        set {
+            pageCount = newValue.pageCount
+            title = newValue.title
+            author = newValue.author
+            subject = newValue.subject
+            keywords = newValue.keywords
+            creator = newValue.creator
+            producer = newValue.producer
+            pdfCreatedAt = newValue.createdAt
+            pdfModifiedAt = newValue.modifiedAt
+            pdfVersion = newValue.pdfVersion
+            pageWidth = newValue.pageWidth
+            pageHeight = newValue.pageHeight
+            encrypted = newValue.encrypted
+            linearized = newValue.linearized
+            pdfa = newValue.pdfa
+        }
+    }
+}
+
+/// A `folders` row. `path` is denormalized so lookups by path and subtree queries are one index hit.
+struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "folders"
+
+    var id: String
+    var owner: String
+    var parentID: String
+    var name: String
+    var path: String
+    var state: RowState
+    /// Set while a rename/move is in flight: the directory's path before.
+    var pathBefore: String?
+    var createdAt: Date
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, owner, parentID = "parent_id", name, path, state, pathBefore = "path_before"
+        case createdAt = "created_at", updatedAt = "updated_at"
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let owner = Column(CodingKeys.owner)
+        static let parentID = Column(CodingKeys.parentID)
+        static let name = Column(CodingKeys.name)
+        static let path = Column(CodingKeys.path)
+        static let state = Column(CodingKeys.state)
+        static let pathBefore = Column(CodingKeys.pathBefore)
+    }
+
+    var folder: Folder {
+        Folder(
+            id: UUID(uuidString: id)!, owner: owner, parentID: parentID.isEmpty ? nil : UUID(uuidString: parentID),
+            name: name, path: path, createdAt: createdAt, updatedAt: updatedAt)
+    }
+}
+
+/// A document row with its folder's path, as every read returns it.
+struct DocumentWithPath: FetchableRecord {
+    var record: DocumentRecord
+    var folderPath: String
+
+    init(record: DocumentRecord, folderPath: String) {
+        self.record = record
+        self.folderPath = folderPath
+    }
+
+    init(row: Row) throws {
+        record = try DocumentRecord(row: row)
+        folderPath = row["folder_path"] ?? ""
+    }
+
+    /// The columns to select for `init(row:)`.
+    static let selection = "documents.*, COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
+
+    var document: Document {
+        Document(
+            id: UUID(uuidString: record.id)!, owner: record.owner,
+            folderID: record.folderID.isEmpty ? nil : UUID(uuidString: record.folderID), folderPath: folderPath,
+            name: record.name, size: record.size, sha256: record.sha256, info: record.info,
+            createdAt: record.createdAt, updatedAt: record.updatedAt)
+    }
+
+    var relativePath: String { LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name) }
+}
+
+extension UUID {
+    /// Ids are stored as lowercase text so they read the same in SQL, JSON and logs.
+    var lowercased: String { uuidString.lowercased() }
+}

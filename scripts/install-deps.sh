@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages PDF Gateway builds, tests and runs with.
+# Idempotent: quiet and fast when everything is already there.
+set -euo pipefail
+
+# Build: C libraries behind the CPoppler and CCurl targets, SQLite for GRDB.
+build_pkgs=(pkg-config libpoppler-glib-dev libcairo2-dev libglib2.0-dev libcurl4-openssl-dev libsqlite3-dev)
+# Tests and benchmarks: the CLI peers we cross-check and measure against.
+tool_pkgs=(poppler-utils qpdf hyperfine)
+
+wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
+if [ "${1:-}" = "--converters" ] || [ "${PDFGATE_WITH_CONVERTERS:-0}" = 1 ]; then
+  # The local converters: LibreOffice (office), Chromium (URLs, HTML), Calibre (ebooks),
+  # and fonts so documents render with real glyphs.
+  wanted+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+           python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
+fi
+
+missing=()
+for p in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
