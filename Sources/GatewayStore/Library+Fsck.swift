@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import GatewayCore
+
+/// One difference between the database and the tree, and whether `--repair` fixed it.
+public struct FsckIssue: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// A mutation a crash interrupted (only reported without repair: opening repairs it).
+        case unfinishedOperation = "unfinished_operation"
+        /// A row whose PDF is gone. Repair forgets the row.
+        case missingFile = "missing_file"
+        /// A folder row whose directory is gone. Repair recreates the directory.
+        case missingFolder = "missing_folder"
+        /// The file's size or SHA-256 no longer matches its row. Repair re-inspects and updates.
+        case contentDrift = "content_drift"
+        /// A PDF in the tree with no row (dropped in by hand). Repair adopts it.
+        case untrackedFile = "untracked_file"
+        /// A directory in the tree with no row. Repair adopts it as a folder.
+        case untrackedFolder = "untracked_folder"
+        /// Something that is neither a PDF nor a folder, or a PDF Poppler rejects. Reported only.
+        case foreignFile = "foreign_file"
+        /// Debris of interrupted filings or deletes under `.pdfgate/`. Repair removes it.
+        case leftover
+    }
+
+    public var kind: Kind
+    /// Relative to the store root.
+    public var path: String
+    public var detail: String
+    public var repaired: Bool
+}
+
+/// What `fsck` found; `issues.isEmpty` means the database and the tree agree.
+public struct FsckReport: Sendable {
+    public var documentsChecked: Int
+    public var foldersChecked: Int
+    public var issues: [FsckIssue]
+}
+
+extension Library {
+    /// Compares every row with the tree and every file in the tree with the rows.
+    ///
+    /// - Parameters:
+    ///   - repair: fix what can be fixed (see `FsckIssue.Kind`); otherwise change nothing.
+    ///   - verifyHashes: re-hash every file (slow on big libraries); sizes are always checked.
+    ///   - inspector: reads PDFs found in the tree so they can be adopted with their metadata.
+    public func fsck(repair: Bool, verifyHashes: Bool = true, inspector: any PDFInspector) async throws -> FsckReport {
+        var issues: [FsckIssue] = []
+        if repair {
+            issues += try reconcile().map { FsckIssue(kind: .unfinishedOperation, path: "", detail: $0, repaired: true) }
+        } else {
+            issues += try pendingOperations()
+        }
+
+        let (documents, folders) = try read { db in
+            (
+                try DocumentWithPath.fetchAll(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state = 'ready'"),
+                try FolderRecord.filter(FolderRecord.Columns.state == RowState.ready).fetchAll(db)
+            )
+        }
+        for folder in folders {
+            let relative = LibraryLayout.folderPath(owner: folder.owner, folderPath: folder.path)
+            guard !FileOps.isDirectory(absolute(relative)) else { continue }
+            if repair { try mutate { try finishFolderCreate(folder) } }
+            issues.append(FsckIssue(kind: .missingFolder, path: relative, detail: "folder row \(folder.id) has no directory", repaired: repair))
+        }
+        for document in documents {
+            issues += try await check(document, repair: repair, verifyHashes: verifyHashes, inspector: inspector)
+        }
+
+        let knownFiles = Set(documents.map(\.relativePath))
+        let knownFolders = Set(folders.map { LibraryLayout.folderPath(owner: $0.owner, folderPath: $0.path) })
+        for owner in FileOps.list(paths.root).sorted() where !owner.hasPrefix(".") {
+            guard (try? Self.validateOwner(owner)) != nil, FileOps.isDirectory(absolute(owner)) else {
+                issues.append(FsckIssue(kind: .foreignFile, path: owner, detail: "not an owner's folder; move it out of the store", repaired: false))
+                continue
+            }
+            issues += try await walk(owner: owner, folderPath: "", knownFiles: knownFiles, knownFolders: knownFolders, repair: repair, inspector: inspector)
+        }
+
+        for entry in FileOps.list(paths.trash) {
+            issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/trash/" + entry, detail: "remains of a recursive delete", repaired: repair))
+        }
+        let claimed = Set(try read { db in try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL") })
+        for entry in FileOps.list(paths.filing) where !claimed.contains(paths.filing + "/" + entry) {
+            issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/filing/" + entry, detail: "remains of an interrupted filing", repaired: repair))
+        }
+        if repair { _ = try mutate { try sweepLeftovers() } }
+        return FsckReport(documentsChecked: documents.count, foldersChecked: folders.count, issues: issues)
+    }
+
+    private func pendingOperations() throws -> [FsckIssue] {
+        try read { db in
+            let documents = try DocumentWithPath.fetchAll(
+                db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL")
+            let folders = try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil).fetchAll(db)
+            return documents.map {
+                FsckIssue(kind: .unfinishedOperation, path: $0.relativePath, detail: "document \($0.record.id) is \($0.record.pathBefore == nil ? $0.record.state.rawValue : "moving")", repaired: false)
+            } + folders.map {
+                FsckIssue(kind: .unfinishedOperation, path: LibraryLayout.folderPath(owner: $0.owner, folderPath: $0.path), detail: "folder \($0.id) is \($0.pathBefore == nil ? $0.state.rawValue : "moving")", repaired: false)
+            }
+        }
+    }
+
+    private func check(_ document: DocumentWithPath, repair: Bool, verifyHashes: Bool, inspector: any PDFInspector) async throws -> [FsckIssue] {
+        let relative = document.relativePath
+        let file = absolute(relative)
+        guard let size = FileOps.size(file) else {
+            if repair { try mutate { _ = try database.pool.write { db in try document.record.delete(db) } } }
+            return [FsckIssue(kind: .missingFile, path: relative, detail: "document \(document.record.id) has no file", repaired: repair)]
+        }
+        var actual = (sha256: document.record.sha256, size: size)
+        if verifyHashes || size != document.record.size { actual = try FileOps.digest(file) }
+        guard actual.size != document.record.size || actual.sha256 != document.record.sha256 else { return [] }
+        let detail = "recorded \(document.record.size) bytes sha256 \(document.record.sha256.prefix(12))…, found \(actual.size) bytes sha256 \(actual.sha256.prefix(12))…"
+        guard repair else { return [FsckIssue(kind: .contentDrift, path: relative, detail: detail, repaired: false)] }
+        do {
+            let info = try await inspector.inspect(path: file)
+            try mutate {
+                try database.pool.write { db in
+                    var updated = document.record
+                    updated.size = actual.size
+                    updated.sha256 = actual.sha256
+                    updated.info = info
+                    updated.updatedAt = Date()
+                    try updated.update(db)
+                }
+            }
+            return [FsckIssue(kind: .contentDrift, path: relative, detail: detail, repaired: true)]
+        } catch let error as InspectionError {
+            return [FsckIssue(kind: .contentDrift, path: relative, detail: detail + "; no longer a readable PDF (\(error.message))", repaired: false)]
+        }
+    }
+
+    private func walk(
+        owner: String, folderPath: String, knownFiles: Set<String>, knownFolders: Set<String>, repair: Bool, inspector: any PDFInspector
+    ) async throws -> [FsckIssue] {
+        var issues: [FsckIssue] = []
+        let directory = LibraryLayout.folderPath(owner: owner, folderPath: folderPath)
+        for entry in FileOps.list(absolute(directory)).sorted() where !entry.hasPrefix(".") {
+            let relative = directory + "/" + entry
+            let childPath = Self.join(folderPath, entry)
+            if FileOps.isDirectory(absolute(relative)) {
+                if !knownFolders.contains(relative) {
+                    var repaired = false
+                    if repair, let names = try? LibraryNames.folderPath(childPath), names.joined(separator: "/") == childPath {
+                        _ = try mutate { try ensureFolder(owner: owner, names: names) }
+                        repaired = true
+                    }
+                    issues.append(FsckIssue(kind: .untrackedFolder, path: relative, detail: "a directory with no folder row", repaired: repaired))
+                }
+                issues += try await walk(owner: owner, folderPath: childPath, knownFiles: knownFiles, knownFolders: knownFolders, repair: repair, inspector: inspector)
+            } else if knownFiles.contains(relative) {
+                continue
+            } else if entry.lowercased().hasSuffix(".pdf") {
+                issues.append(try await adopt(relative, owner: owner, folderPath: folderPath, repair: repair, inspector: inspector))
+            } else {
+                issues.append(FsckIssue(kind: .foreignFile, path: relative, detail: "not a PDF; the library holds only PDFs", repaired: false))
+            }
+        }
+        return issues
+    }
+
+    /// Gives a PDF found in the tree a row, where it lies (renamed only if its name breaks the rules).
+    private func adopt(_ relative: String, owner: String, folderPath: String, repair: Bool, inspector: any PDFInspector) async throws -> FsckIssue {
+        let file = absolute(relative)
+        guard repair else { return FsckIssue(kind: .untrackedFile, path: relative, detail: "a PDF with no document row", repaired: false) }
+        let info: PDFInfo
+        do {
+            info = try await inspector.inspect(path: file)
+        } catch let error as InspectionError {
+            return FsckIssue(kind: .foreignFile, path: relative, detail: "named .pdf but unusable: \(error.message)", repaired: false)
+        }
+        let fileName = (relative as NSString).lastPathComponent
+        let name = try LibraryNames.documentName(fileName)
+        let folder: FolderReference = folderPath.isEmpty ? .root : .path(folderPath)
+        if name + ".pdf" != fileName {
+            let document = try self.file(file, mode: .move, owner: owner, folder: folder, name: name, conflict: .rename, info: info)
+            return FsckIssue(kind: .untrackedFile, path: relative, detail: "adopted as \(document.relativePath) (id \(document.id.lowercased))", repaired: true)
+        }
+        let id = try mutate { () -> String in
+            let (sha256, size) = try FileOps.digest(file)
+            return try database.pool.write { db in
+                let folderID = try resolveFolder(db, owner: owner, folder)?.id ?? ""
+                let record = DocumentRecord(
+                    id: UUID(), owner: owner, folderID: folderID, name: name, size: size, sha256: sha256, info: info, state: .ready, now: Date())
+                try record.insert(db)
+                return record.id
+            }
+        }
+        return FsckIssue(kind: .untrackedFile, path: relative, detail: "adopted in place (id \(id))", repaired: true)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import GatewayCore
+import Testing
+
+@Suite("Library names")
+struct LibraryNamesTests {
+    @Test(arguments: [
+        ("Invoice.pdf", "Invoice"),
+        ("  Report 2026.PDF  ", "Report 2026"),
+        ("a/b", "a-b"),
+        ("..hidden", "hidden"),
+        ("tab\there\u{0}nul", "tabherenul"),
+        ("Cafe\u{0301}", "Café"),  // NFD in, NFC out
+        ("zero\u{200B}width", "zerowidth"),
+    ])
+    func documentNamesAreSanitized(_ raw: String, _ expected: String) throws {
+        #expect(try LibraryNames.documentName(raw) == expected)
+    }
+
+    @Test(arguments: ["", "   ", ".pdf", "..", ".", "\u{1}\u{2}", "...."])
+    func emptyAfterSanitizingIsRefused(_ raw: String) {
+        #expect(throws: LibraryError.self) { try LibraryNames.documentName(raw) }
+    }
+
+    @Test func longNamesAreCutOnCharacterBoundaries() throws {
+        let name = try LibraryNames.documentName(String(repeating: "é", count: 300))
+        #expect(name.utf8.count <= LibraryNames.maxDocumentNameBytes)
+        #expect(name.allSatisfy { $0 == "é" })
+        let numbered = LibraryNames.numbered(name, 3)
+        #expect(numbered.hasSuffix(" 03") && numbered.utf8.count <= LibraryNames.maxDocumentNameBytes)
+    }
+
+    @Test func numberingIsTwoDigitsThenGrows() {
+        #expect(LibraryNames.numbered("Name", 1) == "Name 01")
+        #expect(LibraryNames.numbered("Name", 42) == "Name 42")
+        #expect(LibraryNames.numbered("Name", 100) == "Name 100")
+    }
+
+    @Test(arguments: [("Invoices/2026", ["Invoices", "2026"]), ("/a//b/", ["a", "b"]), ("", []), ("/", [])])
+    func folderPathsSplit(_ raw: String, _ expected: [String]) throws {
+        #expect(try LibraryNames.folderPath(raw) == expected)
+    }
+
+    @Test(arguments: ["../x", "a/../b", "a/./b", "a/ .. /b"])
+    func folderPathsCannotClimb(_ raw: String) {
+        #expect(throws: LibraryError.self) { try LibraryNames.folderPath(raw) }
+    }
+
+    @Test func folderReferencesParse() {
+        let id = UUID()
+        #expect(FolderReference.parse(nil) == .root)
+        #expect(FolderReference.parse("/") == .root)
+        #expect(FolderReference.parse(id.uuidString.lowercased()) == .id(id))
+        #expect(FolderReference.parse("A/B") == .path("A/B"))
+    }
+}

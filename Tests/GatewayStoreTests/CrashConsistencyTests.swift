@@ -1,0 +1,52 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Crash consistency")
+struct CrashConsistencyTests {
+    /// Starts `library-churn`, lets it mutate for a random while, SIGKILLs it, then reopens the
+    /// library (which reconciles) and requires fsck to find nothing, many times over.
+    @Test(.timeLimit(.minutes(5)))
+    func killNineAtRandomInstantsLeavesNothingToRepair() async throws {
+        let directory = TemporaryDirectory("crash")
+        let store = directory.path + "/store"
+        let churn = builtProduct("library-churn")
+        #expect(FileManager.default.isExecutableFile(atPath: churn), "build the package first: \(churn)")
+        var generator = SystemRandomNumberGenerator()
+        var recoveredSomething = 0
+        var documentsSeen = 0
+
+        for round in 0..<40 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: churn)
+            process.arguments = [store, String(UInt64.random(in: 1...UInt64.max, using: &generator)), Fixtures.pdf("one-page.pdf")]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            // Wait until it has opened the library, then kill it somewhere in the next 0–150 ms.
+            _ = output.fileHandleForReading.availableData
+            usleep(UInt32.random(in: 0...150_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "round \(round): churn exited by itself: \(process.terminationStatus)")
+
+            let library = try Library(root: store)
+            let actions = try library.reconcile()
+            #expect(actions.isEmpty, "opening already reconciled")
+            let report = try await library.fsck(repair: false, inspector: PdfinfoInspector())
+            #expect(report.issues.isEmpty, "round \(round): \(report.issues)")
+            documentsSeen = max(documentsSeen, report.documentsChecked)
+            if FileManager.default.fileExists(atPath: store + "/.pdfgate/filing") {
+                recoveredSomething += try FileManager.default.contentsOfDirectory(atPath: store + "/.pdfgate/filing").count
+            }
+        }
+        #expect(documentsSeen > 0, "the churn really filed documents")
+        #expect(recoveredSomething == 0, "no leftovers survive reopening")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+@Suite("Filing documents")
+struct FilingTests {
+    @Test func filesACopyWithItsFactsAndHash() async throws {
+        let fixture = try LibraryFixture()
+        let document = try await fixture.file("many-pages.pdf", folder: .path("Invoices/2026"), name: "March")
+
+        #expect(document.relativePath == "alice/Invoices/2026/March.pdf")
+        #expect(fixture.exists("alice/Invoices/2026/March.pdf"))
+        #expect(FileManager.default.fileExists(atPath: Fixtures.pdf("many-pages.pdf")), "copy mode keeps the source")
+        #expect(document.info.pageCount == (try pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
+        let shasum = try run("sha256sum", [fixture.root + "/" + document.relativePath]).stdout.prefix(64)
+        #expect(document.sha256 == String(shasum))
+        #expect(document.size == Int64(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf"))).count))
+        #expect(try fixture.library.document(id: document.id, owner: "alice") == document)
+    }
+
+    @Test func moveModeTakesTheSource() async throws {
+        let fixture = try LibraryFixture()
+        let source = fixture.directory.file("incoming.pdf")
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: source)
+        let info = try await fixture.inspector.inspect(path: source)
+        let document = try fixture.library.file(source, mode: .move, owner: "alice", info: info)
+        #expect(document.name == "incoming")
+        #expect(!FileManager.default.fileExists(atPath: source))
+        #expect(fixture.exists("alice/incoming.pdf"))
+    }
+
+    @Test func nameClashFailsOrNumbers() async throws {
+        let fixture = try LibraryFixture()
+        try await fixture.file(name: "Report")
+        await #expect(throws: LibraryError.self) { try await fixture.file(name: "Report") }
+        do {
+            try await fixture.file(name: "Report.pdf")
+            Issue.record("a clash must fail by default")
+        } catch let error as LibraryError {
+            #expect(error.kind == .nameConflict)
+            #expect(error.message.contains("Report"))
+        }
+        let second = try await fixture.file(name: "Report", conflict: .rename)
+        let third = try await fixture.file(name: "Report", conflict: .rename)
+        #expect(second.name == "Report 01")
+        #expect(third.name == "Report 02")
+        #expect(fixture.exists("alice/Report 02.pdf"))
+    }
+
+    @Test func sameIdFilesOnce() async throws {
+        let fixture = try LibraryFixture()
+        let info = try await fixture.inspector.inspect(path: Fixtures.pdf("one-page.pdf"))
+        let id = UUID()
+        let first = try fixture.library.file(Fixtures.pdf("one-page.pdf"), owner: "alice", name: "Once", info: info, id: id)
+        let again = try fixture.library.file(Fixtures.pdf("one-page.pdf"), owner: "alice", name: "Once", info: info, id: id)
+        #expect(first == again)
+        let page = try fixture.library.listDocuments(DocumentQuery(owner: "alice"))
+        #expect(page.documents.count == 1)
+    }
+
+    @Test func ownersNeverSeeEachOther() async throws {
+        let fixture = try LibraryFixture()
+        let document = try await fixture.file(owner: "alice")
+        #expect(throws: LibraryError(.documentNotFound, "no document with id \(document.id.uuidString.lowercased()); list documents with `pdfgate ls` or GET /v1/documents")) {
+            try fixture.library.document(id: document.id, owner: "bob")
+        }
+        #expect(try fixture.library.listDocuments(DocumentQuery(owner: "bob", recursive: true)).documents.isEmpty)
+        #expect(throws: LibraryError.self) { try fixture.library.deleteDocument(id: document.id, owner: "bob") }
+        #expect(fixture.exists(document.relativePath))
+    }
+
+    @Test(arguments: ["../evil", "a/../../b", ".", "/.."])
+    func pathsCannotEscape(_ path: String) async throws {
+        let fixture = try LibraryFixture()
+        await #expect(throws: LibraryError.self) { try await fixture.file(folder: .path(path)) }
+        #expect(throws: LibraryError.self) { try fixture.library.createFolder(path: path, owner: "alice") }
+    }
+
+    @Test func invalidOwnerIsRefused() async throws {
+        let fixture = try LibraryFixture()
+        await #expect(throws: LibraryError.self) { try await fixture.file(owner: "../root") }
+        await #expect(throws: LibraryError.self) { try await fixture.file(owner: ".pdfgate") }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+@Suite("fsck")
+struct FsckTests {
+    @Test func aConsistentLibraryHasNothingToReport() async throws {
+        let fixture = try LibraryFixture()
+        try await fixture.file(folder: .path("A/B"))
+        try await fixture.file("many-pages.pdf")
+        let report = try await fixture.library.fsck(repair: false, inspector: fixture.inspector)
+        #expect(report.issues.isEmpty)
+        #expect(report.documentsChecked == 2 && report.foldersChecked == 2)
+    }
+
+    @Test func findsAndRepairsDrift() async throws {
+        let fixture = try LibraryFixture()
+        let kept = try await fixture.file(name: "Kept")
+        let lost = try await fixture.file(name: "Lost")
+        let changed = try await fixture.file(name: "Changed")
+        try FileManager.default.removeItem(atPath: fixture.root + "/" + lost.relativePath)
+        try FileManager.default.removeItem(atPath: fixture.root + "/" + changed.relativePath)
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("many-pages.pdf"), toPath: fixture.root + "/" + changed.relativePath)
+        try FileManager.default.createDirectory(atPath: fixture.root + "/alice/Dropped/Inner", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("linearized.pdf"), toPath: fixture.root + "/alice/Dropped/Inner/Scan.pdf")
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("not-a-pdf.pdf"), toPath: fixture.root + "/alice/Bogus.pdf")
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: fixture.root + "/alice/notes.txt"))
+
+        let found = try await fixture.library.fsck(repair: false, inspector: fixture.inspector)
+        let kinds = Dictionary(grouping: found.issues, by: \.kind).mapValues(\.count)
+        #expect(kinds[.missingFile] == 1)
+        #expect(kinds[.contentDrift] == 1)
+        #expect(kinds[.untrackedFolder] == 2)
+        #expect(kinds[.untrackedFile] == 2)  // Scan.pdf and Bogus.pdf (told apart only when inspected)
+        #expect(kinds[.foreignFile] == 1)
+        #expect(found.issues.allSatisfy { !$0.repaired })
+
+        let repaired = try await fixture.library.fsck(repair: true, inspector: fixture.inspector)
+        #expect(repaired.issues.contains { $0.kind == .foreignFile && $0.path == "alice/Bogus.pdf" && !$0.repaired })
+
+        let after = try await fixture.library.fsck(repair: false, inspector: fixture.inspector)
+        #expect(after.issues.map(\.kind).sorted(by: { $0.rawValue < $1.rawValue }) == [.foreignFile, .foreignFile], "only the two non-PDFs remain")
+        #expect(throws: LibraryError.self) { try fixture.library.document(id: lost.id, owner: "alice") }
+        #expect(try fixture.library.document(id: changed.id, owner: "alice").info.pageCount == 12)
+        #expect(try fixture.library.document(id: kept.id, owner: "alice").name == "Kept")
+        let adopted = try fixture.library.listDocuments(DocumentQuery(owner: "alice", folder: .path("Dropped/Inner")))
+        #expect(adopted.documents.map(\.name) == ["Scan"])
+        #expect(adopted.documents.first?.info.pageCount == (try pdfinfoPageCount(Fixtures.pdf("linearized.pdf"))))
+    }
+}
