@@ -50,4 +50,24 @@ public struct PDFInfo: Sendable, Equatable, Codable {
         case createdAt = "created_at", modifiedAt = "modified_at", pdfVersion = "pdf_version"
         case pageWidth = "page_width", pageHeight = "page_height", encrypted, linearized, pdfa
     }
+
+    /// Encodes every key, with explicit nulls, so scripts can rely on each being present.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(pageCount, forKey: .pageCount)
+        try c.encode(title, forKey: .title)
+        try c.encode(author, forKey: .author)
+        try c.encode(subject, forKey: .subject)
+        try c.encode(keywords, forKey: .keywords)
+        try c.encode(creator, forKey: .creator)
+        try c.encode(producer, forKey: .producer)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(modifiedAt, forKey: .modifiedAt)
+        try c.encode(pdfVersion, forKey: .pdfVersion)
+        try c.encode(pageWidth, forKey: .pageWidth)
+        try c.encode(pageHeight, forKey: .pageHeight)
+        try c.encode(encrypted, forKey: .encrypted)
+        try c.encode(linearized, forKey: .linearized)
+        try c.encode(pdfa, forKey: .pdfa)
+    }
 }

@@ -56,7 +56,8 @@ extension Library {
             }
             record = try publish(record, folderPath: folderPath)
             if mode == .move && FileOps.exists(source) { try FileOps.removeFile(source) }
-            return DocumentWithPath(record: record, folderPath: folderPath).document
+            // Read back so timestamps carry exactly the precision stored.
+            return try existingDocument(id: id) ?? DocumentWithPath(record: record, folderPath: folderPath).document
         }
     }
 
@@ -92,7 +93,7 @@ extension Library {
                 try moved.record.update(db)
                 return (current, moved)
             }
-            guard plan.before.relativePath != plan.after.relativePath else { return plan.after.document }
+            guard plan.before.relativePath != plan.after.relativePath else { return try existingDocument(id: id) ?? plan.after.document }
             let from = absolute(plan.before.relativePath)
             let to = absolute(plan.after.relativePath)
             do {
@@ -109,7 +110,7 @@ extension Library {
             var done = plan.after
             done.record.pathBefore = nil
             try database.pool.write { db in try done.record.update(db) }
-            return done.document
+            return try existingDocument(id: id) ?? done.document
         }
     }
 

@@ -164,13 +164,13 @@ extension Library {
     /// Gives a PDF found in the tree a row, where it lies (renamed only if its name breaks the rules).
     private func adopt(_ relative: String, owner: String, folderPath: String, repair: Bool, inspector: any PDFInspector) async throws -> FsckIssue {
         let file = absolute(relative)
-        guard repair else { return FsckIssue(kind: .untrackedFile, path: relative, detail: "a PDF with no document row", repaired: false) }
         let info: PDFInfo
         do {
             info = try await inspector.inspect(path: file)
         } catch let error as InspectionError {
             return FsckIssue(kind: .foreignFile, path: relative, detail: "named .pdf but unusable: \(error.message)", repaired: false)
         }
+        guard repair else { return FsckIssue(kind: .untrackedFile, path: relative, detail: "a PDF with no document row", repaired: false) }
         let fileName = (relative as NSString).lastPathComponent
         let name = try LibraryNames.documentName(fileName)
         let folder: FolderReference = folderPath.isEmpty ? .root : .path(folderPath)

@@ -33,8 +33,8 @@ struct FsckTests {
         #expect(kinds[.missingFile] == 1)
         #expect(kinds[.contentDrift] == 1)
         #expect(kinds[.untrackedFolder] == 2)
-        #expect(kinds[.untrackedFile] == 2)  // Scan.pdf and Bogus.pdf (told apart only when inspected)
-        #expect(kinds[.foreignFile] == 1)
+        #expect(kinds[.untrackedFile] == 1)  // Scan.pdf; Bogus.pdf is inspected and found foreign
+        #expect(kinds[.foreignFile] == 2)
         #expect(found.issues.allSatisfy { !$0.repaired })
 
         let repaired = try await fixture.library.fsck(repair: true, inspector: fixture.inspector)

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+
+/// `pdfgate add FILE...`: inspect each PDF and file a copy of it in the library.
+struct AddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "File PDFs into the library (each is inspected first; the originals stay).")
+
+    @Argument(help: "PDF files to add.")
+    var files: [String]
+
+    @Option(help: "Folder path (created if missing) or folder id. Default: the root.")
+    var folder: String?
+
+    @Option(help: "Document name (only with a single file). Default: the file name without .pdf.")
+    var name: String?
+
+    @Option(help: "When the name is taken: fail, or rename to 'Name 01', 'Name 02', ….")
+    var onConflict: ConflictPolicy = .fail
+
+    @OptionGroup var library: LibraryOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var inspector: InspectorOptions
+
+    func validate() throws {
+        if name != nil && files.count > 1 { throw ValidationError("--name applies to a single file; drop it to use each file's name") }
+    }
+
+    func run() async throws {
+        try await reporting(json: output.json) {
+            let store = try library.openLibrary()
+            var added: [Document] = []
+            var failures = 0
+            try await inspector.withInspector { pool in
+                for file in files {
+                    let path = URL(fileURLWithPath: file).standardizedFileURL.path
+                    do {
+                        let info = try await pool.inspect(path: path)
+                        added.append(try store.file(
+                            path, owner: library.resolvedOwner, folder: FolderReference.parse(folder), name: name,
+                            conflict: onConflict, info: info))
+                    } catch let error as any GatewayError where files.count > 1 {
+                        // Keep going so one bad file does not block the rest; the exit status tells.
+                        Output.printError("\(file): \(error.message) [\(error.code)]")
+                        failures += 1
+                    }
+                }
+            }
+            if output.json {
+                Output.printJSON(added.map(DocumentJSON.init))
+            } else {
+                Output.printTable(["ID", "PATH", "PAGES", "SIZE"], added.map { [$0.id.uuidString.lowercased(), $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] })
+            }
+            if failures > 0 { throw ExitCode(1) }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import GatewayPDF
+import GatewayStore
+
+/// Which store and whose library a command works on.
+struct LibraryOptions: ParsableArguments {
+    @Option(help: "Store directory (default: $PDFGATE_STORE, else ./data).")
+    var store: String?
+
+    @Option(help: "Owner whose library to use (default: $PDFGATE_OWNER, else 'default').")
+    var owner: String?
+
+    var resolvedStore: String { store ?? ProcessInfo.processInfo.environment["PDFGATE_STORE"] ?? "./data" }
+    var resolvedOwner: String { owner ?? ProcessInfo.processInfo.environment["PDFGATE_OWNER"] ?? "default" }
+
+    func openLibrary() throws -> Library { try Library(root: resolvedStore) }
+}
+
+/// `--json` for scripts; tables for people otherwise.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+}
+
+/// Bounds for Poppler, shared by every command that reads PDFs.
+struct InspectorOptions: ParsableArguments {
+    @Option(help: "Seconds one PDF may take to inspect before it is given up on.")
+    var inspectTimeout: Double = 30
+
+    /// Runs `body` with a worker pool and shuts it down afterwards, whatever happens.
+    func withInspector<T>(_ body: (PDFInspectorPool) async throws -> T) async throws -> T {
+        let pool = PDFInspectorPool(configuration: .init(timeout: .milliseconds(Int(inspectTimeout * 1000))))
+        do {
+            let result = try await body(pool)
+            await pool.shutdown()
+            return result
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+    }
+}
+
+extension ConflictPolicy: ExpressibleByArgument {}
+
+/// Runs a command body, reporting any `GatewayError` the way every subcommand does: the
+/// message on stderr, `{"error", "error_message"}` on stdout with `--json`, exit status 1.
+func reporting(json: Bool, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as any GatewayError {
+        if json { Output.printJSON(ErrorJSON(error: error.code, errorMessage: error.message)) }
+        Output.printError("\(error.message) [\(error.code)]")
+        throw ExitCode(1)
+    }
+}

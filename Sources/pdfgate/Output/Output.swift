@@ -1,0 +1,53 @@
+import Foundation
+import GatewayCore
+
+/// Printing for people (aligned tables) and for scripts (JSON), one style for every command.
+enum Output {
+    static func printJSON(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(iso8601(date))
+        }
+        let data = (try? encoder.encode(value)) ?? Data("null".utf8)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data("pdfgate: \(message)\n".utf8))
+    }
+
+    /// Columns padded to their widest cell; the last column is not padded.
+    static func printTable(_ header: [String], _ rows: [[String]]) {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        for row in all {
+            let cells = row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
+            print(cells.joined(separator: "  "))
+        }
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
+    }
+
+    static func shortDate(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
+    }
+}
+
+struct ErrorJSON: Encodable {
+    var error: String
+    var errorMessage: String
+
+    enum CodingKeys: String, CodingKey {
+        case error, errorMessage = "error_message"
+    }
+}
