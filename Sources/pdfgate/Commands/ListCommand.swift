@@ -9,10 +9,11 @@ struct ListCommand: AsyncParsableCommand {
     @Argument(help: "Folder path or id. Default: the root.")
     var folder: String?
 
-    @Flag(help: "Include everything below the folder.")
+    @Flag(name: [.short, .long], help: "Include everything below the folder.")
     var recursive = false
 
-    @Option(help: "Sort by name, created_at, updated_at, size or page_count; prefix '-' for descending.")
+    // Unconditional, so that `--sort -size` reads the value rather than an unknown option.
+    @Option(parsing: .unconditional, help: "Sort by name, created_at, updated_at, size or page_count; prefix '-' for descending.")
     var sort = "name"
 
     @Option(help: "Documents per page (1–1000).")
