@@ -1,0 +1,167 @@
+// The measuring half of `make bench`; scripts/bench.sh runs it and prints the comparisons.
+//
+//   pdfgate-bench inspect DIR             pool vs `pdfinfo` per file, on every PDF in DIR
+//   pdfgate-bench seed STORE COUNT PDF    a library of COUNT documents (hard links of PDF)
+//   pdfgate-bench library STORE           median latency of list/rename/move on that library
+//
+// Each prints `key value` lines that bench.sh collects.
+import Foundation
+import GatewayCore
+import GatewayPDF
+import GatewayStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func emit(_ key: String, _ value: Double) { print("\(key) \(String(format: "%.4f", value))") }
+
+func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+/// Peak resident set of a process, from /proc (kB → MiB).
+func peakRSS(pid: String = "self") -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return (Double(line.split(separator: " ")[1]) ?? 0) / 1024
+    }
+    return 0
+}
+
+/// Live children of this process whose command name starts with `prefix`.
+func children(named prefix: String) -> [String] {
+    let me = String(getpid())
+    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { pid in
+        guard Int(pid) != nil, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        let name = stat.split(separator: "(").dropFirst().first?.split(separator: ")").first ?? ""
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        return name.hasPrefix(prefix) && fields.count > 2 && String(fields[1]) == me
+    }
+}
+
+/// Runs `pdfinfo FILE` for every file, `parallel` at a time, with posix_spawn + wait4;
+/// returns the largest child's peak RSS in MiB.
+func runPdfinfo(_ files: [String], parallel: Int) -> Double {
+    var maxRSS = 0
+    var next = 0
+    var running = 0
+    var devnull = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&devnull)
+    posix_spawn_file_actions_addopen(&devnull, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&devnull, 2, "/dev/null", O_WRONLY, 0)
+    defer { posix_spawn_file_actions_destroy(&devnull) }
+    while next < files.count || running > 0 {
+        while running < parallel && next < files.count {
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("pdfinfo"), strdup(files[next]), nil]
+            defer { argv.forEach { free($0) } }
+            if posix_spawnp(&pid, "pdfinfo", &devnull, nil, argv, environ) == 0 { running += 1 }
+            next += 1
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        if wait4(-1, &status, 0, &usage) > 0 {
+            running -= 1
+            maxRSS = max(maxRSS, usage.ru_maxrss)
+        }
+    }
+    return Double(maxRSS) / 1024
+}
+
+func inspectBenchmark(directory: String) async throws {
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pdf") }.sorted().map { directory + "/" + $0 }
+    let pool = PDFInspectorPool(configuration: .init(poolSize: 2))
+    // Warm the pool: starting workers is a one-time cost of a long-running server, not per file.
+    _ = try await pool.inspect(path: files[0])
+    _ = try await pool.inspect(path: files[1])
+    var pages = 0
+    let ours = try await seconds {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            var iterator = files.makeIterator()
+            for _ in 0..<4 { if let file = iterator.next() { group.addTask { try await pool.inspect(path: file).pageCount } } }
+            while let count = try await group.next() {
+                pages += count
+                if let file = iterator.next() { group.addTask { try await pool.inspect(path: file).pageCount } }
+            }
+        }
+    }
+    let workerRSS = children(named: "pdfgate-inspect").map { peakRSS(pid: $0) }.max() ?? 0
+    await pool.shutdown()
+    var peerRSS = 0.0
+    let peer = await seconds { peerRSS = runPdfinfo(files, parallel: 2) }
+    var peerSerialRSS = 0.0
+    let peerSerial = await seconds { peerSerialRSS = runPdfinfo(files, parallel: 1) }
+    emit("inspect.files", Double(files.count))
+    emit("inspect.pages", Double(pages))
+    emit("inspect.ours_s", ours)
+    emit("inspect.pdfinfo_parallel2_s", peer)
+    emit("inspect.pdfinfo_serial_s", peerSerial)
+    emit("inspect.ours_parent_rss_mib", peakRSS())
+    emit("inspect.ours_worker_rss_mib", workerRSS)
+    emit("inspect.pdfinfo_rss_mib", max(peerRSS, peerSerialRSS))
+}
+
+func seed(store: String, count: Int, template: String) async throws {
+    let library = try Library(root: store)
+    let pool = PDFInspectorPool()
+    let info = try await pool.inspect(path: template)
+    await pool.shutdown()
+    let elapsed = try await seconds {
+        try library.seed(owner: "bench", folderPath: "Big", count: count, template: template, info: info)
+        try library.createFolder(path: "Other", owner: "bench")
+    }
+    emit("seed.documents", Double(count))
+    emit("seed.s", elapsed)
+}
+
+func libraryBenchmark(store: String) async throws {
+    let library = try Library(root: store)
+    var query = DocumentQuery(owner: "bench", folder: .path("Big"), sort: DocumentSort(.createdAt, descending: true), limit: 50)
+    var listTimes: [Double] = []
+    var ids: [UUID] = []
+    for _ in 0..<200 {  // first page, then 199 pages deeper via the cursor
+        var page: DocumentPage?
+        listTimes.append(try await seconds { page = try library.listDocuments(query) })
+        ids += page?.documents.map(\.id) ?? []
+        query.cursor = page?.nextCursor
+    }
+    var firstPage: [Double] = []
+    query.cursor = nil
+    for _ in 0..<100 { firstPage.append(try await seconds { _ = try library.listDocuments(query) }) }
+
+    var renameTimes: [Double] = []
+    for (i, id) in ids.prefix(500).enumerated() {
+        renameTimes.append(try await seconds { try library.updateDocument(id: id, owner: "bench", name: "Renamed \(i)") })
+    }
+    var moveTimes: [Double] = []
+    for id in ids.prefix(500) {
+        moveTimes.append(try await seconds { try library.updateDocument(id: id, owner: "bench", folder: .path("Other")) })
+    }
+    emit("library.list_first_page_ms", median(firstPage) * 1000)
+    emit("library.list_any_page_ms", median(listTimes) * 1000)
+    emit("library.rename_ms", median(renameTimes) * 1000)
+    emit("library.move_ms", median(moveTimes) * 1000)
+    emit("library.rss_mib", peakRSS())
+}
+
+let arguments = CommandLine.arguments
+switch arguments.dropFirst().first {
+case "inspect" where arguments.count == 3:
+    try await inspectBenchmark(directory: arguments[2])
+case "seed" where arguments.count == 5:
+    try await seed(store: arguments[2], count: Int(arguments[3]) ?? 0, template: arguments[4])
+case "library" where arguments.count == 3:
+    try await libraryBenchmark(store: arguments[2])
+default:
+    FileHandle.standardError.write(Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE\n".utf8))
+    exit(2)
+}

@@ -1,0 +1,44 @@
+# PDF Gateway — every entry point a person or CI uses. `make help` lists them.
+SHELL := /bin/bash
+SWIFT ?= swift
+STORE ?= ./data
+
+.PHONY: help deps build run demo test lint format bench fixtures clean
+
+help:
+	@echo "make run      install dependencies, build, and run the demo on ./data"
+	@echo "make test     install dependencies, build, and run the whole test suite"
+	@echo "make bench    build in release mode and print the benchmarks"
+	@echo "make lint     check formatting (swift format, hummingbird's .swift-format)"
+	@echo "make format   apply formatting"
+	@echo "make fixtures regenerate Fixtures/ with real tools"
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+# Until `pdfgate serve` lands, the product's main job is filing PDFs: file the fixtures into
+# $(STORE) and list the library.
+run: build
+	@bash scripts/demo.sh "$(STORE)"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-xctest
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
+
+bench: deps
+	@bash scripts/bench.sh
+
+fixtures:
+	@bash scripts/make-fixtures.sh
+
+clean:
+	rm -rf .build .build-*

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make bench`: builds in release mode, measures, and prints each figure beside its peer or
+# target. Everything runs on this machine; nothing touches the network.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${BENCH_DIR:-bench-out}"
+documents="${BENCH_DOCUMENTS:-100000}"
+rm -rf "$out" && mkdir -p "$out/pdfs"
+
+swift build -c release --product pdfgate-bench >/dev/null
+swift build -c release --product pdfgate-inspect-worker >/dev/null
+bin="$(swift build -c release --show-bin-path)"
+
+# 200 distinct PDFs of 1–50 pages, cut from a 60-page document with qpdf.
+src=Fixtures/pdf/many-pages.pdf
+qpdf --empty --pages "$src" "$src" "$src" "$src" "$src" -- "$out/sixty.pdf"
+for i in $(seq 1 200); do
+  n=$(( (i - 1) % 50 + 1 ))
+  qpdf "$out/sixty.pdf" --pages . "1-$n" -- "$out/pdfs/doc-$(printf %03d "$i").pdf"
+done
+
+get() { awk -v k="$1" '$1 == k { print $2 }' "$out/results.txt"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
+
+"$bin/pdfgate-bench" inspect "$out/pdfs" > "$out/results.txt"
+"$bin/pdfgate-bench" seed "$out/store-small" 10000 Fixtures/pdf/one-page.pdf >> "$out/results-small.txt"
+"$bin/pdfgate-bench" library "$out/store-small" | sed 's/^library\./small./' >> "$out/results.txt"
+"$bin/pdfgate-bench" seed "$out/store" "$documents" Fixtures/pdf/one-page.pdf >> "$out/results.txt"
+"$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
+
+cat <<REPORT
+
+PDF inspection: $(get inspect.files) PDFs, $(get inspect.pages) pages
+  ours (pool of 2 workers)       $(get inspect.ours_s) s
+  pdfinfo per file, 2 parallel   $(get inspect.pdfinfo_parallel2_s) s   → ours is $(ratio "$(get inspect.pdfinfo_parallel2_s)" "$(get inspect.ours_s)")× faster   (target ≥ 10×)
+  pdfinfo per file, serial       $(get inspect.pdfinfo_serial_s) s   → ours is $(ratio "$(get inspect.pdfinfo_serial_s)" "$(get inspect.ours_s)")× faster
+  peak RSS: ours $(get inspect.ours_parent_rss_mib) MiB parent + $(get inspect.ours_worker_rss_mib) MiB per worker; pdfinfo $(get inspect.pdfinfo_rss_mib) MiB per process
+
+Library at $(get seed.documents) documents (seeded in $(get seed.s) s), medians
+  page of 50 by -created_at, first   $(get library.list_first_page_ms) ms   (10,000 docs: $(get small.list_first_page_ms) ms; target < 10 ms)
+  page of 50 by -created_at, deep    $(get library.list_any_page_ms) ms   (10,000 docs: $(get small.list_any_page_ms) ms)
+  rename                             $(get library.rename_ms) ms   (10,000 docs: $(get small.rename_ms) ms; target < 5 ms)
+  move                               $(get library.move_ms) ms   (10,000 docs: $(get small.move_ms) ms; target < 5 ms)
+  peak RSS                           $(get library.rss_mib) MiB   (10,000 docs: $(get small.rss_mib) MiB)
+REPORT
