@@ -40,6 +40,12 @@ let package = Package(
             dependencies: ["GatewayPDF"],
             swiftSettings: strict
         ),
+        // Outbound HTTP: the only Swift that touches libcurl.
+        .target(
+            name: "GatewayHTTPClient",
+            dependencies: ["GatewayCore", "CCurl"],
+            swiftSettings: strict
+        ),
         // The library on disk and in SQLite.
         .target(
             name: "GatewayStore",
@@ -87,6 +93,7 @@ let package = Package(
             dependencies: ["GatewayStore", "GatewayPDF", "GatewayTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
