@@ -19,7 +19,8 @@ for i in $(seq 1 200); do
   qpdf "$out/sixty.pdf" --pages . "1-$n" -- "$out/pdfs/doc-$(printf %03d "$i").pdf"
 done
 
-get() { awk -v k="$1" '$1 == k { print $2 }' "$out/results.txt"; }
+# Counts print as integers, times and sizes with two decimals.
+get() { awk -v k="$1" '$1 == k { v = $2 + 0; if (v == int(v) && v >= 100) printf "%d", v; else printf "%.2f", v }' "$out/results.txt"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
 
 "$bin/pdfgate-bench" inspect "$out/pdfs" > "$out/results.txt"

@@ -16,11 +16,19 @@ import Glibc
 
 func emit(_ key: String, _ value: Double) { print("\(key) \(String(format: "%.4f", value))") }
 
+func seconds(_ elapsed: Duration) -> Double {
+    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Wall time of a synchronous body (the library API is synchronous by design).
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    seconds(try ContinuousClock().measure(body))
+}
+
 func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     let start = ContinuousClock.now
     try await body()
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return seconds(ContinuousClock.now - start)
 }
 
 func median(_ values: [Double]) -> Double {
@@ -97,9 +105,9 @@ func inspectBenchmark(directory: String) async throws {
     let workerRSS = children(named: "pdfgate-inspect").map { peakRSS(pid: $0) }.max() ?? 0
     await pool.shutdown()
     var peerRSS = 0.0
-    let peer = await seconds { peerRSS = runPdfinfo(files, parallel: 2) }
+    let peer = seconds { peerRSS = runPdfinfo(files, parallel: 2) }
     var peerSerialRSS = 0.0
-    let peerSerial = await seconds { peerSerialRSS = runPdfinfo(files, parallel: 1) }
+    let peerSerial = seconds { peerSerialRSS = runPdfinfo(files, parallel: 1) }
     emit("inspect.files", Double(files.count))
     emit("inspect.pages", Double(pages))
     emit("inspect.ours_s", ours)
@@ -115,7 +123,7 @@ func seed(store: String, count: Int, template: String) async throws {
     let pool = PDFInspectorPool()
     let info = try await pool.inspect(path: template)
     await pool.shutdown()
-    let elapsed = try await seconds {
+    let elapsed = try seconds {
         try library.seed(owner: "bench", folderPath: "Big", count: count, template: template, info: info)
         try library.createFolder(path: "Other", owner: "bench")
     }
@@ -130,21 +138,21 @@ func libraryBenchmark(store: String) async throws {
     var ids: [UUID] = []
     for _ in 0..<200 {  // first page, then 199 pages deeper via the cursor
         var page: DocumentPage?
-        listTimes.append(try await seconds { page = try library.listDocuments(query) })
+        listTimes.append(try seconds { page = try library.listDocuments(query) })
         ids += page?.documents.map(\.id) ?? []
         query.cursor = page?.nextCursor
     }
     var firstPage: [Double] = []
     query.cursor = nil
-    for _ in 0..<100 { firstPage.append(try await seconds { _ = try library.listDocuments(query) }) }
+    for _ in 0..<100 { firstPage.append(try seconds { _ = try library.listDocuments(query) }) }
 
     var renameTimes: [Double] = []
     for (i, id) in ids.prefix(500).enumerated() {
-        renameTimes.append(try await seconds { try library.updateDocument(id: id, owner: "bench", name: "Renamed \(i)") })
+        renameTimes.append(try seconds { try library.updateDocument(id: id, owner: "bench", name: "Renamed \(i)") })
     }
     var moveTimes: [Double] = []
     for id in ids.prefix(500) {
-        moveTimes.append(try await seconds { try library.updateDocument(id: id, owner: "bench", folder: .path("Other")) })
+        moveTimes.append(try seconds { try library.updateDocument(id: id, owner: "bench", folder: .path("Other")) })
     }
     emit("library.list_first_page_ms", median(firstPage) * 1000)
     emit("library.list_any_page_ms", median(listTimes) * 1000)

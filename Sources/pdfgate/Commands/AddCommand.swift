@@ -5,7 +5,7 @@ import GatewayCore
 /// `pdfgate add FILE...`: inspect each PDF and file a copy of it in the library.
 struct AddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "add", abstract: "File PDFs into the library (each is inspected first; the originals stay).")
+        commandName: "add", abstract: "File PDFs into the library (each is inspected first; the originals stay unless --move).")
 
     @Argument(help: "PDF files to add.")
     var files: [String]
@@ -18,6 +18,9 @@ struct AddCommand: AsyncParsableCommand {
 
     @Option(help: "When the name is taken: fail, or rename to 'Name 01', 'Name 02', ….")
     var onConflict: ConflictPolicy = .fail
+
+    @Flag(help: "Take the files instead of copying them (a rename when on the store's file system).")
+    var move = false
 
     @OptionGroup var library: LibraryOptions
     @OptionGroup var output: OutputOptions
@@ -38,7 +41,7 @@ struct AddCommand: AsyncParsableCommand {
                     do {
                         let info = try await pool.inspect(path: path)
                         added.append(try store.file(
-                            path, owner: library.resolvedOwner, folder: FolderReference.parse(folder), name: name,
+                            path, mode: move ? .move : .copy, owner: library.resolvedOwner, folder: FolderReference.parse(folder), name: name,
                             conflict: onConflict, info: info))
                     } catch let error as any GatewayError where files.count > 1 {
                         // Keep going so one bad file does not block the rest; the exit status tells.
