@@ -1,0 +1,267 @@
+import Foundation
+import GatewayCore
+import Synchronization
+
+/// Inspects PDFs in a small pool of long-lived `pdfgate-inspect-worker` processes, each with a
+/// memory cap, killed past a wall-clock limit and replaced when it dies. Poppler can loop for
+/// minutes or allocate gigabytes on hostile files, and nothing in-process can stop it.
+public final class PDFInspectorPool: PDFInspector {
+    /// How many workers, where to find them and how far each may go.
+    public struct Configuration: Sendable {
+        /// Absolute path of the `pdfgate-inspect-worker` executable.
+        public var workerPath: String
+        /// At most this many worker processes exist, and inspect concurrently.
+        public var poolSize: Int
+        /// Wall-clock limit for one inspection, thumbnail included; past it the worker is killed.
+        public var timeout: Duration
+        /// Address-space cap (RLIMIT_AS) of each worker. An idle worker already maps about 95 MB
+        /// (runtime, Foundation, Poppler, cairo), so caps under ~256 MiB leave little for the PDF.
+        public var memoryLimitBytes: Int
+
+        /// Defaults: the worker found by `defaultWorkerPath()`, 2 workers, 30 s, 1 GiB.
+        public init(
+            workerPath: String = PDFInspectorPool.defaultWorkerPath() ?? PDFInspectorPool.workerExecutableName,
+            poolSize: Int = 2,
+            timeout: Duration = .seconds(30),
+            memoryLimitBytes: Int = 1 << 30
+        ) {
+            self.workerPath = workerPath
+            self.poolSize = max(1, poolSize)
+            self.timeout = timeout
+            self.memoryLimitBytes = memoryLimitBytes
+        }
+    }
+
+    /// The configuration the pool was created with.
+    public let configuration: Configuration
+    private let state = Mutex(PoolState())
+
+    /// The permits out and the workers not in use. A permit is the right to own one process:
+    /// `idle.count + leased <= poolSize` always holds, so the pool never exceeds its size.
+    private struct PoolState {
+        var idle: [InspectorWorker] = []
+        var leased = 0
+        /// Pids of workers serving a call, for tests that crash one mid-inspection.
+        var busy: Set<pid_t> = []
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<InspectorWorker?, any Error>)] = []
+        var nextWaiterID: UInt64 = 0
+        var isShutDown = false
+    }
+
+    /// Workers start lazily, on the first inspections.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Inspects the PDF at `path` in a worker; see `PDFInspector`.
+    public func inspect(path: String, thumbnail: ThumbnailRequest?) async throws -> PDFInfo {
+        let request: [UInt8]
+        do {
+            request = try WorkerProtocol.encodeLine(WorkerProtocol.Request(path: path, thumbnail: thumbnail))
+        } catch {
+            throw InspectionError(.inspectorUnavailable, "the inspection request could not be encoded: \(error)")
+        }
+
+        let leased = try await acquire()
+        var busyPID: pid_t?
+        var reusable: InspectorWorker?
+        defer { release(reusable, busyPID: busyPID) }
+
+        var worker = try await ready(leased)
+        var outcome = await exchange(request, with: worker, busyPID: &busyPID)
+        if case .unreachable = outcome {
+            // It died while idle, before seeing this file: not this file's fault, try a fresh one.
+            worker = try await ready(nil)
+            outcome = await exchange(request, with: worker, busyPID: &busyPID)
+        }
+
+        let name = PDFFileCheck.displayName(path)
+        switch outcome {
+        case .reply(let line):
+            guard let response = try? WorkerProtocol.decodeLine(WorkerProtocol.Response.self, from: line),
+                let result = response.result
+            else {
+                _ = await Self.runBlocking { [worker] in worker.terminate() }
+                throw InspectionError(.inspectorUnavailable, "the inspect worker sent a garbled answer for \(name)")
+            }
+            reusable = worker
+            return try result.get()
+        case .timedOut:
+            throw InspectionError(
+                .timedOut,
+                "inspection of \(name) did not finish within \(Self.describe(configuration.timeout)); the PDF is probably hostile or broken"
+            )
+        case .interrupted:
+            throw CancellationError()
+        case .died(let how), .unreachable(let how):
+            throw InspectionError(
+                .resourceLimit,
+                "inspection of \(name) crashed the inspector, which \(how); the PDF probably needs more than its \(Self.describe(bytes: configuration.memoryLimitBytes)) memory cap or is malformed in a way that crashes Poppler"
+            )
+        }
+    }
+
+    /// Ends all idle workers (stdin closed, SIGKILL after 1 s) and refuses new inspections;
+    /// workers busy now are ended when their inspection finishes.
+    public func shutdown() async {
+        let (idle, waiters) = state.withLock { state in
+            state.isShutDown = true
+            defer {
+                state.idle = []
+                state.waiters = []
+            }
+            return (state.idle, state.waiters)
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: Self.shutDownError) }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in idle {
+                group.addTask { await Self.runBlocking { worker.shutDown() } }
+            }
+        }
+    }
+
+    /// Process ids of the live workers, for tests that kill one from outside.
+    package func workerPIDs() -> (idle: [pid_t], busy: [pid_t]) {
+        state.withLock { ($0.idle.map(\.pid), $0.busy.sorted()) }
+    }
+
+    /// One request on `worker`, off the cooperative pool; cancelling the task kills the worker.
+    private func exchange(
+        _ request: [UInt8],
+        with worker: InspectorWorker,
+        busyPID: inout pid_t?
+    ) async -> InspectorWorker.Outcome {
+        let previous = busyPID
+        busyPID = worker.pid
+        state.withLock { state in
+            if let previous { state.busy.remove(previous) }
+            state.busy.insert(worker.pid)
+        }
+        let deadline = ContinuousClock.now + configuration.timeout
+        return await withTaskCancellationHandler {
+            await Self.runBlocking { worker.exchange(request, deadline: deadline) }
+        } onCancel: {
+            worker.interrupt()
+        }
+    }
+
+    // MARK: - Permits
+
+    /// Waits for a permit. Returns an idle worker to reuse, or nil: start a new one.
+    private func acquire() async throws -> InspectorWorker? {
+        let id = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                enum Decision {
+                    case resume(InspectorWorker?)
+                    case fail(any Error)
+                    case wait
+                }
+                let decision: Decision = state.withLock { state in
+                    if state.isShutDown { return .fail(Self.shutDownError) }
+                    // Checked under the lock, so a cancellation either sees our waiter or we see it.
+                    if Task.isCancelled { return .fail(CancellationError()) }
+                    if let worker = state.idle.popLast() {
+                        state.leased += 1
+                        return .resume(worker)
+                    }
+                    if state.idle.count + state.leased < configuration.poolSize {
+                        state.leased += 1
+                        return .resume(nil)
+                    }
+                    state.waiters.append((id, continuation))
+                    return .wait
+                }
+                switch decision {
+                case .resume(let worker): continuation.resume(returning: worker)
+                case .fail(let error): continuation.resume(throwing: error)
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns a permit, with the worker when it can serve again; a waiter gets it directly.
+    private func release(_ worker: InspectorWorker?, busyPID: pid_t?) {
+        enum Handoff {
+            case waiter(CheckedContinuation<InspectorWorker?, any Error>)
+            case retire(InspectorWorker)
+            case none
+        }
+        let handoff: Handoff = state.withLock { state in
+            if let busyPID { state.busy.remove(busyPID) }
+            if state.isShutDown {
+                state.leased -= 1
+                return worker.map(Handoff.retire) ?? .none
+            }
+            if !state.waiters.isEmpty {
+                return .waiter(state.waiters.removeFirst().continuation)
+            }
+            state.leased -= 1
+            if let worker { state.idle.append(worker) }
+            return .none
+        }
+        switch handoff {
+        case .waiter(let continuation): continuation.resume(returning: worker)
+        case .retire(let worker): Thread.detachNewThread { worker.shutDown() }
+        case .none: break
+        }
+    }
+
+    /// A live worker for this permit: the leased one if it survived idling, else a new one.
+    /// On failure the permit is returned by the caller's `defer`.
+    private func ready(_ leased: InspectorWorker?) async throws -> InspectorWorker {
+        // A zero-timeout poll never blocks, so the common case needs no thread hop.
+        if let leased, leased.isHealthy() { return leased }
+        let configuration = configuration
+        let result: Result<InspectorWorker, InspectionError> = await Self.runBlocking {
+            leased?.terminate()
+            do throws(InspectionError) {
+                return .success(
+                    try InspectorWorker.spawn(
+                        executable: configuration.workerPath,
+                        memoryLimitBytes: configuration.memoryLimitBytes
+                    )
+                )
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: - Helpers
+
+    private static let shutDownError = InspectionError(.inspectorUnavailable, "the PDF inspector has been shut down")
+
+    /// Runs blocking work (pipe I/O, waitpid) on a thread of its own: the cooperative pool must
+    /// never block, and GCD's default pool is only as wide as the CPU count.
+    private static func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(seconds) s" }
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return String(format: "%.1f s", value)
+    }
+
+    static func describe(bytes: Int) -> String {
+        let mebibytes = Double(bytes) / Double(1 << 20)
+        if mebibytes >= 1024, mebibytes.truncatingRemainder(dividingBy: 1024) == 0 {
+            return "\(Int(mebibytes / 1024)) GiB"
+        }
+        return "\(Int(mebibytes.rounded())) MiB"
+    }
+}

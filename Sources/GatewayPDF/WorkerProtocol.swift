@@ -1,0 +1,77 @@
+import Foundation
+import GatewayCore
+
+/// The inspect worker's wire format: one JSON object per line each way, one request at a time.
+///
+///     → {"path": "/abs/file.pdf", "thumbnail": {"output_path": "/abs/thumb.png", "width": 200}}
+///     ← {"ok": {…PDFInfo…}}  or  {"error": {"kind": "damaged", "message": "…"}}
+package enum WorkerProtocol {
+    package struct Request: Codable, Equatable, Sendable {
+        package var path: String
+        package var thumbnail: Thumbnail?
+
+        package init(path: String, thumbnail: ThumbnailRequest?) {
+            self.path = path
+            self.thumbnail = thumbnail.map { Thumbnail(outputPath: $0.outputPath, width: $0.width) }
+        }
+
+        package var thumbnailRequest: ThumbnailRequest? {
+            thumbnail.map { ThumbnailRequest(outputPath: $0.outputPath, width: $0.width) }
+        }
+
+        // An explicit null keeps the line self-describing for anyone reading a trace.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(thumbnail, forKey: .thumbnail)
+        }
+    }
+
+    /// ThumbnailRequest with the snake_case keys of the wire format.
+    package struct Thumbnail: Codable, Equatable, Sendable {
+        package var outputPath: String
+        package var width: Int
+
+        enum CodingKeys: String, CodingKey {
+            case outputPath = "output_path"
+            case width
+        }
+    }
+
+    /// Exactly one of `ok` and `error` is set.
+    package struct Response: Codable, Equatable, Sendable {
+        package var ok: PDFInfo?
+        package var error: InspectionError?
+
+        package init(_ result: Result<PDFInfo, InspectionError>) {
+            switch result {
+            case .success(let info): ok = info
+            case .failure(let failure): error = failure
+            }
+        }
+
+        package var result: Result<PDFInfo, InspectionError>? {
+            if let ok { return .success(ok) }
+            if let error { return .failure(error) }
+            return nil
+        }
+    }
+
+    /// A line cap: a worker that sends more than this is broken, and the parent must not buffer
+    /// without bound.
+    package static let maxLineBytes = 1 << 20
+
+    /// Dates as seconds since 1970: exact for PDF dates and readable in a trace.
+    package static func encodeLine(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
+    }
+
+    package static func decodeLine<T: Decodable>(_ type: T.Type, from line: some Collection<UInt8>) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(type, from: Data(line))
+    }
+}

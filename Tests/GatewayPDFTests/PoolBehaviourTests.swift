@@ -1,0 +1,100 @@
+import Foundation
+import GatewayCore
+import GatewayPDF
+import Testing
+
+/// The pool's process management, on well-behaved files.
+@Suite(.timeLimit(.minutes(2))) struct PoolBehaviourTests {
+    @Test func fiftyConcurrentInspectionsThroughTwoWorkers() async throws {
+        let pool = makePool(poolSize: 2)
+        defer { Task { await pool.shutdown() } }
+        let files = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf", "pdfa.pdf"]
+        var expected: [String: Int] = [:]
+        for file in files {
+            let pages = try pdfinfo(Fixtures.pdf(file))["Pages"].flatMap { Int($0) }
+            let count = try #require(pages)
+            expected[file] = count
+        }
+
+        let results = try await withThrowingTaskGroup(of: (String, Int).self) { group in
+            for index in 0..<50 {
+                let file = files[index % files.count]
+                group.addTask { (file, try await pool.inspect(path: Fixtures.pdf(file)).pageCount) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 50)
+        for (file, pages) in results {
+            #expect(pages == expected[file], "\(file)")
+        }
+        #expect(pool.workerPIDs().idle.count <= 2)
+    }
+
+    @Test func workerKilledFromOutsideIsReplaced() async throws {
+        let pool = makePool(poolSize: 1)
+        defer { Task { await pool.shutdown() } }
+        _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+        let first = try #require(pool.workerPIDs().idle.first)
+        kill(first, SIGKILL)
+        try await Task.sleep(for: .milliseconds(100))
+
+        let info = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+        #expect(info.pageCount == 1)
+        let second = try #require(pool.workerPIDs().idle.first)
+        #expect(second != first)
+    }
+
+    @Test func missingWorkerExecutableIsReported() async {
+        let pool = PDFInspectorPool(configuration: .init(workerPath: "/nonexistent/pdfgate-inspect-worker"))
+        let error = await inspectionError { try await pool.inspect(path: Fixtures.pdf("one-page.pdf")) }
+        #expect(error?.kind == .inspectorUnavailable)
+        #expect(error?.message.contains("PDFGATE_INSPECT_WORKER") == true)
+    }
+
+    @Test func shutdownEndsWorkersAndRefusesWork() async throws {
+        let pool = makePool(poolSize: 2)
+        _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+        let pids = pool.workerPIDs().idle
+        #expect(!pids.isEmpty)
+        await pool.shutdown()
+        for pid in pids {
+            // Reaped, so the pid no longer names our child.
+            #expect(kill(pid, 0) == -1)
+        }
+        let error = await inspectionError { try await pool.inspect(path: Fixtures.pdf("one-page.pdf")) }
+        #expect(error?.kind == .inspectorUnavailable)
+    }
+
+    @Test func workersAreReusedAcrossFiles() async throws {
+        let pool = makePool(poolSize: 1)
+        defer { Task { await pool.shutdown() } }
+        _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+        let first = pool.workerPIDs().idle
+        _ = try await pool.inspect(path: Fixtures.pdf("many-pages.pdf"))
+        _ = await inspectionError { try await pool.inspect(path: Fixtures.pdf("not-a-pdf.pdf")) }
+        #expect(pool.workerPIDs().idle == first)
+    }
+
+    @Test func lookupOrderPrefersEnvironment() {
+        #expect(PDFInspectorPool.defaultWorkerPath(environment: ["PDFGATE_INSPECT_WORKER": "/opt/w"]) == "/opt/w")
+        let found = PDFInspectorPool.defaultWorkerPath(environment: [:])
+        #expect(found?.hasSuffix("/pdfgate-inspect-worker") == true)
+    }
+
+    /// Not a test of correctness: prints the per-file cost through the pool, for the record.
+    @Test func throughputOfSmallFiles() async throws {
+        let pool = makePool(poolSize: 1)
+        defer { Task { await pool.shutdown() } }
+        let path = Fixtures.pdf("one-page.pdf")
+        _ = try await pool.inspect(path: path)
+        let count = 200
+        let (_, elapsed) = try await timed {
+            for _ in 0..<count { _ = try await pool.inspect(path: path) }
+        }
+        let perFile =
+            Double(elapsed.components.attoseconds) / 1e15 / Double(count)
+            + Double(elapsed.components.seconds) * 1000 / Double(count)
+        print("pdfgate: \(count) sequential inspections of one-page.pdf through one worker: \(String(format: "%.3f", perFile)) ms/file")
+        #expect(perFile < 50)
+    }
+}
