@@ -168,3 +168,8 @@ public enum LibraryLayout {
         self.folderPath(owner: owner, folderPath: folderPath) + "/" + name + ".pdf"
     }
 }
+
+extension UUID {
+    /// Ids are written as lowercase text everywhere: SQL, JSON, paths and logs.
+    public var lowercased: String { uuidString.lowercased() }
+}

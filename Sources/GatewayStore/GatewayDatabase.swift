@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
 
-/// The store's one SQLite database (WAL) and its append-only migrations.
+/// The store's one SQLite database (WAL) and its append-only migrations: documents, folders, jobs.
 ///
 /// SQLite is the source of truth for ids ↔ paths; the folder tree mirrors it.
-public final class LibraryDatabase: Sendable {
+public final class GatewayDatabase: Sendable {
     /// One pool per process; every access is a single `read {}` or `write {}` transaction.
     public let pool: DatabasePool
 
@@ -75,6 +75,22 @@ public final class LibraryDatabase: Sendable {
                 try db.execute(sql: "CREATE INDEX documents_folder_\(column) ON documents(owner, folder_id, \(expression), id)")
                 try db.execute(sql: "CREATE INDEX documents_owner_\(column) ON documents(owner, \(expression), id)")
             }
+        }
+        migrator.registerMigration("v2-jobs") { db in
+            try db.create(table: "jobs") { t in
+                t.primaryKey("id", .text)
+                t.column("owner", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("not_before", .datetime)
+                t.column("spec", .text).notNull()  // JobSpec as JSON: fixed at creation
+                t.column("state", .text).notNull()  // JobStateMachine as JSON
+                t.column("created_at", .datetime).notNull()
+                t.column("updated_at", .datetime).notNull()
+                t.column("revision", .integer).notNull()
+            }
+            try db.create(index: "jobs_due", on: "jobs", columns: ["status", "not_before", "created_at"])
+            try db.create(index: "jobs_owner", on: "jobs", columns: ["owner", "created_at", "id"])
         }
         return migrator
     }

@@ -15,7 +15,8 @@ import Logging
 /// Calls block on disk I/O: call them from a thread pool, not the cooperative executor.
 public final class Library: Sendable {
     public let paths: StorePaths
-    let database: LibraryDatabase
+    /// The process's one pool, shared with the job store.
+    public let database: GatewayDatabase
     let lock: LibraryLock
     let logger: Logger
 
@@ -28,7 +29,7 @@ public final class Library: Sendable {
                 try FileOps.makeDirectories(dir)
             }
             lock = try LibraryLock(path: paths.lockFile)
-            database = try LibraryDatabase(path: paths.database)
+            database = try GatewayDatabase(path: paths.database)
         } catch let error as FileOpsError {
             throw error.libraryError
         } catch {

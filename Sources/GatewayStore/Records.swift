@@ -176,8 +176,3 @@ struct DocumentWithPath: FetchableRecord {
 
     var relativePath: String { LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name) }
 }
-
-extension UUID {
-    /// Ids are stored as lowercase text so they read the same in SQL, JSON and logs.
-    var lowercased: String { uuidString.lowercased() }
-}

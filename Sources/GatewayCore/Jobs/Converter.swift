@@ -1,0 +1,84 @@
+import Foundation
+
+/// Knobs a client may set on a conversion; each backend maps what it supports and ignores
+/// the rest (a paper size means nothing to an already-paginated spreadsheet).
+public struct ConversionOptions: Sendable, Equatable, Codable {
+    /// Paper size in inches, e.g. 8.27 × 11.69 for A4. Nil: the backend's default.
+    public var paperWidth: Double?
+    public var paperHeight: Double?
+    public var landscape: Bool?
+    /// Margins in inches, all four sides.
+    public var margin: Double?
+    /// Print CSS backgrounds (Chromium).
+    public var printBackground: Bool?
+
+    public init(paperWidth: Double? = nil, paperHeight: Double? = nil, landscape: Bool? = nil, margin: Double? = nil, printBackground: Bool? = nil) {
+        self.paperWidth = paperWidth
+        self.paperHeight = paperHeight
+        self.landscape = landscape
+        self.margin = margin
+        self.printBackground = printBackground
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case paperWidth = "paper_width", paperHeight = "paper_height", landscape, margin, printBackground = "print_background"
+    }
+}
+
+/// What a converter is asked to turn into a PDF.
+public enum ConversionSource: Sendable, Equatable {
+    /// A staged upload; `originalFilename` carries the extension that picks the importer.
+    case file(path: String, originalFilename: String)
+    /// A web page, already checked against the SSRF rules.
+    case url(String)
+}
+
+/// One conversion attempt.
+public struct ConversionRequest: Sendable {
+    public var jobID: UUID
+    public var type: JobType
+    public var source: ConversionSource
+    public var options: ConversionOptions
+    /// A private, empty directory for this attempt's scratch files.
+    public var workDirectory: String
+    /// Where the PDF must be when `convert` returns.
+    public var outputPath: String
+    /// The job's deadline: the converter stops (and kills what it started) by then.
+    public var deadline: ContinuousClock.Instant
+    /// Set when an earlier attempt created a remote job that is still running: poll it instead
+    /// of uploading again.
+    public var remoteID: String?
+
+    public init(
+        jobID: UUID, type: JobType, source: ConversionSource, options: ConversionOptions = ConversionOptions(), workDirectory: String,
+        outputPath: String, deadline: ContinuousClock.Instant, remoteID: String? = nil
+    ) {
+        self.jobID = jobID
+        self.type = type
+        self.source = source
+        self.options = options
+        self.workDirectory = workDirectory
+        self.outputPath = outputPath
+        self.deadline = deadline
+        self.remoteID = remoteID
+    }
+}
+
+/// Progress a converter reports while it works.
+public enum ConversionEvent: Sendable, Equatable {
+    case entered(JobPhase)
+    /// A remote backend created its job: the engine stores the id before polling.
+    case remoteJobCreated(String)
+}
+
+/// A backend that turns a `ConversionRequest` into a PDF at `outputPath` (DESIGN §4).
+///
+/// Every failure is thrown as a `JobFailure` classified transient / rejected / timed out;
+/// anything else a converter lets escape is treated as transient.
+public protocol Converter: Sendable {
+    /// For logs and metrics, e.g. `local.libreoffice`, `gotenberg`.
+    var name: String { get }
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws
+    /// Cheap check that the backend can take work now (for `/readyz`).
+    func isReady() async -> Bool
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// What a client asked for when it created a job; fixed for the job's life.
+public struct JobSpec: Sendable, Equatable, Codable {
+    public var type: JobType
+    /// For `URL_TO_PDF`.
+    public var url: String?
+    /// For file jobs: the uploaded file's name, whose extension picks the importer.
+    public var originalFilename: String?
+    /// Folder path or id to file the PDF into; nil for the root.
+    public var folder: String?
+    /// Document name; nil to derive it from the file name or the URL.
+    public var name: String?
+    public var onConflict: ConflictPolicy
+    public var options: ConversionOptions
+    public var callbackURL: String?
+    /// Overrides the per-type default deadline.
+    public var timeoutSeconds: Double?
+
+    public init(
+        type: JobType, url: String? = nil, originalFilename: String? = nil, folder: String? = nil, name: String? = nil,
+        onConflict: ConflictPolicy = .rename, options: ConversionOptions = ConversionOptions(), callbackURL: String? = nil,
+        timeoutSeconds: Double? = nil
+    ) {
+        self.type = type
+        self.url = url
+        self.originalFilename = originalFilename
+        self.folder = folder
+        self.name = name
+        self.onConflict = onConflict
+        self.options = options
+        self.callbackURL = callbackURL
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, url, originalFilename = "original_filename", folder, name, onConflict = "on_conflict", options
+        case callbackURL = "callback_url", timeoutSeconds = "timeout_seconds"
+    }
+
+    /// The document name to use when the client gave none: the file's name, else the URL's host and path.
+    public var defaultDocumentName: String {
+        if let name, !name.isEmpty { return name }
+        if let originalFilename { return (originalFilename as NSString).deletingPathExtension }
+        if let url, let components = URLComponents(string: url) {
+            let path = components.path.split(separator: "/").last.map(String.init) ?? ""
+            return [components.host ?? "page", path].filter { !$0.isEmpty }.joined(separator: " ")
+        }
+        return "document"
+    }
+}
+
+extension ConflictPolicy: Codable {}
+
+/// A conversion request and where it stands: the unit the store persists and the runner drives.
+public struct Job: Sendable, Equatable {
+    public var id: UUID
+    public var owner: String
+    public var spec: JobSpec
+    public var state: JobStateMachine
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Bumped on every published change: the `id:` of server-sent events.
+    public var revision: Int
+
+    public init(id: UUID = UUID(), owner: String, spec: JobSpec, state: JobStateMachine, createdAt: Date, updatedAt: Date, revision: Int = 1) {
+        self.id = id
+        self.owner = owner
+        self.spec = spec
+        self.state = state
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.revision = revision
+    }
+}
+
+/// Durable jobs (DESIGN §1). Behind a protocol so a PostgreSQL store can replace SQLite for
+/// scale-out without touching the engine.
+public protocol JobStore: Sendable {
+    func insert(_ job: Job) throws
+    /// The job, whoever owns it; nil when there is none.
+    func job(id: UUID) throws -> Job?
+    /// Reads, changes and writes one job atomically; returns the stored result.
+    @discardableResult
+    func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job
+    /// Jobs of an owner, newest first, optionally of one status.
+    func list(owner: String, status: JobStatus?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?)
+    /// Queued jobs whose retry time has come, oldest first.
+    func due(now: Date, limit: Int) throws -> [Job]
+    /// Jobs not in a terminal status, for resuming after a restart.
+    func unfinished() throws -> [Job]
+}
+
+/// Where the runner files what converters produce: the library, seen from the engine.
+public protocol DocumentFiler: Sendable {
+    /// Files the PDF at `path` (taking it), exactly once per `id`.
+    func fileConverted(_ path: String, id: UUID, owner: String, folder: String?, name: String, conflict: ConflictPolicy, info: PDFInfo) throws -> Document
+}

@@ -1,0 +1,333 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Creates jobs, takes client events (upload, submit, cancel) and runs queued jobs through
+/// convert → inspect → file with a bounded number of slots per backend (DESIGN §1).
+///
+/// Every status change goes through `JobStateMachine`; the engine only carries out the actions
+/// it returns. Call `run()` from a service: it resumes unfinished jobs, then works until cancelled.
+public final class JobEngine: Sendable {
+    public struct Configuration: Sendable {
+        /// Deadline per job type when the job does not set one.
+        public var defaultTimeout: [JobType: Duration]
+        public var maxAttempts: Int
+        public var backoff: BackoffPolicy
+        /// `<store>/.pdfgate/staging`: one directory per job.
+        public var stagingDirectory: String
+        /// Longest a free slot waits before looking for due retries again.
+        public var idlePoll: Duration
+        /// How long a shutdown waits for running attempts before cancelling them.
+        public var shutdownGrace: Duration
+
+        public init(
+            stagingDirectory: String, defaultTimeout: [JobType: Duration] = [:], maxAttempts: Int = 3,
+            backoff: BackoffPolicy = BackoffPolicy(), idlePoll: Duration = .milliseconds(250), shutdownGrace: Duration = .seconds(30)
+        ) {
+            self.stagingDirectory = stagingDirectory
+            self.defaultTimeout = defaultTimeout
+            self.maxAttempts = maxAttempts
+            self.backoff = backoff
+            self.idlePoll = idlePoll
+            self.shutdownGrace = shutdownGrace
+        }
+
+        public func timeout(for spec: JobSpec) -> Duration {
+            if let seconds = spec.timeoutSeconds { return .milliseconds(Int64(seconds * 1000)) }
+            return defaultTimeout[spec.type] ?? .seconds(120)
+        }
+    }
+
+    public let configuration: Configuration
+    let store: any JobStore
+    let router: ConverterRouter
+    let inspector: any PDFInspector
+    let filer: any DocumentFiler
+    let logger: Logger
+    private let wakeUp: AsyncStream<Void>.Continuation
+    private let wakeUps: Mutex<AsyncStream<Void>?>
+    /// Jobs running now: their tasks (for cancel) and which backend slot they hold.
+    private let running = Mutex<[UUID: Task<Void, Never>]>([:])
+    private let listeners = Mutex<[UUID: [UUID: @Sendable (Job) -> Void]]>([:])
+
+    public init(
+        configuration: Configuration, store: any JobStore, router: ConverterRouter, inspector: any PDFInspector, filer: any DocumentFiler,
+        logger: Logger = Logger(label: "pdfgate.jobs")
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.router = router
+        self.inspector = inspector
+        self.filer = filer
+        self.logger = logger
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        wakeUp = continuation
+        wakeUps = Mutex(stream)
+    }
+
+    // MARK: - Client events
+
+    /// Creates a job: URL jobs are queued at once, file jobs wait for `inputReceived`.
+    public func create(owner: String, spec: JobSpec, now: Date = Date()) throws -> Job {
+        guard router.route(for: spec.type) != nil else {
+            throw JobFailure(.rejected, code: "no_converter", "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration")
+        }
+        let needsUpload = spec.type != .urlToPDF
+        let deadline = now.addingTimeInterval(Self.seconds(configuration.timeout(for: spec)))
+        let job = Job(
+            owner: owner, spec: spec, state: JobStateMachine(needsUpload: needsUpload, deadline: deadline, maxAttempts: configuration.maxAttempts),
+            createdAt: now, updatedAt: now)
+        try FileManager.default.createDirectory(atPath: inputDirectory(job.id), withIntermediateDirectories: true)
+        try store.insert(job)
+        if !needsUpload { wakeUp.yield() }
+        return job
+    }
+
+    /// Where an upload for `job` must be written (then call `inputReceived`).
+    public func inputPath(_ job: Job) -> String {
+        inputDirectory(job.id) + "/" + Self.safeFileName(job.spec.originalFilename ?? "input")
+    }
+
+    /// The upload is complete and in place at `inputPath`.
+    @discardableResult
+    public func inputReceived(_ id: UUID) throws -> Job { try apply(.uploaded, to: id) }
+
+    /// The client asks to start (after the upload).
+    @discardableResult
+    public func submit(_ id: UUID) throws -> Job { try apply(.submitted, to: id) }
+
+    @discardableResult
+    public func cancel(_ id: UUID) throws -> Job { try apply(.cancelRequested, to: id) }
+
+    public func job(_ id: UUID) throws -> Job? { try store.job(id: id) }
+
+    /// Calls `listener` with every published change of job `id` until the returned token is removed.
+    public func observe(_ id: UUID, _ listener: @escaping @Sendable (Job) -> Void) -> UUID {
+        let token = UUID()
+        listeners.withLock { $0[id, default: [:]][token] = listener }
+        return token
+    }
+
+    public func stopObserving(_ id: UUID, token: UUID) {
+        listeners.withLock { all in
+            all[id]?[token] = nil
+            if all[id]?.isEmpty == true { all[id] = nil }
+        }
+    }
+
+    // MARK: - Running
+
+    /// Resumes unfinished jobs, then starts due jobs as slots free up, until the task is cancelled.
+    /// On cancellation it stops taking jobs and gives running ones `shutdownGrace` to finish.
+    public func run() async {
+        resumeAfterRestart()
+        guard let stream = wakeUps.withLock({ stream in defer { stream = nil }; return stream }) else { return }
+        var iterator = stream.makeAsyncIterator()
+        await withTaskGroup(of: Void.self) { group in
+            // One timer keeps retries with a `not_before` moving even when nothing wakes us.
+            group.addTask { [wakeUp, configuration] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: configuration.idlePoll)
+                    wakeUp.yield()
+                }
+            }
+            while !Task.isCancelled {
+                startDueJobs()
+                _ = await iterator.next()
+            }
+            group.cancelAll()
+        }
+        // Let running attempts finish within the grace period; past it they are cancelled and
+        // their jobs, still PROCESSING, resume at the next start.
+        let tasks = running.withLock { Array($0.values) }
+        let grace = configuration.shutdownGrace
+        let timer = Task.detached {
+            try? await Task.sleep(for: grace)
+            for task in tasks { task.cancel() }
+        }
+        for task in tasks { await task.value }
+        timer.cancel()
+    }
+
+    private func resumeAfterRestart() {
+        do {
+            for job in try store.unfinished() where job.state.status != .created {
+                _ = try? apply(.resumedAfterRestart, to: job.id)
+            }
+        } catch {
+            logger.error("jobs.resume_failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func startDueJobs() {
+        let due: [Job]
+        do {
+            due = try store.due(now: Date(), limit: 64)
+        } catch {
+            logger.error("jobs.due_failed", metadata: ["error": "\(error)"])
+            return
+        }
+        for job in due {
+            guard let route = router.route(for: job.spec.type) else { continue }
+            let alreadyRunning = running.withLock { $0[job.id] != nil }
+            guard !alreadyRunning, slotsInUse(route.converter.name) < route.slots else { continue }
+            guard let claimed = try? apply(.started, to: job.id), claimed.state.status == .processing else { continue }
+            // Registered before the task starts, so the task's own removal cannot come first.
+            running.withLock { running in
+                running[claimed.id] = Task { [self] in
+                    await process(claimed, route: route)
+                    _ = self.running.withLock { $0.removeValue(forKey: claimed.id) }
+                    wakeUp.yield()
+                }
+            }
+            converterOfRunning.withLock { $0[claimed.id] = route.converter.name }
+        }
+    }
+
+    private let converterOfRunning = Mutex<[UUID: String]>([:])
+
+    private func slotsInUse(_ converter: String) -> Int {
+        let ids = running.withLock { Set($0.keys) }
+        return converterOfRunning.withLock { map in
+            map = map.filter { ids.contains($0.key) }
+            return map.values.filter { $0 == converter }.count
+        }
+    }
+
+    /// One attempt: convert → inspect → file. Failures become state-machine events.
+    private func process(_ job: Job, route: ConverterRouter.Route) async {
+        let attemptDirectory = configuration.stagingDirectory + "/\(job.id.lowercased)/attempt-\(job.state.attempts)"
+        let output = attemptDirectory + "/output.pdf"
+        let remaining = job.state.deadline.timeIntervalSinceNow
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(remaining, 0) * 1000))
+        var metadata: Logger.Metadata = ["job.id": "\(job.id.lowercased)", "converter": "\(route.converter.name)"]
+        do {
+            try? FileManager.default.removeItem(atPath: attemptDirectory)
+            try FileManager.default.createDirectory(atPath: attemptDirectory, withIntermediateDirectories: true)
+            let source: ConversionSource =
+                if let url = job.spec.url { .url(url) } else { .file(path: inputPath(job), originalFilename: job.spec.originalFilename ?? "input") }
+            let request = ConversionRequest(
+                jobID: job.id, type: job.spec.type, source: source, options: job.spec.options, workDirectory: attemptDirectory,
+                outputPath: output, deadline: deadline, remoteID: job.state.remoteID)
+            // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
+            try await Self.withDeadline(deadline) {
+                try await route.converter.convert(request) { [self] event in
+                    switch event {
+                    case .entered(let phase): _ = try? apply(.entered(phase), to: job.id)
+                    case .remoteJobCreated(let id): _ = try? apply(.remoteCreated(id), to: job.id)
+                    }
+                }
+            }
+            try Task.checkCancellation()
+            try advance(.entered(.inspecting), job.id)
+            let info = try await inspector.inspect(path: output)
+            try advance(.entered(.filing), job.id)
+            let document = try filer.fileConverted(
+                output, id: Self.documentID(for: job.id), owner: job.owner, folder: job.spec.folder, name: job.spec.defaultDocumentName,
+                conflict: job.spec.onConflict, info: info)
+            try apply(.filed(document.id), to: job.id)
+            metadata["document.id"] = "\(document.id.uuidString.lowercased())"
+            logger.info("jobs.succeeded", metadata: metadata)
+        } catch is CancellationError {
+            // Cancelled by the client (the state machine already says so) or by shutdown: in the
+            // latter case the job stays PROCESSING and resumes at the next start.
+            logger.info("jobs.attempt_stopped", metadata: metadata)
+        } catch {
+            let failure = Self.classify(error)
+            metadata["error.code"] = "\(failure.code)"
+            logger.notice("jobs.attempt_failed", metadata: metadata)
+            _ = try? apply(.failed(failure), to: job.id)
+        }
+    }
+
+    // MARK: - State changes
+
+    /// Applies a step of a running attempt; stops the attempt when the job is no longer
+    /// processing (cancelled meanwhile, or the deadline passed).
+    private func advance(_ event: JobStateMachine.Event, _ id: UUID) throws {
+        if try apply(event, to: id).state.status != .processing { throw CancellationError() }
+    }
+
+    /// Runs `body`, cancelling it and throwing a timed-out failure at `deadline`.
+    static func withDeadline(_ deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return false
+            }
+            defer { group.cancelAll() }
+            if try await group.next() == false {
+                throw JobFailure(.timedOut, code: "timed_out", "the converter did not finish before the job's deadline")
+            }
+        }
+    }
+
+    /// Applies an event through the state machine, persists it, and carries out its actions.
+    @discardableResult
+    func apply(_ event: JobStateMachine.Event, to id: UUID) throws -> Job {
+        let result = Mutex<[JobStateMachine.Action]>([])
+        let backoff = configuration.backoff
+        let job = try store.update(id: id) { job in
+            var random = SystemRandomNumberGenerator()
+            let actions = try job.state.handle(event, now: Date(), backoff: backoff, random: &random)
+            if actions.contains(.publish) {
+                job.revision += 1
+                job.updatedAt = Date()
+            }
+            result.withLock { $0 = actions }
+        }
+        for action in result.withLock({ $0 }) {
+            switch action {
+            case .enqueue: wakeUp.yield()
+            case .stopWork: running.withLock { $0[id] }?.cancel()
+            case .cancelRemote: break  // remote backends cancel their own job when their task is cancelled
+            case .cleanUpStaging: try? FileManager.default.removeItem(atPath: configuration.stagingDirectory + "/" + id.lowercased)
+            case .publish:
+                let observers = listeners.withLock { Array(($0[id] ?? [:]).values) }
+                for observer in observers { observer(job) }
+            }
+        }
+        return job
+    }
+
+    // MARK: - Helpers
+
+    private func inputDirectory(_ id: UUID) -> String { configuration.stagingDirectory + "/\(id.lowercased)/input" }
+
+    /// The id the job's document gets: derived from the job id so filing twice finds the first.
+    public static func documentID(for jobID: UUID) -> UUID {
+        var bytes = jobID.uuid
+        bytes.0 ^= 0x5A
+        bytes.8 ^= 0x5A
+        return UUID(uuid: bytes)
+    }
+
+    /// Maps anything a pipeline step threw to a classified failure.
+    static func classify(_ error: any Error) -> JobFailure {
+        switch error {
+        case let failure as JobFailure: return failure
+        case let inspection as InspectionError:
+            let transient: Set<InspectionError.Kind> = [.inspectorUnavailable]
+            return JobFailure(transient.contains(inspection.kind) ? .transient : .rejected, code: "invalid_output", "the converter's output is not a usable PDF: \(inspection.message)")
+        case let library as LibraryError:
+            return JobFailure(library.kind == .storage ? .transient : .rejected, code: library.code, library.message)
+        case let gateway as any GatewayError:
+            return JobFailure(.transient, code: gateway.code, gateway.message)
+        default:
+            return JobFailure(.transient, code: "internal_error", "unexpected failure: \(error)")
+        }
+    }
+
+    static func safeFileName(_ name: String) -> String {
+        let base = (name as NSString).lastPathComponent.replacingOccurrences(of: "\0", with: "")
+        return base.isEmpty || base.hasPrefix(".") ? "input" + base : base
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

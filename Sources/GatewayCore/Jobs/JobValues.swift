@@ -1,0 +1,59 @@
+import Foundation
+
+/// What a job converts (DESIGN §2).
+public enum JobType: String, Sendable, Codable, CaseIterable {
+    case urlToPDF = "URL_TO_PDF"
+    case docToPDF = "DOC_TO_PDF"
+    case ebookToPDF = "EBOOK_TO_PDF"
+
+    /// The type the mobile client picks for a file name: epub/mobi/azw/azw3 (and fb2) are
+    /// ebooks, everything else is an office document.
+    public static func forFilename(_ name: String) -> JobType {
+        let ext = (name as NSString).pathExtension.lowercased()
+        return ["epub", "mobi", "azw", "azw3", "fb2"].contains(ext) ? .ebookToPDF : .docToPDF
+    }
+}
+
+/// Where a job is in its life. `phase` refines `processing`.
+public enum JobStatus: String, Sendable, Codable, CaseIterable {
+    case created = "CREATED"
+    case queued = "QUEUED"
+    case processing = "PROCESSING"
+    case succeeded = "SUCCEEDED"
+    case failed = "FAILED"
+    case cancelled = "CANCELLED"
+
+    public var isTerminal: Bool { self == .succeeded || self == .failed || self == .cancelled }
+}
+
+/// The step a `processing` job is on.
+public enum JobPhase: String, Sendable, Codable, CaseIterable {
+    case uploading, converting, polling, downloading, inspecting, filing
+}
+
+/// How a converter failed, which decides what the job does next (DESIGN §4).
+public enum FailureClass: String, Sendable, Codable {
+    /// Worth retrying: connection errors, 429, 503, other 5xx but 501, a crashed converter.
+    case transient
+    /// The input is bad: fail at once with the converter's message.
+    case rejected
+    /// The deadline passed.
+    case timedOut = "timed_out"
+}
+
+/// A classified failure with the words a user will read.
+public struct JobFailure: GatewayError, Equatable, Codable {
+    public var kind: FailureClass
+    /// Stable code, e.g. `conversion_rejected`, `converter_unavailable`, `timed_out`.
+    public var code: String
+    public var message: String
+    /// The converter's `Retry-After`, when it sent one.
+    public var retryAfter: Duration?
+
+    public init(_ kind: FailureClass, code: String, _ message: String, retryAfter: Duration? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+}

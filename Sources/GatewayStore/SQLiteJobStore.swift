@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import GatewayCore
+
+/// Jobs in the store's SQLite database. The state machine is stored whole as JSON; `status`
+/// and `not_before` are copied out beside it so the runner's queries hit an index.
+public final class SQLiteJobStore: JobStore {
+    let database: GatewayDatabase
+
+    public init(database: GatewayDatabase) {
+        self.database = database
+    }
+
+    public func insert(_ job: Job) throws {
+        try database.pool.write { db in try JobRecord(job).insert(db) }
+    }
+
+    public func job(id: UUID) throws -> Job? {
+        try database.pool.read { db in try JobRecord.fetchOne(db, key: id.lowercased)?.job() }
+    }
+
+    @discardableResult
+    public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
+        try database.pool.write { db in
+            guard let record = try JobRecord.fetchOne(db, key: id.lowercased) else {
+                throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
+            }
+            var job = try record.job()
+            try change(&job)
+            try JobRecord(job).update(db)
+            return job
+        }
+    }
+
+    public func list(owner: String, status: JobStatus?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
+        try database.pool.read { db in
+            var request = JobRecord.filter(JobRecord.Columns.owner == owner)
+            if let status { request = request.filter(JobRecord.Columns.status == status.rawValue) }
+            if let cursor {
+                // "<created_at as stored>|<id>", newest first.
+                let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw JobStoreError(code: "invalid_cursor", message: "cursor '\(cursor)' is not one this server issued") }
+                request = request.filter(sql: "(created_at < ? OR (created_at = ? AND id < ?))", arguments: [parts[0], parts[0], parts[1]])
+            }
+            let records = try request.order(JobRecord.Columns.createdAt.desc, JobRecord.Columns.id.desc).limit(limit + 1).fetchAll(db)
+            let page = Array(records.prefix(limit))
+            let next = records.count > limit ? page.last.map { "\($0.createdAtText)|\($0.id)" } : nil
+            return (try page.map { try $0.job() }, next)
+        }
+    }
+
+    public func due(now: Date, limit: Int) throws -> [Job] {
+        try database.pool.read { db in
+            try JobRecord.filter(JobRecord.Columns.status == JobStatus.queued.rawValue)
+                .filter(JobRecord.Columns.notBefore == nil || JobRecord.Columns.notBefore <= now)
+                .order(JobRecord.Columns.createdAt).limit(limit).fetchAll(db).map { try $0.job() }
+        }
+    }
+
+    public func unfinished() throws -> [Job] {
+        try database.pool.read { db in
+            try JobRecord.filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
+                .order(JobRecord.Columns.createdAt).fetchAll(db).map { try $0.job() }
+        }
+    }
+}
+
+/// A job store failure that is not the client's doing.
+public struct JobStoreError: GatewayError {
+    public var code: String
+    public var message: String
+}
+
+/// A `jobs` row.
+struct JobRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "jobs"
+
+    var id: String
+    var owner: String
+    var type: String
+    var status: String
+    var notBefore: Date?
+    var spec: String
+    var state: String
+    var createdAt: Date
+    var updatedAt: Date
+    var revision: Int
+
+    enum CodingKeys: String, CodingKey {
+        case id, owner, type, status, notBefore = "not_before", spec, state, createdAt = "created_at", updatedAt = "updated_at", revision
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let owner = Column(CodingKeys.owner)
+        static let status = Column(CodingKeys.status)
+        static let notBefore = Column(CodingKeys.notBefore)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+
+    init(_ job: Job) throws {
+        id = job.id.lowercased
+        owner = job.owner
+        type = job.spec.type.rawValue
+        status = job.state.status.rawValue
+        notBefore = job.state.notBefore
+        spec = String(decoding: try JSONEncoder().encode(job.spec), as: UTF8.self)
+        state = String(decoding: try JSONEncoder().encode(job.state), as: UTF8.self)
+        createdAt = job.createdAt
+        updatedAt = job.updatedAt
+        revision = job.revision
+    }
+
+    func job() throws -> Job {
+        Job(
+            id: UUID(uuidString: id)!, owner: owner, spec: try JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8)),
+            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)), createdAt: createdAt,
+            updatedAt: updatedAt, revision: revision)
+    }
+
+    /// `created_at` exactly as SQLite stores and compares it.
+    var createdAtText: String { createdAt.databaseValue.storage.value as? String ?? "" }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Testing
+
+@Suite("Job state machine")
+struct JobStateMachineTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    var random = SeededRandom(seed: 3)
+
+    func job(upload: Bool = true, attempts: Int = 3, deadlineIn seconds: Double = 120) -> JobStateMachine {
+        JobStateMachine(needsUpload: upload, deadline: now.addingTimeInterval(seconds), maxAttempts: attempts)
+    }
+
+    @Test mutating func fileJobHappyPath() throws {
+        var job = job()
+        #expect(job.status == .created)
+        #expect(throws: JobTransitionError.self) { try job.handle(.submitted, now: now, random: &random) }
+        #expect(try job.handle(.uploaded, now: now, random: &random) == [.publish])
+        #expect(try job.handle(.submitted, now: now, random: &random) == [.enqueue(notBefore: nil), .publish])
+        #expect(try job.handle(.submitted, now: now, random: &random) == [], "a repeated submit is harmless")
+        _ = try job.handle(.started, now: now, random: &random)
+        #expect(job.status == .processing && job.phase == .converting && job.attempts == 1)
+        #expect(try job.handle(.entered(.inspecting), now: now, random: &random) == [.publish])
+        let id = UUID()
+        #expect(try job.handle(.filed(id), now: now, random: &random) == [.cleanUpStaging, .publish])
+        #expect(job.status == .succeeded && job.documentID == id && job.phase == nil)
+        #expect(throws: JobTransitionError.self) { try job.handle(.started, now: now, random: &random) }
+    }
+
+    @Test mutating func urlJobsAreQueuedAtOnce() {
+        let job = job(upload: false)
+        #expect(job.status == .queued && job.inputReady)
+    }
+
+    @Test mutating func transientFailuresRetryWithBackoffThenFail() throws {
+        var job = job(upload: false, attempts: 3)
+        let busy = JobFailure(.transient, code: "converter_busy", "Gotenberg answered 429", retryAfter: .seconds(2))
+        _ = try job.handle(.started, now: now, random: &random)
+        let retry = try job.handle(.failed(busy), now: now, random: &random)
+        #expect(job.status == .queued && job.failure == busy)
+        guard case .enqueue(let notBefore?) = retry.first else { Issue.record("expected a delayed enqueue"); return }
+        #expect(notBefore >= now.addingTimeInterval(2), "Retry-After is honored")
+        _ = try job.handle(.started, now: notBefore, random: &random)
+        _ = try job.handle(.failed(busy), now: notBefore, random: &random)
+        _ = try job.handle(.started, now: notBefore.addingTimeInterval(5), random: &random)
+        #expect(job.attempts == 3)
+        _ = try job.handle(.failed(busy), now: notBefore.addingTimeInterval(5), random: &random)
+        #expect(job.status == .failed && job.failure?.code == "converter_busy")
+    }
+
+    @Test mutating func rejectionsFailAtOnce() throws {
+        var job = job(upload: false)
+        _ = try job.handle(.started, now: now, random: &random)
+        let bad = JobFailure(.rejected, code: "conversion_rejected", "the document is password-protected")
+        #expect(try job.handle(.failed(bad), now: now, random: &random) == [.cleanUpStaging, .publish])
+        #expect(job.status == .failed && job.failure == bad && job.attempts == 1)
+    }
+
+    @Test mutating func aRetryThatCannotStartBeforeTheDeadlineFailsAsTimedOut() throws {
+        var job = job(upload: false, deadlineIn: 1)
+        _ = try job.handle(.started, now: now, random: &random)
+        _ = try job.handle(.failed(JobFailure(.transient, code: "converter_unavailable", "503", retryAfter: .seconds(30))), now: now, random: &random)
+        #expect(job.status == .failed && job.failure?.kind == .timedOut)
+        #expect(job.failure?.message.contains("503") == true)
+    }
+
+    @Test mutating func pastTheDeadlineAnyEventFailsTheJobAndCancelsTheRemoteOne() throws {
+        var job = job(upload: false, deadlineIn: 10)
+        _ = try job.handle(.started, now: now, random: &random)
+        _ = try job.handle(.remoteCreated("r-1"), now: now, random: &random)
+        let actions = try job.handle(.entered(.polling), now: now.addingTimeInterval(11), random: &random)
+        #expect(actions == [.stopWork, .cancelRemote("r-1"), .cleanUpStaging, .publish])
+        #expect(job.status == .failed && job.failure?.code == "timed_out")
+    }
+
+    @Test mutating func cancelStopsWorkAndIsIdempotent() throws {
+        var job = job(upload: false)
+        _ = try job.handle(.started, now: now, random: &random)
+        _ = try job.handle(.remoteCreated("r-9"), now: now, random: &random)
+        #expect(try job.handle(.cancelRequested, now: now, random: &random) == [.stopWork, .cancelRemote("r-9"), .cleanUpStaging, .publish])
+        #expect(job.status == .cancelled)
+        #expect(try job.handle(.cancelRequested, now: now, random: &random) == [])
+    }
+
+    @Test mutating func restartResumesPollingWithoutANewAttempt() throws {
+        var job = job(upload: false)
+        _ = try job.handle(.started, now: now, random: &random)
+        _ = try job.handle(.remoteCreated("r-2"), now: now, random: &random)
+        #expect(try job.handle(.resumedAfterRestart, now: now, random: &random) == [.enqueue(notBefore: nil), .publish])
+        _ = try job.handle(.started, now: now, random: &random)
+        #expect(job.phase == .polling && job.attempts == 1 && job.remoteID == "r-2")
+    }
+
+    @Test(arguments: [("a.epub", JobType.ebookToPDF), ("b.MOBI", .ebookToPDF), ("c.azw3", .ebookToPDF), ("d.docx", .docToPDF), ("e.html", .docToPDF), ("noext", .docToPDF)])
+    func typeFromFilename(_ name: String, _ type: JobType) {
+        #expect(JobType.forFilename(name) == type)
+    }
+
+    @Test mutating func stateSurvivesACodableRoundTrip() throws {
+        var job = job(upload: false)
+        _ = try job.handle(.started, now: now, random: &random)
+        _ = try job.handle(.remoteCreated("r-3"), now: now, random: &random)
+        let copy = try JSONDecoder().decode(JobStateMachine.self, from: JSONEncoder().encode(job))
+        #expect(copy == job)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+/// The engine with the real SQLite job store, the real library and the real `pdfinfo`
+/// inspector; converters are real lightweight ones (passthrough, or scripted misbehaviour).
+struct EngineFixture {
+    let fixture: LibraryFixture
+    let store: SQLiteJobStore
+    let engine: JobEngine
+
+    init(_ converter: any Converter, timeout: Duration = .seconds(20), maxAttempts: Int = 3) throws {
+        fixture = try LibraryFixture()
+        store = SQLiteJobStore(database: fixture.library.database)
+        engine = JobEngine(
+            configuration: .init(
+                stagingDirectory: fixture.library.paths.staging, defaultTimeout: [.docToPDF: timeout], maxAttempts: maxAttempts,
+                backoff: BackoffPolicy(initial: .milliseconds(20), maximum: .milliseconds(100)), idlePoll: .milliseconds(20),
+                shutdownGrace: .milliseconds(200)),
+            store: store, router: ConverterRouter(everything: converter, slots: 2), inspector: fixture.inspector, filer: fixture.library)
+    }
+
+    /// Creates a DOC job for a fixture PDF, uploads it and submits it.
+    func submit(_ pdf: String = "one-page.pdf", name: String? = nil) throws -> Job {
+        let job = try engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: pdf, folder: "Converted", name: name))
+        try FileManager.default.copyItem(atPath: Fixtures.pdf(pdf), toPath: engine.inputPath(job))
+        try engine.inputReceived(job.id)
+        return try engine.submit(job.id)
+    }
+
+    /// Runs the engine until `id` is terminal (or `limit` passes), then stops it.
+    func runUntilDone(_ id: UUID, limit: Duration = .seconds(30)) async throws -> Job {
+        let runner = Task { await engine.run() }
+        defer { runner.cancel() }
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let job = try engine.job(id), job.state.status.isTerminal { return job }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try #require(try engine.job(id))
+    }
+
+    func documents() throws -> [Document] {
+        try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true)).documents
+    }
+}
+
+@Suite("Job engine")
+struct JobEngineTests {
+    @Test func aJobIsConvertedInspectedAndFiled() async throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let job = try engine.submit("many-pages.pdf", name: "Report")
+        #expect(job.state.status == .queued)
+        let done = try await engine.runUntilDone(job.id)
+        #expect(done.state.status == .succeeded)
+        let document = try #require(try engine.documents().first)
+        #expect(document.id == done.state.documentID && document.id == JobEngine.documentID(for: job.id))
+        #expect(document.relativePath == "alice/Converted/Report.pdf")
+        #expect(document.info.pageCount == (try pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
+        #expect(!FileManager.default.fileExists(atPath: engine.fixture.library.paths.staging + "/" + job.id.lowercased), "staging is cleaned")
+        #expect(done.revision > job.revision)
+    }
+
+    @Test func transientFailuresAreRetriedThenSucceed() async throws {
+        let busy = JobFailure(.transient, code: "converter_busy", "busy")
+        let converter = ScriptedConverter([.fail(busy), .fail(busy)])
+        let engine = try EngineFixture(converter)
+        let done = try await engine.runUntilDone(try engine.submit().id)
+        #expect(done.state.status == .succeeded && done.state.attempts == 3 && converter.calls == 3)
+        #expect(try engine.documents().count == 1)
+    }
+
+    @Test func rejectionsFailAtOnceAndFileNothing() async throws {
+        let converter = ScriptedConverter([.fail(JobFailure(.rejected, code: "password_protected", "the document is password-protected"))])
+        let engine = try EngineFixture(converter)
+        let done = try await engine.runUntilDone(try engine.submit().id)
+        #expect(done.state.status == .failed && done.state.failure?.code == "password_protected" && converter.calls == 1)
+        #expect(try engine.documents().isEmpty)
+    }
+
+    @Test func garbageOutputFailsAndFilesNothing() async throws {
+        let converter = ScriptedConverter([.output(Array("<html>oops</html>".utf8))])
+        let engine = try EngineFixture(converter, maxAttempts: 1)
+        let done = try await engine.runUntilDone(try engine.submit().id)
+        #expect(done.state.status == .failed && done.state.failure?.code == "invalid_output")
+        #expect(try engine.documents().isEmpty)
+        let report = try await engine.fixture.library.fsck(repair: false, inspector: engine.fixture.inspector)
+        #expect(report.issues.isEmpty)
+    }
+
+    @Test func aHungConverterIsStoppedAtTheDeadline() async throws {
+        let engine = try EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
+        let start = ContinuousClock.now
+        let done = try await engine.runUntilDone(try engine.submit().id)
+        #expect(done.state.status == .failed && done.state.failure?.code == "timed_out")
+        #expect(ContinuousClock.now - start < .seconds(4))
+        #expect(try engine.documents().isEmpty)
+    }
+
+    @Test func cancellingARunningJobStopsIt() async throws {
+        let engine = try EngineFixture(ScriptedConverter([.hang]))
+        let job = try engine.submit()
+        let runner = Task { await engine.engine.run() }
+        defer { runner.cancel() }
+        while try engine.engine.job(job.id)?.state.status != .processing { try await Task.sleep(for: .milliseconds(10)) }
+        let cancelled = try engine.engine.cancel(job.id)
+        #expect(cancelled.state.status == .cancelled)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try engine.engine.job(job.id)?.state.status == .cancelled)
+        #expect(try engine.documents().isEmpty)
+    }
+
+    @Test func aJobInterruptedByShutdownResumesAndFilesOnce() async throws {
+        let fixture = try EngineFixture(ScriptedConverter([.hang]))
+        let job = try fixture.submit()
+        let runner = Task { await fixture.engine.run() }
+        while try fixture.engine.job(job.id)?.state.status != .processing { try await Task.sleep(for: .milliseconds(10)) }
+        runner.cancel()
+        await runner.value
+        #expect(try fixture.engine.job(job.id)?.state.status == .processing, "shutdown leaves it to resume")
+
+        let restarted = JobEngine(
+            configuration: fixture.engine.configuration, store: fixture.store, router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
+            inspector: fixture.fixture.inspector, filer: fixture.fixture.library)
+        let second = Task { await restarted.run() }
+        defer { second.cancel() }
+        var status = JobStatus.processing
+        for _ in 0..<1000 where !status.isTerminal {
+            try await Task.sleep(for: .milliseconds(10))
+            status = try restarted.job(job.id)?.state.status ?? .failed
+        }
+        #expect(status == .succeeded)
+        #expect(try fixture.documents().count == 1)
+    }
+
+    @Test func submitBeforeUploadIsRefusedWithAReason() throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let job = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
+        #expect(job.state.status == .created)
+        do {
+            try engine.engine.submit(job.id)
+            Issue.record("submit before upload must fail")
+        } catch let error as JobTransitionError {
+            #expect(error.message.contains("upload"))
+        }
+    }
+}
