@@ -14,4 +14,11 @@ static inline CURLcode pdfgate_curl_setopt_read(CURL *h, size_t (*f)(char *, siz
 static inline CURLcode pdfgate_curl_setopt_header(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f); }
 static inline CURLcode pdfgate_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode pdfgate_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode pdfgate_curl_setopt_seek(CURL *h, int (*f)(void *, curl_off_t, int)) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f); }
+static inline CURLcode pdfgate_curl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode pdfgate_curl_setopt_mime(CURL *h, curl_mime *m) { return curl_easy_setopt(h, CURLOPT_MIMEPOST, m); }
+// CURL_GLOBAL_DEFAULT is a compound macro Swift does not import.
+static inline CURLcode pdfgate_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
+// CURLMsg's payload is a union; reading it in C keeps Swift away from union layout.
+static inline CURLcode pdfgate_curl_msg_result(const CURLMsg *m) { return m->data.result; }
 #endif

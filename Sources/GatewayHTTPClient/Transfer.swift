@@ -1,0 +1,299 @@
+import CCurl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything one exchange needs, handed to its dedicated thread.
+struct Transfer: Sendable {
+    var request: HTTPRequest
+    var sink: HTTPResponseSink
+    var configuration: HTTPClientConfiguration
+    var totalTimeout: Duration?
+
+    /// Runs the exchange to completion on the calling thread, which must not be one of Swift's
+    /// cooperative threads: libcurl blocks in `curl_multi_poll`. Never throws; failures are values.
+    func run(context: TransferContext) -> Result<HTTPResponse, any Error> {
+        let started = ContinuousClock.now
+        defer {
+            if context.inputFD >= 0 { close(context.inputFD) }
+        }
+        do {
+            let handle = try CurlEasy()
+            try configure(handle, context: context)
+            let code = try perform(handle, context: context)
+            let outcome = try finish(handle, code: code, context: context, elapsed: ContinuousClock.now - started)
+            return .success(outcome)
+        } catch {
+            if case .file(let path) = sink, context.outputFD >= 0 {
+                close(context.outputFD)
+                context.outputFD = -1
+                unlink(path)
+            }
+            if error is CancellationError { return .failure(error) }
+            let failure = error as? TransferFailure ?? TransferFailure(.other, "\(error)")
+            return .failure(HTTPClientError(failure.kind, "\(request.method) \(hostDescription) failed: \(failure.detail)"))
+        }
+    }
+
+    // MARK: setup
+
+    private func configure(_ easy: CurlEasy, context: TransferContext) throws {
+        // The caller keeps `context` alive until the transfer ended, so callbacks may use it unretained.
+        let pointer = Unmanaged.passUnretained(context).toOpaque()
+        try validate()
+        try easy.set(CURLOPT_URL, request.url)
+        // Signals cannot be used for timeouts in a multithreaded process.
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        // Nothing but http(s), including on redirect: file://, gopher:// and friends are SSRF tools.
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_FOLLOWLOCATION, configuration.followRedirects ? 1 : 0)
+        try easy.set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
+        try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        if let totalTimeout { try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(totalTimeout)) }
+        if let low = configuration.lowSpeedLimit {
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, low.bytesPerSecond))
+            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (Self.milliseconds(low.duration) + 999) / 1000))
+        }
+        // Keepalive probes stop NAT boxes from dropping a connection while a converter thinks.
+        try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
+        switch configuration.proxy {
+        case .environment: break  // libcurl reads the proxy variables itself when CURLOPT_PROXY is unset.
+        case .direct: try easy.set(CURLOPT_PROXY, "")
+        case .url(let url): try easy.set(CURLOPT_PROXY, url)
+        }
+
+        try configureBody(easy, context: context, pointer: pointer)
+
+        switch sink {
+        case .memory(let limit):
+            context.responseLimit = Int64(max(0, limit))
+        case .file(let path):
+            context.responseLimit = configuration.maxResponseFileBytes
+            context.outputFD = try LocalFile.createForWriting(path)
+        }
+        // Refuses at once a body whose Content-Length already says it is too large.
+        if let limit = context.responseLimit { try easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: limit) }
+
+        try check(
+            pdfgate_curl_setopt_write(easy.handle) { data, size, count, context in
+                let context = Unmanaged<TransferContext>.fromOpaque(context!).takeUnretainedValue()
+                return context.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+            }
+        )
+        try easy.set(CURLOPT_WRITEDATA, pointer: pointer)
+        try check(
+            pdfgate_curl_setopt_header(easy.handle) { data, size, count, context in
+                let context = Unmanaged<TransferContext>.fromOpaque(context!).takeUnretainedValue()
+                context.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+                return size * count
+            }
+        )
+        try easy.set(CURLOPT_HEADERDATA, pointer: pointer)
+    }
+
+    private func configureBody(_ easy: CurlEasy, context: TransferContext, pointer: UnsafeMutableRawPointer) throws {
+        var headerLines = request.headers.map { "\($0.name): \($0.value)" }
+        // curl asks for `100 Continue` before large bodies and waits a second when a server
+        // ignores it; an empty `Expect:` turns that off unless the caller wants it.
+        if !request.headers.contains("Expect") { headerLines.append("Expect:") }
+        let method = request.method
+        let needsType: Bool
+        switch request.body {
+        case .none:
+            needsType = false
+            switch method {
+            case "GET": try easy.set(CURLOPT_HTTPGET, 1)
+            case "HEAD": try easy.set(CURLOPT_NOBODY, 1)
+            case "POST", "PUT", "PATCH":
+                // An explicit empty body, so the request carries `Content-Length: 0`.
+                try easy.setCopiedBody([])
+                if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
+            default: try easy.set(CURLOPT_CUSTOMREQUEST, method)
+            }
+        case .bytes(let bytes):
+            needsType = true
+            try easy.setCopiedBody(bytes)
+            if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
+        case .file(let path):
+            needsType = true
+            let (fd, size) = try LocalFile.openForReading(path)
+            context.inputFD = fd
+            if method == "PUT" {
+                try easy.set(CURLOPT_UPLOAD, 1)
+                try easy.set(CURLOPT_INFILESIZE_LARGE, offset: size)
+            } else {
+                try easy.set(CURLOPT_POST, 1)
+                try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
+                if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
+            }
+            try check(
+                pdfgate_curl_setopt_read(easy.handle) { buffer, size, count, context in
+                    let context = Unmanaged<TransferContext>.fromOpaque(context!).takeUnretainedValue()
+                    return context.sendMore(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+                }
+            )
+            try easy.set(CURLOPT_READDATA, pointer: pointer)
+            try check(
+                pdfgate_curl_setopt_seek(easy.handle) { context, offset, origin in
+                    let context = Unmanaged<TransferContext>.fromOpaque(context!).takeUnretainedValue()
+                    return context.seek(to: Int64(offset), origin: origin)
+                }
+            )
+            try easy.set(CURLOPT_SEEKDATA, pointer: pointer)
+        case .multipart(let parts):
+            needsType = false  // curl writes multipart/form-data with its boundary.
+            try easy.setMultipart(parts)
+            if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
+        }
+        // Without this curl would label raw bytes as a urlencoded form.
+        if needsType && !request.headers.contains("Content-Type") { headerLines.append("Content-Type: application/octet-stream") }
+        try easy.setHeaders(headerLines)
+    }
+
+    private func validate() throws {
+        guard Self.isToken(request.method) else { throw TransferFailure(.invalidRequest, "\"\(request.method)\" is not an HTTP method") }
+        let lower = request.url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw TransferFailure(.invalidURL, "only absolute http:// and https:// URLs are supported")
+        }
+        for field in request.headers {
+            // Checked as bytes: "\r\n" is a single Character, so a Character test would miss it.
+            let badValue = field.value.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+            if !Self.isToken(field.name) || badValue {
+                throw TransferFailure(.invalidRequest, "header \"\(field.name)\" has characters HTTP does not allow (CR, LF, NUL or a bad name)")
+            }
+        }
+    }
+
+    /// RFC 9110 `token`: what methods and header names are made of.
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+    }
+
+    private func check(_ code: CURLcode) throws {
+        guard code == CURLE_OK else { throw TransferFailure(.other, "libcurl rejected a callback: \(String(cString: curl_easy_strerror(code)))") }
+    }
+
+    // MARK: the transfer loop
+
+    /// Drives the handle through a private multi handle so a cancellation can interrupt
+    /// `curl_multi_poll` with `curl_multi_wakeup` at once instead of at the next progress tick.
+    private func perform(_ easy: CurlEasy, context: TransferContext) throws -> CURLcode {
+        guard let multi = curl_multi_init() else { throw TransferFailure(.other, "libcurl could not create a multi handle") }
+        context.multiHandle.withLock { $0 = WakeableMulti(raw: multi) }
+        defer {
+            curl_multi_remove_handle(multi, easy.handle)
+            context.multiHandle.withLock { $0 = nil }
+            curl_multi_cleanup(multi)
+        }
+        let added = curl_multi_add_handle(multi, easy.handle)
+        guard added == CURLM_OK else { throw TransferFailure(.other, "libcurl: \(String(cString: curl_multi_strerror(added)))") }
+        while true {
+            if context.isCancelled { throw CancellationError() }
+            var running: Int32 = 0
+            let performed = curl_multi_perform(multi, &running)
+            guard performed == CURLM_OK else { throw TransferFailure(.other, "libcurl: \(String(cString: curl_multi_strerror(performed)))") }
+            var remaining: Int32 = 0
+            while let message = curl_multi_info_read(multi, &remaining) {
+                if message.pointee.msg == CURLMSG_DONE { return pdfgate_curl_msg_result(message) }
+            }
+            if context.isCancelled { throw CancellationError() }
+            // Sleeps until a socket is ready; libcurl shortens the wait to its own next timer; a wake-up from cancel() ends it early.
+            let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+            guard polled == CURLM_OK else { throw TransferFailure(.other, "libcurl: \(String(cString: curl_multi_strerror(polled)))") }
+        }
+    }
+
+    // MARK: results
+
+    private func finish(_ easy: CurlEasy, code: CURLcode, context: TransferContext, elapsed: Duration) throws -> HTTPResponse {
+        guard code == CURLE_OK else { throw failure(for: code, easy: easy, context: context, elapsed: elapsed) }
+        var bodyFile: String?
+        if case .file(let path) = sink {
+            let fd = context.outputFD
+            context.outputFD = -1
+            // close() can report a delayed write error (NFS, quota): the file would be incomplete.
+            if close(fd) != 0 {
+                let reason = LocalFile.errnoText()
+                unlink(path)
+                throw TransferFailure(.localFile, "cannot finish the response file \(path): \(reason)")
+            }
+            bodyFile = path
+        }
+        return HTTPResponse(
+            status: easy.info(CURLINFO_RESPONSE_CODE),
+            headers: context.headers,
+            body: context.body,
+            bodyFile: bodyFile,
+            bytesReceived: context.bytesReceived,
+            redirectURL: easy.info(string: CURLINFO_REDIRECT_URL)
+        )
+    }
+
+    private func failure(for code: CURLcode, easy: CurlEasy, context: TransferContext, elapsed: Duration) -> TransferFailure {
+        let detail = easy.errorDetail.isEmpty ? String(cString: curl_easy_strerror(code)) : easy.errorDetail
+        let curlText = "curl: \(detail)"
+        switch code {
+        case CURLE_WRITE_ERROR where context.exceededLimit, CURLE_FILESIZE_EXCEEDED:
+            return TransferFailure(.responseTooLarge, "the response body exceeds the limit of \(context.responseLimit ?? 0) bytes")
+        case CURLE_WRITE_ERROR, CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
+            if let local = context.localFileError { return TransferFailure(.localFile, local) }
+            return TransferFailure(.other, curlText)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return TransferFailure(.connectFailed, "could not resolve the host name (\(curlText))")
+        case CURLE_COULDNT_CONNECT:
+            return TransferFailure(.connectFailed, "could not connect (\(curlText))")
+        case CURLE_OPERATION_TIMEDOUT:
+            if let totalTimeout, elapsed >= totalTimeout - .milliseconds(50) {
+                return TransferFailure(.timedOut, "no complete response within \(totalTimeout) (\(curlText))")
+            }
+            if detail.contains("too slow") {
+                return TransferFailure(.tooSlow, "the transfer stayed below the low-speed limit (\(curlText))")
+            }
+            if easy.info(offset: CURLINFO_CONNECT_TIME_T) == 0 {
+                return TransferFailure(.connectFailed, "could not connect within \(configuration.connectTimeout) (\(curlText))")
+            }
+            return TransferFailure(.timedOut, curlText)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
+            return TransferFailure(.connectionReset, "the connection was reset or closed before a complete answer (\(curlText))")
+        case CURLE_PARTIAL_FILE:
+            return TransferFailure(
+                .truncated,
+                "the connection closed before the whole body arrived after \(context.bytesReceived) bytes (\(curlText))"
+            )
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return TransferFailure(.invalidURL, curlText)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED,
+            CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+            return TransferFailure(.tls, "TLS failed (\(curlText))")
+        default:
+            return TransferFailure(.other, curlText)
+        }
+    }
+
+    /// `host:port` of the URL, for messages: enough to locate the peer without echoing a query
+    /// string that might carry a token.
+    private var hostDescription: String {
+        var rest = Substring(request.url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let withoutUser = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        return String(withoutUser)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,126 @@
+import CCurl
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The state of one transfer that libcurl's C callbacks reach through an `Unmanaged` pointer.
+///
+/// `@unchecked Sendable` is safe because the state is split by thread: everything but
+/// `cancelled` and `multiHandle` is touched only by the transfer thread (libcurl runs the
+/// callbacks synchronously inside `curl_multi_perform` on that thread, and the driving loop reads
+/// the results after the transfer ended there), while the two cross-thread members are an
+/// `Atomic` and a `Mutex`. The context is created before the thread starts and read back only
+/// after it resumed the caller's continuation, which orders those accesses.
+final class TransferContext: @unchecked Sendable {
+    // MARK: transfer-thread state
+
+    /// Headers of the latest response seen; reset at each status line, so 1xx interim answers and
+    /// followed redirects leave only the final response's fields.
+    var headers = HTTPHeaders()
+    /// The in-memory body (memory sink).
+    var body: [UInt8] = []
+    /// Where the body goes: a descriptor (file sink) or nil for memory.
+    var outputFD: Int32 = -1
+    /// The request body file (`.file` body), read by `readCallback`.
+    var inputFD: Int32 = -1
+    /// Body bytes accepted so far.
+    var bytesReceived: Int64 = 0
+    /// Abort once the body would pass this many bytes.
+    var responseLimit: Int64?
+    /// Set when the limit was passed, so `CURLE_WRITE_ERROR` can be reported as too large.
+    var exceededLimit = false
+    /// Set when a local read or write failed, with the reason.
+    var localFileError: String?
+
+    // MARK: cross-thread state
+
+    /// Set by the task's cancellation handler; the transfer loop stops at its next turn.
+    let cancelled = Atomic<Bool>(false)
+    /// The multi handle while it exists, so `cancel()` can wake a `curl_multi_poll` in progress.
+    /// Held under the lock while waking, and cleared under it before cleanup, so a wake-up never
+    /// races the handle's destruction.
+    let multiHandle = Mutex<WakeableMulti?>(nil)
+
+    /// Asks the transfer to stop as soon as possible; callable from any thread, any number of times.
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        multiHandle.withLock { handle in
+            if let handle { _ = curl_multi_wakeup(handle.raw) }
+        }
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    // MARK: callbacks
+
+    /// Body bytes arrived: keep them in memory or write them to the file. Returning less than
+    /// `data.count` makes libcurl abort with `CURLE_WRITE_ERROR`.
+    func receive(_ data: UnsafeRawBufferPointer) -> Int {
+        if let responseLimit, bytesReceived + Int64(data.count) > responseLimit {
+            exceededLimit = true
+            return 0
+        }
+        if outputFD >= 0 {
+            if let failure = LocalFile.writeAll(outputFD, data) {
+                localFileError = "cannot write the response file: \(LocalFile.errnoText(failure))"
+                return 0
+            }
+        } else {
+            body.append(contentsOf: data)
+        }
+        bytesReceived += Int64(data.count)
+        return data.count
+    }
+
+    /// One raw header line, CRLF included, as libcurl delivers it.
+    func receiveHeaderLine(_ data: UnsafeRawBufferPointer) {
+        // Strip CR/LF as bytes: as a String, "\r\n" is one Character that equals neither.
+        var end = data.count
+        while end > 0, data[end - 1] == 10 || data[end - 1] == 13 { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: data[0..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers = HTTPHeaders()
+        } else if let first = line.first, first == " " || first == "\t", !headers.fields.isEmpty {
+            // An obsolete folded continuation line belongs to the previous field.
+            headers.extendLastValue(line.trimmingCharacters())
+        } else if let colon = line.firstIndex(of: ":") {
+            headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters())
+        }
+    }
+
+    /// libcurl wants more request body: read it from the file.
+    func sendMore(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = LocalFile.readSome(inputFD, into: buffer)
+        if count < 0 {
+            localFileError = "cannot read the request body: \(LocalFile.errnoText())"
+            return Int(CURL_READFUNC_ABORT)
+        }
+        return count
+    }
+
+    /// libcurl must resend the body (a redirect or an authentication retry): rewind the file.
+    func seek(to offset: Int64, origin: Int32) -> Int32 {
+        lseek(inputFD, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_CANTSEEK) : Int32(CURL_SEEKFUNC_OK)
+    }
+}
+
+/// A multi handle as the cancelling thread sees it. `@unchecked Sendable` is safe because the only
+/// call made on it from another thread is `curl_multi_wakeup`, which libcurl documents as callable
+/// from any thread, and `TransferContext.multiHandle`'s lock keeps it from outliving the handle.
+struct WakeableMulti: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+}
+
+extension String {
+    /// Strips ASCII spaces and tabs at both ends (header values; no Foundation needed).
+    fileprivate func trimmingCharacters() -> String {
+        var slice = Substring(self)
+        while let c = slice.first, c == " " || c == "\t" { slice.removeFirst() }
+        while let c = slice.last, c == " " || c == "\t" { slice.removeLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,50 @@
+import GatewayCore
+import Testing
+
+@Suite("SSRF rules")
+struct URLCheckTests {
+    let check = URLCheck()
+
+    @Test(arguments: [
+        "http://127.0.0.1/", "http://localhost:8080/", "http://LOCALHOST./x", "http://2130706433/", "http://0x7f000001/",
+        "http://0177.0.0.1/", "http://0x7f.1/", "http://127.1/", "http://[::1]/", "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:7f00:1]/", "http://10.0.0.5/", "http://172.20.1.1/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data",
+        "http://100.64.0.1/", "http://224.0.0.1/", "http://0.0.0.0/", "http://[::]/", "http://[fd00::1]/", "http://[fe80::1%25eth0]/",
+        "http://[ff02::1]/", "http://255.255.255.255/", "http://intranet/", "http://printer.local/", "http://db.internal/",
+        "http://user:pw@example.com/", "ftp://example.com/file", "file:///etc/passwd", "gopher://example.com/", "javascript:alert(1)",
+        "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/",
+    ])
+    func refusesPrivateAndOddURLs(_ url: String) {
+        do {
+            _ = try check.checkSyntax(url)
+            Issue.record("\(url) must be refused")
+        } catch {
+            #expect(error.code == "url_forbidden" && error.kind == .rejected)
+            #expect(error.message.contains("refusing to fetch"))
+        }
+    }
+
+    @Test(arguments: ["https://example.com/page", "http://93.184.216.34/", "https://[2606:2800:220:1:248:1893:25c8:1946]/", "http://example.com:8080/a?b#c"])
+    func acceptsPublicURLs(_ url: String) throws {
+        _ = try check.checkSyntax(url)
+    }
+
+    @Test func resolvedAddressesAreCheckedToo() throws {
+        let (host, port, _) = try check.checkSyntax("https://rebind.example.com/")
+        #expect(throws: JobFailure.self) {
+            try check.checkResolved("https://rebind.example.com/", host: host, port: port, addresses: [.v4(0x5DB8_D822), IPAddress(host: "10.1.2.3")!])
+        }
+        try check.checkResolved("https://rebind.example.com/", host: host, port: port, addresses: [IPAddress(host: "93.184.216.34")!])
+    }
+
+    @Test func theAllowListLetsTestsUseLoopback() throws {
+        let allowing = URLCheck(allowList: ["127.0.0.1:8088"])
+        _ = try allowing.checkSyntax("http://127.0.0.1:8088/page.html")
+        #expect(throws: JobFailure.self) { try allowing.checkSyntax("http://127.0.0.1:9999/") }
+    }
+
+    @Test(arguments: [("2130706433", "127.0.0.1"), ("0x7f.0.0.1", "127.0.0.1"), ("017700000001", "127.0.0.1"), ("10.1", "10.0.0.1"), ("1.2.3", "1.2.0.3")])
+    func numericSpellingsParse(_ host: String, _ dotted: String) {
+        #expect(IPAddress(host: host)?.description == dotted)
+    }
+}
