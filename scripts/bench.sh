@@ -31,7 +31,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 
 cat <<REPORT
 
-PDF inspection: $(get inspect.files) PDFs, $(get inspect.pages) pages
+PDF inspection: $(get inspect.files) PDFs, $(get inspect.pages) pages (median of 3 rounds each)
   ours (pool of 2 workers)       $(get inspect.ours_s) s
   pdfinfo per file, 2 parallel   $(get inspect.pdfinfo_parallel2_s) s   → ours is $(ratio "$(get inspect.pdfinfo_parallel2_s)" "$(get inspect.ours_s)")× faster   (target ≥ 10×)
   pdfinfo per file, serial       $(get inspect.pdfinfo_serial_s) s   → ours is $(ratio "$(get inspect.pdfinfo_serial_s)" "$(get inspect.ours_s)")× faster

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PDF Gateway builds, tests and runs with.
+# Installs the Debian packages PDF Gateway builds, tests and runs with (the converters
+# included; `--build-only` for just what compiling needs).
 # Idempotent: quiet and fast when everything is already there.
 set -euo pipefail
 
@@ -9,7 +10,7 @@ build_pkgs=(pkg-config libpoppler-glib-dev libcairo2-dev libglib2.0-dev libcurl4
 tool_pkgs=(poppler-utils qpdf hyperfine)
 
 wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
-if [ "${1:-}" = "--converters" ] || [ "${PDFGATE_WITH_CONVERTERS:-0}" = 1 ]; then
+if [ "${1:-}" != "--build-only" ]; then
   # The local converters: LibreOffice (office), Chromium (URLs, HTML), Calibre (ebooks),
   # and fonts so documents render with real glyphs.
   wanted+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui

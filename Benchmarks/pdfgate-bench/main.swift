@@ -85,14 +85,10 @@ func runPdfinfo(_ files: [String], parallel: Int) -> Double {
     return Double(maxRSS) / 1024
 }
 
-func inspectBenchmark(directory: String) async throws {
-    let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pdf") }.sorted().map { directory + "/" + $0 }
-    let pool = PDFInspectorPool(configuration: .init(poolSize: 2))
-    // Warm the pool: starting workers is a one-time cost of a long-running server, not per file.
-    _ = try await pool.inspect(path: files[0])
-    _ = try await pool.inspect(path: files[1])
+/// Inspects every file through a warm pool of 2 workers, 4 requests in flight.
+func inspectAll(_ files: [String], pool: PDFInspectorPool) async throws -> (seconds: Double, pages: Int) {
     var pages = 0
-    let ours = try await seconds {
+    let elapsed = try await seconds {
         try await withThrowingTaskGroup(of: Int.self) { group in
             var iterator = files.makeIterator()
             for _ in 0..<4 { if let file = iterator.next() { group.addTask { try await pool.inspect(path: file).pageCount } } }
@@ -102,20 +98,40 @@ func inspectBenchmark(directory: String) async throws {
             }
         }
     }
+    return (elapsed, pages)
+}
+
+/// Three rounds of ours, then of the peer; medians, so one noisy round does not decide.
+func inspectBenchmark(directory: String, rounds: Int = 3) async throws {
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pdf") }.sorted().map { directory + "/" + $0 }
+    let pool = PDFInspectorPool(configuration: .init(poolSize: 2))
+    // Warm the pool: starting workers is a one-time cost of a long-running server, not per file.
+    _ = try await pool.inspect(path: files[0])
+    _ = try await pool.inspect(path: files[1])
+    var ours: [Double] = []
+    var pages = 0
+    for _ in 0..<rounds {
+        let round = try await inspectAll(files, pool: pool)
+        ours.append(round.seconds)
+        pages = round.pages
+    }
     let workerRSS = children(named: "pdfgate-inspect").map { peakRSS(pid: $0) }.max() ?? 0
     await pool.shutdown()
     var peerRSS = 0.0
-    let peer = seconds { peerRSS = runPdfinfo(files, parallel: 2) }
-    var peerSerialRSS = 0.0
-    let peerSerial = seconds { peerSerialRSS = runPdfinfo(files, parallel: 1) }
+    var parallel: [Double] = []
+    var serial: [Double] = []
+    for _ in 0..<rounds {
+        parallel.append(seconds { peerRSS = max(peerRSS, runPdfinfo(files, parallel: 2)) })
+        serial.append(seconds { peerRSS = max(peerRSS, runPdfinfo(files, parallel: 1)) })
+    }
     emit("inspect.files", Double(files.count))
     emit("inspect.pages", Double(pages))
-    emit("inspect.ours_s", ours)
-    emit("inspect.pdfinfo_parallel2_s", peer)
-    emit("inspect.pdfinfo_serial_s", peerSerial)
+    emit("inspect.ours_s", median(ours))
+    emit("inspect.pdfinfo_parallel2_s", median(parallel))
+    emit("inspect.pdfinfo_serial_s", median(serial))
     emit("inspect.ours_parent_rss_mib", peakRSS())
     emit("inspect.ours_worker_rss_mib", workerRSS)
-    emit("inspect.pdfinfo_rss_mib", max(peerRSS, peerSerialRSS))
+    emit("inspect.pdfinfo_rss_mib", peerRSS)
 }
 
 func seed(store: String, count: Int, template: String) async throws {
