@@ -46,6 +46,12 @@ let package = Package(
             dependencies: ["GatewayCore", "CCurl"],
             swiftSettings: strict
         ),
+        // Converter backends: Local/ (LibreOffice, Chromium, Calibre), Gotenberg/, RemoteGateway/.
+        .target(
+            name: "GatewayConverters",
+            dependencies: ["GatewayCore", "GatewayHTTPClient"],
+            swiftSettings: strict
+        ),
         // The library on disk and in SQLite.
         .target(
             name: "GatewayStore",
@@ -61,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "pdfgate",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -94,6 +100,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(name: "GatewayConvertersTests", dependencies: ["GatewayConverters", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -29,7 +29,7 @@ struct HTTPClientFailureTests {
         #expect(error?.kind == .timedOut)
         #expect(error?.isTransient == true)
         #expect(elapsed >= .milliseconds(900))
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(4), "a timeout plus slack for a loaded machine, never a hang")
     }
 
     @Test func aTrickleBelowTheLowSpeedLimitIsTooSlow() async throws {

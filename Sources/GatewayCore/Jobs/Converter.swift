@@ -81,4 +81,12 @@ public protocol Converter: Sendable {
     func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws
     /// Cheap check that the backend can take work now (for `/readyz`).
     func isReady() async -> Bool
+    /// Cancels, best effort, a job this backend created remotely. The engine calls it when a
+    /// client cancels or the deadline passes — not on shutdown, so a restart can resume polling.
+    func cancelRemoteJob(_ remoteID: String) async
+}
+
+extension Converter {
+    /// Backends that create no remote jobs have nothing to cancel.
+    public func cancelRemoteJob(_ remoteID: String) async {}
 }

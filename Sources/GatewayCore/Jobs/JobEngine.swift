@@ -19,10 +19,14 @@ public final class JobEngine: Sendable {
         public var idlePoll: Duration
         /// How long a shutdown waits for running attempts before cancelling them.
         public var shutdownGrace: Duration
+        /// SSRF rules for URL jobs; the form is checked at creation, the resolved addresses by
+        /// the backend that fetches.
+        public var urlCheck: URLCheck
 
         public init(
             stagingDirectory: String, defaultTimeout: [JobType: Duration] = [:], maxAttempts: Int = 3,
-            backoff: BackoffPolicy = BackoffPolicy(), idlePoll: Duration = .milliseconds(250), shutdownGrace: Duration = .seconds(30)
+            backoff: BackoffPolicy = BackoffPolicy(), idlePoll: Duration = .milliseconds(250), shutdownGrace: Duration = .seconds(30),
+            urlCheck: URLCheck = URLCheck()
         ) {
             self.stagingDirectory = stagingDirectory
             self.defaultTimeout = defaultTimeout
@@ -30,6 +34,7 @@ public final class JobEngine: Sendable {
             self.backoff = backoff
             self.idlePoll = idlePoll
             self.shutdownGrace = shutdownGrace
+            self.urlCheck = urlCheck
         }
 
         public func timeout(for spec: JobSpec) -> Duration {
@@ -71,6 +76,14 @@ public final class JobEngine: Sendable {
     public func create(owner: String, spec: JobSpec, now: Date = Date()) throws -> Job {
         guard router.route(for: spec.type) != nil else {
             throw JobFailure(.rejected, code: "no_converter", "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration")
+        }
+        if spec.type == .urlToPDF {
+            guard let url = spec.url else {
+                throw JobFailure(.rejected, code: "url_required", "a URL_TO_PDF job needs a \"url\"")
+            }
+            _ = try configuration.urlCheck.checkSyntax(url)
+        } else if spec.originalFilename?.isEmpty ?? true {
+            throw JobFailure(.rejected, code: "filename_required", "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. report.docx")
         }
         let needsUpload = spec.type != .urlToPDF
         let deadline = now.addingTimeInterval(Self.seconds(configuration.timeout(for: spec)))
@@ -284,7 +297,10 @@ public final class JobEngine: Sendable {
             switch action {
             case .enqueue: wakeUp.yield()
             case .stopWork: running.withLock { $0[id] }?.cancel()
-            case .cancelRemote: break  // remote backends cancel their own job when their task is cancelled
+            case .cancelRemote(let remoteID):
+                if let converter = router.route(for: job.spec.type)?.converter {
+                    Task.detached { await converter.cancelRemoteJob(remoteID) }
+                }
             case .cleanUpStaging: try? FileManager.default.removeItem(atPath: configuration.stagingDirectory + "/" + id.lowercased)
             case .publish:
                 let observers = listeners.withLock { Array(($0[id] ?? [:]).values) }
@@ -301,8 +317,9 @@ public final class JobEngine: Sendable {
     /// The id the job's document gets: derived from the job id so filing twice finds the first.
     public static func documentID(for jobID: UUID) -> UUID {
         var bytes = jobID.uuid
+        // Flip bits outside the version (byte 6) and variant (byte 8) fields, so it stays a v4 UUID.
         bytes.0 ^= 0x5A
-        bytes.8 ^= 0x5A
+        bytes.15 ^= 0xA5
         return UUID(uuid: bytes)
     }
 

@@ -1,0 +1,144 @@
+import Foundation
+import GatewayCore
+
+/// Web pages and uploaded HTML → PDF with headless Chromium's `--print-to-pdf` (DESIGN §4).
+///
+/// Each job gets a fresh profile in its work directory; background networking, component
+/// updates, sync and the like are off so Chromium fetches nothing but the page. Uploaded HTML may
+/// fetch nothing at all (see `ChromiumPage`). For URL jobs the client's paper options are not
+/// applied: the CLI prints on Chromium's default (Letter, portrait) and the page's own CSS decides.
+final class ChromiumConverter: Converter {
+    let name = "local.chromium"
+    let slots: SlotPool<Int>
+    private let executable: String
+    private let virtualTimeBudget: Duration
+    private let urlGuard: URLGuard
+
+    init(configuration: LocalConverter.Configuration) {
+        executable = configuration.chromiumPath
+        urlGuard = configuration.urlGuard
+        virtualTimeBudget = configuration.chromiumVirtualTimeBudget
+        slots = SlotPool(Array(0..<max(1, configuration.chromiumSlots)))
+    }
+
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+        try Task.checkCancellation()
+        events(.entered(.converting))
+        let work = request.workDirectory + "/chromium"
+        // Chromium puts a unix socket in TMPDIR, and socket paths are capped at 108 bytes: a
+        // store deep in the file system would make every conversion abort. So TMPDIR is short.
+        let socketDirectory = FileManager.default.temporaryDirectory.path + "/pdfgate-chromium-" + UUID().uuidString.prefix(8).lowercased()
+        try? FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(atPath: work)
+            try? FileManager.default.removeItem(atPath: socketDirectory)
+        }
+        let (target, what, isUpload) = try prepareTarget(request, in: work)
+        // SSRF: resolve and check the host now, then pin Chromium to that address; every other
+        // name fails to resolve, so neither a redirect nor a subresource can reach a private host
+        // by name. (Pages lose assets on other hosts; a vetting proxy would lift that.)
+        let resolverRules: String? = if case .url(let url) = request.source { try await urlGuard.vet(url).chromiumResolverRules } else { nil }
+        let output = work + "/output.pdf"
+        let log = work + "/chromium.log"
+
+        var arguments =
+            Self.baseFlags + [
+                "--user-data-dir=\(work)/profile",
+                "--print-to-pdf=\(output)",
+                "--virtual-time-budget=\(virtualTimeBudget.components.seconds * 1000 + virtualTimeBudget.components.attoseconds / 1_000_000_000_000_000)",
+            ]
+        if geteuid() == 0 { arguments.append("--no-sandbox") }  // the sandbox refuses to run as root
+        if let resolverRules { arguments.append("--host-resolver-rules=\(resolverRules)") }
+        if isUpload {
+            // Belt and braces on top of the page's CSP: no route out at all.
+            arguments += ["--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--host-resolver-rules=MAP * ~NOTFOUND"]
+        }
+        arguments.append(target)
+        let spec = ChildSpec(
+            executable: executable,
+            arguments: arguments,
+            environment: childEnvironment(privateDirectory: work, extra: ["TMPDIR": socketDirectory]),
+            workingDirectory: work,
+            stdout: .file(log),
+            stderr: .file(log)
+        )
+
+        let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
+            do throws(SpawnFailure) {
+                return try await runOneShot(spec, deadline: request.deadline)
+            } catch {
+                throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
+            }
+        }
+        let diagnostics = OutputCheck.tail(ofFile: log)
+        switch outcome {
+        case .cancelled:
+            throw CancellationError()
+        case .timedOut:
+            throw LocalFailures.timedOut("Chromium", what)
+        case .finished(.signaled(let signal)):
+            throw LocalFailures.crashed("Chromium", what, "was killed by signal \(signal)", log: diagnostics)
+        case .finished(.exited(let status)):
+            if let failure = Self.pageLoadFailure(in: diagnostics, what: what) { throw failure }
+            if status != 0 {
+                throw LocalFailures.crashed("Chromium", what, "exited with status \(status)", log: diagnostics)
+            }
+            try OutputCheck.verify(output, tool: "Chromium", diagnostics: diagnostics)
+            try OutputCheck.deliver(output, to: request.outputPath)
+        }
+    }
+
+    func isReady() async -> Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+    // MARK: - Helpers
+
+    /// What Chromium should open, a name for messages, and whether it is an upload.
+    private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String, Bool) {
+        do {
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        } catch {
+            throw JobFailure(.transient, code: "input_not_staged", "Chromium's work directory could not be created: \(error.localizedDescription)")
+        }
+        switch request.source {
+        case .url(let url):
+            // Only the web: a file:// or chrome:// URL would print the gateway's own files.
+            guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw JobFailure(.rejected, code: "unsupported_url", "only http and https URLs can be converted, not \(url)")
+            }
+            return (url, url, false)
+        case .file(let path, let originalFilename):
+            let page = work + "/input.html"
+            do {
+                let html = try Data(contentsOf: URL(fileURLWithPath: path))
+                try Data(ChromiumPage.prepare(Array(html), options: request.options)).write(to: URL(fileURLWithPath: page))
+            } catch {
+                throw JobFailure(.transient, code: "input_not_staged", "the uploaded HTML could not be prepared: \(error.localizedDescription)")
+            }
+            return (URL(fileURLWithPath: page).absoluteString, originalFilename, true)
+        }
+    }
+
+    /// Chromium exits 0 without a PDF when the page does not load; its log says why.
+    static func pageLoadFailure(in log: String, what: String) -> JobFailure? {
+        guard let range = log.range(of: "Page load failed: ") else { return nil }
+        let error = String(log[range.upperBound...].prefix { !$0.isWhitespace })
+        let connectionErrors = [
+            "net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET", "net::ERR_CONNECTION_CLOSED", "net::ERR_CONNECTION_TIMED_OUT",
+            "net::ERR_TIMED_OUT", "net::ERR_NAME_NOT_RESOLVED", "net::ERR_INTERNET_DISCONNECTED", "net::ERR_ADDRESS_UNREACHABLE",
+            "net::ERR_NETWORK_CHANGED", "net::ERR_EMPTY_RESPONSE", "net::ERR_PROXY_CONNECTION_FAILED",
+        ]
+        let kind: FailureClass = connectionErrors.contains(error) ? .transient : .rejected
+        return JobFailure(kind, code: "page_load_failed", "Chromium could not load \(what): \(error)")
+    }
+
+    /// Flags for a headless print that talks to nothing but the page.
+    static let baseFlags = [
+        "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-extensions", "--disable-default-apps", "--disable-breakpad",
+        "--disable-crash-reporter", "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+        "--disable-background-timer-throttling", "--disable-dev-shm-usage", "--no-pings", "--metrics-recording-only",
+        "--safebrowsing-disable-auto-update", "--password-store=basic", "--mute-audio", "--hide-scrollbars",
+        "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider",
+        "--no-pdf-header-footer",
+    ]
+}

@@ -1,0 +1,396 @@
+import Foundation
+import GatewayCore
+import Synchronization
+
+/// One warm LibreOffice: a headless soffice with a profile of its own and the Python UNO worker
+/// that drives it, both in one process group.
+///
+/// A cold `soffice --convert-to` spends almost all its time starting up, so the slot keeps the
+/// pair running between conversions and restarts it after `maxConversions` or as soon as it
+/// misbehaves (crash, hang, deadline). Profiles are never shared: two soffice processes on one
+/// profile silently lose jobs.
+///
+/// The blocking methods must run on a dedicated thread. The pool leases a slot to one caller at
+/// a time; only `interrupt()` and `shutDown()` may be called concurrently with a conversion.
+final class LibreOfficeSlot: Sendable {
+    /// Where the slot's programs, profile and pipe are.
+    struct Settings: Sendable {
+        var sofficePath: String
+        var pythonPath: String
+        var scriptPath: String
+        /// Private to this slot: profile, HOME, TMPDIR and logs live here.
+        var directory: String
+        /// The UNO pipe name; unique per slot and per gateway process.
+        var pipeName: String
+        var maxConversions: Int
+        var startTimeout: Duration
+    }
+
+    /// How one conversion ended.
+    enum Outcome: Sendable {
+        case converted
+        case failed(JobFailure)
+        case timedOut
+        /// `interrupt()` or `shutDown()` stopped it.
+        case interrupted
+    }
+
+    let index: Int
+    let settings: Settings
+    private let state = Mutex(State())
+
+    private struct State {
+        var instance: Instance?
+        var interrupted = false
+        var busy = false
+        var isShutDown = false
+        var starts = 0
+    }
+
+    /// A running soffice + worker pair. Whoever removes it from `State.instance` reaps it.
+    private final class Instance: Sendable {
+        let group: ProcessGroup
+        let workerPID: pid_t
+        /// Our end of a socketpair serving as the worker's stdin and stdout: a socket so writing to
+        /// a dead worker fails with EPIPE (MSG_NOSIGNAL) instead of raising SIGPIPE in the gateway.
+        let socket: Int32
+        let conversions = Atomic<Int>(0)
+
+        init(group: ProcessGroup, workerPID: pid_t, socket: Int32) {
+            self.group = group
+            self.workerPID = workerPID
+            self.socket = socket
+        }
+
+        deinit { close(socket) }
+
+        var isAlive: Bool { group.isRunning(group.id) && group.isRunning(workerPID) }
+    }
+
+    init(index: Int, settings: Settings) {
+        self.index = index
+        self.settings = settings
+    }
+
+    private var profileDirectory: String { settings.directory + "/profile" }
+    private var sofficeLog: String { settings.directory + "/soffice.log" }
+    private var workerLog: String { settings.directory + "/worker.log" }
+
+    // MARK: - Called from any thread
+
+    /// Clears a stale interruption; call before installing the cancellation handler.
+    func prepare() {
+        state.withLock { $0.interrupted = false }
+    }
+
+    /// Kills the running pair now; the blocked conversion returns `.interrupted` and the slot
+    /// starts afresh on its next use.
+    func interrupt() {
+        state.withLock { state in
+            state.interrupted = true
+            state.instance?.group.stop(.cancellation)
+        }
+    }
+
+    /// The soffice leader's pid (also the process group id) and the worker's, when running.
+    func processIDs() -> (group: pid_t, worker: pid_t)? {
+        state.withLock { state in state.instance.map { ($0.group.id, $0.workerPID) } }
+    }
+
+    /// How many times this slot has started LibreOffice.
+    var startCount: Int { state.withLock { $0.starts } }
+
+    // MARK: - Blocking
+
+    /// Converts `input` to a PDF at `output` by `deadline`.
+    func convert(input: String, output: String, name: String, deadline: ContinuousClock.Instant) -> Outcome {
+        state.withLock { $0.busy = true }
+        defer {
+            let leftover = state.withLock { state -> Instance? in
+                state.busy = false
+                return state.isShutDown ? state.instance : nil
+            }
+            if let leftover { retire(leftover, gracefully: true) }
+        }
+
+        // Past the deadline already: fail without putting a healthy instance at risk.
+        if ContinuousClock.now >= deadline { return .timedOut }
+        let instance: Instance
+        switch warmInstance(deadline: deadline) {
+        case .ready(let ready): instance = ready
+        case .done(let outcome): return outcome
+        }
+
+        let request = UnoWorkerRequest(op: .convert, input: input, output: output, name: name)
+        switch exchange(instance, request.line(), deadline: deadline) {
+        case .reply(let reply):
+            instance.conversions.add(1, ordering: .relaxed)
+            if reply.ok { return .converted }
+            if reply.fatal == true { retire(instance, gracefully: false) }
+            return .failed(Self.failure(from: reply, name: name))
+        case .timedOut:
+            retire(instance, gracefully: false)
+            return .timedOut
+        case .interrupted:
+            retire(instance, gracefully: false)
+            return .interrupted
+        case .died:
+            let logs = diagnostics()
+            let sofficeDied = !instance.group.isRunning(instance.group.id)
+            let status = retire(instance, gracefully: false)
+            let how = sofficeDied ? "soffice \(ChildTermination(waitStatus: status).description)" : "its UNO worker died"
+            return .failed(
+                JobFailure(
+                    .transient,
+                    code: "converter_crashed",
+                    "LibreOffice crashed while converting \(name) (\(how))" + (logs.isEmpty ? "" : ": " + logs)
+                )
+            )
+        }
+    }
+
+    /// Ends the pair: gracefully when idle, by SIGKILL when a conversion is running (that
+    /// conversion returns `.interrupted`). The slot refuses work afterwards.
+    func shutDown() {
+        let (instance, busy) = state.withLock { state in
+            state.isShutDown = true
+            if state.busy {
+                state.interrupted = true
+                state.instance?.group.stop(.shutdown)
+            }
+            return (state.instance, state.busy)
+        }
+        if let instance, !busy { retire(instance, gracefully: true) }
+    }
+
+    // MARK: - Life cycle
+
+    private enum Warm {
+        case ready(Instance)
+        case done(Outcome)
+    }
+
+    /// The running pair if it is healthy and has conversions left, else a fresh one.
+    private func warmInstance(deadline: ContinuousClock.Instant) -> Warm {
+        if let current = state.withLock({ $0.instance }) {
+            if current.conversions.load(ordering: .relaxed) >= settings.maxConversions {
+                retire(current, gracefully: true)
+            } else if !current.isAlive {
+                retire(current, gracefully: false)
+            } else {
+                // A cheap round trip over the bridge proves soffice.bin itself still answers.
+                let pingDeadline = min(deadline, .now + .seconds(5))
+                switch exchange(current, UnoWorkerRequest.ping.line(), deadline: pingDeadline) {
+                case .reply(let reply) where reply.ok:
+                    return .ready(current)
+                case .interrupted:
+                    retire(current, gracefully: false)
+                    return .done(.interrupted)
+                case .reply, .timedOut, .died:
+                    retire(current, gracefully: false)
+                    if ContinuousClock.now >= deadline { return .done(.timedOut) }
+                }
+            }
+        }
+        return start(deadline: deadline)
+    }
+
+    private func start(deadline: ContinuousClock.Instant) -> Warm {
+        let fileManager = FileManager.default
+        try? fileManager.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
+        var pair: [Int32] = [-1, -1]
+        // CLOEXEC from birth: a converter spawned concurrently must not inherit our end.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return .done(.failed(Self.unavailable("a socket for the LibreOffice worker could not be created")))
+        }
+        let (ours, theirs) = (pair[0], pair[1])
+        defer { close(theirs) }
+
+        let refusal: Outcome? = state.withLock { state in
+            if state.isShutDown { return .failed(Self.unavailable("the LibreOffice converter has been shut down")) }
+            return state.interrupted ? .interrupted : nil
+        }
+        if let refusal {
+            close(ours)
+            return .done(refusal)
+        }
+
+        let environment = childEnvironment(privateDirectory: settings.directory)
+        let soffice = ChildSpec(
+            executable: settings.sofficePath,
+            arguments: [
+                "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck", "--nofirststartwizard",
+                "--accept=pipe,name=\(settings.pipeName);urp;StarOffice.ComponentContext",
+                "-env:UserInstallation=\(URL(fileURLWithPath: profileDirectory).absoluteString)",
+            ],
+            environment: environment,
+            workingDirectory: settings.directory,
+            stdout: .file(sofficeLog),
+            stderr: .file(sofficeLog)
+        )
+        let worker = ChildSpec(
+            executable: settings.pythonPath,
+            arguments: [settings.scriptPath, settings.pipeName, String(Self.seconds(settings.startTimeout)), String(getpid())],
+            environment: environment,
+            workingDirectory: settings.directory,
+            stdin: .descriptor(theirs),
+            stdout: .descriptor(theirs),
+            stderr: .file(workerLog)
+        )
+
+        let instance: Instance
+        do throws(SpawnFailure) {
+            let group = try ProcessGroup.start(soffice)
+            let workerPID: pid_t
+            do throws(SpawnFailure) {
+                workerPID = try group.add(worker)
+            } catch {
+                group.killAndReap()
+                throw error
+            }
+            instance = Instance(group: group, workerPID: workerPID, socket: ours)
+        } catch {
+            close(ours)
+            return .done(.failed(Self.unavailable(error.message)))
+        }
+        state.withLock { state in
+            state.instance = instance
+            state.starts += 1
+            // An interruption that raced with the spawn must still land.
+            if state.interrupted || state.isShutDown { instance.group.stop(.cancellation) }
+        }
+
+        let readyDeadline = min(deadline, .now + settings.startTimeout)
+        switch readLine(instance.socket, deadline: readyDeadline, alive: { instance.isAlive }) {
+        case .line(let line) where UnoWorkerReply.decode(line)?.ok == true:
+            return .ready(instance)
+        case .timedOut:
+            retire(instance, gracefully: false)
+            if ContinuousClock.now >= deadline { return .done(.timedOut) }
+            return .done(.failed(Self.unavailable("LibreOffice did not start within \(describe(settings.startTimeout))")))
+        case .line, .closed:
+            if state.withLock({ $0.interrupted }) {
+                retire(instance, gracefully: false)
+                return .done(.interrupted)
+            }
+            let logs = diagnostics()
+            retire(instance, gracefully: false)
+            // A profile left half-written by a killed soffice can keep it from starting: begin anew.
+            try? fileManager.removeItem(atPath: profileDirectory)
+            return .done(.failed(Self.unavailable("LibreOffice did not start" + (logs.isEmpty ? "" : ": " + logs))))
+        }
+    }
+
+    /// Stops and reaps `instance` if it is still the slot's; returns soffice's wait status.
+    @discardableResult
+    private func retire(_ instance: Instance, gracefully: Bool) -> Int32 {
+        let owned = state.withLock { state in
+            guard state.instance === instance else { return false }
+            state.instance = nil
+            return true
+        }
+        guard owned else { return 0 }
+        if gracefully, instance.isAlive {
+            // Let soffice close its profile cleanly; SIGKILL follows if it dawdles.
+            _ = send(UnoWorkerRequest.quit.line(), to: instance.socket)
+            let deadline = ContinuousClock.now + .seconds(3)
+            while instance.group.isRunning(instance.group.id), ContinuousClock.now < deadline { usleep(20_000) }
+        }
+        return instance.group.killAndReap()
+    }
+
+    // MARK: - Talking to the worker
+
+    private enum Exchange {
+        case reply(UnoWorkerReply)
+        case timedOut
+        case interrupted
+        case died
+    }
+
+    private func exchange(_ instance: Instance, _ line: [UInt8], deadline: ContinuousClock.Instant) -> Exchange {
+        let result: Exchange
+        if !send(line, to: instance.socket) {
+            result = .died
+        } else {
+            switch readLine(instance.socket, deadline: deadline, alive: { instance.group.isRunning(instance.workerPID) }) {
+            case .line(let line): result = UnoWorkerReply.decode(line).map(Exchange.reply) ?? .died
+            case .timedOut: result = .timedOut
+            case .closed: result = .died
+            }
+        }
+        if case .reply = result { return result }
+        return state.withLock({ $0.interrupted }) ? .interrupted : result
+    }
+
+    private func send(_ bytes: [UInt8], to socket: Int32) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            sent += n
+        }
+        return true
+    }
+
+    private enum LineResult {
+        case line([UInt8])
+        case timedOut
+        case closed
+    }
+
+    /// Reads one reply line; polls in short slices so a dead process is noticed even when
+    /// something else keeps the socket open.
+    private func readLine(_ socket: Int32, deadline: ContinuousClock.Instant, alive: () -> Bool) -> LineResult {
+        var line: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            if remaining <= .zero { return .timedOut }
+            let slice = min(remaining, .milliseconds(250))
+            var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(Self.seconds(slice) * 1000) + 1)
+            if ready < 0 && errno != EINTR { return .closed }
+            if ready <= 0 {
+                if !alive() { return .closed }
+                continue
+            }
+            let n = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return .closed
+            }
+            if n == 0 { return .closed }
+            line.append(contentsOf: chunk[..<n])
+            // The worker writes exactly one line per request, so nothing follows the newline.
+            if let newline = line.firstIndex(of: UInt8(ascii: "\n")) { return .line(Array(line[..<newline])) }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The tails of soffice's and the worker's logs, shortened for a message.
+    private func diagnostics() -> String {
+        [OutputCheck.tail(ofFile: workerLog), OutputCheck.tail(ofFile: sofficeLog)]
+            .map { OutputCheck.lastLines($0, count: 3) }
+            .filter { !$0.isEmpty }
+            .joined(separator: " | ")
+    }
+
+    private static func failure(from reply: UnoWorkerReply, name: String) -> JobFailure {
+        let kind: FailureClass = reply.kind == "rejected" ? .rejected : .transient
+        return JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(name)")
+    }
+
+    private static func unavailable(_ message: String) -> JobFailure {
+        JobFailure(.transient, code: "converter_unavailable", message)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

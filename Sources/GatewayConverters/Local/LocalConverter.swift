@@ -1,0 +1,128 @@
+import Foundation
+import GatewayCore
+
+/// The embedded converter: LibreOffice for office files, Chromium for web pages and uploaded
+/// HTML, Calibre for ebooks, all as local subprocesses (DESIGN §4).
+public final class LocalConverter: Converter {
+    /// Slot counts, tool paths and where profiles and scratch files live.
+    public struct Configuration: Sendable {
+        /// Warm LibreOffice instances, each converting one document at a time. More than the
+        /// number of cores gains nothing.
+        public var libreOfficeSlots: Int
+        /// A LibreOffice instance is restarted after this many conversions (it leaks memory).
+        public var maxConversionsPerLibreOfficeInstance: Int
+        /// How long a LibreOffice instance may take to start (the first start creates its profile).
+        public var libreOfficeStartTimeout: Duration
+        /// Chromium print jobs at a time (each is a whole browser).
+        public var chromiumSlots: Int
+        /// Calibre mostly waits on fixed timers, so it can have more slots than there are cores.
+        public var calibreSlots: Int
+        /// LibreOffice's `soffice` launcher.
+        public var sofficePath: String
+        /// A python3 that can `import uno` (Debian's, not a pyenv one).
+        public var pythonPath: String
+        /// The Chromium binary itself, not Debian's wrapper script when it can be found.
+        public var chromiumPath: String
+        /// Calibre's `ebook-convert`.
+        public var ebookConvertPath: String
+        /// How much virtual time Chromium gives a page's scripts and timers before printing.
+        public var chromiumVirtualTimeBudget: Duration
+        /// Parent of the converter's private directory (LibreOffice profiles, the UNO worker).
+        public var baseDirectory: String
+        /// SSRF rules for URL jobs: the host is resolved and checked, and Chromium is pinned to
+        /// the checked address.
+        public var urlGuard: URLGuard
+
+        /// Defaults suit a 2-core machine with Debian's packages installed.
+        public init(
+            libreOfficeSlots: Int = 2,
+            maxConversionsPerLibreOfficeInstance: Int = 200,
+            libreOfficeStartTimeout: Duration = .seconds(60),
+            chromiumSlots: Int = 2,
+            calibreSlots: Int = 4,
+            sofficePath: String = Configuration.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice"),
+            pythonPath: String = "/usr/bin/python3",
+            chromiumPath: String = Configuration.locate("chromium", preferring: "/usr/lib/chromium/chromium"),
+            ebookConvertPath: String = Configuration.locate("ebook-convert", preferring: "/usr/bin/ebook-convert"),
+            chromiumVirtualTimeBudget: Duration = .seconds(5),
+            baseDirectory: String = FileManager.default.temporaryDirectory.path,
+            urlGuard: URLGuard = URLGuard()
+        ) {
+            self.libreOfficeSlots = libreOfficeSlots
+            self.maxConversionsPerLibreOfficeInstance = maxConversionsPerLibreOfficeInstance
+            self.libreOfficeStartTimeout = libreOfficeStartTimeout
+            self.chromiumSlots = chromiumSlots
+            self.calibreSlots = calibreSlots
+            self.sofficePath = sofficePath
+            self.pythonPath = pythonPath
+            self.chromiumPath = chromiumPath
+            self.ebookConvertPath = ebookConvertPath
+            self.chromiumVirtualTimeBudget = chromiumVirtualTimeBudget
+            self.baseDirectory = baseDirectory
+            self.urlGuard = urlGuard
+        }
+
+        /// `preferred` when it is executable (Debian's /usr/bin/chromium is a shell wrapper that
+        /// adds flags we do not want), else `name` found on PATH, else `preferred` anyway.
+        public static func locate(_ name: String, preferring preferred: String) -> String {
+            if FileManager.default.isExecutableFile(atPath: preferred) { return preferred }
+            for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let candidate = "\(directory)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+            return preferred
+        }
+    }
+
+    /// `local`; the backends report `local.libreoffice`, `local.chromium`, `local.calibre`.
+    public let name = "local"
+    /// The configuration the converter was created with.
+    public let configuration: Configuration
+    /// This converter's private directory under `baseDirectory`; removed by `shutdown()`.
+    public let directory: String
+    let libreOffice: LibreOfficePool
+    let chromium: ChromiumConverter
+    let calibre: CalibreConverter
+
+    /// Creates the converter; no tool starts until the first conversion needs it.
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        directory = configuration.baseDirectory + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
+        chromium = ChromiumConverter(configuration: configuration)
+        calibre = CalibreConverter(configuration: configuration)
+    }
+
+    /// Converts with the backend for the job's type and file name; see `backend(for:)`.
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+        try await backend(for: request).convert(request, events: events)
+    }
+
+    /// True when every tool's executable is present.
+    public func isReady() async -> Bool {
+        let ready = [await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady()]
+        return !ready.contains(false)
+    }
+
+    /// Ends all warm LibreOffice instances (conversions in flight fail as transient) and removes
+    /// the private directory. The converter refuses work afterwards.
+    public func shutdown() async {
+        _ = chromium.slots.shutDown()
+        _ = calibre.slots.shutDown()
+        await libreOffice.shutdown()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// URL_TO_PDF → Chromium; DOC_TO_PDF → Chromium for .html/.htm, LibreOffice otherwise;
+    /// EBOOK_TO_PDF → Calibre.
+    func backend(for request: ConversionRequest) -> any Converter {
+        switch (request.type, request.source) {
+        case (_, .url), (.urlToPDF, _):
+            return chromium
+        case (.docToPDF, .file(_, let originalFilename)):
+            return ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? chromium : libreOffice
+        case (.ebookToPDF, .file):
+            return calibre
+        }
+    }
+}

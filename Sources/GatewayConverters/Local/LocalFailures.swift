@@ -1,0 +1,39 @@
+import GatewayCore
+
+/// The failures every local converter reports the same way.
+enum LocalFailures {
+    /// The job's deadline passed; the tool's process group was killed.
+    static func timedOut(_ tool: String, _ what: String) -> JobFailure {
+        JobFailure(.timedOut, code: "timed_out", "\(tool) did not finish converting \(what) before the job's deadline and was stopped")
+    }
+
+    /// The tool died on a signal or reported an internal failure: worth retrying.
+    static func crashed(_ tool: String, _ what: String, _ how: String, log: String) -> JobFailure {
+        JobFailure(
+            .transient,
+            code: "converter_crashed",
+            "\(tool) crashed while converting \(what) (it \(how))" + (log.isEmpty ? "" : ": " + OutputCheck.lastLines(log))
+        )
+    }
+
+    static func shutDown(_ tool: String) -> JobFailure {
+        JobFailure(.transient, code: "converter_unavailable", "the \(tool) converter is shutting down")
+    }
+
+    /// Runs `body` in a slot of `pool`, turning the pool's own errors into job failures.
+    static func withSlot<Slot: Sendable, R: Sendable>(
+        _ pool: SlotPool<Slot>,
+        tool: String,
+        what: String,
+        deadline: ContinuousClock.Instant,
+        _ body: (Slot) async throws -> R
+    ) async throws -> R {
+        do {
+            return try await pool.withSlot(deadline: deadline, body)
+        } catch is SlotPool<Slot>.TimedOut {
+            throw JobFailure(.timedOut, code: "timed_out", "no \(tool) slot freed up for \(what) before the job's deadline")
+        } catch is SlotPool<Slot>.ShutDown {
+            throw shutDown(tool)
+        }
+    }
+}

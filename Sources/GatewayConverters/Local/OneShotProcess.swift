@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+
+/// How a one-shot converter run ended.
+enum OneShotOutcome: Sendable, Equatable {
+    case finished(ChildTermination)
+    /// The deadline passed: the group was killed.
+    case timedOut
+    /// The task was cancelled: the group was killed.
+    case cancelled
+}
+
+/// Runs a converter to completion in a process group of its own, killing the whole group at
+/// `deadline` or when the calling task is cancelled. Waiting happens on a dedicated thread.
+func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant) async throws(SpawnFailure) -> OneShotOutcome {
+    if Task.isCancelled { return .cancelled }
+    if ContinuousClock.now >= deadline { return .timedOut }
+    let group = try ProcessGroup.start(spec)
+    let timer = DispatchWorkItem { group.stop(.deadline) }
+    DispatchQueue.global().asyncAfter(deadline: dispatchTime(for: deadline), execute: timer)
+    let status = await withTaskCancellationHandler {
+        await runBlocking {
+            group.waitForLeaderExit()
+            // Helpers the leader left behind (renderers, worker pools) go with it.
+            return group.killAndReap()
+        }
+    } onCancel: {
+        group.stop(.cancellation)
+    }
+    timer.cancel()
+    switch group.stopReason {
+    case .deadline: return .timedOut
+    case .cancellation: return .cancelled
+    case .shutdown, .misbehaving, nil: return .finished(ChildTermination(waitStatus: status))
+    }
+}
+
+/// Runs blocking work (waitpid, pipe reads) on a thread of its own: the cooperative pool must
+/// never block, and GCD's default pool is only as wide as the CPU count.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}
+
+/// The `DispatchTime` matching a `ContinuousClock` instant (both are monotonic).
+func dispatchTime(for deadline: ContinuousClock.Instant) -> DispatchTime {
+    let remaining = ContinuousClock.now.duration(to: deadline)
+    guard remaining > .zero else { return .now() }
+    let (seconds, attoseconds) = remaining.components
+    let nanoseconds = min(seconds, 365 * 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
+    return .now() + .nanoseconds(Int(nanoseconds))
+}
+
+/// `remaining` rendered for a message, e.g. "1.5 s".
+func describe(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    if attoseconds == 0 { return "\(seconds) s" }
+    return String(format: "%.1f s", Double(seconds) + Double(attoseconds) / 1e18)
+}

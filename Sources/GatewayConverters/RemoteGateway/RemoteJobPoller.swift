@@ -1,0 +1,86 @@
+import GatewayCore
+
+/// How a remote job ended, as far as polling can tell.
+enum RemoteJobEnd: Sendable, Equatable {
+    case succeeded(downloadURL: String)
+    case failed(RemoteJobAnswer)
+    case cancelled
+    /// The peer no longer knows the job (404/410).
+    case gone
+    /// Still CREATED: never uploaded or submitted, so it will never run.
+    case neverSubmitted
+}
+
+/// Polls `GET /v1/jobs/{id}` until the job ends or the deadline passes, with waits from the
+/// `RemotePollingPolicy`. Network trouble and an overloaded peer do not end the wait: within the
+/// deadline the next poll may well succeed, and the job itself is probably fine.
+struct RemoteJobPoller: Sendable {
+    let api: RemoteGatewayAPI
+    let policy: RemotePollingPolicy
+    /// Injected so tests need not wait in real time; must throw `CancellationError` when cancelled.
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Waits for job `id` to end. `first` is an answer already in hand (create or submit); without
+    /// one the first poll goes out at once.
+    ///
+    /// - Throws: a timed-out `JobFailure` at the deadline, `CancellationError`, or a failure no
+    ///   further poll could fix (a 4xx other than 404, an unusable answer to a finished job).
+    func waitForEnd(of id: String, first: RemoteJobAnswer?, deadline: RemoteDeadline) async throws -> RemoteJobEnd {
+        let started = ContinuousClock.now
+        var random = SystemRandomNumberGenerator()
+        var current = first
+        var answers = first == nil ? 0 : 1
+        var hint: Duration?
+        var lastProblem: JobFailure?
+        while true {
+            if let current, let end = try Self.end(of: current, id: id) { return end }
+            if answers > 0 || lastProblem != nil {
+                let wait = policy.delay(
+                    afterPoll: max(answers, 1),
+                    elapsed: started.duration(to: .now),
+                    hint: hint,
+                    demanded: lastProblem?.retryAfter,
+                    using: &random
+                )
+                try await sleep(min(wait, deadline.remaining))
+                try Task.checkCancellation()
+            }
+            if deadline.hasPassed { throw Self.timedOut(id, lastProblem: lastProblem) }
+            switch try await api.status(id, deadline: deadline) {
+            case .answer(let answer, let retryAfter):
+                (current, hint, lastProblem) = (answer, retryAfter, nil)
+                answers += 1
+            case .gone:
+                return .gone
+            case .tryAgain(let problem):
+                (current, hint, lastProblem) = (nil, nil, problem)
+            }
+        }
+    }
+
+    /// The end an answer describes, or nil while the job is still on its way (including a status
+    /// this side does not know: a newer peer's intermediate state).
+    static func end(of answer: RemoteJobAnswer, id: String) throws(JobFailure) -> RemoteJobEnd? {
+        switch answer.jobStatus {
+        case .succeeded:
+            guard let url = answer.downloadURL, !url.isEmpty else {
+                throw JobFailure(
+                    .rejected,
+                    code: "remote_protocol_error",
+                    "\(RemoteGatewayAPI.service) reports job \(id) SUCCEEDED without a download_url"
+                )
+            }
+            return .succeeded(downloadURL: url)
+        case .failed: return .failed(answer)
+        case .cancelled: return .cancelled
+        case .created: return .neverSubmitted
+        case .queued, .processing, nil: return nil
+        }
+    }
+
+    private static func timedOut(_ id: String, lastProblem: JobFailure?) -> JobFailure {
+        var failure = RemoteFailures.timedOut(service: RemoteGatewayAPI.service, doing: "job \(id)")
+        if let lastProblem { failure.message += "; the last poll failed: \(lastProblem.message)" }
+        return failure
+    }
+}

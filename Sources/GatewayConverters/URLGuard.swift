@@ -1,0 +1,88 @@
+import Foundation
+import GatewayCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A URL that passed the SSRF rules, with the addresses it was checked at. Fetchers must
+/// connect to exactly these (pinning), so a DNS answer that changes between the check and the
+/// fetch (rebinding) cannot point them somewhere private.
+public struct VettedURL: Sendable, Equatable {
+    public var url: String
+    public var host: String
+    public var port: Int
+    public var addresses: [IPAddress]
+
+    /// For Chromium's `--host-resolver-rules`: this host maps to the checked address, every other
+    /// name fails to resolve (so a redirect to another host cannot escape the check).
+    /// Chromium applies these to IP literals too, so a redirect to a literal is caught as well;
+    /// a literal URL's own host is excluded from the block instead.
+    public var chromiumResolverRules: String {
+        guard let first = addresses.first else { return "MAP * ~NOTFOUND" }
+        if IPAddress(host: host) != nil { return "MAP * ~NOTFOUND, EXCLUDE \(host)" }
+        return "MAP \(host) \(first.description), MAP * ~NOTFOUND"
+    }
+
+    /// For libcurl's `CURLOPT_RESOLVE`: `host:port:address`.
+    public var curlResolve: String? {
+        guard let first = addresses.first, IPAddress(host: host) == nil else { return nil }
+        return "\(host):\(port):\(first.description)"
+    }
+}
+
+/// Applies `URLCheck` to a URL, resolving its host (off the cooperative pool) and checking
+/// every address it resolves to.
+public struct URLGuard: Sendable {
+    public var check: URLCheck
+
+    public init(check: URLCheck = URLCheck()) {
+        self.check = check
+    }
+
+    public func vet(_ url: String) async throws -> VettedURL {
+        let (host, port, isLiteral) = try check.checkSyntax(url)
+        if isLiteral, let address = IPAddress(host: host) {
+            return VettedURL(url: url, host: host, port: port, addresses: [address])
+        }
+        let addresses = await Self.resolve(host)
+        try check.checkResolved(url, host: host, port: port, addresses: addresses)
+        return VettedURL(url: url, host: host, port: port, addresses: addresses)
+    }
+
+    /// getaddrinfo blocks, so it runs on a thread of its own.
+    static func resolve(_ host: String) async -> [IPAddress] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: resolveBlocking(host))
+            }
+        }
+    }
+
+    static func resolveBlocking(_ host: String) -> [IPAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return [] }
+        defer { freeaddrinfo(first) }
+        var addresses: [IPAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if let sockaddr = entry.pointee.ai_addr {
+                if entry.pointee.ai_family == AF_INET {
+                    let value = sockaddr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+                    addresses.append(.v4(value))
+                } else if entry.pointee.ai_family == AF_INET6 {
+                    let bytes = sockaddr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                        withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+                    }
+                    addresses.append(.v6(bytes))
+                }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        var seen = Set<IPAddress>()
+        return addresses.filter { seen.insert($0).inserted }
+    }
+}

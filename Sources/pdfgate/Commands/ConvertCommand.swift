@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import GatewayStore
+import Logging
+
+/// `pdfgate convert SOURCE...`: URLs and files to PDFs, filed in the library, as durable jobs.
+struct ConvertCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert", abstract: "Convert URLs and files to PDF and file them in the library.",
+        discussion: "Each SOURCE becomes a job: office files go to LibreOffice, HTML files and URLs to Chromium, ebooks to Calibre.")
+
+    @Argument(help: "URLs (http/https) or files.")
+    var sources: [String]
+
+    @Option(help: "Folder path or id to file into (created if missing). Default: the root.")
+    var folder: String?
+
+    @Option(help: "Document name (only with a single source). Default: the file name, or the URL's host and path.")
+    var name: String?
+
+    @Option(help: "When the name is taken: fail, or rename to 'Name 01', ….")
+    var onConflict: ConflictPolicy = .rename
+
+    @Option(help: "Backend: local, gotenberg=URL or gateway=URL.")
+    var converter = "local"
+
+    @Option(help: "Seconds each job may take, retries included (default 120).")
+    var timeout: Double?
+
+    @Option(help: "Host or host:port that URL jobs may reach even if private (repeatable; also $PDFGATE_URL_ALLOWLIST, comma-separated).")
+    var allowHost: [String] = []
+
+    @OptionGroup var library: LibraryOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if name != nil && sources.count > 1 { throw ValidationError("--name applies to a single source") }
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
+    }
+
+    func run() async throws {
+        try await reporting(json: output.json) {
+            var logger = Logger(label: "pdfgate.convert")
+            logger.logLevel = .warning
+            let store = try library.openLibrary()
+            let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
+            let assembly = try EngineAssembly(
+                library: store, backend: try BackendChoice(parsing: converter), timeout: timeout.map { .milliseconds(Int64($0 * 1000)) },
+                urlAllowList: allow, logger: logger)
+            let runner = Task { await assembly.engine.run() }
+            defer { runner.cancel() }
+
+            var jobs: [(source: String, id: UUID)] = []
+            var failed = 0
+            for source in sources {
+                do {
+                    jobs.append((source, try submit(source, to: assembly.engine, owner: library.resolvedOwner)))
+                } catch let error as any GatewayError {
+                    Output.printError("\(source): \(error.message) [\(error.code)]")
+                    failed += 1
+                }
+            }
+            let finished = try await watch(jobs, engine: assembly.engine)
+            runner.cancel()
+            await runner.value
+            await assembly.shutdown()
+
+            var documents: [Document] = []
+            for (source, job) in finished {
+                if job.state.status == .succeeded, let id = job.state.documentID {
+                    documents.append(try store.document(id: id, owner: job.owner))
+                } else {
+                    let failure = job.state.failure
+                    Output.printError("\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]")
+                    failed += 1
+                }
+            }
+            if output.json {
+                Output.printJSON(documents.map(DocumentJSON.init))
+            } else if !documents.isEmpty {
+                Output.printTable(["ID", "PATH", "PAGES", "SIZE"], documents.map { [$0.id.lowercased, $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] })
+            }
+            if failed > 0 { throw ExitCode(1) }
+        }
+    }
+
+    /// Creates the job; for a file, stages a copy as its upload and submits it.
+    private func submit(_ source: String, to engine: JobEngine, owner: String) throws -> UUID {
+        let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
+        if isURL {
+            let spec = JobSpec(type: .urlToPDF, url: source, folder: folder, name: name, onConflict: onConflict, timeoutSeconds: timeout)
+            return try engine.create(owner: owner, spec: spec).id
+        }
+        let path = URL(fileURLWithPath: source).standardizedFileURL.path
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw LibraryError(.invalidArgument, "cannot read '\(source)'; give a URL starting with http:// or https://, or a readable file")
+        }
+        let filename = (path as NSString).lastPathComponent
+        let spec = JobSpec(type: JobType.forFilename(filename), originalFilename: filename, folder: folder, name: name, onConflict: onConflict, timeoutSeconds: timeout)
+        let job = try engine.create(owner: owner, spec: spec)
+        try FileManager.default.copyItem(atPath: path, toPath: engine.inputPath(job))
+        try engine.inputReceived(job.id)
+        return try engine.submit(job.id).id
+    }
+
+    /// Waits for every job to end, drawing one progress line per job on a terminal.
+    private func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine) async throws -> [(String, Job)] {
+        let start = ContinuousClock.now
+        let live = isatty(STDERR_FILENO) == 1
+        var drawn = 0
+        while true {
+            let current = try jobs.map { ($0.source, try requireJob(engine.job($0.id), $0.id)) }
+            if live {
+                var screen = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
+                let elapsed = (ContinuousClock.now - start).components.seconds
+                for (source, job) in current {
+                    let phase = job.state.phase.map { " \($0.rawValue)" } ?? ""
+                    screen += "\u{1B}[2K\((source as NSString).lastPathComponent): \(job.state.status.rawValue)\(phase) \(elapsed)s\n"
+                }
+                FileHandle.standardError.write(Data(screen.utf8))
+                drawn = current.count
+            }
+            if current.allSatisfy({ $0.1.state.status.isTerminal }) { return current }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}
+
+/// A job we just created must exist; its absence is a storage fault worth saying plainly.
+private func requireJob(_ job: Job?, _ id: UUID) throws -> Job {
+    guard let job else { throw LibraryError(.storage, "job \(id.lowercased) vanished from the job store") }
+    return job
+}

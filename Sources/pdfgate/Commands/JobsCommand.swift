@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import GatewayStore
+
+/// `pdfgate jobs`: recent jobs and where they stand.
+struct JobsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "jobs", abstract: "List jobs, newest first.")
+
+    @Option(help: "Only jobs with this status (CREATED, QUEUED, PROCESSING, SUCCEEDED, FAILED, CANCELLED).")
+    var status: String?
+
+    @Option(help: "How many (1–1000).")
+    var limit = 50
+
+    @OptionGroup var library: LibraryOptions
+    @OptionGroup var output: OutputOptions
+
+    struct JobJSON: Encodable {
+        var jobID: String
+        var type: String
+        var status: String
+        var phase: String?
+        var attempts: Int
+        var source: String?
+        var documentID: String?
+        var error: String?
+        var errorMessage: String?
+        var createdAt: Date
+        var updatedAt: Date
+
+        init(_ job: Job) {
+            jobID = job.id.lowercased
+            type = job.spec.type.rawValue
+            status = job.state.status.rawValue
+            phase = job.state.phase?.rawValue
+            attempts = job.state.attempts
+            source = job.spec.url ?? job.spec.originalFilename
+            documentID = job.state.documentID?.lowercased
+            let failed = job.state.status == .failed || job.state.status == .cancelled
+            error = failed ? job.state.failure?.code : nil
+            errorMessage = failed ? job.state.failure?.message : nil
+            createdAt = job.createdAt
+            updatedAt = job.updatedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case jobID = "job_id", type, status, phase, attempts, source, documentID = "document_id", error
+            case errorMessage = "error_message", createdAt = "created_at", updatedAt = "updated_at"
+        }
+    }
+
+    func run() async throws {
+        try await reporting(json: output.json) {
+            let filter = try status.map { text -> JobStatus in
+                guard let status = JobStatus(rawValue: text.uppercased()) else {
+                    throw LibraryError(.invalidArgument, "unknown status '\(text)'; use one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return status
+            }
+            guard (1...1000).contains(limit) else { throw LibraryError(.invalidArgument, "--limit must be 1 to 1000") }
+            let store = SQLiteJobStore(database: try library.openLibrary().database)
+            let jobs = try store.list(owner: library.resolvedOwner, status: filter, limit: limit, cursor: nil).jobs
+            if output.json {
+                Output.printJSON(jobs.map(JobJSON.init))
+                return
+            }
+            Output.printTable(["JOB", "TYPE", "STATUS", "SOURCE", "CREATED"], jobs.map {
+                [$0.id.lowercased, $0.spec.type.rawValue, $0.state.status.rawValue, $0.spec.url ?? $0.spec.originalFilename ?? "", Output.shortDate($0.createdAt)]
+            })
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// `pdfgate convert` and `pdfgate jobs` end to end: real LibreOffice/Chromium/Calibre, real
+/// SQLite, real Poppler, the CLI as a subprocess.
+@Suite("pdfgate convert")
+struct ConvertCLITests {
+    @Test func officeAndEbookFilesBecomeFiledPDFs() throws {
+        let cli = CLI()
+        let converted = try #require(
+            try cli.json("convert", Fixtures.office("sample.docx"), Fixtures.ebook("sample.epub"), "--folder", "Inbox") as? [[String: Any]])
+        #expect(converted.count == 2)
+        for document in converted {
+            let path = try #require(document["path"] as? String)
+            #expect(path.hasPrefix("default/Inbox/"))
+            let file = cli.store.path + "/data/" + path
+            #expect(document["page_count"] as? Int == (try pdfinfoPageCount(file)), "\(path)")
+        }
+        let jobs = try #require(try cli.json("jobs") as? [[String: Any]])
+        #expect(jobs.count == 2 && jobs.allSatisfy { $0["status"] as? String == "SUCCEEDED" && $0["document_id"] is String })
+        let fsck = try #require(try cli.json("fsck") as? [String: Any])
+        #expect(fsck["clean"] as? Bool == true)
+    }
+
+    @Test func aURLOnAnAllowedLoopbackHostIsPrinted() throws {
+        let cli = CLI()
+        let server = try LoopbackHTTPServer { _, response in
+            try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body><h1>Hello from loopback</h1></body></html>")
+        }
+        defer { server.stop() }
+        let url = server.url("/hello")
+        let refused = try cli("convert", url)
+        #expect(refused.status == 1 && refused.stderr.contains("url_forbidden"), "loopback is refused by default")
+
+        let converted = try #require(try cli.json("convert", url, "--allow-host", "127.0.0.1:\(server.port)", "--name", "Hello") as? [[String: Any]])
+        let path = try #require(converted.first?["path"] as? String)
+        #expect(path == "default/Hello.pdf")
+        #expect(try run("pdftotext", [cli.store.path + "/data/" + path, "-"]).stdout.contains("Hello from loopback"))
+    }
+
+    @Test func aFailedConversionExitsNonZeroAndFilesNothing() throws {
+        let cli = CLI()
+        let result = try cli("convert", Fixtures.office("protected.docx"))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("password_protected") && result.stderr.contains("password"))
+        let listing = try #require(try cli.json("ls", "--recursive") as? [String: Any])
+        #expect((listing["documents"] as? [Any])?.isEmpty == true)
+        let failed = try #require(try cli.json("jobs", "--status", "failed") as? [[String: Any]])
+        #expect(failed.first?["error"] as? String == "password_protected")
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Testing
+
+@testable import GatewayConverters
+
+extension LocalConverterTests {
+    @Suite struct Chromium {
+        @Test func uploadedHTMLIsPrintedByChromium() async throws {
+            try await withConverter { converter in
+                let job = JobFixture()
+                let request = job.request(.docToPDF, job.file(Fixtures.office("sample.html")))
+                #expect(converter.backend(for: request) is ChromiumConverter)
+                let events = EventLog()
+                try await converter.convert(request, events: events.sink)
+                #expect(try pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
+                #expect(events.all == [.entered(.converting)])
+            }
+        }
+
+        @Test func paperOptionsApplyToUploadedHTML() async throws {
+            try await withConverter { converter in
+                let job = JobFixture()
+                let options = ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true, margin: 0.5)
+                try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.html")), options: options), events: { _ in })
+                let info = try run("pdfinfo", [job.output]).stdout
+                // A4 landscape: 841.92 x 594.96 pt.
+                #expect(info.contains("841.92 x 594.96"), "\(info)")
+            }
+        }
+
+        @Test func uploadedHTMLCannotReadOtherLocalFiles() async throws {
+            let job = JobFixture()
+            let secret = job.directory.file("secret.txt")
+            try "TOP-SECRET-MARKER".write(toFile: secret, atomically: true, encoding: .utf8)
+            let page = job.directory.file("page.html")
+            try "<!DOCTYPE html><html><head><title>t</title></head><body><p>visible</p><iframe src=\"file://\(secret)\"></iframe></body></html>"
+                .write(toFile: page, atomically: true, encoding: .utf8)
+            try await withConverter { converter in
+                try await converter.convert(job.request(.docToPDF, job.file(page)), events: { _ in })
+                let text = try run("pdftotext", [job.output, "-"]).stdout
+                #expect(text.contains("visible"))
+                #expect(!text.contains("TOP-SECRET-MARKER"))
+            }
+        }
+
+        @Test func urlServedOnLoopbackIsPrinted() async throws {
+            let site = TemporaryDirectory("pdfgate-site")
+            try "<!DOCTYPE html><html><head><title>Loopback</title></head><body><h1>Served over HTTP</h1></body></html>"
+                .write(toFile: site.file("page.html"), atomically: true, encoding: .utf8)
+            let server = try StaticFileServer(directory: site.path)
+            defer { server.stop() }
+
+            let allowed = LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(server.port)"])))
+            try await withConverter(allowed) { converter in
+                let job = JobFixture()
+                let request = job.request(.urlToPDF, .url("http://127.0.0.1:\(server.port)/page.html"))
+                #expect(converter.backend(for: request) is ChromiumConverter)
+                try await converter.convert(request, events: { _ in })
+                #expect(try pdfinfoPageCount(job.output) == 1)
+                #expect(try run("pdftotext", [job.output, "-"]).stdout.contains("Served over HTTP"))
+            }
+        }
+
+        @Test func unreachableURLFailsWithChromiumsReason() async throws {
+            let port = try StaticFileServer.freePort()  // nothing listens there
+            let allowed = LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(port)"])))
+            try await withConverter(allowed) { converter in
+                let job = JobFixture()
+                let error = await conversionError {
+                    try await converter.convert(job.request(.urlToPDF, .url("http://127.0.0.1:\(port)/")), events: { _ in })
+                }
+                let failure = try #require(error as? JobFailure)
+                #expect(failure.code == "page_load_failed")
+                #expect(failure.kind == .transient)
+                #expect(failure.message.contains("ERR_CONNECTION_REFUSED"))
+            }
+        }
+
+        @Test func privateAddressesAreRefusedUnlessAllowed() async throws {
+            let site = TemporaryDirectory("pdfgate-site")
+            try "<html><body>internal</body></html>".write(toFile: site.file("page.html"), atomically: true, encoding: .utf8)
+            let server = try StaticFileServer(directory: site.path)
+            defer { server.stop() }
+            try await withConverter { converter in
+                let job = JobFixture()
+                let error = await conversionError {
+                    try await converter.convert(job.request(.urlToPDF, .url("http://127.0.0.1:\(server.port)/page.html")), events: { _ in })
+                }
+                let failure = try #require(error as? JobFailure)
+                #expect(failure.code == "url_forbidden" && failure.kind == .rejected)
+                #expect(failure.message.contains("loopback"))
+                #expect(!FileManager.default.fileExists(atPath: job.output))
+            }
+        }
+
+        @Test func nonWebURLsAreRejected() async throws {
+            try await withConverter { converter in
+                let job = JobFixture()
+                let error = await conversionError {
+                    try await converter.convert(job.request(.urlToPDF, .url("file:///etc/passwd")), events: { _ in })
+                }
+                #expect((error as? JobFailure)?.kind == .rejected)
+            }
+        }
+    }
+}
+
+/// `python3 -m http.server` bound to 127.0.0.1 on a free port, for URL jobs.
+final class StaticFileServer: Sendable {
+    let port: Int
+    private let process: Process
+
+    init(directory: String) throws {
+        port = try Self.freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, String(port)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // Wait until it accepts connections.
+        for _ in 0..<100 {
+            if Self.canConnect(port) { return }
+            usleep(50_000)
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+
+    func stop() {
+        // SIGKILL: the test runner blocks SIGTERM, and Foundation's children inherit that mask.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CocoaError(.fileReadUnknown) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func canConnect(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}

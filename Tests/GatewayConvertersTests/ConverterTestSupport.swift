@@ -1,0 +1,113 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Synchronization
+import Testing
+
+@testable import GatewayConverters
+
+/// All converter tests share two cores with real LibreOffice, Chromium and Calibre processes:
+/// run them one at a time so timings mean something.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct LocalConverterTests {}
+
+/// One job's directories and a request for it.
+struct JobFixture {
+    let directory = TemporaryDirectory("pdfgate-conv")
+    var output: String { directory.file("out.pdf") }
+    var work: String { directory.path + "/work" }
+
+    init() {
+        try? FileManager.default.createDirectory(atPath: directory.path + "/work", withIntermediateDirectories: true)
+    }
+
+    func request(
+        _ type: JobType,
+        _ source: ConversionSource,
+        options: ConversionOptions = ConversionOptions(),
+        timeout: Duration = .seconds(60)
+    ) -> ConversionRequest {
+        ConversionRequest(
+            jobID: UUID(),
+            type: type,
+            source: source,
+            options: options,
+            workDirectory: work,
+            outputPath: output,
+            deadline: .now + timeout
+        )
+    }
+
+    func file(_ path: String) -> ConversionSource {
+        .file(path: path, originalFilename: (path as NSString).lastPathComponent)
+    }
+}
+
+/// Runs `body` with a fresh converter and always shuts it down, so no soffice outlives a test.
+func withConverter<R>(
+    _ configuration: LocalConverter.Configuration = .init(),
+    _ body: (LocalConverter) async throws -> R
+) async throws -> R {
+    let converter = try LocalConverter(configuration: configuration)
+    do {
+        let result = try await body(converter)
+        await converter.shutdown()
+        return result
+    } catch {
+        await converter.shutdown()
+        throw error
+    }
+}
+
+/// Records the phases a converter reports.
+final class EventLog: Sendable {
+    private let events = Mutex<[ConversionEvent]>([])
+    var all: [ConversionEvent] { events.withLock { $0 } }
+    var sink: @Sendable (ConversionEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
+}
+
+/// Page counts measured when the fixtures were made, keyed like `office/sample.docx`.
+func expectedPageCount(_ key: String) throws -> Int? {
+    let data = try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/expected-conversions.json"))
+    let table = try JSONDecoder().decode([String: [String: JSONValue]].self, from: data)
+    return table[key]?["page_count"]?.number.map { Int($0) }
+}
+
+/// The `JobFailure` (or other error) `body` throws, if any.
+func conversionError(_ body: () async throws -> Void) async -> (any Error)? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Live (non-zombie) processes whose command line or environment mentions `marker`.
+func liveProcesses(mentioning marker: String) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { pid_t($0) }.filter { pid in
+        guard isLive(pid) else { return false }
+        let texts = ["cmdline", "environ"].compactMap { try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/\($0)")) }
+        return texts.contains { String(decoding: $0, as: UTF8.self).contains(marker) }
+    }
+}
+
+/// Live (non-zombie) members of process group `group`.
+func liveMembers(ofGroup group: pid_t) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { pid_t($0) }.filter { getpgid($0) == group && isLive($0) }
+}
+
+private func isLive(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return false }
+    let state = stat[stat.index(close, offsetBy: 2)]
+    return state != "Z" && state != "X"
+}
+
+/// Seconds elapsed since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let (whole, attoseconds) = start.duration(to: .now).components
+    return Double(whole) + Double(attoseconds) / 1e18
+}

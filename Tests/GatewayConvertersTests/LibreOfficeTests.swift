@@ -1,0 +1,228 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Testing
+
+@testable import GatewayConverters
+
+extension LocalConverterTests {
+    @Suite struct LibreOffice {
+        static let formats = ["sample.docx", "sample.odt", "sample.rtf", "sample.xlsx", "sample.pptx", "sample.txt", "sample.csv"]
+
+        @Test func officeFormatsConvertWithTheRightPageCount() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                for name in Self.formats {
+                    let job = JobFixture()
+                    let events = EventLog()
+                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office(name))), events: events.sink)
+                    let pages = try pdfinfoPageCount(job.output)
+                    #expect(pages != nil && pages! > 0, "\(name)")
+                    if let expected = try expectedPageCount("office/\(name)") {
+                        #expect(pages == expected, "\(name)")
+                    }
+                    #expect(events.all == [.entered(.converting)], "\(name)")
+                    // The work directory holds no leftovers: staged input and scratch PDF are gone.
+                    #expect((try? FileManager.default.contentsOfDirectory(atPath: job.work)) == [], "\(name)")
+                }
+                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
+            }
+        }
+
+        @Test func warmSlotBeatsColdStarts() async throws {
+            let cold = try coldConvertSeconds(Fixtures.office("sample.docx"))
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                var timings: [Double] = []
+                for _ in 0..<5 {
+                    let job = JobFixture()
+                    let start = ContinuousClock.now
+                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.docx"))), events: { _ in })
+                    timings.append(seconds(since: start))
+                    #expect(try pdfinfoPageCount(job.output) == 2)
+                }
+                let xlsx = try await timeConversions(converter, Fixtures.office("sample.xlsx"), count: 3)
+                print("cold soffice --convert-to docx: \(fmt(cold)) s; warm slot docx: \(timings.map(fmt)); warm slot xlsx: \(xlsx.map(fmt))")
+                for timing in timings.dropFirst() { #expect(timing < 1.2) }
+                #expect(timings.dropFirst().reduce(0, +) / 4 < cold)
+            }
+        }
+
+        @Test func twoSpreadsheetsInARowOnOneSlot() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                for _ in 0..<2 {
+                    let job = JobFixture()
+                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.xlsx"))), events: { _ in })
+                    #expect(try pdfinfoPageCount(job.output) == 1)
+                }
+                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
+            }
+        }
+
+        @Test func twoSlotsConvertSideBySide() async throws {
+            try await withConverter(.init(libreOfficeSlots: 2)) { converter in
+                let names = ["sample.docx", "sample.xlsx", "sample.pptx", "sample.odt"]
+                let pages = try await withThrowingTaskGroup(of: (String, Int?).self) { group in
+                    for name in names {
+                        group.addTask {
+                            let job = JobFixture()
+                            try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office(name))), events: { _ in })
+                            return (name, try pdfinfoPageCount(job.output))
+                        }
+                    }
+                    return try await group.reduce(into: [String: Int?]()) { $0[$1.0] = $1.1 }
+                }
+                for name in names { #expect(pages[name] == (try expectedPageCount("office/\(name)")), "\(name)") }
+                let slots = converter.libreOffice.slots.slots
+                #expect(slots.map(\.startCount) == [1, 1])
+                // Separate instances: separate process groups and profiles.
+                let groups = slots.compactMap { $0.processIDs()?.group }
+                #expect(Set(groups).count == 2)
+            }
+        }
+
+        @Test func slotRestartsAfterBeingKilledFromOutside() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                let slot = converter.libreOffice.slots.slots[0]
+                let first = JobFixture()
+                try await converter.convert(first.request(.docToPDF, first.file(Fixtures.office("sample.docx"))), events: { _ in })
+                let before = try #require(slot.processIDs())
+                kill(-before.group, SIGKILL)
+                try await Task.sleep(for: .milliseconds(200))
+
+                let second = JobFixture()
+                try await converter.convert(second.request(.docToPDF, second.file(Fixtures.office("sample.odt"))), events: { _ in })
+                #expect(try pdfinfoPageCount(second.output) == 2)
+                let after = try #require(slot.processIDs())
+                #expect(after.group != before.group)
+                #expect(slot.startCount == 2)
+                #expect(liveMembers(ofGroup: before.group).isEmpty)
+            }
+        }
+
+        @Test func instanceIsReplacedAfterMaxConversions() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1, maxConversionsPerLibreOfficeInstance: 2)) { converter in
+                var groups: [pid_t] = []
+                for _ in 0..<3 {
+                    let job = JobFixture()
+                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.rtf"))), events: { _ in })
+                    groups.append(try #require(converter.libreOffice.slots.slots[0].processIDs()).group)
+                }
+                #expect(groups[0] == groups[1])
+                #expect(groups[1] != groups[2])
+                #expect(liveMembers(ofGroup: groups[0]).isEmpty)
+            }
+        }
+
+        @Test func passwordProtectedDocumentIsRejectedQuickly() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                // Warm up first, so the time limit below measures the refusal, not the start-up.
+                let warm = JobFixture()
+                try await converter.convert(warm.request(.docToPDF, warm.file(Fixtures.office("sample.txt"))), events: { _ in })
+
+                let job = JobFixture()
+                let start = ContinuousClock.now
+                let error = await conversionError {
+                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("protected.docx"))), events: { _ in })
+                }
+                let failure = try #require(error as? JobFailure)
+                #expect(failure.kind == .rejected)
+                #expect(failure.code == "password_protected")
+                #expect(failure.message.contains("password"))
+                #expect(seconds(since: start) < 5)
+                #expect(!FileManager.default.fileExists(atPath: job.output))
+
+                // The slot is still good for the next job.
+                let next = JobFixture()
+                try await converter.convert(next.request(.docToPDF, next.file(Fixtures.office("sample.docx"))), events: { _ in })
+                #expect(try pdfinfoPageCount(next.output) == 2)
+            }
+        }
+
+        @Test(arguments: ["random", "zip"]) func corruptDocumentIsRejected(kind: String) async throws {
+            let job = JobFixture()
+            let corrupt = job.directory.file("broken.docx")
+            var bytes = kind == "zip" ? Array("PK\u{3}\u{4}".utf8) : []
+            var generator = SeededRandom(seed: 42)
+            bytes += (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try Data(bytes).write(to: URL(fileURLWithPath: corrupt))
+
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                let start = ContinuousClock.now
+                let error = await conversionError {
+                    try await converter.convert(job.request(.docToPDF, job.file(corrupt)), events: { _ in })
+                }
+                let failure = try #require(error as? JobFailure)
+                print("corrupt docx (\(kind)) → \(failure.kind) \(failure.code): \(failure.message) in \(fmt(seconds(since: start))) s")
+                #expect(failure.kind == .rejected)
+                #expect(failure.code == "unreadable_document")
+                #expect(failure.message.contains("broken.docx"))
+            }
+        }
+
+        @Test func cancellationDuringStartUpKillsTheGroup() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                let job = JobFixture()
+                let request = job.request(.docToPDF, job.file(Fixtures.office("sample.docx")))
+                let task = Task { try await converter.convert(request, events: { _ in }) }
+                let slot = converter.libreOffice.slots.slots[0]
+                var group: pid_t?
+                for _ in 0..<100 where group == nil {
+                    try await Task.sleep(for: .milliseconds(20))
+                    group = slot.processIDs()?.group
+                }
+                let started = try #require(group)
+                try await Task.sleep(for: .milliseconds(300))
+                let cancelled = ContinuousClock.now
+                task.cancel()
+                let error = await conversionError { try await task.value }
+                #expect(error is CancellationError)
+                #expect(seconds(since: cancelled) < 1.5)
+                #expect(liveMembers(ofGroup: started).isEmpty)
+                #expect(slot.processIDs() == nil)
+            }
+        }
+
+        @Test func deadlineDuringConversionTimesOut() async throws {
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                // A deadline shorter than LibreOffice's start-up.
+                let job = JobFixture()
+                let start = ContinuousClock.now
+                let error = await conversionError {
+                    try await converter.convert(
+                        job.request(.docToPDF, job.file(Fixtures.office("sample.docx")), timeout: .milliseconds(500)),
+                        events: { _ in }
+                    )
+                }
+                let failure = try #require(error as? JobFailure)
+                #expect(failure.kind == .timedOut)
+                #expect(failure.code == "timed_out")
+                #expect(seconds(since: start) < 1.5)
+                #expect(converter.libreOffice.slots.slots[0].processIDs() == nil)
+            }
+        }
+
+        private func timeConversions(_ converter: LocalConverter, _ path: String, count: Int) async throws -> [Double] {
+            var timings: [Double] = []
+            for _ in 0..<count {
+                let job = JobFixture()
+                let start = ContinuousClock.now
+                try await converter.convert(job.request(.docToPDF, job.file(path)), events: { _ in })
+                timings.append(seconds(since: start))
+            }
+            return timings
+        }
+
+        /// One `soffice --convert-to pdf` with its own (already created) profile.
+        private func coldConvertSeconds(_ path: String) throws -> Double {
+            let directory = TemporaryDirectory("pdfgate-cold")
+            let arguments = [
+                "-env:UserInstallation=file://\(directory.path)/profile", "--headless", "--convert-to", "pdf", "--outdir", directory.path, path,
+            ]
+            try run("soffice", arguments)  // creates the profile
+            let start = ContinuousClock.now
+            try run("soffice", arguments)
+            return seconds(since: start)
+        }
+    }
+}
+
+func fmt(_ value: Double) -> String { String(format: "%.2f", value) }
