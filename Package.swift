@@ -82,7 +82,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "pdfgate-bench",
-            dependencies: ["GatewayCore", "GatewayPDF", "GatewayStore"],
+            dependencies: [
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/pdfgate-bench",
             swiftSettings: strict
         ),

@@ -28,6 +28,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 "$bin/pdfgate-bench" library "$out/store-small" | sed 's/^library\./small./' >> "$out/results.txt"
 "$bin/pdfgate-bench" seed "$out/store" "$documents" Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
+"$bin/pdfgate-bench" office Fixtures/office/sample.docx 20 "$out/office" >> "$out/results.txt"
+"$bin/pdfgate-bench" office Fixtures/office/sample.xlsx 20 "$out/office" >> "$out/results.txt"
+"$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 
 cat <<REPORT
 
@@ -43,4 +46,11 @@ Library at $(get seed.documents) documents (seeded in $(get seed.s) s), medians
   rename                             $(get library.rename_ms) ms   (10,000 docs: $(get small.rename_ms) ms; target < 5 ms)
   move                               $(get library.move_ms) ms   (10,000 docs: $(get small.move_ms) ms; target < 5 ms)
   peak RSS                           $(get library.rss_mib) MiB   (10,000 docs: $(get small.rss_mib) MiB)
+
+Local office conversion: 20 copies each, ours on 2 warm LibreOffice slots vs a cold soffice --convert-to per file
+  docx  ours $(get office.docx.ours_per_s)/s, p50 $(get office.docx.ours_p50_s) s   soffice $(get office.docx.soffice_per_s)/s, p50 $(get office.docx.soffice_p50_s) s   → throughput $(ratio "$(get office.docx.ours_per_s)" "$(get office.docx.soffice_per_s)")× (target ≥ 5×), p50 $(ratio "$(get office.docx.soffice_p50_s)" "$(get office.docx.ours_p50_s)")× lower (target ≥ 3×)
+  xlsx  ours $(get office.xlsx.ours_per_s)/s, p50 $(get office.xlsx.ours_p50_s) s   soffice $(get office.xlsx.soffice_per_s)/s, p50 $(get office.xlsx.soffice_p50_s) s   → throughput $(ratio "$(get office.xlsx.ours_per_s)" "$(get office.xlsx.soffice_per_s)")× (target ≥ 5×), p50 $(ratio "$(get office.xlsx.soffice_p50_s)" "$(get office.xlsx.ours_p50_s)")× lower (target ≥ 3×)
+
+Pipeline overhead, instant converter: $(get pipeline.jobs) jobs one after another
+  $(get pipeline.jobs_per_s) jobs/s, p50 $(get pipeline.p50_ms) ms per job (create → stage → convert → inspect → file → SUCCEEDED; target ≤ 20 ms)
 REPORT

@@ -3,6 +3,8 @@
 //   pdfgate-bench inspect DIR             pool vs `pdfinfo` per file, on every PDF in DIR
 //   pdfgate-bench seed STORE COUNT PDF    a library of COUNT documents (hard links of PDF)
 //   pdfgate-bench library STORE           median latency of list/rename/move on that library
+//   pdfgate-bench office FILE N WORKDIR    N copies through warm LibreOffice slots vs cold soffice
+//   pdfgate-bench pipeline STORE N PDF     engine overhead per job with an instant converter
 //
 // Each prints `key value` lines that bench.sh collects.
 import Foundation
@@ -185,7 +187,11 @@ case "seed" where arguments.count == 5:
     try await seed(store: arguments[2], count: Int(arguments[3]) ?? 0, template: arguments[4])
 case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
+case "office" where arguments.count == 5:
+    try await officeBenchmark(fixture: arguments[2], copies: Int(arguments[3]) ?? 20, work: arguments[4])
+case "pipeline" where arguments.count == 5:
+    try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
 default:
-    FileHandle.standardError.write(Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE\n".utf8))
+    FileHandle.standardError.write(Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR | pipeline STORE N PDF\n".utf8))
     exit(2)
 }
