@@ -25,9 +25,14 @@ func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
         try? FileManager.default.removeItem(atPath: attempt)
         try FileManager.default.createDirectory(atPath: attempt, withIntermediateDirectories: true)
         let request = ConversionRequest(
-            jobID: UUID(), type: .docToPDF, source: .file(path: file, originalFilename: (file as NSString).lastPathComponent),
-            workDirectory: attempt, outputPath: attempt + "/out.pdf", deadline: .now + .seconds(120))
-        return try await seconds { try await converter.convert(request, events: { _ in }) }
+            jobID: UUID(),
+            type: .docToPDF,
+            source: .file(path: file, originalFilename: (file as NSString).lastPathComponent),
+            workDirectory: attempt,
+            outputPath: attempt + "/out.pdf",
+            deadline: .now + .seconds(120)
+        )
+        return try await asyncSeconds { try await converter.convert(request, events: { _ in }) }
     }
     // Warm both slots: a server starts them once, not per document.
     async let warmA = convert(files[0], 1000)
@@ -35,7 +40,7 @@ func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
     _ = try await (warmA, warmB)
 
     var latencies: [Double] = []
-    let ours = try await seconds {
+    let ours = try await asyncSeconds {
         try await withThrowingTaskGroup(of: Double.self) { group in
             var next = 0
             for _ in 0..<2 where next < files.count {
@@ -58,14 +63,26 @@ func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
     // The peer: one cold soffice per file, each with the same (already initialised) profile.
     let profile = "file://" + work + "/soffice-profile"
     let out = work + "/soffice-out-\(ext)"
-    _ = try run("soffice", ["-env:UserInstallation=\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, files[0]])
+    _ = try runBlocking(
+        "soffice",
+        ["-env:UserInstallation=\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, files[0]],
+        environment: nil,
+        stdin: nil
+    )
     var peerLatencies: [Double] = []
     let peer = try seconds {
         for file in files {
-            peerLatencies.append(try seconds {
-                let result = try run("soffice", ["-env:UserInstallation=\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, file])
-                if result.status != 0 { throw NSError(domain: "soffice", code: Int(result.status)) }
-            })
+            peerLatencies.append(
+                try seconds {
+                    let result = try runBlocking(
+                        "soffice",
+                        ["-env:UserInstallation=\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, file],
+                        environment: nil,
+                        stdin: nil
+                    )
+                    if result.status != 0 { throw NSError(domain: "soffice", code: Int(result.status)) }
+                }
+            )
         }
     }
     emit("office.\(ext).files", Double(copies))
@@ -82,13 +99,17 @@ func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws
     let inspector = PDFInspectorPool()
     let engine = JobEngine(
         configuration: .init(stagingDirectory: library.paths.staging, idlePoll: .milliseconds(50)),
-        store: SQLiteJobStore(database: library.database), router: ConverterRouter(everything: PassthroughConverter(), slots: 2),
-        inspector: inspector, filer: library, logger: quietLogger)
+        store: SQLiteJobStore(database: library.database),
+        router: ConverterRouter(everything: PassthroughConverter(), slots: 2),
+        inspector: inspector,
+        filer: library,
+        logger: quietLogger
+    )
     let runner = Task { await engine.run() }
     _ = try await inspector.inspect(path: pdf)  // warm the inspector
 
     var latencies: [Double] = []
-    let total = try await seconds {
+    let total = try await asyncSeconds {
         for i in 0..<count {
             let start = ContinuousClock.now
             let job = try engine.create(owner: "bench", spec: JobSpec(type: .docToPDF, originalFilename: "job-\(i).pdf"))

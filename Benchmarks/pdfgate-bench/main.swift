@@ -27,7 +27,8 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     seconds(try ContinuousClock().measure(body))
 }
 
-func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+/// Wall time of an asynchronous body.
+func asyncSeconds(_ body: () async throws -> Void) async rethrows -> Double {
     let start = ContinuousClock.now
     try await body()
     return seconds(ContinuousClock.now - start)
@@ -73,7 +74,7 @@ func runPdfinfo(_ files: [String], parallel: Int) -> Double {
         while running < parallel && next < files.count {
             var pid: pid_t = 0
             let argv: [UnsafeMutablePointer<CChar>?] = [strdup("pdfinfo"), strdup(files[next]), nil]
-            defer { argv.forEach { free($0) } }
+            defer { for pointer in argv { free(pointer) } }
             if posix_spawnp(&pid, "pdfinfo", &devnull, nil, argv, environ) == 0 { running += 1 }
             next += 1
         }
@@ -90,7 +91,7 @@ func runPdfinfo(_ files: [String], parallel: Int) -> Double {
 /// Inspects every file through a warm pool of 2 workers, 4 requests in flight.
 func inspectAll(_ files: [String], pool: PDFInspectorPool) async throws -> (seconds: Double, pages: Int) {
     var pages = 0
-    let elapsed = try await seconds {
+    let elapsed = try await asyncSeconds {
         try await withThrowingTaskGroup(of: Int.self) { group in
             var iterator = files.makeIterator()
             for _ in 0..<4 { if let file = iterator.next() { group.addTask { try await pool.inspect(path: file).pageCount } } }
@@ -192,6 +193,8 @@ case "office" where arguments.count == 5:
 case "pipeline" where arguments.count == 5:
     try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
 default:
-    FileHandle.standardError.write(Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR | pipeline STORE N PDF\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR | pipeline STORE N PDF\n".utf8)
+    )
     exit(2)
 }

@@ -32,7 +32,10 @@ public enum LibraryNames {
         for segment in raw.split(separator: "/", omittingEmptySubsequences: true) {
             let trimmed = segment.trimmingCharacters(in: .whitespaces)
             if trimmed == "." || trimmed == ".." {
-                throw LibraryError(.invalidPath, "folder path \(quoted(raw)) contains '\(trimmed)'; use a path relative to the library root like 'Invoices/2026'")
+                throw LibraryError(
+                    .invalidPath,
+                    "folder path \(quoted(raw)) contains '\(trimmed)'; use a path relative to the library root like 'Invoices/2026'"
+                )
             }
             names.append(try sanitize(String(segment), maxBytes: maxFolderNameBytes, what: "folder name", original: raw))
         }
@@ -63,7 +66,10 @@ public enum LibraryNames {
         while name.utf8.count > maxBytes { name.removeLast() }
         name = name.trimmingCharacters(in: .whitespaces)
         if name.isEmpty || name == "." || name == ".." {
-            throw LibraryError(.invalidName, "\(what) \(quoted(original)) is empty once control characters, leading dots and spaces are removed; choose a name with visible characters")
+            throw LibraryError(
+                .invalidName,
+                "\(what) \(quoted(original)) is empty once control characters, leading dots and spaces are removed; choose a name with visible characters"
+            )
         }
         return name
     }

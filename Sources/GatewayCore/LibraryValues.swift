@@ -21,8 +21,16 @@ public struct Document: Sendable, Equatable, Identifiable {
     }
 
     public init(
-        id: UUID, owner: String, folderID: UUID?, folderPath: String, name: String, size: Int64,
-        sha256: String, info: PDFInfo, createdAt: Date, updatedAt: Date
+        id: UUID,
+        owner: String,
+        folderID: UUID?,
+        folderPath: String,
+        name: String,
+        size: Int64,
+        sha256: String,
+        info: PDFInfo,
+        createdAt: Date,
+        updatedAt: Date
     ) {
         self.id = id
         self.owner = owner
@@ -134,8 +142,13 @@ public struct DocumentQuery: Sendable {
     public var cursor: String?
 
     public init(
-        owner: String, folder: FolderReference = .root, recursive: Bool = false, search: String? = nil,
-        sort: DocumentSort = DocumentSort(.name), limit: Int = 50, cursor: String? = nil
+        owner: String,
+        folder: FolderReference = .root,
+        recursive: Bool = false,
+        search: String? = nil,
+        sort: DocumentSort = DocumentSort(.name),
+        limit: Int = 50,
+        cursor: String? = nil
     ) {
         self.owner = owner
         self.folder = folder

@@ -22,10 +22,20 @@ public struct PDFInfo: Sendable, Equatable, Codable {
     public var pdfa: String?
 
     public init(
-        pageCount: Int, title: String? = nil, author: String? = nil, subject: String? = nil,
-        keywords: String? = nil, creator: String? = nil, producer: String? = nil,
-        createdAt: Date? = nil, modifiedAt: Date? = nil, pdfVersion: String,
-        pageWidth: Double, pageHeight: Double, encrypted: Bool = false, linearized: Bool = false,
+        pageCount: Int,
+        title: String? = nil,
+        author: String? = nil,
+        subject: String? = nil,
+        keywords: String? = nil,
+        creator: String? = nil,
+        producer: String? = nil,
+        createdAt: Date? = nil,
+        modifiedAt: Date? = nil,
+        pdfVersion: String,
+        pageWidth: Double,
+        pageHeight: Double,
+        encrypted: Bool = false,
+        linearized: Bool = false,
         pdfa: String? = nil
     ) {
         self.pageCount = pageCount
@@ -46,9 +56,14 @@ public struct PDFInfo: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case pageCount = "page_count", title, author, subject, keywords, creator, producer
-        case createdAt = "created_at", modifiedAt = "modified_at", pdfVersion = "pdf_version"
-        case pageWidth = "page_width", pageHeight = "page_height", encrypted, linearized, pdfa
+        case pageCount = "page_count"
+        case title, author, subject, keywords, creator, producer
+        case createdAt = "created_at"
+        case modifiedAt = "modified_at"
+        case pdfVersion = "pdf_version"
+        case pageWidth = "page_width"
+        case pageHeight = "page_height"
+        case encrypted, linearized, pdfa
     }
 
     /// Encodes every key, with explicit nulls, so scripts can rely on each being present.

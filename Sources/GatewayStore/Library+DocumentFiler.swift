@@ -5,7 +5,13 @@ extension Library: DocumentFiler {
     /// Files a converter's output: taken (renamed) from staging, with the job's document id so a
     /// job that is retried or resumed after a crash still files exactly one document.
     public func fileConverted(
-        _ path: String, id: UUID, owner: String, folder: String?, name: String, conflict: ConflictPolicy, info: PDFInfo
+        _ path: String,
+        id: UUID,
+        owner: String,
+        folder: String?,
+        name: String,
+        conflict: ConflictPolicy,
+        info: PDFInfo
     ) throws -> Document {
         try file(path, mode: .move, owner: owner, folder: FolderReference.parse(folder), name: name, conflict: conflict, info: info, id: id)
     }

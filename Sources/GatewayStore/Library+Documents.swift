@@ -11,8 +11,14 @@ extension Library {
     ///     which is how a job files exactly once across crashes and retries.
     ///   - name: defaults to the source's file name without `.pdf`.
     public func file(
-        _ source: String, mode: FilingMode = .copy, owner: String, folder: FolderReference = .root,
-        name: String? = nil, conflict: ConflictPolicy = .fail, info: PDFInfo, id: UUID = UUID()
+        _ source: String,
+        mode: FilingMode = .copy,
+        owner: String,
+        folder: FolderReference = .root,
+        name: String? = nil,
+        conflict: ConflictPolicy = .fail,
+        info: PDFInfo,
+        id: UUID = UUID()
     ) throws(LibraryError) -> Document {
         try Self.validateOwner(owner)
         let desired = try LibraryNames.documentName(name ?? ((source as NSString).lastPathComponent))
@@ -22,6 +28,7 @@ extension Library {
         let staged = paths.filing + "/" + id.lowercased + ".pdf"
         return try mutate {
             if let existing = try existingDocument(id: id) { return existing }
+            try FileOps.makeDirectories(absolute(owner))
             let folderRecord: FolderRecord?
             switch folder {
             case .path(let path):
@@ -29,7 +36,6 @@ extension Library {
                 folderRecord = names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
             default:
                 folderRecord = try database.pool.read { db in try resolveFolder(db, owner: owner, folder) }
-                try FileOps.makeDirectories(absolute(owner))
             }
             // Bring the bytes in beside the tree first; with no row yet, a crash here leaves
             // only a copy in .pdfgate/filing, which recovery deletes. A move keeps the source
@@ -38,10 +44,25 @@ extension Library {
             let (sha256, size) = mode == .copy ? try FileOps.copy(from: source, to: staged) : try FileOps.digest(source)
             let folderPath = folderRecord?.path ?? ""
             var record = try database.pool.write { db -> DocumentRecord in
-                let name = try freeDocumentName(db, owner: owner, folderID: folderRecord?.id ?? "", folderPath: folderPath, desired: desired, policy: conflict)
+                let name = try freeDocumentName(
+                    db,
+                    owner: owner,
+                    folderID: folderRecord?.id ?? "",
+                    folderPath: folderPath,
+                    desired: desired,
+                    policy: conflict
+                )
                 var record = DocumentRecord(
-                    id: id, owner: owner, folderID: folderRecord?.id ?? "", name: name, size: size, sha256: sha256,
-                    info: info, state: .filing, now: Date())
+                    id: id,
+                    owner: owner,
+                    folderID: folderRecord?.id ?? "",
+                    name: name,
+                    size: size,
+                    sha256: sha256,
+                    info: info,
+                    state: .filing,
+                    now: Date()
+                )
                 record.stagedPath = staged
                 try record.insert(db)
                 return record
@@ -72,13 +93,18 @@ extension Library {
     /// Renames and/or moves a document; its id stays. Nil arguments keep the current value.
     @discardableResult
     public func updateDocument(
-        id: UUID, owner: String, name: String? = nil, folder: FolderReference? = nil, conflict: ConflictPolicy = .fail
+        id: UUID,
+        owner: String,
+        name: String? = nil,
+        folder: FolderReference? = nil,
+        conflict: ConflictPolicy = .fail
     ) throws(LibraryError) -> Document {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.documentName(name) }
         return try mutate {
             let plan = try database.pool.write { db -> (before: DocumentWithPath, after: DocumentWithPath) in
                 let current = try fetchDocument(db, id: id, owner: owner)
-                let target = try folder.map { try resolveFolder(db, owner: owner, $0) }
+                let target =
+                    try folder.map { try resolveFolder(db, owner: owner, $0) }
                     ?? (current.record.folderID.isEmpty ? nil : resolveFolder(db, owner: owner, .id(UUID(uuidString: current.record.folderID)!)))
                 let folderID = target?.id ?? ""
                 let desired = newName ?? current.record.name
@@ -87,7 +113,13 @@ extension Library {
                 moved.folderPath = target?.path ?? ""
                 moved.record.folderID = folderID
                 moved.record.name = try freeDocumentName(
-                    db, owner: owner, folderID: folderID, folderPath: moved.folderPath, desired: desired, policy: conflict)
+                    db,
+                    owner: owner,
+                    folderID: folderID,
+                    folderPath: moved.folderPath,
+                    desired: desired,
+                    policy: conflict
+                )
                 moved.record.pathBefore = current.relativePath
                 moved.record.updatedAt = Date()
                 try moved.record.update(db)
@@ -101,7 +133,10 @@ extension Library {
             } catch let error as FileOpsError {
                 try database.pool.write { db in try plan.before.record.update(db) }
                 if error.errno == EEXIST {
-                    throw LibraryError(.nameConflict, "'\(plan.after.relativePath)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name")
+                    throw LibraryError(
+                        .nameConflict,
+                        "'\(plan.after.relativePath)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name"
+                    )
                 }
                 throw error
             }
@@ -147,7 +182,10 @@ extension Library {
                 // name back rather than overwrite what we do not own.
                 _ = try database.pool.write { db in try record.delete(db) }
                 try FileOps.removeFile(staged)
-                throw LibraryError(.nameConflict, "a file not in the library already sits at '\(target)'; run `pdfgate fsck --repair` to adopt it, then try again")
+                throw LibraryError(
+                    .nameConflict,
+                    "a file not in the library already sits at '\(target)'; run `pdfgate fsck --repair` to adopt it, then try again"
+                )
             }
             try FileOps.fsyncParent(of: target)
             try FileOps.fsync(paths.filing, directory: true)
@@ -161,31 +199,49 @@ extension Library {
 
     func existingDocument(id: UUID) throws -> Document? {
         try database.pool.read { db in
-            try DocumentWithPath.fetchOne(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.state = 'ready'", arguments: [id.lowercased])?.document
+            try DocumentWithPath.fetchOne(
+                db,
+                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.state = 'ready'",
+                arguments: [id.lowercased]
+            )?.document
         }
     }
 
     func fetchDocument(_ db: Database, id: UUID, owner: String) throws -> DocumentWithPath {
-        guard let found = try DocumentWithPath.fetchOne(
-            db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.owner = ? AND documents.state = 'ready'",
-            arguments: [id.lowercased, owner])
+        guard
+            let found = try DocumentWithPath.fetchOne(
+                db,
+                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.owner = ? AND documents.state = 'ready'",
+                arguments: [id.lowercased, owner]
+            )
         else {
             throw LibraryError(.documentNotFound, "no document with id \(id.lowercased); list documents with `pdfgate ls` or GET /v1/documents")
         }
         return found
     }
 
-    func freeDocumentName(_ db: Database, owner: String, folderID: String, folderPath: String, desired: String, policy: ConflictPolicy) throws -> String {
+    func freeDocumentName(
+        _ db: Database,
+        owner: String,
+        folderID: String,
+        folderPath: String,
+        desired: String,
+        policy: ConflictPolicy
+    ) throws -> String {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt) }
-            let taken = try DocumentRecord.filter(
-                DocumentRecord.Columns.owner == owner && DocumentRecord.Columns.folderID == folderID && DocumentRecord.Columns.name == candidate
-            ).fetchCount(db) > 0
+            let taken =
+                try DocumentRecord.filter(
+                    DocumentRecord.Columns.owner == owner && DocumentRecord.Columns.folderID == folderID && DocumentRecord.Columns.name == candidate
+                ).fetchCount(db) > 0
             let onDisk = FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
             if !taken && !onDisk { return candidate }
             if policy == .fail {
-                throw LibraryError(.nameConflict, "a document named '\(candidate)' already exists in '\(folderPath.isEmpty ? "/" : folderPath)'; choose another name or use on_conflict=rename")
+                throw LibraryError(
+                    .nameConflict,
+                    "a document named '\(candidate)' already exists in '\(folderPath.isEmpty ? "/" : folderPath)'; choose another name or use on_conflict=rename"
+                )
             }
         }
         throw LibraryError(.nameConflict, "no free name found for document '\(desired)'")

@@ -38,7 +38,10 @@ extension Library {
     /// Renames and/or moves a folder with everything in it; its id and its documents' ids stay.
     @discardableResult
     public func updateFolder(
-        _ reference: FolderReference, owner: String, name: String? = nil, parent: FolderReference? = nil,
+        _ reference: FolderReference,
+        owner: String,
+        name: String? = nil,
+        parent: FolderReference? = nil,
         conflict: ConflictPolicy = .fail
     ) throws(LibraryError) -> Folder {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.folderName(name) }
@@ -47,7 +50,8 @@ extension Library {
                 guard let record = try resolveFolder(db, owner: owner, reference) else {
                     throw LibraryError(.invalidArgument, "the root folder cannot be renamed or moved")
                 }
-                let target = try parent.map { try resolveFolder(db, owner: owner, $0) } ?? resolveFolder(db, owner: owner, Self.parentReference(of: record))
+                let target =
+                    try parent.map { try resolveFolder(db, owner: owner, $0) } ?? resolveFolder(db, owner: owner, Self.parentReference(of: record))
                 if let target, target.path == record.path || target.path.hasPrefix(record.path + "/") {
                     throw LibraryError(.invalidMove, "cannot move folder '\(record.path)' into itself or its subfolder '\(target.path)'")
                 }
@@ -76,7 +80,10 @@ extension Library {
                     try Self.rewriteSubtreePaths(db, owner: owner, from: after.path, to: before.path)
                 }
                 if error.errno == EEXIST {
-                    throw LibraryError(.nameConflict, "'\(after.path)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name")
+                    throw LibraryError(
+                        .nameConflict,
+                        "'\(after.path)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name"
+                    )
                 }
                 throw error
             }
@@ -100,7 +107,10 @@ extension Library {
                     let documents = try DocumentRecord.filter(DocumentRecord.Columns.folderID == record.id).fetchCount(db)
                     let folders = try FolderRecord.filter(FolderRecord.Columns.parentID == record.id).fetchCount(db)
                     if documents + folders > 0 {
-                        throw LibraryError(.folderNotEmpty, "folder '\(record.path)' holds \(documents) document(s) and \(folders) folder(s); empty it first, or delete it with recursive=true")
+                        throw LibraryError(
+                            .folderNotEmpty,
+                            "folder '\(record.path)' holds \(documents) document(s) and \(folders) folder(s); empty it first, or delete it with recursive=true"
+                        )
                     }
                 }
                 record.state = recursive ? .deletingTree : .deleting
@@ -140,7 +150,10 @@ extension Library {
                 ready.state = .ready
                 try database.pool.write { db in try ready.update(db) }
                 if failure == ENOTEMPTY {
-                    throw LibraryError(.folderNotEmpty, "folder '\(record.path)' holds files that are not in the library; run `pdfgate fsck --repair` to adopt them, or delete it with recursive=true")
+                    throw LibraryError(
+                        .folderNotEmpty,
+                        "folder '\(record.path)' holds files that are not in the library; run `pdfgate fsck --repair` to adopt them, or delete it with recursive=true"
+                    )
                 }
                 throw FileOpsError(errno: failure, operation: "rmdir", path: directory)
             }
@@ -171,8 +184,16 @@ extension Library {
                 }
                 let now = Date()
                 let record = FolderRecord(
-                    id: UUID().lowercased, owner: owner, parentID: parentID, name: name, path: path, state: .creating,
-                    pathBefore: nil, createdAt: now, updatedAt: now)
+                    id: UUID().lowercased,
+                    owner: owner,
+                    parentID: parentID,
+                    name: name,
+                    path: path,
+                    state: .creating,
+                    pathBefore: nil,
+                    createdAt: now,
+                    updatedAt: now
+                )
                 try record.insert(db)
                 return record
             }
@@ -205,7 +226,8 @@ extension Library {
         case .path(let path):
             let names = try LibraryNames.folderPath(path)
             if names.isEmpty { return nil }
-            record = try FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.path == names.joined(separator: "/")).fetchOne(db)
+            record = try FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.path == names.joined(separator: "/"))
+                .fetchOne(db)
         }
         guard let record, record.state == .ready else {
             throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")
@@ -213,17 +235,22 @@ extension Library {
         return record
     }
 
-    func freeFolderName(_ db: Database, owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) throws -> String {
+    func freeFolderName(_ db: Database, owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) throws -> String
+    {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt, maxBytes: LibraryNames.maxFolderNameBytes) }
-            let taken = try FolderRecord.filter(
-                FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == candidate
-            ).fetchCount(db) > 0
+            let taken =
+                try FolderRecord.filter(
+                    FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == candidate
+                ).fetchCount(db) > 0
             let onDisk = FileOps.exists(absolute(LibraryLayout.folderPath(owner: owner, folderPath: Self.join(parentPath, candidate))))
             if !taken && !onDisk { return candidate }
             if policy == .fail {
-                throw LibraryError(.nameConflict, "a folder named '\(candidate)' already exists in '\(parentPath.isEmpty ? "/" : parentPath)'; choose another name or use on_conflict=rename")
+                throw LibraryError(
+                    .nameConflict,
+                    "a folder named '\(candidate)' already exists in '\(parentPath.isEmpty ? "/" : parentPath)'; choose another name or use on_conflict=rename"
+                )
             }
         }
         throw LibraryError(.nameConflict, "no free name found for folder '\(desired)'")
@@ -232,7 +259,8 @@ extension Library {
     static func rewriteSubtreePaths(_ db: Database, owner: String, from old: String, to new: String) throws {
         try db.execute(
             sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND path LIKE ? ESCAPE '\\'",
-            arguments: [new, old.unicodeScalars.count + 1, owner, likePrefix(old)])  // substr counts characters
+            arguments: [new, old.unicodeScalars.count + 1, owner, likePrefix(old)]
+        )  // substr counts characters
     }
 
     static func parentReference(of record: FolderRecord) -> FolderReference {

@@ -75,7 +75,14 @@ extension Library {
                 issues.append(FsckIssue(kind: .foreignFile, path: owner, detail: "not an owner's folder; move it out of the store", repaired: false))
                 continue
             }
-            issues += try await walk(owner: owner, folderPath: "", knownFiles: knownFiles, knownFolders: knownFolders, repair: repair, inspector: inspector)
+            issues += try await walk(
+                owner: owner,
+                folderPath: "",
+                knownFiles: knownFiles,
+                knownFolders: knownFolders,
+                repair: repair,
+                inspector: inspector
+            )
         }
 
         for entry in FileOps.list(paths.trash) {
@@ -92,13 +99,26 @@ extension Library {
     private func pendingOperations() throws -> [FsckIssue] {
         try read { db in
             let documents = try DocumentWithPath.fetchAll(
-                db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL")
+                db,
+                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
+            )
             let folders = try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil).fetchAll(db)
             return documents.map {
-                FsckIssue(kind: .unfinishedOperation, path: $0.relativePath, detail: "document \($0.record.id) is \($0.record.pathBefore == nil ? $0.record.state.rawValue : "moving")", repaired: false)
-            } + folders.map {
-                FsckIssue(kind: .unfinishedOperation, path: LibraryLayout.folderPath(owner: $0.owner, folderPath: $0.path), detail: "folder \($0.id) is \($0.pathBefore == nil ? $0.state.rawValue : "moving")", repaired: false)
+                FsckIssue(
+                    kind: .unfinishedOperation,
+                    path: $0.relativePath,
+                    detail: "document \($0.record.id) is \($0.record.pathBefore == nil ? $0.record.state.rawValue : "moving")",
+                    repaired: false
+                )
             }
+                + folders.map {
+                    FsckIssue(
+                        kind: .unfinishedOperation,
+                        path: LibraryLayout.folderPath(owner: $0.owner, folderPath: $0.path),
+                        detail: "folder \($0.id) is \($0.pathBefore == nil ? $0.state.rawValue : "moving")",
+                        repaired: false
+                    )
+                }
         }
     }
 
@@ -112,7 +132,8 @@ extension Library {
         var actual = (sha256: document.record.sha256, size: size)
         if verifyHashes || size != document.record.size { actual = try FileOps.digest(file) }
         guard actual.size != document.record.size || actual.sha256 != document.record.sha256 else { return [] }
-        let detail = "recorded \(document.record.size) bytes sha256 \(document.record.sha256.prefix(12))…, found \(actual.size) bytes sha256 \(actual.sha256.prefix(12))…"
+        let detail =
+            "recorded \(document.record.size) bytes sha256 \(document.record.sha256.prefix(12))…, found \(actual.size) bytes sha256 \(actual.sha256.prefix(12))…"
         guard repair else { return [FsckIssue(kind: .contentDrift, path: relative, detail: detail, repaired: false)] }
         do {
             let info = try await inspector.inspect(path: file)
@@ -133,7 +154,12 @@ extension Library {
     }
 
     private func walk(
-        owner: String, folderPath: String, knownFiles: Set<String>, knownFolders: Set<String>, repair: Bool, inspector: any PDFInspector
+        owner: String,
+        folderPath: String,
+        knownFiles: Set<String>,
+        knownFolders: Set<String>,
+        repair: Bool,
+        inspector: any PDFInspector
     ) async throws -> [FsckIssue] {
         var issues: [FsckIssue] = []
         let directory = LibraryLayout.folderPath(owner: owner, folderPath: folderPath)
@@ -149,7 +175,14 @@ extension Library {
                     }
                     issues.append(FsckIssue(kind: .untrackedFolder, path: relative, detail: "a directory with no folder row", repaired: repaired))
                 }
-                issues += try await walk(owner: owner, folderPath: childPath, knownFiles: knownFiles, knownFolders: knownFolders, repair: repair, inspector: inspector)
+                issues += try await walk(
+                    owner: owner,
+                    folderPath: childPath,
+                    knownFiles: knownFiles,
+                    knownFolders: knownFolders,
+                    repair: repair,
+                    inspector: inspector
+                )
             } else if knownFiles.contains(relative) {
                 continue
             } else if entry.lowercased().hasSuffix(".pdf") {
@@ -176,14 +209,28 @@ extension Library {
         let folder: FolderReference = folderPath.isEmpty ? .root : .path(folderPath)
         if name + ".pdf" != fileName {
             let document = try self.file(file, mode: .move, owner: owner, folder: folder, name: name, conflict: .rename, info: info)
-            return FsckIssue(kind: .untrackedFile, path: relative, detail: "adopted as \(document.relativePath) (id \(document.id.lowercased))", repaired: true)
+            return FsckIssue(
+                kind: .untrackedFile,
+                path: relative,
+                detail: "adopted as \(document.relativePath) (id \(document.id.lowercased))",
+                repaired: true
+            )
         }
         let id = try mutate { () -> String in
             let (sha256, size) = try FileOps.digest(file)
             return try database.pool.write { db in
                 let folderID = try resolveFolder(db, owner: owner, folder)?.id ?? ""
                 let record = DocumentRecord(
-                    id: UUID(), owner: owner, folderID: folderID, name: name, size: size, sha256: sha256, info: info, state: .ready, now: Date())
+                    id: UUID(),
+                    owner: owner,
+                    folderID: folderID,
+                    name: name,
+                    size: size,
+                    sha256: sha256,
+                    info: info,
+                    state: .ready,
+                    now: Date()
+                )
                 try record.insert(db)
                 return record.id
             }

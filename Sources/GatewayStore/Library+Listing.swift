@@ -30,7 +30,9 @@ extension Library {
                 _ = arguments.append(contentsOf: [query.owner, folder.path, Self.likePrefix(folder.path)])
             }
             if let search = query.search?.trimmingCharacters(in: .whitespaces), !search.isEmpty {
-                let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                let pattern =
+                    "%"
+                    + search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                     .replacingOccurrences(of: "_", with: "\\_") + "%"
                 conditions.append("(documents.name LIKE ? ESCAPE '\\' OR documents.title LIKE ? ESCAPE '\\')")
                 _ = arguments.append(contentsOf: [pattern, pattern])
@@ -109,7 +111,10 @@ struct ListCursor {
             throw LibraryError(.invalidCursor, "cursor '\(text)' is not one this server issued; start again without a cursor")
         }
         guard wire.s == sort.description else {
-            throw LibraryError(.invalidCursor, "cursor was issued for sort '\(wire.s)' but this request sorts by '\(sort)'; keep the sort the same across pages")
+            throw LibraryError(
+                .invalidCursor,
+                "cursor was issued for sort '\(wire.s)' but this request sorts by '\(sort)'; keep the sort the same across pages"
+            )
         }
         self.sort = sort
         self.id = wire.i

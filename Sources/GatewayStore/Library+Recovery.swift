@@ -14,7 +14,9 @@ extension Library {
             let (documents, folders) = try database.pool.read { db in
                 (
                     try DocumentWithPath.fetchAll(
-                        db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"),
+                        db,
+                        sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
+                    ),
                     try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil)
                         .order(FolderRecord.Columns.path).fetchAll(db)
                 )
@@ -45,9 +47,15 @@ extension Library {
             }
             for document in documents {
                 // Re-read: a folder fix above may have changed its path.
-                guard let current = try database.pool.read({ db in
-                    try DocumentWithPath.fetchOne(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?", arguments: [document.record.id])
-                }) else { continue }
+                guard
+                    let current = try database.pool.read({ db in
+                        try DocumentWithPath.fetchOne(
+                            db,
+                            sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?",
+                            arguments: [document.record.id]
+                        )
+                    })
+                else { continue }
                 switch current.record.state {
                 case .filing:
                     // The no-replace rename moves the file, so it is in exactly one of the two
@@ -91,9 +99,11 @@ extension Library {
     /// Files in `.pdfgate/filing` that no row claims (a crash before the row was written) and
     /// whatever a recursive delete left in the trash.
     func sweepLeftovers() throws -> [String] {
-        let claimed = Set(try database.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL")
-        })
+        let claimed = Set(
+            try database.pool.read { db in
+                try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL")
+            }
+        )
         var actions: [String] = []
         for entry in FileOps.list(paths.filing) where !claimed.contains(paths.filing + "/" + entry) {
             try FileOps.removeFile(paths.filing + "/" + entry)

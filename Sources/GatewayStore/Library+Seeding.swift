@@ -33,8 +33,16 @@ extension Library {
                     }
                     // Distinct creation times, so sorting by date is as selective as in real life.
                     var record = DocumentRecord(
-                        id: UUID(), owner: owner, folderID: folder?.id ?? "", name: name, size: size, sha256: sha256, info: info,
-                        state: .ready, now: start.addingTimeInterval(Double(i) / 1000))
+                        id: UUID(),
+                        owner: owner,
+                        folderID: folder?.id ?? "",
+                        name: name,
+                        size: size,
+                        sha256: sha256,
+                        info: info,
+                        state: .ready,
+                        now: start.addingTimeInterval(Double(i) / 1000)
+                    )
                     record.pageCount = 1 + i % 50
                     try record.insert(db)
                 }

@@ -48,11 +48,21 @@ struct DocumentRecord: Codable, FetchableRecord, PersistableRecord {
     var updatedAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case id, owner, folderID = "folder_id", name, size, sha256, pageCount = "page_count"
+        case id, owner
+        case folderID = "folder_id"
+        case name, size, sha256
+        case pageCount = "page_count"
         case title, author, subject, keywords, creator, producer
-        case pdfCreatedAt = "pdf_created_at", pdfModifiedAt = "pdf_modified_at", pdfVersion = "pdf_version"
-        case pageWidth = "page_width", pageHeight = "page_height", encrypted, linearized, pdfa, state
-        case pathBefore = "path_before", stagedPath = "staged_path", createdAt = "created_at", updatedAt = "updated_at"
+        case pdfCreatedAt = "pdf_created_at"
+        case pdfModifiedAt = "pdf_modified_at"
+        case pdfVersion = "pdf_version"
+        case pageWidth = "page_width"
+        case pageHeight = "page_height"
+        case encrypted, linearized, pdfa, state
+        case pathBefore = "path_before"
+        case stagedPath = "staged_path"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     enum Columns {
@@ -86,10 +96,22 @@ struct DocumentRecord: Codable, FetchableRecord, PersistableRecord {
     var info: PDFInfo {
         get {
             PDFInfo(
-                pageCount: pageCount, title: title, author: author, subject: subject, keywords: keywords,
-                creator: creator, producer: producer, createdAt: pdfCreatedAt, modifiedAt: pdfModifiedAt,
-                pdfVersion: pdfVersion, pageWidth: pageWidth, pageHeight: pageHeight, encrypted: encrypted,
-                linearized: linearized, pdfa: pdfa)
+                pageCount: pageCount,
+                title: title,
+                author: author,
+                subject: subject,
+                keywords: keywords,
+                creator: creator,
+                producer: producer,
+                createdAt: pdfCreatedAt,
+                modifiedAt: pdfModifiedAt,
+                pdfVersion: pdfVersion,
+                pageWidth: pageWidth,
+                pageHeight: pageHeight,
+                encrypted: encrypted,
+                linearized: linearized,
+                pdfa: pdfa
+            )
         }
         set {
             pageCount = newValue.pageCount
@@ -127,8 +149,12 @@ struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
     var updatedAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case id, owner, parentID = "parent_id", name, path, state, pathBefore = "path_before"
-        case createdAt = "created_at", updatedAt = "updated_at"
+        case id, owner
+        case parentID = "parent_id"
+        case name, path, state
+        case pathBefore = "path_before"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     enum Columns {
@@ -143,8 +169,14 @@ struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
 
     var folder: Folder {
         Folder(
-            id: UUID(uuidString: id)!, owner: owner, parentID: parentID.isEmpty ? nil : UUID(uuidString: parentID),
-            name: name, path: path, createdAt: createdAt, updatedAt: updatedAt)
+            id: UUID(uuidString: id)!,
+            owner: owner,
+            parentID: parentID.isEmpty ? nil : UUID(uuidString: parentID),
+            name: name,
+            path: path,
+            createdAt: createdAt,
+            updatedAt: updatedAt
+        )
     }
 }
 
@@ -164,14 +196,22 @@ struct DocumentWithPath: FetchableRecord {
     }
 
     /// The columns to select for `init(row:)`.
-    static let selection = "documents.*, COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
+    static let selection =
+        "documents.*, COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
 
     var document: Document {
         Document(
-            id: UUID(uuidString: record.id)!, owner: record.owner,
-            folderID: record.folderID.isEmpty ? nil : UUID(uuidString: record.folderID), folderPath: folderPath,
-            name: record.name, size: record.size, sha256: record.sha256, info: record.info,
-            createdAt: record.createdAt, updatedAt: record.updatedAt)
+            id: UUID(uuidString: record.id)!,
+            owner: record.owner,
+            folderID: record.folderID.isEmpty ? nil : UUID(uuidString: record.folderID),
+            folderPath: folderPath,
+            name: record.name,
+            size: record.size,
+            sha256: record.sha256,
+            info: record.info,
+            createdAt: record.createdAt,
+            updatedAt: record.updatedAt
+        )
     }
 
     var relativePath: String { LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name) }

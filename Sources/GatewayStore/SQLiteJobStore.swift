@@ -39,7 +39,9 @@ public final class SQLiteJobStore: JobStore {
             if let cursor {
                 // "<created_at as stored>|<id>", newest first.
                 let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else { throw JobStoreError(code: "invalid_cursor", message: "cursor '\(cursor)' is not one this server issued") }
+                guard parts.count == 2 else {
+                    throw JobStoreError(code: "invalid_cursor", message: "cursor '\(cursor)' is not one this server issued")
+                }
                 request = request.filter(sql: "(created_at < ? OR (created_at = ? AND id < ?))", arguments: [parts[0], parts[0], parts[1]])
             }
             let records = try request.order(JobRecord.Columns.createdAt.desc, JobRecord.Columns.id.desc).limit(limit + 1).fetchAll(db)
@@ -87,7 +89,12 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
     var revision: Int
 
     enum CodingKeys: String, CodingKey {
-        case id, owner, type, status, notBefore = "not_before", spec, state, createdAt = "created_at", updatedAt = "updated_at", revision
+        case id, owner, type, status
+        case notBefore = "not_before"
+        case spec, state
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case revision
     }
 
     enum Columns {
@@ -113,9 +120,14 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
 
     func job() throws -> Job {
         Job(
-            id: UUID(uuidString: id)!, owner: owner, spec: try JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8)),
-            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)), createdAt: createdAt,
-            updatedAt: updatedAt, revision: revision)
+            id: UUID(uuidString: id)!,
+            owner: owner,
+            spec: try JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8)),
+            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)),
+            createdAt: createdAt,
+            updatedAt: updatedAt,
+            revision: revision
+        )
     }
 
     /// `created_at` exactly as SQLite stores and compares it.

@@ -18,7 +18,10 @@ enum BackendChoice: Equatable {
         }
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, parts[1].hasPrefix("http://") || parts[1].hasPrefix("https://") else {
-            throw LibraryError(.invalidArgument, "converter '\(text)' is not understood; use local, gotenberg=http://host:3000 or gateway=http://host:8080")
+            throw LibraryError(
+                .invalidArgument,
+                "converter '\(text)' is not understood; use local, gotenberg=http://host:3000 or gateway=http://host:8080"
+            )
         }
         switch parts[0] {
         case "gotenberg": self = .gotenberg(parts[1])
@@ -42,7 +45,8 @@ final class EngineAssembly: Sendable {
         // Local converters are needed for `local`, and for ebooks whatever the backend
         // (Gotenberg has no ebook support).
         let local = try LocalConverter(
-            configuration: .init(baseDirectory: library.paths.meta + "/converters", urlGuard: URLGuard(check: urlCheck)))
+            configuration: .init(baseDirectory: library.paths.meta + "/converters", urlGuard: URLGuard(check: urlCheck))
+        )
         self.local = local
         let localRoute = ConverterRouter.Route(converter: local, slots: 8)
         var routes: [JobType: ConverterRouter.Route] = [:]
@@ -53,16 +57,24 @@ final class EngineAssembly: Sendable {
             let gotenberg = ConverterRouter.Route(converter: GotenbergConverter(configuration: .init(baseURL: url)), slots: 4)
             routes = [.urlToPDF: gotenberg, .docToPDF: gotenberg, .ebookToPDF: localRoute]
         case .gateway(let url):
-            let remote = ConverterRouter.Route(converter: RemoteGatewayConverter(
-                configuration: .init(baseURL: url, cancelRemoteJobOnTaskCancellation: false)), slots: 8)
+            let remote = ConverterRouter.Route(
+                converter: RemoteGatewayConverter(
+                    configuration: .init(baseURL: url, cancelRemoteJobOnTaskCancellation: false)
+                ),
+                slots: 8
+            )
             routes = [.urlToPDF: remote, .docToPDF: remote, .ebookToPDF: remote]
         }
         var defaults: [JobType: Duration] = [:]
         if let timeout { for type in JobType.allCases { defaults[type] = timeout } }
         engine = JobEngine(
             configuration: .init(stagingDirectory: library.paths.staging, defaultTimeout: defaults, urlCheck: urlCheck),
-            store: SQLiteJobStore(database: library.database), router: ConverterRouter(routes: routes), inspector: inspector,
-            filer: library, logger: logger)
+            store: SQLiteJobStore(database: library.database),
+            router: ConverterRouter(routes: routes),
+            inspector: inspector,
+            filer: library,
+            logger: logger
+        )
     }
 
     func shutdown() async {

@@ -14,13 +14,13 @@ struct CLI {
     }
 
     @discardableResult
-    func callAsFunction(_ arguments: String...) throws -> ProcessResult {
-        try run(builtProduct("pdfgate"), withStore(arguments))
+    func callAsFunction(_ arguments: String...) async throws -> ProcessResult {
+        try await run(builtProduct("pdfgate"), withStore(arguments))
     }
 
     /// Runs and decodes `--json` output.
-    func json(_ arguments: String...) throws -> Any {
-        let result = try run(builtProduct("pdfgate"), withStore(arguments) + ["--json"])
+    func json(_ arguments: String...) async throws -> Any {
+        let result = try await run(builtProduct("pdfgate"), withStore(arguments) + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
@@ -28,23 +28,23 @@ struct CLI {
 
 @Suite("pdfgate CLI")
 struct CLITests {
-    @Test func inspectPrintsEveryKey() throws {
+    @Test func inspectPrintsEveryKey() async throws {
         let cli = CLI()
-        let info = try #require(try cli.json("inspect", Fixtures.pdf("one-page.pdf")) as? [String: Any])
+        let info = try #require(try await cli.json("inspect", Fixtures.pdf("one-page.pdf")) as? [String: Any])
         let keys: Set<String> = [
             "page_count", "title", "author", "subject", "keywords", "creator", "producer", "created_at", "modified_at",
             "pdf_version", "page_width", "page_height", "encrypted", "linearized", "pdfa",
         ]
         #expect(Set(info.keys) == keys)
-        #expect(info["page_count"] as? Int == (try pdfinfoPageCount(Fixtures.pdf("one-page.pdf"))))
+        #expect(info["page_count"] as? Int == (try await pdfinfoPageCount(Fixtures.pdf("one-page.pdf"))))
         #expect(info["title"] as? String == "One Page Fixture")
         #expect(info["created_at"] as? String == "2024-01-02T03:04:05.000Z")
     }
 
-    @Test func inspectWritesAThumbnail() throws {
+    @Test func inspectWritesAThumbnail() async throws {
         let cli = CLI()
         let png = cli.store.file("thumb.png")
-        let result = try cli("inspect", Fixtures.pdf("many-pages.pdf"), "--thumbnail", png, "--width", "120")
+        let result = try await cli("inspect", Fixtures.pdf("many-pages.pdf"), "--thumbnail", png, "--width", "120")
         #expect(result.status == 0, "\(result.stderr)")
         let data = try Data(contentsOf: URL(fileURLWithPath: png))
         #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
@@ -55,9 +55,9 @@ struct CLITests {
     @Test(arguments: [
         ("not-a-pdf.pdf", "not_a_pdf"), ("empty.pdf", "not_a_pdf"), ("truncated.pdf", "damaged"), ("encrypted.pdf", "encrypted"),
     ])
-    func inspectErrorsAreTypedAndExplained(_ fixture: String, _ code: String) throws {
+    func inspectErrorsAreTypedAndExplained(_ fixture: String, _ code: String) async throws {
         let cli = CLI()
-        let result = try cli("inspect", Fixtures.pdf(fixture), "--json")
+        let result = try await cli("inspect", Fixtures.pdf(fixture), "--json")
         #expect(result.status == 1)
         let error = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
         #expect(error["error"] == code)
@@ -65,9 +65,11 @@ struct CLITests {
         #expect(result.stderr.contains(code), "the message goes to stderr too")
     }
 
-    @Test func libraryRoundTrip() throws {
+    @Test func libraryRoundTrip() async throws {
         let cli = CLI()
-        let added = try #require(try cli.json("add", Fixtures.pdf("one-page.pdf"), Fixtures.pdf("many-pages.pdf"), "--folder", "Invoices/2026") as? [[String: Any]])
+        let added = try #require(
+            try await cli.json("add", Fixtures.pdf("one-page.pdf"), Fixtures.pdf("many-pages.pdf"), "--folder", "Invoices/2026") as? [[String: Any]]
+        )
         #expect(added.count == 2)
         let first = added[0]
         for key in ["id", "name", "folder", "path", "page_count", "size", "sha256", "created_at", "updated_at", "metadata"] {
@@ -77,60 +79,68 @@ struct CLITests {
         #expect(FileManager.default.fileExists(atPath: cli.store.path + "/data/default/Invoices/2026/one-page.pdf"))
         let id = try #require(first["id"] as? String)
 
-        let renamed = try #require(try cli.json("rename", id, "Renamed") as? [String: Any])
+        let renamed = try #require(try await cli.json("rename", id, "Renamed") as? [String: Any])
         #expect(renamed["id"] as? String == id && renamed["name"] as? String == "Renamed")
-        let moved = try #require(try cli.json("mv", id, "Archive") as? [String: Any])
+        let moved = try #require(try await cli.json("mv", id, "Archive") as? [String: Any])
         #expect(moved["id"] as? String == id && moved["path"] as? String == "default/Archive/Renamed.pdf")
-        let info = try #require(try cli.json("info", id) as? [String: Any])
+        let info = try #require(try await cli.json("info", id) as? [String: Any])
         #expect(info["folder"] as? String == "Archive")
 
-        let listing = try #require(try cli.json("ls", "--recursive", "--sort", "-page_count") as? [String: Any])
+        let listing = try #require(try await cli.json("ls", "--recursive", "--sort", "-page_count") as? [String: Any])
         let documents = try #require(listing["documents"] as? [[String: Any]])
         #expect(documents.map { $0["page_count"] as? Int } == [12, 1])
         #expect((listing["folders"] as? [Any])?.count == 3)
 
-        let paged = try #require(try cli.json("ls", "--recursive", "--limit", "1") as? [String: Any])
+        let paged = try #require(try await cli.json("ls", "--recursive", "--limit", "1") as? [String: Any])
         let cursor = try #require(paged["next_cursor"] as? String)
-        let second = try #require(try cli.json("ls", "--recursive", "--limit", "1", "--cursor", cursor) as? [String: Any])
-        #expect((second["documents"] as? [[String: Any]])?.first?["id"] as? String != (paged["documents"] as? [[String: Any]])?.first?["id"] as? String)
+        let second = try #require(try await cli.json("ls", "--recursive", "--limit", "1", "--cursor", cursor) as? [String: Any])
+        #expect(
+            (second["documents"] as? [[String: Any]])?.first?["id"] as? String != (paged["documents"] as? [[String: Any]])?.first?["id"] as? String
+        )
 
-        #expect(try cli("rmdir", "Invoices").status == 1, "not empty")
-        #expect(try cli("rmdir", "Invoices", "--recursive").status == 0)
-        #expect(try cli("rm", id).status == 0)
-        let info2 = try cli("info", id)
+        #expect(try await cli("rmdir", "Invoices").status == 1, "not empty")
+        #expect(try await cli("rmdir", "Invoices", "--recursive").status == 0)
+        #expect(try await cli("rm", id).status == 0)
+        let info2 = try await cli("info", id)
         #expect(info2.status == 1 && info2.stderr.contains("document_not_found"))
-        let fsck = try #require(try cli.json("fsck") as? [String: Any])
+        let fsck = try #require(try await cli.json("fsck") as? [String: Any])
         #expect(fsck["clean"] as? Bool == true)
     }
 
-    @Test func conflictsAndBadInputExitNonZeroWithAMessage() throws {
+    @Test func conflictsAndBadInputExitNonZeroWithAMessage() async throws {
         let cli = CLI()
-        #expect(try cli("add", Fixtures.pdf("one-page.pdf"), "--name", "Same").status == 0)
-        let clash = try cli("add", Fixtures.pdf("one-page.pdf"), "--name", "Same")
+        #expect(try await cli("add", Fixtures.pdf("one-page.pdf"), "--name", "Same").status == 0)
+        let clash = try await cli("add", Fixtures.pdf("one-page.pdf"), "--name", "Same")
         #expect(clash.status == 1 && clash.stderr.contains("name_conflict") && clash.stderr.contains("on_conflict"))
-        let renamed = try #require(try cli.json("add", Fixtures.pdf("one-page.pdf"), "--name", "Same", "--on-conflict", "rename") as? [[String: Any]])
+        let renamed = try #require(
+            try await cli.json("add", Fixtures.pdf("one-page.pdf"), "--name", "Same", "--on-conflict", "rename") as? [[String: Any]]
+        )
         #expect(renamed.first?["name"] as? String == "Same 01")
-        let bad = try cli("add", Fixtures.pdf("not-a-pdf.pdf"))
+        let bad = try await cli("add", Fixtures.pdf("not-a-pdf.pdf"))
         #expect(bad.status == 1 && bad.stderr.contains("not_a_pdf"))
-        #expect(try cli("info", "not-an-id").stderr.contains("invalid_argument"))
-        #expect(try cli("ls", "--sort", "colour").stderr.contains("invalid_sort"))
+        #expect(try await cli("info", "not-an-id").stderr.contains("invalid_argument"))
+        #expect(try await cli("ls", "--sort", "colour").stderr.contains("invalid_sort"))
     }
 
-    @Test func fsckAdoptsADroppedPDF() throws {
+    @Test func fsckAdoptsADroppedPDF() async throws {
         let cli = CLI()
-        try cli("mkdir", "Inbox")
+        try await cli("mkdir", "Inbox")
         try FileManager.default.copyItem(atPath: Fixtures.pdf("linearized.pdf"), toPath: cli.store.path + "/data/default/Inbox/scan.pdf")
-        let found = try cli("fsck")
+        let found = try await cli("fsck")
         #expect(found.status == 1 && found.stdout.contains("untracked_file"))
-        #expect(try cli("fsck", "--repair").status == 0)
-        let listing = try #require(try cli.json("ls", "Inbox") as? [String: Any])
+        #expect(try await cli("fsck", "--repair").status == 0)
+        let listing = try #require(try await cli.json("ls", "Inbox") as? [String: Any])
         #expect((listing["documents"] as? [[String: Any]])?.first?["name"] as? String == "scan")
-        #expect(try cli("fsck").status == 0)
+        #expect(try await cli("fsck").status == 0)
     }
 
-    @Test func storeComesFromTheEnvironment() throws {
+    @Test func storeComesFromTheEnvironment() async throws {
         let store = TemporaryDirectory("cli-env")
-        let result = try run(builtProduct("pdfgate"), ["add", Fixtures.pdf("one-page.pdf")], environment: ["PDFGATE_STORE": store.path + "/env-store"])
+        let result = try await run(
+            builtProduct("pdfgate"),
+            ["add", Fixtures.pdf("one-page.pdf")],
+            environment: ["PDFGATE_STORE": store.path + "/env-store"]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: store.path + "/env-store/default/one-page.pdf"))
     }

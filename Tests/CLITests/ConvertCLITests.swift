@@ -6,47 +6,54 @@ import Testing
 /// SQLite, real Poppler, the CLI as a subprocess.
 @Suite("pdfgate convert")
 struct ConvertCLITests {
-    @Test func officeAndEbookFilesBecomeFiledPDFs() throws {
+    @Test func officeAndEbookFilesBecomeFiledPDFs() async throws {
         let cli = CLI()
         let converted = try #require(
-            try cli.json("convert", Fixtures.office("sample.docx"), Fixtures.ebook("sample.epub"), "--folder", "Inbox") as? [[String: Any]])
+            try await cli.json("convert", Fixtures.office("sample.docx"), Fixtures.ebook("sample.epub"), "--folder", "Inbox") as? [[String: Any]]
+        )
         #expect(converted.count == 2)
         for document in converted {
             let path = try #require(document["path"] as? String)
             #expect(path.hasPrefix("default/Inbox/"))
             let file = cli.store.path + "/data/" + path
-            #expect(document["page_count"] as? Int == (try pdfinfoPageCount(file)), "\(path)")
+            #expect(document["page_count"] as? Int == (try await pdfinfoPageCount(file)), "\(path)")
         }
-        let jobs = try #require(try cli.json("jobs") as? [[String: Any]])
+        let jobs = try #require(try await cli.json("jobs") as? [[String: Any]])
         #expect(jobs.count == 2 && jobs.allSatisfy { $0["status"] as? String == "SUCCEEDED" && $0["document_id"] is String })
-        let fsck = try #require(try cli.json("fsck") as? [String: Any])
+        let fsck = try #require(try await cli.json("fsck") as? [String: Any])
         #expect(fsck["clean"] as? Bool == true)
     }
 
-    @Test func aURLOnAnAllowedLoopbackHostIsPrinted() throws {
+    @Test func aURLOnAnAllowedLoopbackHostIsPrinted() async throws {
         let cli = CLI()
         let server = try LoopbackHTTPServer { _, response in
-            try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body><h1>Hello from loopback</h1></body></html>")
+            try response.respond(
+                status: 200,
+                headers: [("Content-Type", "text/html")],
+                text: "<html><body><h1>Hello from loopback</h1></body></html>"
+            )
         }
         defer { server.stop() }
         let url = server.url("/hello")
-        let refused = try cli("convert", url)
+        let refused = try await cli("convert", url)
         #expect(refused.status == 1 && refused.stderr.contains("url_forbidden"), "loopback is refused by default")
 
-        let converted = try #require(try cli.json("convert", url, "--allow-host", "127.0.0.1:\(server.port)", "--name", "Hello") as? [[String: Any]])
+        let converted = try #require(
+            try await cli.json("convert", url, "--allow-host", "127.0.0.1:\(server.port)", "--name", "Hello") as? [[String: Any]]
+        )
         let path = try #require(converted.first?["path"] as? String)
         #expect(path == "default/Hello.pdf")
-        #expect(try run("pdftotext", [cli.store.path + "/data/" + path, "-"]).stdout.contains("Hello from loopback"))
+        #expect(try await run("pdftotext", [cli.store.path + "/data/" + path, "-"]).stdout.contains("Hello from loopback"))
     }
 
-    @Test func aFailedConversionExitsNonZeroAndFilesNothing() throws {
+    @Test func aFailedConversionExitsNonZeroAndFilesNothing() async throws {
         let cli = CLI()
-        let result = try cli("convert", Fixtures.office("protected.docx"))
+        let result = try await cli("convert", Fixtures.office("protected.docx"))
         #expect(result.status == 1)
         #expect(result.stderr.contains("password_protected") && result.stderr.contains("password"))
-        let listing = try #require(try cli.json("ls", "--recursive") as? [String: Any])
+        let listing = try #require(try await cli.json("ls", "--recursive") as? [String: Any])
         #expect((listing["documents"] as? [Any])?.isEmpty == true)
-        let failed = try #require(try cli.json("jobs", "--status", "failed") as? [[String: Any]])
+        let failed = try #require(try await cli.json("jobs", "--status", "failed") as? [[String: Any]])
         #expect(failed.first?["error"] as? String == "password_protected")
     }
 }

@@ -14,7 +14,7 @@ extension LocalConverterTests {
                 #expect(converter.backend(for: request) is CalibreConverter)
                 let events = EventLog()
                 try await converter.convert(request, events: events.sink)
-                let pages = try pdfinfoPageCount(job.output)
+                let pages = try await pdfinfoPageCount(job.output)
                 #expect(pages == (try expectedPageCount("ebook/\(name)")))
                 #expect(events.all == [.entered(.converting)])
                 #expect(!FileManager.default.fileExists(atPath: job.work + "/calibre"))

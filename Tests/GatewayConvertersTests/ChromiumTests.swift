@@ -14,7 +14,7 @@ extension LocalConverterTests {
                 #expect(converter.backend(for: request) is ChromiumConverter)
                 let events = EventLog()
                 try await converter.convert(request, events: events.sink)
-                #expect(try pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
+                #expect(try await pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
                 #expect(events.all == [.entered(.converting)])
             }
         }
@@ -24,7 +24,7 @@ extension LocalConverterTests {
                 let job = JobFixture()
                 let options = ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true, margin: 0.5)
                 try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.html")), options: options), events: { _ in })
-                let info = try run("pdfinfo", [job.output]).stdout
+                let info = try await run("pdfinfo", [job.output]).stdout
                 // A4 landscape: 841.92 x 594.96 pt.
                 #expect(info.contains("841.92 x 594.96"), "\(info)")
             }
@@ -39,7 +39,7 @@ extension LocalConverterTests {
                 .write(toFile: page, atomically: true, encoding: .utf8)
             try await withConverter { converter in
                 try await converter.convert(job.request(.docToPDF, job.file(page)), events: { _ in })
-                let text = try run("pdftotext", [job.output, "-"]).stdout
+                let text = try await run("pdftotext", [job.output, "-"]).stdout
                 #expect(text.contains("visible"))
                 #expect(!text.contains("TOP-SECRET-MARKER"))
             }
@@ -58,8 +58,8 @@ extension LocalConverterTests {
                 let request = job.request(.urlToPDF, .url("http://127.0.0.1:\(server.port)/page.html"))
                 #expect(converter.backend(for: request) is ChromiumConverter)
                 try await converter.convert(request, events: { _ in })
-                #expect(try pdfinfoPageCount(job.output) == 1)
-                #expect(try run("pdftotext", [job.output, "-"]).stdout.contains("Served over HTTP"))
+                #expect(try await pdfinfoPageCount(job.output) == 1)
+                #expect(try await run("pdftotext", [job.output, "-"]).stdout.contains("Served over HTTP"))
             }
         }
 

@@ -15,7 +15,7 @@ extension LocalConverterTests {
                     let job = JobFixture()
                     let events = EventLog()
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office(name))), events: events.sink)
-                    let pages = try pdfinfoPageCount(job.output)
+                    let pages = try await pdfinfoPageCount(job.output)
                     #expect(pages != nil && pages! > 0, "\(name)")
                     if let expected = try expectedPageCount("office/\(name)") {
                         #expect(pages == expected, "\(name)")
@@ -29,7 +29,7 @@ extension LocalConverterTests {
         }
 
         @Test func warmSlotBeatsColdStarts() async throws {
-            let cold = try coldConvertSeconds(Fixtures.office("sample.docx"))
+            let cold = try await coldConvertSeconds(Fixtures.office("sample.docx"))
             try await withConverter(.init(libreOfficeSlots: 1)) { converter in
                 var timings: [Double] = []
                 for _ in 0..<5 {
@@ -37,7 +37,7 @@ extension LocalConverterTests {
                     let start = ContinuousClock.now
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.docx"))), events: { _ in })
                     timings.append(seconds(since: start))
-                    #expect(try pdfinfoPageCount(job.output) == 2)
+                    #expect(try await pdfinfoPageCount(job.output) == 2)
                 }
                 let xlsx = try await timeConversions(converter, Fixtures.office("sample.xlsx"), count: 3)
                 print("cold soffice --convert-to docx: \(fmt(cold)) s; warm slot docx: \(timings.map(fmt)); warm slot xlsx: \(xlsx.map(fmt))")
@@ -51,7 +51,7 @@ extension LocalConverterTests {
                 for _ in 0..<2 {
                     let job = JobFixture()
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.xlsx"))), events: { _ in })
-                    #expect(try pdfinfoPageCount(job.output) == 1)
+                    #expect(try await pdfinfoPageCount(job.output) == 1)
                 }
                 #expect(converter.libreOffice.slots.slots[0].startCount == 1)
             }
@@ -65,7 +65,7 @@ extension LocalConverterTests {
                         group.addTask {
                             let job = JobFixture()
                             try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office(name))), events: { _ in })
-                            return (name, try pdfinfoPageCount(job.output))
+                            return (name, try await pdfinfoPageCount(job.output))
                         }
                     }
                     return try await group.reduce(into: [String: Int?]()) { $0[$1.0] = $1.1 }
@@ -90,7 +90,7 @@ extension LocalConverterTests {
 
                 let second = JobFixture()
                 try await converter.convert(second.request(.docToPDF, second.file(Fixtures.office("sample.odt"))), events: { _ in })
-                #expect(try pdfinfoPageCount(second.output) == 2)
+                #expect(try await pdfinfoPageCount(second.output) == 2)
                 let after = try #require(slot.processIDs())
                 #expect(after.group != before.group)
                 #expect(slot.startCount == 2)
@@ -133,7 +133,7 @@ extension LocalConverterTests {
                 // The slot is still good for the next job.
                 let next = JobFixture()
                 try await converter.convert(next.request(.docToPDF, next.file(Fixtures.office("sample.docx"))), events: { _ in })
-                #expect(try pdfinfoPageCount(next.output) == 2)
+                #expect(try await pdfinfoPageCount(next.output) == 2)
             }
         }
 
@@ -212,14 +212,14 @@ extension LocalConverterTests {
         }
 
         /// One `soffice --convert-to pdf` with its own (already created) profile.
-        private func coldConvertSeconds(_ path: String) throws -> Double {
+        private func coldConvertSeconds(_ path: String) async throws -> Double {
             let directory = TemporaryDirectory("pdfgate-cold")
             let arguments = [
                 "-env:UserInstallation=file://\(directory.path)/profile", "--headless", "--convert-to", "pdf", "--outdir", directory.path, path,
             ]
-            try run("soffice", arguments)  // creates the profile
+            try await run("soffice", arguments)  // creates the profile
             let start = ContinuousClock.now
-            try run("soffice", arguments)
+            try await run("soffice", arguments)
             return seconds(since: start)
         }
     }

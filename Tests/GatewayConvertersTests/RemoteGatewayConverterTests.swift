@@ -48,7 +48,7 @@ import Testing
         // The upload arrived intact.
         let uploaded = job.directory.file("uploaded")
         _ = FileManager.default.createFile(atPath: uploaded, contents: Data(record.jobs["remote-1"]?.uploaded ?? []))
-        #expect(try sha256Hex(ofFile: uploaded) == sha256Hex(ofFile: Fixtures.office("sample.docx")))
+        #expect(try await sha256Hex(ofFile: uploaded) == sha256Hex(ofFile: Fixtures.office("sample.docx")))
         #expect(fake.requests.prefix(3) == ["POST /v1/jobs", "PUT /upload/remote-1", "POST /v1/jobs/remote-1/submit"])
         #expect(fake.requests.last == "GET /download/remote-1")
         #expect(record.authorization["POST /v1/jobs"] == "Bearer s3cret")

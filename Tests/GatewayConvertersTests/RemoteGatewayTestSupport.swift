@@ -91,8 +91,8 @@ func fileBytes(_ path: String) -> [UInt8] {
     Array(FileManager.default.contents(atPath: path) ?? Data())
 }
 
-func sha256Hex(ofFile path: String) throws -> String {
-    String(try run("sha256sum", [path]).stdout.prefix(64))
+func sha256Hex(ofFile path: String) async throws -> String {
+    String(try await run("sha256sum", [path]).stdout.prefix(64))
 }
 
 /// Seconds from `start` to now.

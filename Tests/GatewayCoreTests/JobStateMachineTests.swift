@@ -39,7 +39,10 @@ struct JobStateMachineTests {
         _ = try job.handle(.started, now: now, random: &random)
         let retry = try job.handle(.failed(busy), now: now, random: &random)
         #expect(job.status == .queued && job.failure == busy)
-        guard case .enqueue(let notBefore?) = retry.first else { Issue.record("expected a delayed enqueue"); return }
+        guard case .enqueue(let notBefore?) = retry.first else {
+            Issue.record("expected a delayed enqueue")
+            return
+        }
         #expect(notBefore >= now.addingTimeInterval(2), "Retry-After is honored")
         _ = try job.handle(.started, now: notBefore, random: &random)
         _ = try job.handle(.failed(busy), now: notBefore, random: &random)
@@ -92,7 +95,10 @@ struct JobStateMachineTests {
         #expect(job.phase == .polling && job.attempts == 1 && job.remoteID == "r-2")
     }
 
-    @Test(arguments: [("a.epub", JobType.ebookToPDF), ("b.MOBI", .ebookToPDF), ("c.azw3", .ebookToPDF), ("d.docx", .docToPDF), ("e.html", .docToPDF), ("noext", .docToPDF)])
+    @Test(arguments: [
+        ("a.epub", JobType.ebookToPDF), ("b.MOBI", .ebookToPDF), ("c.azw3", .ebookToPDF), ("d.docx", .docToPDF), ("e.html", .docToPDF),
+        ("noext", .docToPDF),
+    ])
     func typeFromFilename(_ name: String, _ type: JobType) {
         #expect(JobType.forFilename(name) == type)
     }

@@ -24,7 +24,9 @@ struct URLCheckTests {
         }
     }
 
-    @Test(arguments: ["https://example.com/page", "http://93.184.216.34/", "https://[2606:2800:220:1:248:1893:25c8:1946]/", "http://example.com:8080/a?b#c"])
+    @Test(arguments: [
+        "https://example.com/page", "http://93.184.216.34/", "https://[2606:2800:220:1:248:1893:25c8:1946]/", "http://example.com:8080/a?b#c",
+    ])
     func acceptsPublicURLs(_ url: String) throws {
         _ = try check.checkSyntax(url)
     }
@@ -32,7 +34,12 @@ struct URLCheckTests {
     @Test func resolvedAddressesAreCheckedToo() throws {
         let (host, port, _) = try check.checkSyntax("https://rebind.example.com/")
         #expect(throws: JobFailure.self) {
-            try check.checkResolved("https://rebind.example.com/", host: host, port: port, addresses: [.v4(0x5DB8_D822), IPAddress(host: "10.1.2.3")!])
+            try check.checkResolved(
+                "https://rebind.example.com/",
+                host: host,
+                port: port,
+                addresses: [.v4(0x5DB8_D822), IPAddress(host: "10.1.2.3")!]
+            )
         }
         try check.checkResolved("https://rebind.example.com/", host: host, port: port, addresses: [IPAddress(host: "93.184.216.34")!])
     }
@@ -43,7 +50,9 @@ struct URLCheckTests {
         #expect(throws: JobFailure.self) { try allowing.checkSyntax("http://127.0.0.1:9999/") }
     }
 
-    @Test(arguments: [("2130706433", "127.0.0.1"), ("0x7f.0.0.1", "127.0.0.1"), ("017700000001", "127.0.0.1"), ("10.1", "10.0.0.1"), ("1.2.3", "1.2.0.3")])
+    @Test(arguments: [
+        ("2130706433", "127.0.0.1"), ("0x7f.0.0.1", "127.0.0.1"), ("017700000001", "127.0.0.1"), ("10.1", "10.0.0.1"), ("1.2.3", "1.2.0.3"),
+    ])
     func numericSpellingsParse(_ host: String, _ dotted: String) {
         #expect(IPAddress(host: host)?.description == dotted)
     }

@@ -69,7 +69,7 @@ struct HTTPClientExchangeTests {
         #expect(seen.value.length == String(size))
         #expect(seen.value.chunked == false)
         #expect(seen.value.count == Int64(size))
-        #expect(try sha256(received) == sha256(source))
+        #expect(try await sha256(received) == sha256(source))
     }
 
     @Test func postOfAFileSendsItsLength() async throws {
@@ -250,7 +250,7 @@ struct HTTPClientExchangeTests {
         #expect(seen.value.chunked)
         #expect(seen.value.length == nil)
         #expect(seen.value.count == 3_000_000)
-        #expect(try sha256(received) == sha256(source))
+        #expect(try await sha256(received) == sha256(source))
     }
 
     @Test func anExplicitProxyReceivesTheAbsoluteURL() async throws {

@@ -29,7 +29,7 @@ struct HTTPClientFailureTests {
         #expect(error?.kind == .timedOut)
         #expect(error?.isTransient == true)
         #expect(elapsed >= .milliseconds(900))
-        #expect(elapsed < .seconds(4), "a timeout plus slack for a loaded machine, never a hang")
+        #expect(elapsed < .seconds(8), "a timeout plus slack for a loaded machine, never a hang")
     }
 
     @Test func aTrickleBelowTheLowSpeedLimitIsTooSlow() async throws {
@@ -50,7 +50,7 @@ struct HTTPClientFailureTests {
 
         #expect(error?.kind == .tooSlow)
         #expect(error?.isTransient == true)
-        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(ContinuousClock.now - started < .seconds(9), "the low-speed window plus slack, well before the 10 s timeout")
     }
 
     @Test func aResetConnectionIsTransient() async throws {

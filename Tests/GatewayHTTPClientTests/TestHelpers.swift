@@ -45,8 +45,8 @@ func makeFile(_ path: String, size: Int) throws {
     }
 }
 
-func sha256(_ path: String) throws -> String {
-    let result = try run("sha256sum", [path])
+func sha256(_ path: String) async throws -> String {
+    let result = try await run("sha256sum", [path])
     return String(result.stdout.prefix(64))
 }
 

@@ -30,10 +30,12 @@ struct CrashConsistencyTests {
             process.standardOutput = output
             try process.run()
             // Wait until it has opened the library, then kill it somewhere in the next 0–150 ms.
-            _ = output.fileHandleForReading.availableData
-            usleep(UInt32.random(in: 0...150_000, using: &generator))
+            // (Blocking reads and waits go to a thread: tests share a cooperative pool of 2.)
+            let reader = output.fileHandleForReading
+            _ = try await onThread { reader.availableData }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...150_000, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await onThread { process.waitUntilExit() }
             #expect(process.terminationReason == .uncaughtSignal, "round \(round): churn exited by itself: \(process.terminationStatus)")
 
             let library = try Library(root: store)

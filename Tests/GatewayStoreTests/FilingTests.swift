@@ -13,11 +13,21 @@ struct FilingTests {
         #expect(document.relativePath == "alice/Invoices/2026/March.pdf")
         #expect(fixture.exists("alice/Invoices/2026/March.pdf"))
         #expect(FileManager.default.fileExists(atPath: Fixtures.pdf("many-pages.pdf")), "copy mode keeps the source")
-        #expect(document.info.pageCount == (try pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
-        let shasum = try run("sha256sum", [fixture.root + "/" + document.relativePath]).stdout.prefix(64)
+        #expect(document.info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
+        let shasum = try await run("sha256sum", [fixture.root + "/" + document.relativePath]).stdout.prefix(64)
         #expect(document.sha256 == String(shasum))
         #expect(document.size == Int64(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf"))).count))
         #expect(try fixture.library.document(id: document.id, owner: "alice") == document)
+    }
+
+    /// Found by the kill test: a new owner's first filing into the root named by path ("" or "/")
+    /// must create the owner's directory too.
+    @Test(arguments: ["", "/"])
+    func aNewOwnersFirstFilingIntoTheRootByPath(_ root: String) async throws {
+        let fixture = try LibraryFixture()
+        let document = try await fixture.file(owner: "newcomer", folder: .path(root), name: "First")
+        #expect(document.relativePath == "newcomer/First.pdf")
+        #expect(fixture.exists("newcomer/First.pdf"))
     }
 
     @Test func moveModeTakesTheSource() async throws {
@@ -63,7 +73,12 @@ struct FilingTests {
     @Test func ownersNeverSeeEachOther() async throws {
         let fixture = try LibraryFixture()
         let document = try await fixture.file(owner: "alice")
-        #expect(throws: LibraryError(.documentNotFound, "no document with id \(document.id.uuidString.lowercased()); list documents with `pdfgate ls` or GET /v1/documents")) {
+        #expect(
+            throws: LibraryError(
+                .documentNotFound,
+                "no document with id \(document.id.uuidString.lowercased()); list documents with `pdfgate ls` or GET /v1/documents"
+            )
+        ) {
             try fixture.library.document(id: document.id, owner: "bob")
         }
         #expect(try fixture.library.listDocuments(DocumentQuery(owner: "bob", recursive: true)).documents.isEmpty)

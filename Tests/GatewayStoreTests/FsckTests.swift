@@ -47,6 +47,6 @@ struct FsckTests {
         #expect(try fixture.library.document(id: kept.id, owner: "alice").name == "Kept")
         let adopted = try fixture.library.listDocuments(DocumentQuery(owner: "alice", folder: .path("Dropped/Inner")))
         #expect(adopted.documents.map(\.name) == ["Scan"])
-        #expect(adopted.documents.first?.info.pageCount == (try pdfinfoPageCount(Fixtures.pdf("linearized.pdf"))))
+        #expect(adopted.documents.first?.info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf("linearized.pdf"))))
     }
 }

@@ -16,10 +16,18 @@ struct EngineFixture {
         store = SQLiteJobStore(database: fixture.library.database)
         engine = JobEngine(
             configuration: .init(
-                stagingDirectory: fixture.library.paths.staging, defaultTimeout: [.docToPDF: timeout], maxAttempts: maxAttempts,
-                backoff: BackoffPolicy(initial: .milliseconds(20), maximum: .milliseconds(100)), idlePoll: .milliseconds(20),
-                shutdownGrace: .milliseconds(200)),
-            store: store, router: ConverterRouter(everything: converter, slots: 2), inspector: fixture.inspector, filer: fixture.library)
+                stagingDirectory: fixture.library.paths.staging,
+                defaultTimeout: [.docToPDF: timeout],
+                maxAttempts: maxAttempts,
+                backoff: BackoffPolicy(initial: .milliseconds(20), maximum: .milliseconds(100)),
+                idlePoll: .milliseconds(20),
+                shutdownGrace: .milliseconds(200)
+            ),
+            store: store,
+            router: ConverterRouter(everything: converter, slots: 2),
+            inspector: fixture.inspector,
+            filer: fixture.library
+        )
     }
 
     /// Creates a DOC job for a fixture PDF, uploads it and submits it.
@@ -58,7 +66,7 @@ struct JobEngineTests {
         let document = try #require(try engine.documents().first)
         #expect(document.id == done.state.documentID && document.id == JobEngine.documentID(for: job.id))
         #expect(document.relativePath == "alice/Converted/Report.pdf")
-        #expect(document.info.pageCount == (try pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
+        #expect(document.info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
         #expect(!FileManager.default.fileExists(atPath: engine.fixture.library.paths.staging + "/" + job.id.lowercased), "staging is cleaned")
         #expect(done.revision > job.revision)
     }
@@ -95,7 +103,7 @@ struct JobEngineTests {
         let start = ContinuousClock.now
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .failed && done.state.failure?.code == "timed_out")
-        #expect(ContinuousClock.now - start < .seconds(4))
+        #expect(ContinuousClock.now - start < .seconds(10), "the 1 s deadline plus slack for a loaded machine, never a hang")
         #expect(try engine.documents().isEmpty)
     }
 
@@ -122,8 +130,12 @@ struct JobEngineTests {
         #expect(try fixture.engine.job(job.id)?.state.status == .processing, "shutdown leaves it to resume")
 
         let restarted = JobEngine(
-            configuration: fixture.engine.configuration, store: fixture.store, router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
-            inspector: fixture.fixture.inspector, filer: fixture.fixture.library)
+            configuration: fixture.engine.configuration,
+            store: fixture.store,
+            router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
+            inspector: fixture.fixture.inspector,
+            filer: fixture.fixture.library
+        )
         let second = Task { await restarted.run() }
         defer { second.cancel() }
         var status = JobStatus.processing

@@ -18,7 +18,10 @@ struct LibraryFixture {
     /// Files a copy of a fixture PDF, inspected by the real `pdfinfo`.
     @discardableResult
     func file(
-        _ fixture: String = "one-page.pdf", owner: String = "alice", folder: FolderReference = .root, name: String? = nil,
+        _ fixture: String = "one-page.pdf",
+        owner: String = "alice",
+        folder: FolderReference = .root,
+        name: String? = nil,
         conflict: ConflictPolicy = .fail
     ) async throws -> Document {
         let info = try await inspector.inspect(path: Fixtures.pdf(fixture))

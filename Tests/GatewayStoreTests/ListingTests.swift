@@ -16,8 +16,12 @@ struct ListingTests {
             let source = sources[i % sources.count]
             let folder: FolderReference = i % 3 == 0 ? .path("Sub") : (i % 3 == 1 ? .path("Sub/Deeper") : .root)
             _ = try fixture.library.file(
-                Fixtures.pdf(source), owner: "alice", folder: folder, name: String(format: "%@doc %02d", i % 2 == 0 ? "a" : "B", i),
-                info: infos[source]!)
+                Fixtures.pdf(source),
+                owner: "alice",
+                folder: folder,
+                name: String(format: "%@doc %02d", i % 2 == 0 ? "a" : "B", i),
+                info: infos[source]!
+            )
         }
         return fixture
     }

@@ -8,9 +8,23 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs an executable to completion and captures its output (for the real CLI tools tests
-/// cross-check against, and for our own binaries).
+/// cross-check against, and for our own binaries). The waiting happens on a thread of its own:
+/// Swift Testing runs tests on the cooperative pool, which has one thread per core, and two
+/// tests blocked in `waitpid` would stall every other test.
 @discardableResult
-public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil) throws -> ProcessResult {
+public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil) async throws -> ProcessResult {
+    try await onThread { try runBlocking(executable, arguments, environment: environment, stdin: stdin) }
+}
+
+/// Runs blocking work on a new thread and waits for it without holding a cooperative thread.
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// The blocking form, for code that is not async (benchmark loops timing a peer).
+public func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]?, stdin: Data?) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try which(executable))
     process.arguments = arguments
@@ -31,7 +45,11 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self)
+    )
 }
 
 /// Absolute path of a program on PATH.
@@ -53,8 +71,8 @@ public func builtProduct(_ name: String) -> String {
 }
 
 /// Page count as the `pdfinfo` CLI reads it: the independent cross-check for our inspector.
-public func pdfinfoPageCount(_ path: String) throws -> Int? {
-    let result = try run("pdfinfo", [path])
+public func pdfinfoPageCount(_ path: String) async throws -> Int? {
+    let result = try await run("pdfinfo", [path])
     guard result.status == 0 else { return nil }
     for line in result.stdout.split(separator: "\n") where line.hasPrefix("Pages:") {
         return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))

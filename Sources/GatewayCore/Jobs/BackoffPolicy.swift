@@ -23,7 +23,9 @@ public struct BackoffPolicy: Sendable, Equatable {
     ///
     /// - Returns: nil when the next attempt could not start before `remaining` runs out.
     public func delay(
-        afterAttempt attempt: Int, retryAfter: Duration? = nil, remaining: Duration? = nil,
+        afterAttempt attempt: Int,
+        retryAfter: Duration? = nil,
+        remaining: Duration? = nil,
         using random: inout some RandomNumberGenerator
     ) -> Duration? {
         let exponent = Double(max(attempt - 1, 0))

@@ -21,7 +21,10 @@ public struct ConversionOptions: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case paperWidth = "paper_width", paperHeight = "paper_height", landscape, margin, printBackground = "print_background"
+        case paperWidth = "paper_width"
+        case paperHeight = "paper_height"
+        case landscape, margin
+        case printBackground = "print_background"
     }
 }
 
@@ -50,8 +53,14 @@ public struct ConversionRequest: Sendable {
     public var remoteID: String?
 
     public init(
-        jobID: UUID, type: JobType, source: ConversionSource, options: ConversionOptions = ConversionOptions(), workDirectory: String,
-        outputPath: String, deadline: ContinuousClock.Instant, remoteID: String? = nil
+        jobID: UUID,
+        type: JobType,
+        source: ConversionSource,
+        options: ConversionOptions = ConversionOptions(),
+        workDirectory: String,
+        outputPath: String,
+        deadline: ContinuousClock.Instant,
+        remoteID: String? = nil
     ) {
         self.jobID = jobID
         self.type = type

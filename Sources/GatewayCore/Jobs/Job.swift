@@ -18,8 +18,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var timeoutSeconds: Double?
 
     public init(
-        type: JobType, url: String? = nil, originalFilename: String? = nil, folder: String? = nil, name: String? = nil,
-        onConflict: ConflictPolicy = .rename, options: ConversionOptions = ConversionOptions(), callbackURL: String? = nil,
+        type: JobType,
+        url: String? = nil,
+        originalFilename: String? = nil,
+        folder: String? = nil,
+        name: String? = nil,
+        onConflict: ConflictPolicy = .rename,
+        options: ConversionOptions = ConversionOptions(),
+        callbackURL: String? = nil,
         timeoutSeconds: Double? = nil
     ) {
         self.type = type
@@ -34,8 +40,13 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case type, url, originalFilename = "original_filename", folder, name, onConflict = "on_conflict", options
-        case callbackURL = "callback_url", timeoutSeconds = "timeout_seconds"
+        case type, url
+        case originalFilename = "original_filename"
+        case folder, name
+        case onConflict = "on_conflict"
+        case options
+        case callbackURL = "callback_url"
+        case timeoutSeconds = "timeout_seconds"
     }
 
     /// The document name to use when the client gave none: the file's name, else the URL's host and path.
@@ -94,5 +105,13 @@ public protocol JobStore: Sendable {
 /// Where the runner files what converters produce: the library, seen from the engine.
 public protocol DocumentFiler: Sendable {
     /// Files the PDF at `path` (taking it), exactly once per `id`.
-    func fileConverted(_ path: String, id: UUID, owner: String, folder: String?, name: String, conflict: ConflictPolicy, info: PDFInfo) throws -> Document
+    func fileConverted(
+        _ path: String,
+        id: UUID,
+        owner: String,
+        folder: String?,
+        name: String,
+        conflict: ConflictPolicy,
+        info: PDFInfo
+    ) throws -> Document
 }

@@ -24,8 +24,12 @@ public final class JobEngine: Sendable {
         public var urlCheck: URLCheck
 
         public init(
-            stagingDirectory: String, defaultTimeout: [JobType: Duration] = [:], maxAttempts: Int = 3,
-            backoff: BackoffPolicy = BackoffPolicy(), idlePoll: Duration = .milliseconds(250), shutdownGrace: Duration = .seconds(30),
+            stagingDirectory: String,
+            defaultTimeout: [JobType: Duration] = [:],
+            maxAttempts: Int = 3,
+            backoff: BackoffPolicy = BackoffPolicy(),
+            idlePoll: Duration = .milliseconds(250),
+            shutdownGrace: Duration = .seconds(30),
             urlCheck: URLCheck = URLCheck()
         ) {
             self.stagingDirectory = stagingDirectory
@@ -56,7 +60,11 @@ public final class JobEngine: Sendable {
     private let listeners = Mutex<[UUID: [UUID: @Sendable (Job) -> Void]]>([:])
 
     public init(
-        configuration: Configuration, store: any JobStore, router: ConverterRouter, inspector: any PDFInspector, filer: any DocumentFiler,
+        configuration: Configuration,
+        store: any JobStore,
+        router: ConverterRouter,
+        inspector: any PDFInspector,
+        filer: any DocumentFiler,
         logger: Logger = Logger(label: "pdfgate.jobs")
     ) {
         self.configuration = configuration
@@ -75,7 +83,11 @@ public final class JobEngine: Sendable {
     /// Creates a job: URL jobs are queued at once, file jobs wait for `inputReceived`.
     public func create(owner: String, spec: JobSpec, now: Date = Date()) throws -> Job {
         guard router.route(for: spec.type) != nil else {
-            throw JobFailure(.rejected, code: "no_converter", "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration")
+            throw JobFailure(
+                .rejected,
+                code: "no_converter",
+                "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration"
+            )
         }
         if spec.type == .urlToPDF {
             guard let url = spec.url else {
@@ -83,13 +95,21 @@ public final class JobEngine: Sendable {
             }
             _ = try configuration.urlCheck.checkSyntax(url)
         } else if spec.originalFilename?.isEmpty ?? true {
-            throw JobFailure(.rejected, code: "filename_required", "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. report.docx")
+            throw JobFailure(
+                .rejected,
+                code: "filename_required",
+                "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. report.docx"
+            )
         }
         let needsUpload = spec.type != .urlToPDF
         let deadline = now.addingTimeInterval(Self.seconds(configuration.timeout(for: spec)))
         let job = Job(
-            owner: owner, spec: spec, state: JobStateMachine(needsUpload: needsUpload, deadline: deadline, maxAttempts: configuration.maxAttempts),
-            createdAt: now, updatedAt: now)
+            owner: owner,
+            spec: spec,
+            state: JobStateMachine(needsUpload: needsUpload, deadline: deadline, maxAttempts: configuration.maxAttempts),
+            createdAt: now,
+            updatedAt: now
+        )
         try FileManager.default.createDirectory(atPath: inputDirectory(job.id), withIntermediateDirectories: true)
         try store.insert(job)
         if !needsUpload { wakeUp.yield() }
@@ -134,7 +154,12 @@ public final class JobEngine: Sendable {
     /// On cancellation it stops taking jobs and gives running ones `shutdownGrace` to finish.
     public func run() async {
         resumeAfterRestart()
-        guard let stream = wakeUps.withLock({ stream in defer { stream = nil }; return stream }) else { return }
+        guard
+            let stream = wakeUps.withLock({ stream in
+                defer { stream = nil }
+                return stream
+            })
+        else { return }
         var iterator = stream.makeAsyncIterator()
         await withTaskGroup(of: Void.self) { group in
             // One timer keeps retries with a `not_before` moving even when nothing wakes us.
@@ -220,8 +245,15 @@ public final class JobEngine: Sendable {
             let source: ConversionSource =
                 if let url = job.spec.url { .url(url) } else { .file(path: inputPath(job), originalFilename: job.spec.originalFilename ?? "input") }
             let request = ConversionRequest(
-                jobID: job.id, type: job.spec.type, source: source, options: job.spec.options, workDirectory: attemptDirectory,
-                outputPath: output, deadline: deadline, remoteID: job.state.remoteID)
+                jobID: job.id,
+                type: job.spec.type,
+                source: source,
+                options: job.spec.options,
+                workDirectory: attemptDirectory,
+                outputPath: output,
+                deadline: deadline,
+                remoteID: job.state.remoteID
+            )
             // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
             try await Self.withDeadline(deadline) {
                 try await route.converter.convert(request) { [self] event in
@@ -236,8 +268,14 @@ public final class JobEngine: Sendable {
             let info = try await inspector.inspect(path: output)
             try advance(.entered(.filing), job.id)
             let document = try filer.fileConverted(
-                output, id: Self.documentID(for: job.id), owner: job.owner, folder: job.spec.folder, name: job.spec.defaultDocumentName,
-                conflict: job.spec.onConflict, info: info)
+                output,
+                id: Self.documentID(for: job.id),
+                owner: job.owner,
+                folder: job.spec.folder,
+                name: job.spec.defaultDocumentName,
+                conflict: job.spec.onConflict,
+                info: info
+            )
             try apply(.filed(document.id), to: job.id)
             metadata["document.id"] = "\(document.id.uuidString.lowercased())"
             logger.info("jobs.succeeded", metadata: metadata)
@@ -329,7 +367,11 @@ public final class JobEngine: Sendable {
         case let failure as JobFailure: return failure
         case let inspection as InspectionError:
             let transient: Set<InspectionError.Kind> = [.inspectorUnavailable]
-            return JobFailure(transient.contains(inspection.kind) ? .transient : .rejected, code: "invalid_output", "the converter's output is not a usable PDF: \(inspection.message)")
+            return JobFailure(
+                transient.contains(inspection.kind) ? .transient : .rejected,
+                code: "invalid_output",
+                "the converter's output is not a usable PDF: \(inspection.message)"
+            )
         case let library as LibraryError:
             return JobFailure(library.kind == .storage ? .transient : .rejected, code: library.code, library.message)
         case let gateway as any GatewayError:

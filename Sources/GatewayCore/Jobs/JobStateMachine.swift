@@ -61,7 +61,10 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     /// Applies `event` at `now`. Throws `JobTransitionError` for an event that makes no sense
     /// in the current status (say, a second submit), changing nothing.
     public mutating func handle(
-        _ event: Event, now: Date, backoff: BackoffPolicy = BackoffPolicy(), random: inout some RandomNumberGenerator
+        _ event: Event,
+        now: Date,
+        backoff: BackoffPolicy = BackoffPolicy(),
+        random: inout some RandomNumberGenerator
     ) throws(JobTransitionError) -> [Action] {
         if status.isTerminal {
             if case .cancelRequested = event { return [] }  // cancelling a finished job is a no-op
@@ -120,7 +123,10 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     }
 
     private mutating func retryOrFail(
-        _ error: JobFailure, now: Date, backoff: BackoffPolicy, random: inout some RandomNumberGenerator
+        _ error: JobFailure,
+        now: Date,
+        backoff: BackoffPolicy,
+        random: inout some RandomNumberGenerator
     ) -> [Action] {
         guard error.kind == .transient, attempts < maxAttempts else { return fail(error) }
         let remaining = Duration.milliseconds(Int64(deadline.timeIntervalSince(now) * 1000))

@@ -66,7 +66,8 @@ public struct URLCheck: Sendable {
             return (url.host, url.port, true)
         }
         let lower = url.host.lowercased()
-        if lower == "localhost" || lower.hasSuffix(".localhost") || lower.hasSuffix(".local") || lower.hasSuffix(".internal") || !lower.contains(".") {
+        if lower == "localhost" || lower.hasSuffix(".localhost") || lower.hasSuffix(".local") || lower.hasSuffix(".internal") || !lower.contains(".")
+        {
             throw Self.refused(text, "its host '\(url.host)' names a machine on the local network")
         }
         return (url.host, url.port, false)
@@ -75,7 +76,9 @@ public struct URLCheck: Sendable {
     /// Checks each address the host resolved to; all must be public (or the host allow-listed).
     public func checkResolved(_ text: String, host: String, port: Int, addresses: [IPAddress]) throws(JobFailure) {
         if isAllowed(host: host, port: port) { return }
-        guard !addresses.isEmpty else { throw JobFailure(.rejected, code: "url_unresolvable", "cannot convert \(text): its host '\(host)' does not resolve") }
+        guard !addresses.isEmpty else {
+            throw JobFailure(.rejected, code: "url_unresolvable", "cannot convert \(text): its host '\(host)' does not resolve")
+        }
         for address in addresses {
             if let reason = AddressPolicy.forbiddenReason(address) {
                 throw Self.refused(text, "'\(host)' resolves to \(address), which is \(reason)")
@@ -88,7 +91,11 @@ public struct URLCheck: Sendable {
     }
 
     static func refused(_ url: String, _ rule: String) -> JobFailure {
-        JobFailure(.rejected, code: "url_forbidden", "refusing to fetch \(url): \(rule). Only public http(s) addresses can be converted; an operator can allow a host with the URL allow-list")
+        JobFailure(
+            .rejected,
+            code: "url_forbidden",
+            "refusing to fetch \(url): \(rule). Only public http(s) addresses can be converted; an operator can allow a host with the URL allow-list"
+        )
     }
 }
 
@@ -112,7 +119,12 @@ struct URLComponentsLite {
         if hostPart.hasPrefix("[") {
             guard let close = hostPart.firstIndex(of: "]") else { return nil }
             let after = hostPart[hostPart.index(after: close)...]
-            if after.hasPrefix(":") { explicitPort = Int(after.dropFirst()) ; if explicitPort == nil { return nil } } else if !after.isEmpty { return nil }
+            if after.hasPrefix(":") {
+                explicitPort = Int(after.dropFirst())
+                if explicitPort == nil { return nil }
+            } else if !after.isEmpty {
+                return nil
+            }
             hostPart = String(hostPart[...close])
         } else if let colon = hostPart.lastIndex(of: ":") {
             explicitPort = Int(hostPart[hostPart.index(after: colon)...])

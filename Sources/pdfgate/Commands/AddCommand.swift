@@ -5,7 +5,9 @@ import GatewayCore
 /// `pdfgate add FILE...`: inspect each PDF and file a copy of it in the library.
 struct AddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "add", abstract: "File PDFs into the library (each is inspected first; the originals stay unless --move).")
+        commandName: "add",
+        abstract: "File PDFs into the library (each is inspected first; the originals stay unless --move)."
+    )
 
     @Argument(help: "PDF files to add.")
     var files: [String]
@@ -40,9 +42,17 @@ struct AddCommand: AsyncParsableCommand {
                     let path = URL(fileURLWithPath: file).standardizedFileURL.path
                     do {
                         let info = try await pool.inspect(path: path)
-                        added.append(try store.file(
-                            path, mode: move ? .move : .copy, owner: library.resolvedOwner, folder: FolderReference.parse(folder), name: name,
-                            conflict: onConflict, info: info))
+                        added.append(
+                            try store.file(
+                                path,
+                                mode: move ? .move : .copy,
+                                owner: library.resolvedOwner,
+                                folder: FolderReference.parse(folder),
+                                name: name,
+                                conflict: onConflict,
+                                info: info
+                            )
+                        )
                     } catch let error as any GatewayError where files.count > 1 {
                         // Keep going so one bad file does not block the rest; the exit status tells.
                         Output.printError("\(file): \(error.message) [\(error.code)]")
@@ -53,7 +63,10 @@ struct AddCommand: AsyncParsableCommand {
             if output.json {
                 Output.printJSON(added.map(DocumentJSON.init))
             } else {
-                Output.printTable(["ID", "PATH", "PAGES", "SIZE"], added.map { [$0.id.uuidString.lowercased(), $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] })
+                Output.printTable(
+                    ["ID", "PATH", "PAGES", "SIZE"],
+                    added.map { [$0.id.uuidString.lowercased(), $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] }
+                )
             }
             if failures > 0 { throw ExitCode(1) }
         }

@@ -7,8 +7,10 @@ import Logging
 /// `pdfgate convert SOURCE...`: URLs and files to PDFs, filed in the library, as durable jobs.
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "convert", abstract: "Convert URLs and files to PDF and file them in the library.",
-        discussion: "Each SOURCE becomes a job: office files go to LibreOffice, HTML files and URLs to Chromium, ebooks to Calibre.")
+        commandName: "convert",
+        abstract: "Convert URLs and files to PDF and file them in the library.",
+        discussion: "Each SOURCE becomes a job: office files go to LibreOffice, HTML files and URLs to Chromium, ebooks to Calibre."
+    )
 
     @Argument(help: "URLs (http/https) or files.")
     var sources: [String]
@@ -46,8 +48,12 @@ struct ConvertCommand: AsyncParsableCommand {
             let store = try library.openLibrary()
             let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
             let assembly = try EngineAssembly(
-                library: store, backend: try BackendChoice(parsing: converter), timeout: timeout.map { .milliseconds(Int64($0 * 1000)) },
-                urlAllowList: allow, logger: logger)
+                library: store,
+                backend: try BackendChoice(parsing: converter),
+                timeout: timeout.map { .milliseconds(Int64($0 * 1000)) },
+                urlAllowList: allow,
+                logger: logger
+            )
             let runner = Task { await assembly.engine.run() }
             defer { runner.cancel() }
 
@@ -72,14 +78,19 @@ struct ConvertCommand: AsyncParsableCommand {
                     documents.append(try store.document(id: id, owner: job.owner))
                 } else {
                     let failure = job.state.failure
-                    Output.printError("\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]")
+                    Output.printError(
+                        "\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]"
+                    )
                     failed += 1
                 }
             }
             if output.json {
                 Output.printJSON(documents.map(DocumentJSON.init))
             } else if !documents.isEmpty {
-                Output.printTable(["ID", "PATH", "PAGES", "SIZE"], documents.map { [$0.id.lowercased, $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] })
+                Output.printTable(
+                    ["ID", "PATH", "PAGES", "SIZE"],
+                    documents.map { [$0.id.lowercased, $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] }
+                )
             }
             if failed > 0 { throw ExitCode(1) }
         }
@@ -97,7 +108,14 @@ struct ConvertCommand: AsyncParsableCommand {
             throw LibraryError(.invalidArgument, "cannot read '\(source)'; give a URL starting with http:// or https://, or a readable file")
         }
         let filename = (path as NSString).lastPathComponent
-        let spec = JobSpec(type: JobType.forFilename(filename), originalFilename: filename, folder: folder, name: name, onConflict: onConflict, timeoutSeconds: timeout)
+        let spec = JobSpec(
+            type: JobType.forFilename(filename),
+            originalFilename: filename,
+            folder: folder,
+            name: name,
+            onConflict: onConflict,
+            timeoutSeconds: timeout
+        )
         let job = try engine.create(owner: owner, spec: spec)
         try FileManager.default.copyItem(atPath: path, toPath: engine.inputPath(job))
         try engine.inputReceived(job.id)

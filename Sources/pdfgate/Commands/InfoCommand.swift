@@ -20,14 +20,17 @@ struct InfoCommand: AsyncParsableCommand {
                 return
             }
             let info = document.info
-            Output.printTable(["Field", "Value"], [
-                ["ID", document.id.uuidString.lowercased()], ["Name", document.name], ["Path", document.relativePath],
-                ["Pages", "\(info.pageCount)"], ["Size", "\(Output.bytes(document.size)) (\(document.size) bytes)"],
-                ["SHA-256", document.sha256], ["Added", Output.iso8601(document.createdAt)], ["Updated", Output.iso8601(document.updatedAt)],
-                ["Title", info.title ?? "-"], ["Author", info.author ?? "-"], ["PDF version", info.pdfVersion],
-                ["Page size", String(format: "%.2f x %.2f pt", info.pageWidth, info.pageHeight)],
-                ["Encrypted", info.encrypted ? "yes" : "no"], ["Linearized", info.linearized ? "yes" : "no"], ["PDF/A", info.pdfa ?? "-"],
-            ])
+            Output.printTable(
+                ["Field", "Value"],
+                [
+                    ["ID", document.id.uuidString.lowercased()], ["Name", document.name], ["Path", document.relativePath],
+                    ["Pages", "\(info.pageCount)"], ["Size", "\(Output.bytes(document.size)) (\(document.size) bytes)"],
+                    ["SHA-256", document.sha256], ["Added", Output.iso8601(document.createdAt)], ["Updated", Output.iso8601(document.updatedAt)],
+                    ["Title", info.title ?? "-"], ["Author", info.author ?? "-"], ["PDF version", info.pdfVersion],
+                    ["Page size", String(format: "%.2f x %.2f pt", info.pageWidth, info.pageHeight)],
+                    ["Encrypted", info.encrypted ? "yes" : "no"], ["Linearized", info.linearized ? "yes" : "no"], ["PDF/A", info.pdfa ?? "-"],
+                ]
+            )
         }
     }
 }

@@ -5,7 +5,9 @@ import GatewayCore
 /// `pdfgate inspect FILE`: what Poppler reads from a PDF, without filing it.
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "inspect", abstract: "Show a PDF's page count and metadata without filing it.")
+        commandName: "inspect",
+        abstract: "Show a PDF's page count and metadata without filing it."
+    )
 
     @Argument(help: "The PDF to inspect.")
     var file: String

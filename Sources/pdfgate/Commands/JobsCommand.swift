@@ -45,8 +45,13 @@ struct JobsCommand: AsyncParsableCommand {
         }
 
         enum CodingKeys: String, CodingKey {
-            case jobID = "job_id", type, status, phase, attempts, source, documentID = "document_id", error
-            case errorMessage = "error_message", createdAt = "created_at", updatedAt = "updated_at"
+            case jobID = "job_id"
+            case type, status, phase, attempts, source
+            case documentID = "document_id"
+            case error
+            case errorMessage = "error_message"
+            case createdAt = "created_at"
+            case updatedAt = "updated_at"
         }
     }
 
@@ -54,7 +59,10 @@ struct JobsCommand: AsyncParsableCommand {
         try await reporting(json: output.json) {
             let filter = try status.map { text -> JobStatus in
                 guard let status = JobStatus(rawValue: text.uppercased()) else {
-                    throw LibraryError(.invalidArgument, "unknown status '\(text)'; use one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw LibraryError(
+                        .invalidArgument,
+                        "unknown status '\(text)'; use one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 return status
             }
@@ -65,9 +73,15 @@ struct JobsCommand: AsyncParsableCommand {
                 Output.printJSON(jobs.map(JobJSON.init))
                 return
             }
-            Output.printTable(["JOB", "TYPE", "STATUS", "SOURCE", "CREATED"], jobs.map {
-                [$0.id.lowercased, $0.spec.type.rawValue, $0.state.status.rawValue, $0.spec.url ?? $0.spec.originalFilename ?? "", Output.shortDate($0.createdAt)]
-            })
+            Output.printTable(
+                ["JOB", "TYPE", "STATUS", "SOURCE", "CREATED"],
+                jobs.map {
+                    [
+                        $0.id.lowercased, $0.spec.type.rawValue, $0.state.status.rawValue, $0.spec.url ?? $0.spec.originalFilename ?? "",
+                        Output.shortDate($0.createdAt),
+                    ]
+                }
+            )
         }
     }
 }

@@ -34,7 +34,8 @@ struct ListCommand: AsyncParsableCommand {
         var nextCursor: String?
 
         enum CodingKeys: String, CodingKey {
-            case folders, documents, nextCursor = "next_cursor"
+            case folders, documents
+            case nextCursor = "next_cursor"
         }
     }
 
@@ -44,18 +45,30 @@ struct ListCommand: AsyncParsableCommand {
             let owner = library.resolvedOwner
             let reference = FolderReference.parse(folder)
             let query = DocumentQuery(
-                owner: owner, folder: reference, recursive: recursive, search: search, sort: try DocumentSort(parsing: sort),
-                limit: limit, cursor: cursor)
+                owner: owner,
+                folder: reference,
+                recursive: recursive,
+                search: search,
+                sort: try DocumentSort(parsing: sort),
+                limit: limit,
+                cursor: cursor
+            )
             let page = try store.listDocuments(query)
             // Folders belong to the first page only, so paging through documents does not repeat them.
             let folders = cursor == nil ? try store.listFolders(owner: owner, parent: reference, recursive: recursive) : []
             if output.json {
-                Output.printJSON(ListingJSON(folders: folders.map(FolderJSON.init), documents: page.documents.map(DocumentJSON.init), nextCursor: page.nextCursor))
+                Output.printJSON(
+                    ListingJSON(folders: folders.map(FolderJSON.init), documents: page.documents.map(DocumentJSON.init), nextCursor: page.nextCursor)
+                )
                 return
             }
-            let rows = folders.map { [$0.id.uuidString.lowercased(), $0.path + "/", "", "", Output.shortDate($0.updatedAt)] }
+            let rows =
+                folders.map { [$0.id.uuidString.lowercased(), $0.path + "/", "", "", Output.shortDate($0.updatedAt)] }
                 + page.documents.map {
-                    [$0.id.uuidString.lowercased(), String($0.relativePath.dropFirst(owner.count + 1)), "\($0.info.pageCount)", Output.bytes($0.size), Output.shortDate($0.updatedAt)]
+                    [
+                        $0.id.uuidString.lowercased(), String($0.relativePath.dropFirst(owner.count + 1)), "\($0.info.pageCount)",
+                        Output.bytes($0.size), Output.shortDate($0.updatedAt),
+                    ]
                 }
             Output.printTable(["ID", "PATH", "PAGES", "SIZE", "UPDATED"], rows)
             if let next = page.nextCursor { print("more: pdfgate ls --cursor \(next)") }

@@ -12,7 +12,10 @@ enum Target {
         if let id = UUID(uuidString: text) {
             if (try? library.document(id: id, owner: owner)) != nil { return .document(id) }
             if (try? library.folder(.id(id), owner: owner)) != nil { return .folder(.id(id)) }
-            throw LibraryError(.documentNotFound, "no document or folder with id \(id.uuidString.lowercased()); list them with `pdfgate ls --recursive`")
+            throw LibraryError(
+                .documentNotFound,
+                "no document or folder with id \(id.uuidString.lowercased()); list them with `pdfgate ls --recursive`"
+            )
         }
         return .folder(.path(text))
     }

@@ -31,8 +31,14 @@ struct DocumentJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, folder, folderID = "folder_id", path, pageCount = "page_count", size, sha256
-        case createdAt = "created_at", updatedAt = "updated_at", metadata
+        case id, name, folder
+        case folderID = "folder_id"
+        case path
+        case pageCount = "page_count"
+        case size, sha256
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case metadata
     }
 }
 
@@ -54,6 +60,9 @@ struct FolderJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, path, parentID = "parent_id", createdAt = "created_at", updatedAt = "updated_at"
+        case id, name, path
+        case parentID = "parent_id"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 }

@@ -31,7 +31,11 @@ enum Output {
     }
 
     static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(
+                separator: .omitted
+            )
+        )
     }
 
     static func bytes(_ count: Int64) -> String {
@@ -48,6 +52,7 @@ struct ErrorJSON: Encodable {
     var errorMessage: String
 
     enum CodingKeys: String, CodingKey {
-        case error, errorMessage = "error_message"
+        case error
+        case errorMessage = "error_message"
     }
 }
