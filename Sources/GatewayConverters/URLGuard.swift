@@ -52,11 +52,7 @@ public struct URLGuard: Sendable {
 
     /// getaddrinfo blocks, so it runs on a thread of its own.
     static func resolve(_ host: String) async -> [IPAddress] {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: resolveBlocking(host))
-            }
-        }
+        await runBlocking { resolveBlocking(host) }
     }
 
     static func resolveBlocking(_ host: String) -> [IPAddress] {

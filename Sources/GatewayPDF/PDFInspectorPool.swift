@@ -81,7 +81,7 @@ public final class PDFInspectorPool: PDFInspector {
             guard let response = try? WorkerProtocol.decodeLine(WorkerProtocol.Response.self, from: line),
                 let result = response.result
             else {
-                _ = await Self.runBlocking { [worker] in worker.terminate() }
+                _ = await runBlocking { [worker] in worker.terminate() }
                 throw InspectionError(.inspectorUnavailable, "the inspect worker sent a garbled answer for \(name)")
             }
             reusable = worker
@@ -115,7 +115,7 @@ public final class PDFInspectorPool: PDFInspector {
         for waiter in waiters { waiter.continuation.resume(throwing: Self.shutDownError) }
         await withTaskGroup(of: Void.self) { group in
             for worker in idle {
-                group.addTask { await Self.runBlocking { worker.shutDown() } }
+                group.addTask { await runBlocking { worker.shutDown() } }
             }
         }
     }
@@ -139,7 +139,7 @@ public final class PDFInspectorPool: PDFInspector {
         }
         let deadline = ContinuousClock.now + configuration.timeout
         return await withTaskCancellationHandler {
-            await Self.runBlocking { worker.exchange(request, deadline: deadline) }
+            await runBlocking { worker.exchange(request, deadline: deadline) }
         } onCancel: {
             worker.interrupt()
         }
@@ -222,7 +222,7 @@ public final class PDFInspectorPool: PDFInspector {
         // A zero-timeout poll never blocks, so the common case needs no thread hop.
         if let leased, leased.isHealthy() { return leased }
         let configuration = configuration
-        let result: Result<InspectorWorker, InspectionError> = await Self.runBlocking {
+        let result: Result<InspectorWorker, InspectionError> = await runBlocking {
             leased?.terminate()
             do throws(InspectionError) {
                 return .success(
@@ -241,14 +241,6 @@ public final class PDFInspectorPool: PDFInspector {
     // MARK: - Helpers
 
     private static let shutDownError = InspectionError(.inspectorUnavailable, "the PDF inspector has been shut down")
-
-    /// Runs blocking work (pipe I/O, waitpid) on a thread of its own: the cooperative pool must
-    /// never block, and GCD's default pool is only as wide as the CPU count.
-    private static func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
-    }
 
     static func describe(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components

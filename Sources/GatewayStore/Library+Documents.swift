@@ -175,6 +175,9 @@ extension Library {
     func publish(_ record: DocumentRecord, folderPath: String) throws -> DocumentRecord {
         let target = absolute(LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name))
         if let staged = record.stagedPath, FileOps.exists(staged) {
+            // The folder row exists, so its directory should too; one removed by hand is recreated
+            // rather than failing the filing (fsck reports such a folder as missing).
+            try FileOps.makeDirectories((target as NSString).deletingLastPathComponent)
             do {
                 try FileOps.renameNoReplace(staged, target)
             } catch let error as FileOpsError where error.errno == EEXIST {

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 
 /// The outcome of a finished child process.
 public struct ProcessResult: Sendable {
@@ -18,9 +19,7 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
 
 /// Runs blocking work on a new thread and waits for it without holding a cooperative thread.
 public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
+    try await runBlocking { Result { try body() } }.get()
 }
 
 /// The blocking form, for code that is not async (benchmark loops timing a peer).

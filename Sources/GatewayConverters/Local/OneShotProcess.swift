@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GatewayCore
 
 /// How a one-shot converter run ended.
 enum OneShotOutcome: Sendable, Equatable {
@@ -32,14 +33,6 @@ func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant) async thro
     case .deadline: return .timedOut
     case .cancellation: return .cancelled
     case .shutdown, .misbehaving, nil: return .finished(ChildTermination(waitStatus: status))
-    }
-}
-
-/// Runs blocking work (waitpid, pipe reads) on a thread of its own: the cooperative pool must
-/// never block, and GCD's default pool is only as wide as the CPU count.
-func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
 
