@@ -31,6 +31,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 "$bin/pdfgate-bench" office Fixtures/office/sample.docx 20 "$out/office" >> "$out/results.txt"
 "$bin/pdfgate-bench" office Fixtures/office/sample.xlsx 20 "$out/office" >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
+"$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 
 cat <<REPORT
 
@@ -50,6 +51,12 @@ Library at $(get seed.documents) documents (seeded in $(get seed.s) s), medians
 Local office conversion: 20 copies each, ours on 2 warm LibreOffice slots vs a cold soffice --convert-to per file
   docx  ours $(get office.docx.ours_per_s)/s, p50 $(get office.docx.ours_p50_s) s   soffice $(get office.docx.soffice_per_s)/s, p50 $(get office.docx.soffice_p50_s) s   → throughput $(ratio "$(get office.docx.ours_per_s)" "$(get office.docx.soffice_per_s)")× (target ≥ 5×), p50 $(ratio "$(get office.docx.soffice_p50_s)" "$(get office.docx.ours_p50_s)")× lower (target ≥ 3×)
   xlsx  ours $(get office.xlsx.ours_per_s)/s, p50 $(get office.xlsx.ours_p50_s) s   soffice $(get office.xlsx.soffice_per_s)/s, p50 $(get office.xlsx.soffice_p50_s) s   → throughput $(ratio "$(get office.xlsx.ours_per_s)" "$(get office.xlsx.soffice_per_s)")× (target ≥ 5×), p50 $(ratio "$(get office.xlsx.soffice_p50_s)" "$(get office.xlsx.ours_p50_s)")× lower (target ≥ 3×)
+
+Remote gateway polling (fake v1 peer on 127.0.0.1; each duration 3× with +0.25/0.5/0.75 s; means, worst)
+  ~1 s job    ours $(get polling.ours.1s.polls) polls, delay $(get polling.ours.1s.delay_s) s (worst $(get polling.ours.1s.worst_delay_s))   every 1 s: $(get polling.fixed.1s.polls) polls, delay $(get polling.fixed.1s.delay_s) s (worst $(get polling.fixed.1s.worst_delay_s))
+  ~5 s job    ours $(get polling.ours.5s.polls) polls, delay $(get polling.ours.5s.delay_s) s (worst $(get polling.ours.5s.worst_delay_s))   every 1 s: $(get polling.fixed.5s.polls) polls, delay $(get polling.fixed.5s.delay_s) s (worst $(get polling.fixed.5s.worst_delay_s))
+  ~30 s job   ours $(get polling.ours.30s.polls) polls, delay $(get polling.ours.30s.delay_s) s (worst $(get polling.ours.30s.worst_delay_s))   every 1 s: $(get polling.fixed.30s.polls) polls, delay $(get polling.fixed.30s.delay_s) s (worst $(get polling.fixed.30s.worst_delay_s))
+  (target: fewer polls than every 1 s for jobs ≥ 5 s, delay ≤ max(0.5 s, 15 % of the job))
 
 Pipeline overhead, instant converter: $(get pipeline.jobs) jobs one after another
   $(get pipeline.jobs_per_s) jobs/s, p50 $(get pipeline.p50_ms) ms per job (create → stage → convert → inspect → file → SUCCEEDED; target ≤ 20 ms)

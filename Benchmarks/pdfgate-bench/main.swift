@@ -5,6 +5,7 @@
 //   pdfgate-bench library STORE           median latency of list/rename/move on that library
 //   pdfgate-bench office FILE N WORKDIR    N copies through warm LibreOffice slots vs cold soffice
 //   pdfgate-bench pipeline STORE N PDF     engine overhead per job with an instant converter
+//   pdfgate-bench polling PDF WORKDIR      remote jobs of 1/5/30 s: our polling vs every second
 //
 // Each prints `key value` lines that bench.sh collects.
 import Foundation
@@ -190,11 +191,13 @@ case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
 case "office" where arguments.count == 5:
     try await officeBenchmark(fixture: arguments[2], copies: Int(arguments[3]) ?? 20, work: arguments[4])
+case "polling" where arguments.count == 4:
+    try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
 case "pipeline" where arguments.count == 5:
     try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
 default:
     FileHandle.standardError.write(
-        Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR | pipeline STORE N PDF\n".utf8)
+        Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR | pipeline STORE N PDF | polling PDF WORKDIR\n".utf8)
     )
     exit(2)
 }
