@@ -197,7 +197,10 @@ case "pipeline" where arguments.count == 5:
     try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
 default:
     FileHandle.standardError.write(
-        Data("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR | pipeline STORE N PDF | polling PDF WORKDIR\n".utf8)
+        Data(
+            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR"
+                + " | pipeline STORE N PDF | polling PDF WORKDIR\n").utf8
+        )
     )
     exit(2)
 }
