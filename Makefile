@@ -6,7 +6,8 @@ STORE ?= ./data
 .PHONY: help deps build run demo test lint format bench fixtures clean
 
 help:
-	@echo "make run      install dependencies, build, and run the demo on ./data"
+	@echo "make run      install dependencies, build, and start the gateway on 127.0.0.1:8080 with ./data"
+	@echo "make demo     file the fixture PDFs into ./data and list them (no server)"
 	@echo "make test     install dependencies, build, and run the whole test suite"
 	@echo "make bench    build in release mode and print the benchmarks"
 	@echo "make lint     check formatting (swift format, hummingbird's .swift-format)"
@@ -19,9 +20,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Until `pdfgate serve` lands, the product's main job is filing PDFs: file the fixtures into
-# $(STORE) and list the library.
+# The gateway on the embedded default: loopback, a store in $(STORE), local converters.
 run: build
+	.build/debug/pdfgate serve --store "$(STORE)"
+
+# Files the fixture PDFs into $(STORE) and lists the library, without the server.
+demo: build
 	@bash scripts/demo.sh "$(STORE)"
 
 # Serially: many tests run real converters and bound how long failures may take, and on two

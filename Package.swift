@@ -16,6 +16,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // Traits off: we read our own configuration and need nothing of full Foundation there.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // C libraries: one system-library target each, with typed shims for variadic calls.
@@ -63,11 +68,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The HTTP API (DESIGN §3): routes, signed URLs, tokens, events, webhooks.
+        .target(
+            name: "GatewayServer",
+            dependencies: [
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayHTTPClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // A link to the repository's openapi.yaml: served at /openapi.yaml, one source of truth.
+            resources: [.embedInCode("openapi.yaml")],
+            swiftSettings: strict
+        ),
         // The CLI: the composition root.
         .executableTarget(
             name: "pdfgate",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,6 +126,11 @@ let package = Package(
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "GatewayConvertersTests", dependencies: ["GatewayConverters", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayServerTests",
+            dependencies: ["GatewayServer", "GatewayHTTPClient", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,7 @@ import Logging
 /// (a) The same files through warm local LibreOffice slots vs a cold `soffice --convert-to`
 /// per file: throughput and p50 latency of both.
 func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
+    let work = URL(fileURLWithPath: work).standardizedFileURL.path  // soffice takes a file:// profile URL
     let ext = (fixture as NSString).pathExtension
     let inputs = work + "/inputs-\(ext)"
     try? FileManager.default.removeItem(atPath: inputs)

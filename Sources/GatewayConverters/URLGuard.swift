@@ -27,6 +27,7 @@ public struct VettedURL: Sendable, Equatable {
     /// For libcurl's `CURLOPT_RESOLVE`: `host:port:address`.
     public var curlResolve: String? {
         guard let first = addresses.first, IPAddress(host: host) == nil else { return nil }
+        if case .v6 = first { return "\(host):\(port):[\(first.description)]" }
         return "\(host):\(port):\(first.description)"
     }
 }

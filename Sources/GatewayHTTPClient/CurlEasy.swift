@@ -5,6 +5,7 @@ import CCurl
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var resolveList: UnsafeMutablePointer<curl_slist>?
     private var mime: OpaquePointer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -22,6 +23,7 @@ final class CurlEasy {
         curl_easy_cleanup(handle)
         if let mime { curl_mime_free(mime) }
         curl_slist_free_all(headerList)
+        curl_slist_free_all(resolveList)
         errorBuffer.deallocate()
     }
 
@@ -53,6 +55,16 @@ final class CurlEasy {
             headerList = appended
         }
         try check(pdfgate_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
+    }
+
+    /// Pins names to addresses ("host:port:address"), so the connection goes where the SSRF
+    /// check looked and DNS cannot be asked again.
+    func setResolve(_ entries: [String]) throws {
+        for entry in entries {
+            guard let appended = curl_slist_append(resolveList, entry) else { throw TransferFailure(.other, "out of memory building resolve list") }
+            resolveList = appended
+        }
+        try check(pdfgate_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList), CURLOPT_RESOLVE)
     }
 
     /// Sends `parts` as a `multipart/form-data` body; the form is freed with the handle.

@@ -9,13 +9,17 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// What to send after the headers.
     public var body: HTTPRequestBody
+    /// libcurl `CURLOPT_RESOLVE` entries, `host:port:address`: connect there without asking DNS
+    /// (the SSRF layer pins the address it checked).
+    public var resolve: [String]
 
     /// A request; with no body a `GET` by default.
-    public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: HTTPRequestBody = .none) {
+    public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: HTTPRequestBody = .none, resolve: [String] = []) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.resolve = resolve
     }
 }
 

@@ -46,6 +46,7 @@ struct Transfer: Sendable {
         let pointer = Unmanaged.passUnretained(context).toOpaque()
         try validate()
         try easy.set(CURLOPT_URL, request.url)
+        if !request.resolve.isEmpty { try easy.setResolve(request.resolve) }
         // Signals cannot be used for timeouts in a multithreaded process.
         try easy.set(CURLOPT_NOSIGNAL, 1)
         // Nothing but http(s), including on redirect: file://, gopher:// and friends are SSRF tools.

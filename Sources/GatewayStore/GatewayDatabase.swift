@@ -18,6 +18,11 @@ public final class GatewayDatabase: Sendable {
         try Self.migrator.migrate(pool)
     }
 
+    /// A trivial read: throws when the database cannot answer.
+    public func ping() throws {
+        _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
     /// Migrations are append-only: never edit a shipped one, add the next.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -91,6 +96,27 @@ public final class GatewayDatabase: Sendable {
             }
             try db.create(index: "jobs_due", on: "jobs", columns: ["status", "not_before", "created_at"])
             try db.create(index: "jobs_owner", on: "jobs", columns: ["owner", "created_at", "id"])
+        }
+        migrator.registerMigration("v3-api") { db in
+            // API tokens: only the SHA-256 of the secret is kept.
+            try db.create(table: "tokens") { t in
+                t.primaryKey("id", .text)
+                t.column("owner", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("secret_sha256", .text).notNull().unique()
+                t.column("created_at", .datetime).notNull()
+                t.column("revoked_at", .datetime)
+            }
+            // One row per (owner, Idempotency-Key): the request's hash and the job it created.
+            try db.create(table: "idempotency_keys") { t in
+                t.column("owner", .text).notNull()
+                t.column("key", .text).notNull()
+                t.column("request_sha256", .text).notNull()
+                t.column("job_id", .text)  // NULL while the job is being created
+                t.column("created_at", .datetime).notNull()
+                t.primaryKey(["owner", "key"])
+            }
+            try db.create(index: "jobs_owner_status", on: "jobs", columns: ["owner", "status"])
         }
         return migrator
     }

@@ -32,10 +32,11 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func list(owner: String, status: JobStatus?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
+    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
         try database.pool.read { db in
             var request = JobRecord.filter(JobRecord.Columns.owner == owner)
             if let status { request = request.filter(JobRecord.Columns.status == status.rawValue) }
+            if let type { request = request.filter(JobRecord.Columns.type == type.rawValue) }
             if let cursor {
                 // "<created_at as stored>|<id>", newest first.
                 let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
@@ -48,6 +49,24 @@ public final class SQLiteJobStore: JobStore {
             let page = Array(records.prefix(limit))
             let next = records.count > limit ? page.last.map { "\($0.createdAtText)|\($0.id)" } : nil
             return (try page.map { try $0.job() }, next)
+        }
+    }
+
+    public func activeCount(owner: String) throws -> Int {
+        try database.pool.read { db in
+            try JobRecord.filter(JobRecord.Columns.owner == owner)
+                .filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
+                .fetchCount(db)
+        }
+    }
+
+    public func statusCounts() throws -> [JobStatus: Int] {
+        try database.pool.read { db in
+            var counts: [JobStatus: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
+                if let status = JobStatus(rawValue: row["status"]) { counts[status] = row["n"] }
+            }
+            return counts
         }
     }
 
@@ -101,6 +120,7 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
         static let id = Column(CodingKeys.id)
         static let owner = Column(CodingKeys.owner)
         static let status = Column(CodingKeys.status)
+        static let type = Column(CodingKeys.type)
         static let notBefore = Column(CodingKeys.notBefore)
         static let createdAt = Column(CodingKeys.createdAt)
     }

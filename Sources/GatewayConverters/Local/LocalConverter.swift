@@ -87,7 +87,10 @@ public final class LocalConverter: Converter {
     /// Creates the converter; no tool starts until the first conversion needs it.
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
-        directory = configuration.baseDirectory + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        // Absolute, because the tools run with their slot directory as working directory and
+        // LibreOffice takes its profile as a file:// URL.
+        let base = URL(fileURLWithPath: configuration.baseDirectory).standardizedFileURL.path
+        directory = base + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
         libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
         chromium = ChromiumConverter(configuration: configuration)
         calibre = CalibreConverter(configuration: configuration)

@@ -94,8 +94,12 @@ public protocol JobStore: Sendable {
     /// Reads, changes and writes one job atomically; returns the stored result.
     @discardableResult
     func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job
-    /// Jobs of an owner, newest first, optionally of one status.
-    func list(owner: String, status: JobStatus?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?)
+    /// Jobs of an owner, newest first, optionally of one status and type.
+    func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?)
+    /// How many of an owner's jobs are not finished: the per-owner concurrency limit counts these.
+    func activeCount(owner: String) throws -> Int
+    /// Jobs per status, all owners: what `/metrics` reports.
+    func statusCounts() throws -> [JobStatus: Int]
     /// Queued jobs whose retry time has come, oldest first.
     func due(now: Date, limit: Int) throws -> [Job]
     /// Jobs not in a terminal status, for resuming after a restart.

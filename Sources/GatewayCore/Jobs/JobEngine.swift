@@ -58,6 +58,8 @@ public final class JobEngine: Sendable {
     /// Jobs running now: their tasks (for cancel) and which backend slot they hold.
     private let running = Mutex<[UUID: Task<Void, Never>]>([:])
     private let listeners = Mutex<[UUID: [UUID: @Sendable (Job) -> Void]]>([:])
+    /// Listeners to every job's changes (webhooks, metrics).
+    private let allJobsListeners = Mutex<[UUID: @Sendable (Job) -> Void]>([:])
 
     public init(
         configuration: Configuration,
@@ -134,11 +136,33 @@ public final class JobEngine: Sendable {
 
     public func job(_ id: UUID) throws -> Job? { try store.job(id: id) }
 
+    /// The owner's jobs, newest first.
+    public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
+        try store.list(owner: owner, status: status, type: type, limit: limit, cursor: cursor)
+    }
+
+    /// Jobs per status across owners.
+    public func jobCounts() throws -> [JobStatus: Int] { try store.statusCounts() }
+
+    /// How many of the owner's jobs are not finished.
+    public func activeJobCount(owner: String) throws -> Int { try store.activeCount(owner: owner) }
+
     /// Calls `listener` with every published change of job `id` until the returned token is removed.
     public func observe(_ id: UUID, _ listener: @escaping @Sendable (Job) -> Void) -> UUID {
         let token = UUID()
         listeners.withLock { $0[id, default: [:]][token] = listener }
         return token
+    }
+
+    /// Calls `listener` with every published change of any job, until `stopObserving(token:)`.
+    public func observeAll(_ listener: @escaping @Sendable (Job) -> Void) -> UUID {
+        let token = UUID()
+        allJobsListeners.withLock { $0[token] = listener }
+        return token
+    }
+
+    public func stopObserving(token: UUID) {
+        _ = allJobsListeners.withLock { $0.removeValue(forKey: token) }
     }
 
     public func stopObserving(_ id: UUID, token: UUID) {
@@ -341,7 +365,7 @@ public final class JobEngine: Sendable {
                 }
             case .cleanUpStaging: try? FileManager.default.removeItem(atPath: configuration.stagingDirectory + "/" + id.lowercased)
             case .publish:
-                let observers = listeners.withLock { Array(($0[id] ?? [:]).values) }
+                let observers = listeners.withLock { Array(($0[id] ?? [:]).values) } + allJobsListeners.withLock { Array($0.values) }
                 for observer in observers { observer(job) }
             }
         }
@@ -386,7 +410,7 @@ public final class JobEngine: Sendable {
         return base.isEmpty || base.hasPrefix(".") ? "input" + base : base
     }
 
-    static func seconds(_ duration: Duration) -> Double {
+    public static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

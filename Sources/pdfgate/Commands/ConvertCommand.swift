@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import GatewayServer
 import GatewayStore
 import Logging
 
@@ -49,8 +50,8 @@ struct ConvertCommand: AsyncParsableCommand {
             let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
             let assembly = try EngineAssembly(
                 library: store,
-                backend: try BackendChoice(parsing: converter),
-                timeout: timeout.map { .milliseconds(Int64($0 * 1000)) },
+                routes: BackendChoice.everyType(try BackendChoice(parsing: converter)),
+                timeouts: timeout.map { t in Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(t * 1000))) }) } ?? [:],
                 urlAllowList: allow,
                 logger: logger
             )

@@ -68,7 +68,7 @@ struct JobsCommand: AsyncParsableCommand {
             }
             guard (1...1000).contains(limit) else { throw LibraryError(.invalidArgument, "--limit must be 1 to 1000") }
             let store = SQLiteJobStore(database: try library.openLibrary().database)
-            let jobs = try store.list(owner: library.resolvedOwner, status: filter, limit: limit, cursor: nil).jobs
+            let jobs = try store.list(owner: library.resolvedOwner, status: filter, type: nil, limit: limit, cursor: nil).jobs
             if output.json {
                 Output.printJSON(jobs.map(JobJSON.init))
                 return

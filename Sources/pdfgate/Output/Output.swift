@@ -4,12 +4,7 @@ import GatewayCore
 /// Printing for people (aligned tables) and for scripts (JSON), one style for every command.
 enum Output {
     static func printJSON(_ value: some Encodable) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(iso8601(date))
-        }
+        let encoder = WireJSON.encoder(pretty: true)
         let data = (try? encoder.encode(value)) ?? Data("null".utf8)
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
@@ -30,13 +25,7 @@ enum Output {
         }
     }
 
-    static func iso8601(_ date: Date) -> String {
-        date.formatted(
-            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(
-                separator: .omitted
-            )
-        )
-    }
+    static func iso8601(_ date: Date) -> String { WireJSON.iso8601(date) }
 
     static func bytes(_ count: Int64) -> String {
         ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
@@ -44,15 +33,5 @@ enum Output {
 
     static func shortDate(_ date: Date) -> String {
         date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
-    }
-}
-
-struct ErrorJSON: Encodable {
-    var error: String
-    var errorMessage: String
-
-    enum CodingKeys: String, CodingKey {
-        case error
-        case errorMessage = "error_message"
     }
 }

@@ -1,22 +1,21 @@
 import Foundation
-import GatewayCore
 
-/// A document as `--json` prints it (and as the HTTP API will answer it).
-struct DocumentJSON: Encodable {
-    var id: String
-    var name: String
-    var folder: String
-    var folderID: String?
-    var path: String
-    var pageCount: Int
-    var size: Int64
-    var sha256: String
-    var createdAt: Date
-    var updatedAt: Date
+/// A document as the CLI's `--json` prints it and the HTTP API answers it: one shape for both.
+public struct DocumentJSON: Encodable, Sendable {
+    public var id: String
+    public var name: String
+    public var folder: String
+    public var folderID: String?
+    public var path: String
+    public var pageCount: Int
+    public var size: Int64
+    public var sha256: String
+    public var createdAt: Date
+    public var updatedAt: Date
     /// The PDF's own facts; nested so its `created_at` cannot be confused with the document's.
-    var metadata: PDFInfo
+    public var metadata: PDFInfo
 
-    init(_ document: Document) {
+    public init(_ document: Document) {
         id = document.id.uuidString.lowercased()
         name = document.name
         folder = document.folderPath
@@ -30,6 +29,9 @@ struct DocumentJSON: Encodable {
         metadata = document.info
     }
 
+    /// A signed link to the PDF, when the API adds one.
+    public var downloadURL: String?
+
     enum CodingKeys: String, CodingKey {
         case id, name, folder
         case folderID = "folder_id"
@@ -39,18 +41,20 @@ struct DocumentJSON: Encodable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case metadata
+        case downloadURL = "download_url"
     }
 }
 
-struct FolderJSON: Encodable {
-    var id: String
-    var name: String
-    var path: String
-    var parentID: String?
-    var createdAt: Date
-    var updatedAt: Date
+/// A folder as the CLI and the HTTP API show it.
+public struct FolderJSON: Encodable, Sendable {
+    public var id: String
+    public var name: String
+    public var path: String
+    public var parentID: String?
+    public var createdAt: Date
+    public var updatedAt: Date
 
-    init(_ folder: Folder) {
+    public init(_ folder: Folder) {
         id = folder.id.uuidString.lowercased()
         name = folder.name
         path = folder.path

@@ -1,0 +1,75 @@
+# PDF Gateway — `pdfgate` with its local converters (LibreOffice, Chromium, Calibre).
+#
+#   docker build -t pdfgate .
+#   docker run -d -p 127.0.0.1:8080:8080 -v pdfgate-data:/data pdfgate
+#
+# Only the classic Dockerfile syntax is used (no BuildKit-only features), so both
+# `docker compose` and the older `docker-compose` can build it.
+
+# ---------------------------------------------------------------------------------------------
+# Build: Swift toolchain plus the C libraries behind the CPoppler and CCurl targets and GRDB.
+# ---------------------------------------------------------------------------------------------
+FROM swift:6.3-bookworm AS build
+
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update -q \
+    && apt-get install -y -q --no-install-recommends \
+        libpoppler-glib-dev libcairo2-dev libglib2.0-dev \
+        libcurl4-openssl-dev libsqlite3-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+COPY . .
+
+# The Swift runtime is linked in statically; Poppler, cairo, libcurl and SQLite stay shared
+# and come from Debian in the runtime stage. pdfgate finds pdfgate-inspect-worker beside itself.
+RUN swift build -c release --static-swift-stdlib --product pdfgate \
+    && swift build -c release --static-swift-stdlib --product pdfgate-inspect-worker \
+    && bin="$(swift build -c release --show-bin-path)" \
+    && mkdir -p /out \
+    && cp "$bin/pdfgate" "$bin/pdfgate-inspect-worker" /out/ \
+    && strip /out/pdfgate /out/pdfgate-inspect-worker
+
+# ---------------------------------------------------------------------------------------------
+# Runtime: Debian 12 libraries and converters, no toolchain.
+# ---------------------------------------------------------------------------------------------
+FROM debian:bookworm-slim
+
+# - libpoppler-glib8, libcairo2, libcurl4, libsqlite3-0: what the binaries link against.
+# - ca-certificates: HTTPS for URL jobs, webhooks and remote gateways; curl: the healthcheck.
+# - poppler-utils: pdfinfo/pdftoppm for poking at the library from a shell (optional).
+# - tini: PID 1 that forwards SIGTERM to pdfgate (graceful shutdown) and reaps the grandchildren
+#   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
+# - the converters themselves, and fonts so documents render with real glyphs.
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update -q \
+    && apt-get install -y -q --no-install-recommends \
+        libpoppler-glib8 libcairo2 libcurl4 libsqlite3-0 \
+        ca-certificates curl poppler-utils tini \
+        libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno \
+        chromium \
+        calibre \
+        fonts-dejavu-core fonts-liberation2 \
+    && rm -rf /var/lib/apt/lists/*
+
+COPY --from=build /out/pdfgate /out/pdfgate-inspect-worker /usr/local/bin/
+
+# The gateway runs as root inside the container on purpose: Chromium's own sandbox needs user
+# namespaces, which Docker's default seccomp profile denies to unprivileged processes, and the
+# Chromium converter passes --no-sandbox only when running as root. Calibre's Qt WebEngine gets
+# the same treatment through this variable. Bind the port to localhost or put a proxy in front.
+ENV QTWEBENGINE_DISABLE_SANDBOX=1 \
+    PDFGATE_STORE=/data \
+    LANG=C.UTF-8
+
+VOLUME /data
+WORKDIR /data
+EXPOSE 8080
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+
+# tini execs pdfgate with the CMD as its arguments, so `docker run IMAGE token create …`
+# and `docker compose exec pdfgate pdfgate …` work as with a bare `pdfgate` entrypoint.
+ENTRYPOINT ["/usr/bin/tini", "--", "pdfgate"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8080", "--store", "/data"]

@@ -1,0 +1,87 @@
+import Foundation
+import GatewayCore
+import Hummingbird
+
+/// Every error the API answers: a status, a stable code and a sentence that says what to do,
+/// as `{"error": code, "error_message": message}` (DESIGN §3).
+public struct APIError: Error, HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        let body = try WireJSON.encoder().encode(ErrorJSON(error: code, errorMessage: message))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// 429 with the `Retry-After` a client should honour.
+    static func tooMany(_ code: String, _ message: String, retryAfter seconds: Int) -> APIError {
+        var headers = HTTPFields()
+        headers[.retryAfter] = String(max(1, seconds))
+        return APIError(.tooManyRequests, code, message, headers: headers)
+    }
+
+    /// Maps what the domain throws to statuses; unknown errors become a 500 that hides internals.
+    static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as LibraryError:
+            let status: HTTPResponse.Status =
+                switch error.kind {
+                case .documentNotFound, .folderNotFound: .notFound
+                case .nameConflict, .folderNotEmpty: .conflict
+                case .invalidMove: .conflict
+                case .invalidName, .invalidPath, .invalidCursor, .invalidSort, .invalidArgument: .badRequest
+                case .storage: .internalServerError
+                }
+            return APIError(status, error.code, error.message)
+        case let error as JobTransitionError:
+            if error.status == .created, error.event == .submitted {
+                return APIError(.conflict, "upload_missing", "nothing has been uploaded yet: PUT the file to the job's upload URL, then submit")
+            }
+            return APIError(.conflict, error.code, error.message)
+        case let error as JobFailure:
+            let status: HTTPResponse.Status =
+                switch error.code {
+                case "no_converter": .serviceUnavailable
+                case "url_forbidden", "url_unresolvable", "invalid_url": .unprocessableContent
+                default: .badRequest
+                }
+            return APIError(status, error.code, error.message)
+        case let error as InspectionError:
+            return APIError(.unprocessableContent, error.code, error.message)
+        case let error as HTTPError:
+            return APIError(error.status, "http_\(error.status.code)", error.body ?? error.status.reasonPhrase)
+        case let error as any GatewayError:
+            return APIError(.badRequest, error.code, error.message)
+        default:
+            return APIError(.internalServerError, "internal_error", "the server failed unexpectedly; the log has the details")
+        }
+    }
+}
+
+/// Turns every thrown error into the JSON error shape, and logs the unexpected ones.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let apiError = APIError.from(error)
+            if apiError.status == .internalServerError {
+                context.logger.error("request.failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            }
+            return try apiError.response(from: request, context: context)
+        }
+    }
+}

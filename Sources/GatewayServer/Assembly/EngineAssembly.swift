@@ -1,0 +1,73 @@
+import Foundation
+import GatewayConverters
+import GatewayCore
+import GatewayPDF
+import GatewayStore
+import Logging
+
+/// The engine and everything it needs, wired once for the CLI and the server alike;
+/// `shutdown()` ends the helper processes.
+public final class EngineAssembly: Sendable {
+    public let library: Library
+    public let engine: JobEngine
+    public let inspector: PDFInspectorPool
+    public let local: LocalConverter
+    /// The backend each job type goes to, as configured.
+    public let routes: [JobType: BackendChoice]
+    /// The configured backends by name, for readiness checks.
+    public let converters: [any Converter]
+
+    public init(
+        library: Library,
+        routes: [JobType: BackendChoice],
+        timeouts: [JobType: Duration] = [:],
+        urlAllowList: Set<String> = [],
+        shutdownGrace: Duration = .seconds(30),
+        logger: Logger
+    ) throws {
+        self.library = library
+        self.routes = routes
+        inspector = PDFInspectorPool()
+        let urlCheck = URLCheck(allowList: urlAllowList)
+        // Tools start lazily, so an unused local converter costs nothing.
+        local = try LocalConverter(
+            configuration: .init(baseDirectory: library.paths.meta + "/converters", urlGuard: URLGuard(check: urlCheck))
+        )
+        // One converter (and one slot budget) per distinct backend, shared by the types routed to it.
+        var byChoice: [String: ConverterRouter.Route] = ["local": ConverterRouter.Route(converter: local, slots: 8)]
+        var table: [JobType: ConverterRouter.Route] = [:]
+        for (type, choice) in routes {
+            if byChoice[choice.description] == nil {
+                switch choice {
+                case .local: break
+                case .gotenberg(let url):
+                    byChoice[choice.description] = .init(converter: GotenbergConverter(configuration: .init(baseURL: url)), slots: 4)
+                case .gateway(let url):
+                    // A cancelled task (shutdown) must not cancel the remote job: it resumes polling.
+                    let remote = RemoteGatewayConverter(configuration: .init(baseURL: url, cancelRemoteJobOnTaskCancellation: false))
+                    byChoice[choice.description] = .init(converter: remote, slots: 8)
+                }
+            }
+            table[type] = byChoice[choice.description]
+        }
+        converters = byChoice.values.map(\.converter)
+        engine = JobEngine(
+            configuration: .init(
+                stagingDirectory: library.paths.staging,
+                defaultTimeout: timeouts,
+                shutdownGrace: shutdownGrace,
+                urlCheck: urlCheck
+            ),
+            store: SQLiteJobStore(database: library.database),
+            router: ConverterRouter(routes: table),
+            inspector: inspector,
+            filer: library,
+            logger: logger
+        )
+    }
+
+    public func shutdown() async {
+        await inspector.shutdown()
+        await local.shutdown()
+    }
+}

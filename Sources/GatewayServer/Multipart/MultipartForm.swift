@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// A `multipart/form-data` body received as a stream: the file part goes straight to disk
+/// (capped, optionally hashed), text parts are kept (each capped at 64 KiB).
+struct MultipartForm {
+    struct File {
+        var filename: String?
+        var bytes: Int64
+        var sha256: String?
+    }
+
+    var fields: [String: String] = [:]
+    var file: File?
+
+    static let maxFieldBytes = 64 * 1024
+
+    static func receive(
+        _ body: some AsyncSequence<ByteBuffer, any Error>,
+        contentType: String,
+        filePart: String,
+        to path: String,
+        maxBytes: Int64,
+        hashing: Bool
+    ) async throws -> MultipartForm {
+        guard let boundary = MultipartStreamParser.boundary(fromContentType: contentType) else {
+            throw APIError(.badRequest, "bad_multipart", "the Content-Type has no boundary; let your HTTP library build the multipart body")
+        }
+        var parser: MultipartStreamParser
+        do {
+            parser = try MultipartStreamParser(boundary: boundary)
+        } catch {
+            throw APIError(.badRequest, error.code, error.message)
+        }
+        var form = MultipartForm()
+        var handle: FileHandle?
+        var hasher: SHA256?
+        var current: MultipartPartHeaders?
+        var text: [UInt8] = []
+        var written: Int64 = 0
+        defer { try? handle?.close() }
+
+        func apply(_ events: [MultipartEvent]) throws {
+            for event in events {
+                switch event {
+                case .partBegin(let headers):
+                    current = headers
+                    text = []
+                    if headers.name == filePart {
+                        guard form.file == nil else {
+                            throw APIError(.badRequest, "bad_multipart", "send one '\(filePart)' part per request")
+                        }
+                        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                            throw APIError(.internalServerError, "storage_error", "cannot create the upload file; is the store writable?")
+                        }
+                        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                        hasher = hashing ? SHA256() : nil
+                        form.file = File(filename: headers.filename, bytes: 0, sha256: nil)
+                    }
+                case .body(let bytes):
+                    if current?.name == filePart, let file = handle {
+                        written += Int64(bytes.count)
+                        if written > maxBytes { throw BodyToFile.tooLarge(maxBytes) }
+                        hasher?.update(data: bytes)
+                        try file.write(contentsOf: bytes)
+                    } else {
+                        text += bytes
+                        if text.count > maxFieldBytes {
+                            throw APIError(.contentTooLarge, "field_too_large", "form field '\(current?.name ?? "?")' is over 64 KiB")
+                        }
+                    }
+                case .partEnd:
+                    if current?.name == filePart {
+                        try handle?.close()
+                        handle = nil
+                        form.file?.bytes = written
+                        form.file?.sha256 = hasher.map { $0.finalize().map { String(format: "%02x", $0) }.joined() }
+                    } else if let name = current?.name {
+                        form.fields[name] = String(decoding: text, as: UTF8.self)
+                    }
+                    current = nil
+                }
+            }
+        }
+
+        do {
+            for try await buffer in body {
+                let events: [MultipartEvent]
+                do {
+                    events = try parser.feed(buffer.readableBytesView)
+                } catch {
+                    throw APIError(.badRequest, error.code, error.message)
+                }
+                try apply(events)
+            }
+            do {
+                try parser.finish()
+            } catch {
+                throw APIError(.badRequest, error.code, error.message)
+            }
+        } catch {
+            unlink(path)
+            throw error
+        }
+        return form
+    }
+}

@@ -1,0 +1,449 @@
+/// A streaming `multipart/form-data` parser (RFC 7578, framing from RFC 2046 §5.1).
+///
+/// Feed it the request body in chunks of any size; each call returns the events the chunk
+/// completed: `partBegin`, then zero or more `body` slices, then `partEnd`, for every part.
+/// Call `finish()` at end of stream to learn whether the form was closed properly.
+///
+/// Memory stays bounded whatever the body size: between calls the parser keeps at most the tail
+/// that could still be the start of a delimiter (`boundary.count + 3` bytes) or, while reading
+/// a part's headers, that part's header block (at most `maxHeaderBytes`). A `body` event holds
+/// no more than the chunk that completed it plus that small tail, so feed bounded chunks.
+///
+/// The parser is a value: copy it and each copy parses on independently. Errors are sticky: once
+/// `feed` throws, every later call throws the same error.
+public struct MultipartStreamParser: Sendable {
+    /// Largest header block a part may have, in bytes (line endings included).
+    public static let defaultMaxHeaderBytes = 16 * 1024
+
+    /// The boundary, as given to `init`.
+    public let boundary: String
+    public let maxHeaderBytes: Int
+
+    /// `\r\n--boundary`: a boundary only counts at the start of a line.
+    private let delimiter: [UInt8]
+    private var state: State = .preamble
+    /// Bytes received but not yet consumed. Starts as CRLF so that a body that opens directly
+    /// with `--boundary` (no preamble) matches the same delimiter as every later boundary.
+    private var pending: [UInt8] = [Byte.cr, Byte.lf]
+    private var headerLines: [(name: String, value: String)] = []
+    private var headerBytes = 0
+    /// How many bytes at the start of `pending` are already known to hold no LF, so a header
+    /// line that arrives one byte at a time is not rescanned from its start on every feed.
+    private var headerScanned = 0
+    private var failure: MultipartError?
+
+    private enum State: Sendable {
+        case preamble  // before the first boundary: discarded
+        case afterDelimiter  // just past `--boundary`: `--` closes the form, anything else opens a part
+        case boundaryLine  // optional spaces/tabs, then the line break ending the boundary line
+        case headers
+        case body
+        case epilogue  // after `--boundary--`: discarded
+    }
+
+    /// - Throws: `bad_multipart_boundary` when `boundary` is empty, longer than 70 characters, or holds
+    ///   anything but printable ASCII (RFC 2046 §5.1.1).
+    public init(boundary: String, maxHeaderBytes: Int = MultipartStreamParser.defaultMaxHeaderBytes) throws(MultipartError) {
+        let bytes = Array(boundary.utf8)
+        guard !bytes.isEmpty else {
+            throw MultipartError(
+                "bad_multipart_boundary",
+                "the multipart boundary is empty; send Content-Type: multipart/form-data; boundary=<1 to 70 characters>"
+            )
+        }
+        guard bytes.count <= 70 else {
+            throw MultipartError(
+                "bad_multipart_boundary",
+                "the multipart boundary is \(bytes.count) characters long, RFC 2046 allows at most 70: use a shorter boundary"
+            )
+        }
+        // Printable ASCII keeps CR and LF out of the delimiter, which the linear search relies on.
+        guard bytes.allSatisfy({ (0x20...0x7E).contains($0) }), bytes.last != Byte.space else {
+            throw MultipartError(
+                "bad_multipart_boundary",
+                "the multipart boundary must be printable ASCII and not end in a space: use letters, digits, '-', '_' or '.'"
+            )
+        }
+        self.boundary = boundary
+        self.maxHeaderBytes = maxHeaderBytes
+        self.delimiter = [Byte.cr, Byte.lf, Byte.dash, Byte.dash] + bytes
+    }
+
+    /// The `boundary` parameter of a `multipart/…` Content-Type, quoted or not; `nil` when the type
+    /// is not multipart or has no (or an empty) boundary.
+    public static func boundary(fromContentType contentType: String) -> String? {
+        let (value, parameters) = HeaderValue.split(contentType)
+        guard value.lowercased().hasPrefix("multipart/"), let boundary = parameters["boundary"], !boundary.isEmpty else { return nil }
+        return boundary
+    }
+
+    /// Bytes held between feeds; exposed so tests can check memory stays bounded.
+    var bufferedByteCount: Int { pending.count }
+
+    /// Feeds the next chunk of the body (any size; boundaries and headers may be split anywhere)
+    /// and returns the events it completes, in order.
+    ///
+    /// - Throws: `bad_multipart` when the body is not well-formed multipart, `multipart_headers_too_large`
+    ///   when a part's header block exceeds `maxHeaderBytes`.
+    public mutating func feed(_ chunk: some Collection<UInt8>) throws(MultipartError) -> [MultipartEvent] {
+        if let failure { throw failure }
+        // Work on a local so the unsafe view of the bytes does not overlap with mutating `self`.
+        var buffer: [UInt8] = []
+        swap(&buffer, &pending)
+        buffer.append(contentsOf: chunk)
+        var events: [MultipartEvent] = []
+        var thrown: MultipartError?
+        let consumed = buffer.withUnsafeBufferPointer { bytes in
+            do throws(MultipartError) {
+                return try process(bytes, into: &events)
+            } catch {
+                thrown = error
+                return 0
+            }
+        }
+        if let thrown {
+            failure = thrown
+            throw thrown
+        }
+        buffer.removeFirst(consumed)  // what is left is small (see the type's documentation)
+        pending = buffer
+        return events
+    }
+
+    /// Call at end of stream. Produces no events: the last `partEnd` came with the closing boundary.
+    ///
+    /// - Throws: `bad_multipart` when the closing `--boundary--` was never seen.
+    public mutating func finish() throws(MultipartError) {
+        if let failure { throw failure }
+        let error: MultipartError
+        switch state {
+        case .epilogue:
+            return
+        case .preamble:
+            error = MultipartError(
+                "bad_multipart",
+                "the body has no '--\(boundary)' boundary line: check that the Content-Type boundary matches the one in the body"
+            )
+        case .afterDelimiter, .boundaryLine, .headers, .body:
+            error = MultipartError(
+                "bad_multipart",
+                "the body ended before the closing '--\(boundary)--' line: the upload was cut short or the form was not closed"
+            )
+        }
+        failure = error
+        throw error
+    }
+
+    // MARK: - The state machine
+
+    /// Runs the state machine over `bytes` and returns how many of them were consumed; the rest
+    /// are kept for the next feed.
+    private mutating func process(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        into events: inout [MultipartEvent]
+    ) throws(MultipartError) -> Int {
+        var index = 0
+        while true {
+            switch state {
+            case .preamble, .body:
+                let (found, safeEnd) = findDelimiter(in: bytes, from: index)
+                // Everything before `safeEnd` is certainly not part of a delimiter: emit it now.
+                if state == .body, safeEnd > index {
+                    events.append(.body(Array(UnsafeBufferPointer(rebasing: bytes[index..<safeEnd]))))
+                }
+                guard found else { return safeEnd }
+                if state == .body { events.append(.partEnd) }
+                index = safeEnd + delimiter.count
+                state = .afterDelimiter
+
+            case .afterDelimiter:
+                guard index < bytes.count else { return index }
+                guard bytes[index] == Byte.dash else {
+                    state = .boundaryLine
+                    continue
+                }
+                guard index + 1 < bytes.count else { return index }
+                guard bytes[index + 1] == Byte.dash else { throw boundaryFollowedBy(bytes[index + 1]) }
+                index += 2
+                state = .epilogue
+
+            case .boundaryLine:
+                // RFC 2046 allows whitespace ("transport padding") between the boundary and its line break.
+                while index < bytes.count, bytes[index] == Byte.space || bytes[index] == Byte.tab { index += 1 }
+                guard index < bytes.count else { return index }
+                if bytes[index] == Byte.cr {
+                    guard index + 1 < bytes.count else { return index }
+                    guard bytes[index + 1] == Byte.lf else { throw boundaryFollowedBy(bytes[index + 1]) }
+                    index += 2
+                } else if bytes[index] == Byte.lf {
+                    index += 1  // bare LF: tolerated
+                } else {
+                    throw boundaryFollowedBy(bytes[index])
+                }
+                state = .headers
+                headerLines = []
+                headerBytes = 0
+                headerScanned = 0
+
+            case .headers:
+                var end = index + headerScanned
+                while end < bytes.count, bytes[end] != Byte.lf { end += 1 }
+                guard end < bytes.count else {
+                    headerScanned = end - index
+                    if headerBytes + headerScanned > maxHeaderBytes { throw headersTooLarge() }
+                    return index
+                }
+                headerScanned = 0
+                headerBytes += end + 1 - index
+                if headerBytes > maxHeaderBytes { throw headersTooLarge() }
+                let lineEnd = end > index && bytes[end - 1] == Byte.cr ? end - 1 : end
+                if lineEnd == index {  // the blank line that ends the header block
+                    events.append(.partBegin(MultipartPartHeaders(lines: headerLines)))
+                    headerLines = []
+                    state = .body
+                } else {
+                    try addHeaderLine(UnsafeBufferPointer(rebasing: bytes[index..<lineEnd]))
+                }
+                index = end + 1
+
+            case .epilogue:
+                return bytes.count
+            }
+        }
+    }
+
+    /// Looks for the delimiter in `bytes[start...]`. Returns whether it was found and where it
+    /// starts; when not found, the returned index is where a possible partial delimiter at the end
+    /// starts (or `bytes.count`), so everything before it is safe to emit.
+    ///
+    /// Linear time: the delimiter holds exactly one CR, at its start, so after a mismatch at
+    /// offset `k` from a CR the next candidate cannot begin before offset `k`.
+    private func findDelimiter(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (found: Bool, at: Int) {
+        delimiter.withUnsafeBufferPointer { delimiter in
+            let count = bytes.count
+            var position = start
+            while position < count {
+                guard bytes[position] == Byte.cr else {
+                    position += 1
+                    continue
+                }
+                var matched = 1
+                while matched < delimiter.count, position + matched < count, bytes[position + matched] == delimiter[matched] {
+                    matched += 1
+                }
+                if matched == delimiter.count { return (true, position) }
+                if position + matched == count { return (false, position) }  // a prefix runs to the end: hold it back
+                position += matched
+            }
+            return (false, count)
+        }
+    }
+
+    private mutating func addHeaderLine(_ line: UnsafeBufferPointer<UInt8>) throws(MultipartError) {
+        let text = HeaderValue.decode(line)
+        if line[0] == Byte.space || line[0] == Byte.tab {
+            // An obsolete folded line (RFC 5322 §2.2.3) continues the previous header.
+            guard !headerLines.isEmpty else {
+                throw MultipartError("bad_multipart", "a part's header block starts with an indented line: start it with 'Name: value'")
+            }
+            headerLines[headerLines.count - 1].value += " " + HeaderValue.trim(text)
+            return
+        }
+        guard let colon = text.firstIndex(of: ":"), !text[..<colon].isEmpty, !text[..<colon].contains(where: \.isWhitespace) else {
+            throw MultipartError(
+                "bad_multipart",
+                "the part header line \"\(text.prefix(60))\" is not 'Name: value': check the form's encoding and its boundary"
+            )
+        }
+        headerLines.append((String(text[..<colon]).lowercased(), HeaderValue.trim(text[text.index(after: colon)...])))
+    }
+
+    private func boundaryFollowedBy(_ byte: UInt8) -> MultipartError {
+        let shown = (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+        return MultipartError(
+            "bad_multipart",
+            "a '--\(boundary)' boundary line continues with \(shown) instead of a line break or '--': "
+                + "the boundary must not occur inside a part, so choose one that does not"
+        )
+    }
+
+    private func headersTooLarge() -> MultipartError {
+        MultipartError(
+            "multipart_headers_too_large",
+            "a part's header block is larger than \(maxHeaderBytes) bytes: send fewer or shorter part headers"
+        )
+    }
+}
+
+/// What a `MultipartStreamParser` finds, in stream order.
+public enum MultipartEvent: Sendable, Equatable {
+    /// A part starts; its body follows.
+    case partBegin(MultipartPartHeaders)
+    /// The next bytes of the current part's body: a slice, never necessarily the whole part.
+    case body([UInt8])
+    /// The current part is complete.
+    case partEnd
+}
+
+/// The headers of one part, with the `form-data` fields picked out.
+public struct MultipartPartHeaders: Sendable, Equatable {
+    /// The form field name (`Content-Disposition: form-data; name=…`).
+    public var name: String?
+    /// The uploaded file's name: `filename*` (RFC 5987, UTF-8 or ISO-8859-1) wins over `filename`,
+    /// and only the last path component is kept, so it never names a directory.
+    public var filename: String?
+    /// The part's `Content-Type`; RFC 7578 says to assume `text/plain` when absent.
+    public var contentType: String?
+    /// Every header, names lowercased; when a name repeats, its first value wins.
+    public var fields: [String: String]
+
+    public init(name: String? = nil, filename: String? = nil, contentType: String? = nil, fields: [String: String] = [:]) {
+        self.name = name
+        self.filename = filename
+        self.contentType = contentType
+        self.fields = fields
+    }
+
+    init(lines: [(name: String, value: String)]) {
+        var fields: [String: String] = [:]
+        for line in lines where fields[line.name] == nil { fields[line.name] = line.value }
+        self.fields = fields
+        self.contentType = fields["content-type"]
+        guard let disposition = fields["content-disposition"] else { return }
+        let parameters = HeaderValue.split(disposition).parameters
+        self.name = parameters["name*"].flatMap(HeaderValue.decodeExtended) ?? parameters["name"]
+        let filename = parameters["filename*"].flatMap(HeaderValue.decodeExtended) ?? parameters["filename"]
+        // Clients may send a full path (old browsers did): keep the last component only.
+        if let last = filename?.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last {
+            self.filename = String(last)
+        }
+    }
+}
+
+/// A failure to parse, with a stable `code` for clients and a `message` that says what to fix.
+public struct MultipartError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `bad_multipart_boundary`, `bad_multipart` or `multipart_headers_too_large`.
+    public var code: String
+    public var message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+// MARK: - Header values
+
+private enum Byte {
+    static let tab: UInt8 = 0x09
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let space: UInt8 = 0x20
+    static let quote: UInt8 = 0x22
+    static let percent: UInt8 = 0x25
+    static let dash: UInt8 = 0x2D
+    static let semicolon: UInt8 = 0x3B
+    static let equals: UInt8 = 0x3D
+    static let backslash: UInt8 = 0x5C
+}
+
+/// Parsing of `value; name=token; name="quoted"` header values (RFC 9110 §5.6.6).
+private enum HeaderValue {
+    /// Header bytes as text: UTF-8 (what browsers send for non-ASCII file names), else ISO-8859-1.
+    static func decode(_ bytes: some Collection<UInt8>) -> String {
+        var iterator = bytes.makeIterator()
+        var utf8 = UTF8()
+        while true {
+            switch utf8.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return String(decoding: bytes, as: UTF8.self)
+            case .error: return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+            }
+        }
+    }
+
+    static func trim(_ text: some StringProtocol) -> String {
+        String(text.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+
+    /// Splits `text` into its leading value and its parameters (names lowercased, first one wins).
+    /// Quoted values may escape `"` and `\` with a backslash; any other backslash is kept, since
+    /// browsers do not escape the ones in Windows paths.
+    static func split(_ text: String) -> (value: String, parameters: [String: String]) {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func take(while predicate: (UInt8) -> Bool) -> String {
+            let start = index
+            while index < bytes.count, predicate(bytes[index]) { index += 1 }
+            return trim(String(decoding: bytes[start..<index], as: UTF8.self))
+        }
+        let value = take { $0 != Byte.semicolon }
+        var parameters: [String: String] = [:]
+        while index < bytes.count {
+            index += 1  // the `;`
+            let name = take { $0 != Byte.equals && $0 != Byte.semicolon }.lowercased()
+            var parameter = ""
+            if index < bytes.count, bytes[index] == Byte.equals {
+                index += 1
+                while index < bytes.count, bytes[index] == Byte.space || bytes[index] == Byte.tab { index += 1 }
+                if index < bytes.count, bytes[index] == Byte.quote {
+                    index += 1
+                    var unquoted: [UInt8] = []
+                    while index < bytes.count, bytes[index] != Byte.quote {
+                        if bytes[index] == Byte.backslash, index + 1 < bytes.count,
+                            bytes[index + 1] == Byte.quote || bytes[index + 1] == Byte.backslash
+                        {
+                            index += 1
+                        }
+                        unquoted.append(bytes[index])
+                        index += 1
+                    }
+                    parameter = String(decoding: unquoted, as: UTF8.self)
+                    _ = take { $0 != Byte.semicolon }  // the closing quote and anything up to the next `;`
+                } else {
+                    parameter = take { $0 != Byte.semicolon }
+                }
+            }
+            if !name.isEmpty, parameters[name] == nil { parameters[name] = parameter }
+        }
+        return (value, parameters)
+    }
+
+    /// An RFC 5987 `charset'language'percent-encoded` value; `nil` when malformed or in another charset.
+    static func decodeExtended(_ text: String) -> String? {
+        let parts = text.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var bytes: [UInt8] = []
+        var encoded = Array(parts[2].utf8)[...]
+        while let byte = encoded.popFirst() {
+            guard byte == Byte.percent else {
+                bytes.append(byte)
+                continue
+            }
+            guard encoded.count >= 2, let high = hexValue(encoded.removeFirst()), let low = hexValue(encoded.removeFirst()) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        switch parts[0].lowercased() {
+        case "utf-8":
+            let text = String(decoding: bytes, as: UTF8.self)
+            return text.utf8.elementsEqual(bytes) ? text : nil  // invalid UTF-8 would have been replaced
+        case "iso-8859-1":
+            return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        default:
+            return nil
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+}

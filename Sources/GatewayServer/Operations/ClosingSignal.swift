@@ -1,0 +1,32 @@
+import Foundation
+import Synchronization
+
+/// Fired once when the server starts shutting down: long-lived responses (event streams)
+/// register here and end, so the listener is not held open by clients that never leave.
+final class ClosingSignal: Sendable {
+    private let state = Mutex<(fired: Bool, handlers: [UUID: @Sendable () -> Void])>((false, [:]))
+
+    /// Calls `handler` at shutdown (at once if it already began); returns a token for `remove`.
+    func register(_ handler: @escaping @Sendable () -> Void) -> UUID {
+        let token = UUID()
+        let firedAlready = state.withLock { state in
+            if !state.fired { state.handlers[token] = handler }
+            return state.fired
+        }
+        if firedAlready { handler() }
+        return token
+    }
+
+    func remove(_ token: UUID) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: token) }
+    }
+
+    func fire() {
+        let handlers = state.withLock { state in
+            state.fired = true
+            defer { state.handlers = [:] }
+            return Array(state.handlers.values)
+        }
+        for handler in handlers { handler() }
+    }
+}

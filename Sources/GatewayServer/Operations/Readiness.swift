@@ -1,0 +1,58 @@
+import Foundation
+import GatewayCore
+import GatewayHTTPClient
+import GatewayStore
+
+/// `/readyz`: can this gateway do its work right now? The store must take a write, and every
+/// configured backend must answer (remote ones over HTTP; local ones by having their tools).
+struct Readiness: Sendable {
+    struct Check: Encodable, Sendable {
+        var ok: Bool
+        var message: String
+    }
+
+    let library: Library
+    let routes: [JobType: BackendChoice]
+    let localTools: [String: String]
+    let client = HTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(3), proxy: .direct))
+
+    func run() async -> [String: Check] {
+        var checks: [String: Check] = ["store": storeCheck()]
+        var seen = Set<String>()
+        for choice in routes.values where seen.insert(choice.description).inserted {
+            switch choice {
+            case .local:
+                for (name, path) in localTools {
+                    let ok = FileManager.default.isExecutableFile(atPath: path)
+                    checks["local.\(name)"] = Check(ok: ok, message: ok ? path : "\(path) is missing; install it (scripts/install-deps.sh)")
+                }
+            case .gotenberg(let url): checks["gotenberg"] = await httpCheck(url + "/health")
+            case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")
+            }
+        }
+        return checks
+    }
+
+    private func storeCheck() -> Check {
+        let probe = library.paths.meta + "/.ready-\(getpid())-\(UUID().uuidString.prefix(8))"
+        guard FileManager.default.createFile(atPath: probe, contents: Data("ok".utf8)) else {
+            return Check(ok: false, message: "cannot write in \(library.paths.meta)")
+        }
+        unlink(probe)
+        do {
+            try library.database.ping()
+            return Check(ok: true, message: library.paths.root)
+        } catch {
+            return Check(ok: false, message: "the database does not answer: \(error)")
+        }
+    }
+
+    private func httpCheck(_ url: String) async -> Check {
+        do {
+            let response = try await client.execute(HTTPRequest(url: url), sink: .memory(limit: 64 * 1024))
+            return Check(ok: (200..<300).contains(response.status), message: "\(url) answered \(response.status)")
+        } catch {
+            return Check(ok: false, message: "\(url): \(error)")
+        }
+    }
+}

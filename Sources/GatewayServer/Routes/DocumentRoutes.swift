@@ -1,0 +1,222 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import Hummingbird
+
+/// DESIGN §3.2: the library's documents, through the same `Library` calls as the CLI.
+extension GatewayAPI {
+    func registerDocumentRoutes(_ routes: inout RouteTable, api group: RouterGroup<GatewayRequestContext>) {
+        routes.add(group, .get, "/v1/documents") { request, context in try self.listDocuments(request, context) }
+        routes.add(group, .post, "/v1/documents") { request, context in try await self.importDocument(request, context) }
+        routes.add(group, .get, "/v1/documents/{id}") { request, context in try self.getDocument(request, context) }
+        routes.add(group, .patch, "/v1/documents/{id}") { request, context in try await self.updateDocument(request, context) }
+        routes.add(group, .delete, "/v1/documents/{id}") { request, context in try self.deleteDocument(request, context) }
+        routes.add(group, .get, "/v1/documents/{id}/content") { request, context in try await self.documentContent(request, context) }
+        routes.add(group, .get, "/v1/documents/{id}/thumbnail") { request, context in try await self.documentThumbnail(request, context) }
+    }
+
+    private func ownedDocument(_ context: GatewayRequestContext) throws -> Document {
+        let id = try context.parameters.require("id")
+        guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
+        return try library.document(id: uuid, owner: try context.requireOwner())
+    }
+
+    private func documentJSON(_ document: Document, request: Request) -> DocumentJSON {
+        var json = DocumentJSON(document)
+        json.downloadURL = downloadURL(for: document, base: baseURL(for: request))
+        return json
+    }
+
+    func listDocuments(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        let sort = try request.query("sort").map { text throws(LibraryError) in try DocumentSort(parsing: text) } ?? DocumentSort(.name)
+        let page = try library.listDocuments(
+            DocumentQuery(
+                owner: try context.requireOwner(),
+                folder: .parse(request.query("folder")),
+                recursive: try Self.bool(request, "recursive"),
+                search: request.query("q").flatMap { $0.isEmpty ? nil : $0 },
+                sort: sort,
+                limit: try Self.limit(request),
+                cursor: request.query("cursor")
+            )
+        )
+        return try jsonResponse(DocumentPageJSON(documents: page.documents.map(DocumentJSON.init), nextCursor: page.nextCursor))
+    }
+
+    func getDocument(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        try jsonResponse(documentJSON(try ownedDocument(context), request: request))
+    }
+
+    func updateDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let document = try ownedDocument(context)
+        let patch = try await PatchBody(request, context: context)
+        let updated = try library.updateDocument(
+            id: document.id,
+            owner: document.owner,
+            name: patch.string("name"),
+            folder: try patch.folder(idKey: "folder_id", pathKey: "folder"),
+            conflict: try patch.conflict(request)
+        )
+        return try jsonResponse(documentJSON(updated, request: request))
+    }
+
+    func deleteDocument(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        let document = try ownedDocument(context)
+        try library.deleteDocument(id: document.id, owner: document.owner)
+        try? FileManager.default.removeItem(atPath: library.paths.thumbnails + "/" + document.id.lowercased)
+        return Response(status: .noContent)
+    }
+
+    func documentContent(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let document = try ownedDocument(context)
+        return try await FileResponse(
+            path: library.filePath(of: document),
+            contentType: "application/pdf",
+            etag: document.sha256,
+            size: document.size,
+            filename: document.name + ".pdf"
+        ).response(for: request, context: context)
+    }
+
+    /// A PNG of page 1, rendered once per width and kept under `.pdfgate/thumbnails/<id>/`.
+    func documentThumbnail(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let document = try ownedDocument(context)
+        var width = 256
+        if let text = request.query("width") {
+            guard let value = Int(text), (16...2048).contains(value) else {
+                throw APIError(.badRequest, "invalid_argument", "width '\(text)' must be a number of pixels from 16 to 2048")
+            }
+            width = value
+        }
+        let directory = library.paths.thumbnails + "/" + document.id.lowercased
+        // The hash in the name: a document whose bytes change never serves a stale picture.
+        let path = directory + "/\(document.sha256.prefix(16))-\(width).png"
+        if !FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let temporary = path + ".tmp-\(UUID().lowercased)"
+            _ = try await assembly.inspector.inspect(path: library.filePath(of: document), thumbnail: ThumbnailRequest(outputPath: temporary, width: width))
+            rename(temporary, path)
+        }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return try await FileResponse(path: path, contentType: "image/png", etag: "\(document.sha256.prefix(16))-\(width)", size: size, filename: nil)
+            .response(for: request, context: context)
+    }
+
+    /// `POST /v1/documents`: file an existing PDF, as multipart (`file` part) or a raw body.
+    func importDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let owner = try context.requireOwner()
+        let incoming = library.paths.staging + "/import-\(UUID().lowercased).pdf"
+        defer { unlink(incoming) }
+        let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
+        try receiver.checkDeclaredLength(request)
+        var fields = request.queryDictionary
+        var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename) ?? fields["filename"]
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        if contentType.hasPrefix("multipart/form-data") {
+            let form = try await MultipartForm.receive(
+                request.body,
+                contentType: request.headers[.contentType] ?? contentType,
+                filePart: "file",
+                to: incoming,
+                maxBytes: configuration.maxUploadBytes,
+                hashing: false
+            )
+            guard let file = form.file else {
+                throw APIError(.badRequest, "file_required", "the form has no 'file' part; send the PDF as a part named file")
+            }
+            fields.merge(form.fields) { _, form in form }
+            filename = file.filename ?? filename
+        } else {
+            _ = try await receiver.write(request.body, to: incoming)
+        }
+        let conflict = try fields["on_conflict"].map { text in
+            guard let policy = ConflictPolicy(rawValue: text) else {
+                throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+            }
+            return policy
+        } ?? .fail
+        let info = try await assembly.inspector.inspect(path: incoming, thumbnail: nil)
+        let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
+        let document = try library.file(
+            incoming,
+            mode: .move,
+            owner: owner,
+            folder: .parse(fields["folder"]),
+            name: name,
+            conflict: conflict,
+            info: info
+        )
+        return try jsonResponse(documentJSON(document, request: request), status: .created)
+    }
+
+    static func bool(_ request: Request, _ name: String) throws -> Bool {
+        guard let text = request.query(name) else { return false }
+        switch text.lowercased() {
+        case "true", "1", "yes", "": return true
+        case "false", "0", "no": return false
+        default: throw APIError(.badRequest, "invalid_argument", "\(name) '\(text)' must be true or false")
+        }
+    }
+}
+
+struct DocumentPageJSON: Encodable {
+    var documents: [DocumentJSON]
+    var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case documents
+        case nextCursor = "next_cursor"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(documents, forKey: .documents)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+/// A PATCH body, where a key set to null ("move to the root") differs from a missing key.
+struct PatchBody {
+    let object: [String: Any]
+
+    init(_ request: Request, context: GatewayRequestContext) async throws {
+        var request = request
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else {
+            object = [:]
+            return
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
+            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object, e.g. {\"name\": \"New name\"}")
+        }
+        self.object = object
+    }
+
+    func string(_ key: String) -> String? { object[key] as? String }
+
+    /// nil: keep the folder; `.root` for an explicit null or "".
+    func folder(idKey: String, pathKey: String) throws -> FolderReference? {
+        if let value = object[idKey] {
+            if value is NSNull { return .root }
+            guard let text = value as? String else { throw APIError(.badRequest, "invalid_argument", "\(idKey) must be a folder id or null") }
+            if text.isEmpty { return .root }
+            guard let id = UUID(uuidString: text) else { throw APIError(.badRequest, "invalid_argument", "\(idKey) '\(text)' is not a folder id") }
+            return .id(id)
+        }
+        if let value = object[pathKey] {
+            if value is NSNull { return .root }
+            guard let text = value as? String else { throw APIError(.badRequest, "invalid_argument", "\(pathKey) must be a folder path") }
+            return .parse(text)
+        }
+        return nil
+    }
+
+    /// `on_conflict` from the body or the query; default fail (409).
+    func conflict(_ request: Request) throws -> ConflictPolicy {
+        guard let text = string("on_conflict") ?? request.query("on_conflict") else { return .fail }
+        guard let policy = ConflictPolicy(rawValue: text) else {
+            throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+        }
+        return policy
+    }
+}

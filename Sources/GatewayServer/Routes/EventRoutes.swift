@@ -1,0 +1,78 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+
+/// `GET /v1/jobs/{id}/events`: Server-Sent Events. The first event is the job as it is now,
+/// each event's `id:` is the job's revision (monotonic), `Last-Event-ID` skips what the client
+/// has seen, a `:` comment every `heartbeat` keeps proxies from closing an idle stream, and the
+/// stream ends after the terminal event.
+extension GatewayAPI {
+    private enum StreamItem: Sendable {
+        case changed(Job)
+        case heartbeat
+    }
+
+    func jobEvents(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        let job = try ownedJob(try context.parameters.require("id"), owner: try context.requireOwner())
+        let seen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let base = baseURL(for: request)
+        let heartbeat = configuration.heartbeat
+        let engine = self.engine
+        let closing = self.closing
+
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"  // nginx: do not buffer the stream
+        let body = ResponseBody { writer in
+            let (items, continuation) = AsyncStream.makeStream(of: StreamItem.self, bufferingPolicy: .bufferingNewest(256))
+            // Subscribe before reading the snapshot, so no change falls between the two.
+            let token = engine.observe(job.id) { continuation.yield(.changed($0)) }
+            let closingToken = closing.register { continuation.finish() }
+            let beat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat)
+                    continuation.yield(.heartbeat)
+                }
+            }
+            defer {
+                beat.cancel()
+                engine.stopObserving(job.id, token: token)
+                closing.remove(closingToken)
+                continuation.finish()
+            }
+            var lastSent = seen
+            let snapshot = (try? engine.job(job.id)) ?? job
+            if snapshot.revision > lastSent {
+                try await writer.write(ByteBuffer(string: self.event(snapshot, base: base)))
+                lastSent = snapshot.revision
+            }
+            if snapshot.state.status.isTerminal {
+                try await writer.finish(nil)
+                return
+            }
+            for await item in items {
+                switch item {
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                case .changed(let changed):
+                    guard changed.revision > lastSent else { continue }
+                    try await writer.write(ByteBuffer(string: self.event(changed, base: base)))
+                    lastSent = changed.revision
+                    if changed.state.status.isTerminal {
+                        try await writer.finish(nil)
+                        return
+                    }
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    private func event(_ job: Job, base: String) -> String {
+        let data = (try? WireJSON.encoder().encode(jobJSON(job, base: base))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return "id: \(job.revision)\nevent: job\ndata: \(data)\n\n"
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GatewayCore
+import Hummingbird
+
+/// DESIGN §3.2: folders — real directories with stable ids.
+extension GatewayAPI {
+    func registerFolderRoutes(_ routes: inout RouteTable, api group: RouterGroup<GatewayRequestContext>) {
+        routes.add(group, .get, "/v1/folders") { request, context in try self.listFolders(request, context) }
+        routes.add(group, .post, "/v1/folders") { request, context in try await self.createFolder(request, context) }
+        routes.add(group, .get, "/v1/folders/{id}") { request, context in try self.getFolder(request, context) }
+        routes.add(group, .patch, "/v1/folders/{id}") { request, context in try await self.updateFolder(request, context) }
+        routes.add(group, .delete, "/v1/folders/{id}") { request, context in try self.deleteFolder(request, context) }
+    }
+
+    private func folderID(_ context: GatewayRequestContext) throws -> UUID {
+        let id = try context.parameters.require("id")
+        guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "folder_not_found", "no folder with id '\(id)'") }
+        return uuid
+    }
+
+    private func ownedFolder(_ context: GatewayRequestContext) throws -> Folder {
+        let id = try folderID(context)
+        guard let folder = try library.folder(.id(id), owner: try context.requireOwner()) else {
+            throw APIError(.notFound, "folder_not_found", "no folder with id '\(id.lowercased)'")
+        }
+        return folder
+    }
+
+    func listFolders(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        let folders = try library.listFolders(
+            owner: try context.requireOwner(),
+            parent: .parse(request.query("parent")),
+            recursive: try Self.bool(request, "recursive")
+        )
+        return try jsonResponse(["folders": folders.map(FolderJSON.init)])
+    }
+
+    func createFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let owner = try context.requireOwner()
+        let body = try await PatchBody(request, context: context)
+        let path: String
+        if let given = body.string("path") {
+            path = given
+        } else if let name = body.string("name") {
+            var parentPath = ""
+            if let parent = try body.folder(idKey: "parent_id", pathKey: "parent"), parent != .root {
+                guard let folder = try library.folder(parent, owner: owner) else {
+                    throw APIError(.notFound, "folder_not_found", "the parent folder does not exist")
+                }
+                parentPath = folder.path
+            }
+            path = parentPath.isEmpty ? name : parentPath + "/" + name
+        } else {
+            throw APIError(.badRequest, "invalid_argument", "send {\"path\": \"A/B\"} or {\"name\": \"B\", \"parent_id\": \"…\"}")
+        }
+        return try jsonResponse(FolderJSON(try library.createFolder(path: path, owner: owner)), status: .created)
+    }
+
+    func getFolder(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        try jsonResponse(FolderJSON(try ownedFolder(context)))
+    }
+
+    func updateFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let folder = try ownedFolder(context)
+        let body = try await PatchBody(request, context: context)
+        let updated = try library.updateFolder(
+            .id(folder.id),
+            owner: folder.owner,
+            name: body.string("name"),
+            parent: try body.folder(idKey: "parent_id", pathKey: "parent"),
+            conflict: try body.conflict(request)
+        )
+        return try jsonResponse(FolderJSON(updated))
+    }
+
+    func deleteFolder(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+        let folder = try ownedFolder(context)
+        try library.deleteFolder(.id(folder.id), owner: folder.owner, recursive: try Self.bool(request, "recursive"))
+        return Response(status: .noContent)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+
+/// DESIGN §3.3: `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml` — no token needed.
+extension GatewayAPI {
+    func registerOperationsRoutes(_ routes: inout RouteTable, router: Router<GatewayRequestContext>) {
+        routes.add(router, .get, "/healthz") { _, _ in try jsonResponse(["status": "ok"]) }
+        routes.add(router, .get, "/readyz") { _, _ in try await self.readiness() }
+        routes.add(router, .get, "/metrics") { _, _ in try self.metricsText() }
+        routes.add(router, .get, "/openapi.yaml") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml))
+            )
+        }
+    }
+
+    private struct ReadyAnswer: Encodable {
+        var status: String
+        var checks: [String: Readiness.Check]
+    }
+
+    func readiness() async throws -> Response {
+        let local = assembly.local.configuration
+        let checks = await Readiness(
+            library: library,
+            routes: assembly.routes,
+            localTools: ["libreoffice": local.sofficePath, "chromium": local.chromiumPath, "calibre": local.ebookConvertPath]
+        ).run()
+        let ready = checks.values.allSatisfy(\.ok)
+        return try jsonResponse(ReadyAnswer(status: ready ? "ready" : "not_ready", checks: checks), status: ready ? .ok : .serviceUnavailable)
+    }
+
+    func metricsText() throws -> Response {
+        let text = metrics.render(jobsByStatus: try engine.jobCounts())
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GatewayCore
+import Hummingbird
+
+/// The signed URLs of DESIGN §3.1: single-use uploads and re-issuable downloads. No bearer token:
+/// the signature is the permission, and it names exactly one method, path and expiry.
+extension GatewayAPI {
+    func registerTransferRoutes(_ routes: inout RouteTable, router: Router<GatewayRequestContext>) {
+        routes.add(router, .put, "/v1/uploads/{id}") { request, context in try await self.upload(request, context) }
+        routes.add(router, .get, "/v1/downloads/{owner}/{id}") { request, context in try await self.download(request, context) }
+    }
+
+    /// Checks the signature of this exact request; 403 for a bad one, 410 for an expired one.
+    private func verifySignature(_ request: Request) throws -> URLSigner.Grant {
+        do {
+            return try signer.verify(method: request.method.rawValue, path: request.uri.path, query: request.queryDictionary)
+        } catch .expired {
+            throw APIError(.gone, "url_expired", "this signed URL has expired; ask the API for a fresh one (GET the job or document again)")
+        } catch {
+            throw APIError(.forbidden, "bad_signature", "the URL's signature does not match; use the URL exactly as the API returned it")
+        }
+    }
+
+    func upload(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let grant = try verifySignature(request)
+        let id = try context.parameters.require("id")
+        guard let uuid = UUID(uuidString: id), let job = try engine.job(uuid) else {
+            throw APIError(.notFound, "job_not_found", "no job with id '\(id)'")
+        }
+        let alreadyUploaded = APIError(.conflict, "already_uploaded", "this job's file has already been uploaded; an upload URL works once")
+        guard job.state.status == .created, !job.state.inputReady else { throw alreadyUploaded }
+        guard uploads.begin(uuid) else { throw alreadyUploaded }
+        defer { uploads.end(uuid) }
+
+        let receiver = BodyToFile(maxBytes: min(grant.maxBytes ?? configuration.maxUploadBytes, configuration.maxUploadBytes))
+        try receiver.checkDeclaredLength(request)
+        let partial = engine.inputPath(job) + ".part"
+        let written = try await receiver.write(request.body, to: partial)
+        // Published under its final name only when complete: a crash mid-upload leaves no input.
+        guard rename(partial, engine.inputPath(job)) == 0 else {
+            unlink(partial)
+            throw APIError(.internalServerError, "storage_error", "cannot stage the upload (errno \(errno))")
+        }
+        let updated = try engine.inputReceived(uuid)
+        metrics.uploaded(bytes: written.bytes)
+        return try jsonResponse(UploadAnswer(jobID: updated.id.lowercased, status: updated.state.status, size: written.bytes))
+    }
+
+    func download(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        _ = try verifySignature(request)
+        let owner = try context.parameters.require("owner")
+        let id = try context.parameters.require("id")
+        guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
+        let document = try library.document(id: uuid, owner: owner)
+        return try await FileResponse(
+            path: library.filePath(of: document),
+            contentType: "application/pdf",
+            etag: document.sha256,
+            size: document.size,
+            filename: document.name + ".pdf"
+        ).response(for: request, context: context)
+    }
+}
+
+struct UploadAnswer: Encodable {
+    var jobID: String
+    var status: JobStatus
+    var size: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case jobID = "job_id"
+        case status, size
+    }
+}

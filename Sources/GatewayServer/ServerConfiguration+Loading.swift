@@ -1,0 +1,109 @@
+import Foundation
+import GatewayCore
+
+extension ServerConfiguration {
+    /// The JSON file's shape; every key optional, snake_case like the API.
+    struct File: Decodable {
+        var host: String?
+        var port: Int?
+        var store: String?
+        var publicURL: String?
+        var auth: AuthMode?
+        /// `{"URL_TO_PDF": "gotenberg=http://gotenberg:3000", …}`
+        var routes: [String: String]?
+        /// Seconds per job type.
+        var timeouts: [String: Double]?
+        var allowHosts: [String]?
+        var maxUploadBytes: Int64?
+        var maxActiveJobsPerOwner: Int?
+        var jobCreationsPerMinute: Int?
+        var shutdownGraceSeconds: Double?
+        var signingKeys: [SigningKey]?
+        var webhookSecret: String?
+
+        enum CodingKeys: String, CodingKey {
+            case host, port, store, auth, routes, timeouts
+            case publicURL = "public_url"
+            case allowHosts = "allow_hosts"
+            case maxUploadBytes = "max_upload_bytes"
+            case maxActiveJobsPerOwner = "max_active_jobs_per_owner"
+            case jobCreationsPerMinute = "job_creations_per_minute"
+            case shutdownGraceSeconds = "shutdown_grace_seconds"
+            case signingKeys = "signing_keys"
+            case webhookSecret = "webhook_secret"
+        }
+    }
+
+    /// Defaults, then the file at `path` (if any), then the environment.
+    public static func load(file path: String?, environment: [String: String]) throws(ConfigurationError) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let path = path ?? environment["PDFGATE_CONFIG"] {
+            let file: File
+            do {
+                file = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw ConfigurationError("cannot read the configuration file \(path): \(error)")
+            }
+            try configuration.apply(file)
+        }
+        try configuration.apply(environment: environment)
+        return configuration
+    }
+
+    mutating func apply(_ file: File) throws(ConfigurationError) {
+        if let value = file.host { host = value }
+        if let value = file.port { port = value }
+        if let value = file.store { store = value }
+        if let value = file.publicURL { publicURL = value }
+        if let value = file.auth { auth = value }
+        if let routes = file.routes {
+            try applyRoutes(routes.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
+        }
+        for (name, seconds) in file.timeouts ?? [:] {
+            guard let type = JobType(rawValue: name), seconds > 0 else {
+                throw ConfigurationError("timeouts: '\(name)' must be a job type with a positive number of seconds")
+            }
+            timeouts[type] = .milliseconds(Int64(seconds * 1000))
+        }
+        if let value = file.allowHosts { urlAllowList = Set(value) }
+        if let value = file.maxUploadBytes { maxUploadBytes = value }
+        if let value = file.maxActiveJobsPerOwner { maxActiveJobsPerOwner = value }
+        if let value = file.jobCreationsPerMinute { jobCreationsPerMinute = value }
+        if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
+        if let value = file.signingKeys { signingKeys = value }
+        if let value = file.webhookSecret { webhookSecret = value }
+    }
+
+    mutating func apply(environment: [String: String]) throws(ConfigurationError) {
+        if let value = environment["PDFGATE_HOST"] { host = value }
+        if let value = environment["PDFGATE_PORT"] {
+            guard let port = Int(value) else { throw ConfigurationError("PDFGATE_PORT '\(value)' is not a number") }
+            self.port = port
+        }
+        if let value = environment["PDFGATE_STORE"] { store = value }
+        if let value = environment["PDFGATE_PUBLIC_URL"], !value.isEmpty { publicURL = value }
+        if let value = environment["PDFGATE_AUTH"] {
+            guard let mode = AuthMode(rawValue: value) else { throw ConfigurationError("PDFGATE_AUTH must be none or tokens, not '\(value)'") }
+            auth = mode
+        }
+        if let value = environment["PDFGATE_ROUTES"], !value.isEmpty { try applyRoutes(value) }
+        if let value = environment["PDFGATE_URL_ALLOWLIST"] {
+            urlAllowList.formUnion(value.split(separator: ",").map(String.init))
+        }
+        if let value = environment["PDFGATE_MAX_UPLOAD_BYTES"] {
+            guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }
+            maxUploadBytes = bytes
+        }
+    }
+
+    /// `TYPE=BACKEND,…` on top of the current routes.
+    public mutating func applyRoutes(_ text: String) throws(ConfigurationError) {
+        do {
+            let parsed = try BackendChoice.routes(parsing: text)
+            let named = Set(text.split(separator: ",").compactMap { $0.split(separator: "=").first.map(String.init) })
+            for (type, choice) in parsed where named.contains(type.rawValue) { routes[type] = choice }
+        } catch {
+            throw ConfigurationError(error.message)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import GatewayCore
+
+/// Everything `pdfgate serve` can be told, with the defaults of the embedded setup: loopback,
+/// `./data`, every job type converted locally, no tokens needed.
+///
+/// Sources, weakest first: defaults, the JSON file (`--config`), `PDFGATE_*` environment
+/// variables, command-line flags (applied by the CLI).
+public struct ServerConfiguration: Sendable {
+    public enum AuthMode: String, Sendable, Codable {
+        /// Every request is owner `default`; only allowed while bound to loopback.
+        case none
+        /// Every /v1 request needs `Authorization: Bearer <token>`.
+        case tokens
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var store = "./data"
+    /// Base of the absolute URLs in answers; nil to build them from the request's `Host`.
+    public var publicURL: String?
+    /// nil: `none` on loopback, `tokens` anywhere else.
+    public var auth: AuthMode?
+    public var routes: [JobType: BackendChoice] = BackendChoice.everyType(.local)
+    public var timeouts: [JobType: Duration] = [:]
+    public var urlAllowList: Set<String> = []
+    public var maxUploadBytes: Int64 = 100 * 1024 * 1024
+    public var uploadURLLifetime: Duration = .seconds(15 * 60)
+    public var downloadURLLifetime: Duration = .seconds(60 * 60)
+    /// Jobs an owner may have unfinished at once.
+    public var maxActiveJobsPerOwner = 32
+    /// Job creations an owner may make per minute (a token bucket that refills continuously).
+    public var jobCreationsPerMinute = 600
+    public var shutdownGrace: Duration = .seconds(30)
+    public var heartbeat: Duration = .seconds(15)
+    /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
+    /// a key is generated once and kept in the store.
+    public var signingKeys: [SigningKey] = []
+    /// Standard Webhooks secret (`whsec_…`); nil: generated once and kept in the store.
+    public var webhookSecret: String?
+
+    public init() {}
+
+    /// True when `host` only accepts connections from this machine.
+    public var isLoopback: Bool {
+        ["127.0.0.1", "::1", "localhost", "[::1]"].contains(host) || host.hasPrefix("127.")
+    }
+
+    /// The auth mode that applies: the configured one, else none on loopback and tokens elsewhere.
+    public var effectiveAuth: AuthMode { auth ?? (isLoopback ? .none : .tokens) }
+
+    /// Refuses settings that would be unsafe or cannot work, saying what to change.
+    public func validate() throws(ConfigurationError) {
+        if effectiveAuth == .none && !isLoopback {
+            throw ConfigurationError(
+                "refusing to serve without tokens on \(host): anyone who can reach it could use it. Create a token "
+                    + "(`pdfgate token create --owner NAME`) and set auth to tokens, or bind to 127.0.0.1"
+            )
+        }
+        if !(1...65535).contains(port) { throw ConfigurationError("port \(port) is not between 1 and 65535") }
+        if maxUploadBytes <= 0 { throw ConfigurationError("max_upload_bytes must be positive") }
+        if let publicURL, URL(string: publicURL)?.host == nil {
+            throw ConfigurationError("public URL '\(publicURL)' is not an absolute URL like https://pdf.example.com")
+        }
+    }
+}
+
+/// A key that signs upload and download URLs.
+public struct SigningKey: Sendable, Equatable, Codable {
+    public var id: String
+    /// Base64 of at least 32 random bytes.
+    public var secret: String
+
+    public init(id: String, secret: String) {
+        self.id = id
+        self.secret = secret
+    }
+}
+
+public struct ConfigurationError: GatewayError {
+    public var message: String
+    public var code: String { "invalid_configuration" }
+
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GatewayCore
+
+/// The body of `POST /v1/jobs` (and the fields of a one-shot create), every key optional so a
+/// missing one gets a message naming it rather than a decoding error.
+struct JobCreateRequest: Decodable, Sendable {
+    var type: String?
+    var url: String?
+    var originalFilename: String?
+    var folder: String?
+    var name: String?
+    var onConflict: String?
+    var callbackURL: String?
+    var timeoutSeconds: Double?
+    var options: ConversionOptions?
+
+    enum CodingKeys: String, CodingKey {
+        case type, url
+        case originalFilename = "original_filename"
+        case folder, name
+        case onConflict = "on_conflict"
+        case callbackURL = "callback_url"
+        case timeoutSeconds = "timeout_seconds"
+        case options
+    }
+
+    init() {}
+
+    /// From text fields (query parameters or multipart parts), the one-shot forms.
+    init(fields: [String: String]) throws(APIError) {
+        type = fields["type"]
+        url = fields["url"]
+        originalFilename = fields["original_filename"] ?? fields["filename"]
+        folder = fields["folder"]
+        name = fields["name"]
+        onConflict = fields["on_conflict"]
+        callbackURL = fields["callback_url"]
+        if let text = fields["timeout_seconds"] {
+            guard let seconds = Double(text) else { throw APIError(.badRequest, "invalid_argument", "timeout_seconds '\(text)' is not a number") }
+            timeoutSeconds = seconds
+        }
+    }
+
+    /// The job spec, or a 400 naming the field that is wrong.
+    func spec(defaultTypeFromFilename: Bool) throws(APIError) -> JobSpec {
+        let jobType: JobType
+        if let type {
+            guard let parsed = JobType(rawValue: type) else {
+                throw APIError(
+                    .badRequest,
+                    "invalid_type",
+                    "type '\(type)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            jobType = parsed
+        } else if defaultTypeFromFilename, let originalFilename {
+            jobType = JobType.forFilename(originalFilename)
+        } else {
+            throw APIError(.badRequest, "type_required", "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF or EBOOK_TO_PDF")
+        }
+        var conflict = ConflictPolicy.rename
+        if let onConflict {
+            guard let parsed = ConflictPolicy(rawValue: onConflict) else {
+                throw APIError(.badRequest, "invalid_argument", "on_conflict '\(onConflict)' is not fail or rename")
+            }
+            conflict = parsed
+        }
+        if let timeoutSeconds, !(timeoutSeconds > 0 && timeoutSeconds <= 3600) {
+            throw APIError(.badRequest, "invalid_argument", "timeout_seconds must be between 0 and 3600")
+        }
+        return JobSpec(
+            type: jobType,
+            url: url,
+            originalFilename: originalFilename,
+            folder: folder,
+            name: name,
+            onConflict: conflict,
+            options: options ?? ConversionOptions(),
+            callbackURL: callbackURL,
+            timeoutSeconds: timeoutSeconds
+        )
+    }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Checks docker-compose.yml without a Docker engine: the file must parse and resolve with no
+# warnings (every variable has a default), and Gotenberg must stay pinned to the 8.x line
+# (9.x changed the API the gateway speaks). Installs Debian's docker-compose if it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v docker-compose >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # Refresh the package lists only when apt does not know the package yet.
+  if ! apt-cache show docker-compose >/dev/null 2>&1; then
+    $sudo apt-get update -qq
+  fi
+  $sudo apt-get install -y -qq --no-install-recommends docker-compose >/dev/null
+fi
+
+# Validate; anything on stderr (e.g. "variable is not set") counts as a failure.
+warnings="$(docker-compose -f docker-compose.yml config -q 2>&1)" || {
+  echo "docker-compose.yml is invalid:" >&2
+  echo "$warnings" >&2
+  exit 1
+}
+if [ -n "$warnings" ]; then
+  echo "docker-compose.yml resolves with warnings:" >&2
+  echo "$warnings" >&2
+  exit 1
+fi
+
+# The resolved config, so the check sees what Compose would run, not just the file's text.
+resolved="$(docker-compose -f docker-compose.yml config 2>/dev/null)"
+if ! grep -Eq '^[[:space:]]+image:[[:space:]]+gotenberg/gotenberg:8[[:space:]]*$' <<<"$resolved"; then
+  echo "the gotenberg service must use image gotenberg/gotenberg:8 (not latest, not 9.x); found:" >&2
+  grep -E 'image:[[:space:]]+gotenberg/' <<<"$resolved" >&2 || echo "  (no gotenberg image)" >&2
+  exit 1
+fi
+
+echo "docker-compose.yml: ok (gotenberg pinned to gotenberg/gotenberg:8)"
