@@ -128,7 +128,10 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayServerTests",
-            dependencies: ["GatewayServer", "GatewayHTTPClient", "GatewayTestSupport"],
+            dependencies: [
+                "GatewayServer", "GatewayHTTPClient", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
     ],

@@ -57,7 +57,7 @@ public struct ServerConfiguration: Sendable {
                     + "(`pdfgate token create --owner NAME`) and set auth to tokens, or bind to 127.0.0.1"
             )
         }
-        if !(1...65535).contains(port) { throw ConfigurationError("port \(port) is not between 1 and 65535") }
+        if !(0...65535).contains(port) { throw ConfigurationError("port \(port) is not between 0 (any free port) and 65535") }
         if maxUploadBytes <= 0 { throw ConfigurationError("max_upload_bytes must be positive") }
         if let publicURL, URL(string: publicURL)?.host == nil {
             throw ConfigurationError("public URL '\(publicURL)' is not an absolute URL like https://pdf.example.com")

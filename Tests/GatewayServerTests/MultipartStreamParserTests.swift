@@ -1,5 +1,6 @@
-@testable import GatewayServer
 import Testing
+
+@testable import GatewayServer
 
 private let formBoundary = "----PDFGatewayBoundary7MA4YWxk"
 
@@ -178,20 +179,22 @@ struct MultipartStreamParserTests {
         #expect(parts.first?.headers.fields["content-type"] == "application/pdf")
     }
 
-    @Test(arguments: [
-        ("form-data; name=\"file\"; filename=\"a b;c.pdf\"", "file", "a b;c.pdf"),
-        ("form-data; name=file; filename=plain.txt", "file", "plain.txt"),
-        ("form-data; name=\"f\"; filename=\"fallback.pdf\"; filename*=UTF-8''%E2%82%AC%20rates.pdf", "f", "€ rates.pdf"),
-        ("form-data; filename*=utf-8'en'na%C3%AFve.txt; name=\"f\"", "f", "naïve.txt"),
-        ("form-data; name=\"f\"; filename*=iso-8859-1''caf%E9.txt", "f", "café.txt"),
-        ("form-data; name=\"f\"; filename*=UTF-8''%FF.txt; filename=\"ok.txt\"", "f", "ok.txt"),  // bad UTF-8: fall back
-        ("form-data; name=\"f\"; filename=\"say \\\"hi\\\".txt\"", "f", "say \"hi\".txt"),
-        ("form-data; name=\"f\"; filename=\"C:\\Users\\me\\cv.pdf\"", "f", "cv.pdf"),
-        ("form-data; name=\"f\"; filename=\"../../etc/passwd\"", "f", "passwd"),
-        ("form-data; name=\"f\"; filename=\"résumé.pdf\"", "f", "résumé.pdf"),  // raw UTF-8, as browsers send it
-        ("form-data; name*=UTF-8''%C3%A9t%C3%A9", "été", nil),
-        ("form-data; name=\"just a field\"", "just a field", nil),
-    ] as [(String, String?, String?)])
+    @Test(
+        arguments: [
+            ("form-data; name=\"file\"; filename=\"a b;c.pdf\"", "file", "a b;c.pdf"),
+            ("form-data; name=file; filename=plain.txt", "file", "plain.txt"),
+            ("form-data; name=\"f\"; filename=\"fallback.pdf\"; filename*=UTF-8''%E2%82%AC%20rates.pdf", "f", "€ rates.pdf"),
+            ("form-data; filename*=utf-8'en'na%C3%AFve.txt; name=\"f\"", "f", "naïve.txt"),
+            ("form-data; name=\"f\"; filename*=iso-8859-1''caf%E9.txt", "f", "café.txt"),
+            ("form-data; name=\"f\"; filename*=UTF-8''%FF.txt; filename=\"ok.txt\"", "f", "ok.txt"),  // bad UTF-8: fall back
+            ("form-data; name=\"f\"; filename=\"say \\\"hi\\\".txt\"", "f", "say \"hi\".txt"),
+            ("form-data; name=\"f\"; filename=\"C:\\Users\\me\\cv.pdf\"", "f", "cv.pdf"),
+            ("form-data; name=\"f\"; filename=\"../../etc/passwd\"", "f", "passwd"),
+            ("form-data; name=\"f\"; filename=\"résumé.pdf\"", "f", "résumé.pdf"),  // raw UTF-8, as browsers send it
+            ("form-data; name*=UTF-8''%C3%A9t%C3%A9", "été", nil),
+            ("form-data; name=\"just a field\"", "just a field", nil),
+        ] as [(String, String?, String?)]
+    )
     func readsNameAndFilenameFromContentDisposition(disposition: String, name: String?, filename: String?) throws {
         let message = form([(["Content-Disposition: \(disposition)"], bytes("x"))])
         let parts = try parse(message, chunks: oneByteChunks(message))
@@ -235,15 +238,17 @@ struct MultipartStreamParserTests {
 
     // MARK: Boundaries
 
-    @Test(arguments: [
-        ("multipart/form-data; boundary=abc123", "abc123"),
-        ("multipart/form-data; boundary=\"a b:c\"", "a b:c"),
-        ("Multipart/Form-Data; charset=utf-8; BOUNDARY=\"----WebKitFormBoundary7MA4YWxkTrZu0gW\"", "----WebKitFormBoundary7MA4YWxkTrZu0gW"),
-        ("multipart/mixed;boundary=x;charset=utf-8", "x"),
-        ("application/json; boundary=abc", nil),
-        ("multipart/form-data", nil),
-        ("multipart/form-data; boundary=\"\"", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("multipart/form-data; boundary=abc123", "abc123"),
+            ("multipart/form-data; boundary=\"a b:c\"", "a b:c"),
+            ("Multipart/Form-Data; charset=utf-8; BOUNDARY=\"----WebKitFormBoundaryZu0gW\"", "----WebKitFormBoundaryZu0gW"),
+            ("multipart/mixed;boundary=x;charset=utf-8", "x"),
+            ("application/json; boundary=abc", nil),
+            ("multipart/form-data", nil),
+            ("multipart/form-data; boundary=\"\"", nil),
+        ] as [(String, String?)]
+    )
     func readsTheBoundaryFromTheContentType(contentType: String, boundary: String?) {
         #expect(MultipartStreamParser.boundary(fromContentType: contentType) == boundary)
     }

@@ -10,13 +10,14 @@
 /// no more than the chunk that completed it plus that small tail, so feed bounded chunks.
 ///
 /// The parser is a value: copy it and each copy parses on independently. Errors are sticky: once
-/// `feed` throws, every later call throws the same error.
+/// `feed` or `finish` throws, every later call throws the same error.
 public struct MultipartStreamParser: Sendable {
     /// Largest header block a part may have, in bytes (line endings included).
     public static let defaultMaxHeaderBytes = 16 * 1024
 
     /// The boundary, as given to `init`.
     public let boundary: String
+    /// Largest header block this parser accepts per part; past it, `multipart_headers_too_large`.
     public let maxHeaderBytes: Int
 
     /// `\r\n--boundary`: a boundary only counts at the start of a line.

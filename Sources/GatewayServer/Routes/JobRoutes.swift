@@ -49,7 +49,10 @@ extension GatewayAPI {
         }
         let spec = try body.spec(defaultTypeFromFilename: true)
         try checkCallback(spec)
-        return try await idempotent(request, owner: owner, requestHash: Self.sha256(data)) {
+        // The hash is of the parsed request, so key order and spacing do not make a body "different".
+        let canonical = JSONEncoder()
+        canonical.outputFormatting = .sortedKeys
+        return try await idempotent(request, owner: owner, requestHash: Self.sha256(try canonical.encode(spec))) {
             try self.admit(owner: owner)
             return try self.engine.create(owner: owner, spec: spec)
         }

@@ -1,0 +1,106 @@
+import Foundation
+import GatewayHTTPClient
+import GatewayTestSupport
+
+/// A real `pdfgate serve` child process on 127.0.0.1 with a port the kernel picked, its log in
+/// the store. Tests talk to it over real HTTP and stop it with SIGTERM, like an operator would.
+final class ServerProcess: @unchecked Sendable {
+    let store: String
+    let port: Int
+    let process: Process
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts a server on a fresh store (or `store`) with extra `serve` arguments.
+    init(store: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+        let store = store ?? FileManager.default.temporaryDirectory.path + "/pdfgate-serve-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+        self.store = store
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtProduct("pdfgate"))
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--store", store, "--log-level", "notice"] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["SWIFT_BACKTRACE"] = "enable=no"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe()
+        process.standardOutput = output
+        _ = FileManager.default.createFile(atPath: store + "/server.log", contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/server.log"))
+        try process.run()
+        self.process = process
+        // The one line `serve` prints once it listens: "pdfgate listening on http://127.0.0.1:PORT …".
+        let reader = output.fileHandleForReading
+        let line = try await onThread { () -> String in
+            var buffer = Data()
+            while !buffer.contains(UInt8(ascii: "\n")) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            return String(decoding: buffer, as: UTF8.self)
+        }
+        guard let range = line.range(of: "http://127.0.0.1:"),
+            let port = Int(line[range.upperBound...].prefix(while: \.isNumber))
+        else {
+            process.terminate()
+            let log = (try? String(contentsOfFile: store + "/server.log", encoding: .utf8)) ?? ""
+            throw NSError(domain: "ServerProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(line) \(log)"])
+        }
+        self.port = port
+    }
+
+    /// SIGTERM, then waits for the exit (SIGKILL after 30 s).
+    func stop() async {
+        guard process.isRunning else { return }
+        process.terminate()
+        let process = self.process
+        _ = try? await onThread {
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    func kill9() async {
+        kill(process.processIdentifier, SIGKILL)
+        let process = self.process
+        _ = try? await onThread { process.waitUntilExit() }
+    }
+
+    var log: String { (try? String(contentsOfFile: store + "/server.log", encoding: .utf8)) ?? "" }
+}
+
+/// A small client over libcurl: real HTTP, JSON in and out.
+struct APIClient: Sendable {
+    let base: String
+    var token: String?
+    let http = HTTPClient(configuration: .init(connectTimeout: .seconds(5), totalTimeout: .seconds(60), proxy: .direct))
+
+    struct Answer: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]) ?? [:] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func string(_ key: String) -> String? { json[key] as? String }
+    }
+
+    func send(_ method: String, _ pathOrURL: String, json: Any? = nil, body: HTTPRequestBody = .none, headers: [(String, String)] = [])
+        async throws -> Answer
+    {
+        let url = pathOrURL.hasPrefix("http") ? pathOrURL : base + pathOrURL
+        var fields = HTTPHeaders(headers)
+        if let token { fields.add("Authorization", "Bearer \(token)") }
+        var requestBody = body
+        if let json {
+            requestBody = .bytes(Array(try JSONSerialization.data(withJSONObject: json)))
+            fields.add("Content-Type", "application/json")
+        }
+        let response = try await http.execute(HTTPRequest(method: method, url: url, headers: fields, body: requestBody), sink: .memory(limit: 64 << 20))
+        return Answer(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> Answer { try await send("GET", path, headers: headers) }
+    func post(_ path: String, json: Any? = nil) async throws -> Answer { try await send("POST", path, json: json) }
+}
