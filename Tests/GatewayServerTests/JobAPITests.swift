@@ -29,7 +29,12 @@ struct JobAPITests {
         let second = try await client.send("POST", "/v1/jobs", json: body, headers: [("Idempotency-Key", "k-1")])
         #expect(first.status == 201 && second.status == 200)
         #expect(first.string("job_id") != nil && first.string("job_id") == second.string("job_id"))
-        let other = try await client.send("POST", "/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "b.docx"], headers: [("Idempotency-Key", "k-1")])
+        let other = try await client.send(
+            "POST",
+            "/v1/jobs",
+            json: ["type": "DOC_TO_PDF", "original_filename": "b.docx"],
+            headers: [("Idempotency-Key", "k-1")]
+        )
         #expect(other.status == 422 && other.string("error") == "idempotency_key_reused")
 
         // One request carries the file: created, uploaded and submitted at once.
@@ -132,8 +137,10 @@ struct JobAPITests {
         let timestamp = try #require(delivery.headers["webhook-timestamp"].flatMap { Int64($0) })
         #expect(abs(Double(timestamp) - Date().timeIntervalSince1970) < 120)
         #expect(signer.verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? ""))
-        #expect(!WebhookSigner(secret: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString())
-            .verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? ""))
+        #expect(
+            !WebhookSigner(secret: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString())
+                .verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? "")
+        )
         let payload = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
         #expect(payload?["type"] as? String == "job.succeeded")
         #expect((payload?["data"] as? [String: Any])?["status"] as? String == "SUCCEEDED")
@@ -152,14 +159,18 @@ struct JobAPITests {
             // 64 in flight at a time: each libcurl transfer has a thread of its own.
             for _ in 0..<64 {
                 let n = next
-                group.addTask { try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "doc-\(n).docx"]).string("job_id") }
+                group.addTask {
+                    try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "doc-\(n).docx"]).string("job_id")
+                }
                 next += 1
             }
             while let id = try await group.next() {
                 if let id { ids.append(id) }
                 if next < total {
                     let n = next
-                    group.addTask { try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "doc-\(n).docx"]).string("job_id") }
+                    group.addTask {
+                        try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "doc-\(n).docx"]).string("job_id")
+                    }
                     next += 1
                 }
             }
@@ -171,7 +182,9 @@ struct JobAPITests {
         var listed: [String] = []
         var cursor: String?
         repeat {
-            let page = try await client.get("/v1/jobs?limit=200" + (cursor.map { "&cursor=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? "")).json
+            let page = try await client.get(
+                "/v1/jobs?limit=200" + (cursor.map { "&cursor=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? "")
+            ).json
             listed += ((page["jobs"] as? [[String: Any]]) ?? []).compactMap { $0["job_id"] as? String }
             cursor = page["next_cursor"] as? String
         } while cursor != nil

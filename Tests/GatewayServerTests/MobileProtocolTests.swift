@@ -100,7 +100,8 @@ struct MobileProtocolTests {
         #expect(try await client.send("PUT", raisedCap, body: .bytes([1])).status == 403)
 
         // Expired: a URL signed with the server's own key but an expiry in the past → 410.
-        let secrets = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: server.store + "/.pdfgate/secrets.json"))) as? [String: Any]
+        let secrets =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: server.store + "/.pdfgate/secrets.json"))) as? [String: Any]
         let key = try #require((secrets?["signing_keys"] as? [[String: Any]])?.first)
         let signer = TestSigner(id: key["id"] as! String, secret: key["secret"] as! String)
         let path = "/v1/uploads/\(jobID)"

@@ -86,7 +86,13 @@ struct APIClient: Sendable {
         func string(_ key: String) -> String? { json[key] as? String }
     }
 
-    func send(_ method: String, _ pathOrURL: String, json: Any? = nil, body: HTTPRequestBody = .none, headers: [(String, String)] = [])
+    func send(
+        _ method: String,
+        _ pathOrURL: String,
+        json: Any? = nil,
+        body: HTTPRequestBody = .none,
+        headers: [(String, String)] = []
+    )
         async throws -> Answer
     {
         let url = pathOrURL.hasPrefix("http") ? pathOrURL : base + pathOrURL
@@ -97,7 +103,10 @@ struct APIClient: Sendable {
             requestBody = .bytes(Array(try JSONSerialization.data(withJSONObject: json)))
             fields.add("Content-Type", "application/json")
         }
-        let response = try await http.execute(HTTPRequest(method: method, url: url, headers: fields, body: requestBody), sink: .memory(limit: 64 << 20))
+        let response = try await http.execute(
+            HTTPRequest(method: method, url: url, headers: fields, body: requestBody),
+            sink: .memory(limit: 64 << 20)
+        )
         return Answer(status: response.status, headers: response.headers, body: response.body)
     }
 

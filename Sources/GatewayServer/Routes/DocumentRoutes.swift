@@ -94,7 +94,10 @@ extension GatewayAPI {
         if !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let temporary = path + ".tmp-\(UUID().lowercased)"
-            _ = try await assembly.inspector.inspect(path: library.filePath(of: document), thumbnail: ThumbnailRequest(outputPath: temporary, width: width))
+            _ = try await assembly.inspector.inspect(
+                path: library.filePath(of: document),
+                thumbnail: ThumbnailRequest(outputPath: temporary, width: width)
+            )
             rename(temporary, path)
         }
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
@@ -129,12 +132,13 @@ extension GatewayAPI {
         } else {
             _ = try await receiver.write(request.body, to: incoming)
         }
-        let conflict = try fields["on_conflict"].map { text in
-            guard let policy = ConflictPolicy(rawValue: text) else {
-                throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
-            }
-            return policy
-        } ?? .fail
+        let conflict =
+            try fields["on_conflict"].map { text in
+                guard let policy = ConflictPolicy(rawValue: text) else {
+                    throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+                }
+                return policy
+            } ?? .fail
         let info = try await assembly.inspector.inspect(path: incoming, thumbnail: nil)
         let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
         let document = try library.file(

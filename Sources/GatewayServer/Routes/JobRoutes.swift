@@ -79,7 +79,9 @@ extension GatewayAPI {
         defer { unlink(incoming) }
         let hashing = request.headers[.idempotencyKey] != nil
         let written = try await receiver.write(request.body, to: incoming, hashing: hashing)
-        let hash = Self.sha256(Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [written.sha256 ?? ""]).joined(separator: "&").utf8))
+        let hash = Self.sha256(
+            Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [written.sha256 ?? ""]).joined(separator: "&").utf8)
+        )
         return try await idempotent(request, owner: owner, requestHash: hash) {
             try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: written.bytes)
         }
@@ -106,7 +108,9 @@ extension GatewayAPI {
         if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         try checkOneShot(spec)
-        let hash = Self.sha256(Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file.sha256 ?? ""]).joined(separator: "&").utf8))
+        let hash = Self.sha256(
+            Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file.sha256 ?? ""]).joined(separator: "&").utf8)
+        )
         return try await idempotent(request, owner: owner, requestHash: hash) {
             try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: file.bytes)
         }
@@ -191,7 +195,11 @@ extension GatewayAPI {
                 "this Idempotency-Key was used with a different request; use a new key for a new job"
             )
         case .inProgress:
-            throw APIError(.conflict, "idempotency_key_in_progress", "the first request with this Idempotency-Key is still being processed; retry shortly")
+            throw APIError(
+                .conflict,
+                "idempotency_key_in_progress",
+                "the first request with this Idempotency-Key is still being processed; retry shortly"
+            )
         }
     }
 
@@ -220,14 +228,22 @@ extension GatewayAPI {
         var status: JobStatus?
         if let text = request.query("status") {
             guard let parsed = JobStatus(rawValue: text.uppercased()) else {
-                throw APIError(.badRequest, "invalid_argument", "status '\(text)' is not one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw APIError(
+                    .badRequest,
+                    "invalid_argument",
+                    "status '\(text)' is not one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             status = parsed
         }
         var type: JobType?
         if let text = request.query("type") {
             guard let parsed = JobType(rawValue: text.uppercased()) else {
-                throw APIError(.badRequest, "invalid_type", "type '\(text)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw APIError(
+                    .badRequest,
+                    "invalid_type",
+                    "type '\(text)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             type = parsed
         }

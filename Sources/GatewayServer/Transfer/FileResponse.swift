@@ -32,7 +32,12 @@ struct FileResponse {
             case .whole: break
             case .unsatisfiable:
                 headers[.contentRange] = "bytes */\(size)"
-                throw APIError(.rangeNotSatisfiable, "range_not_satisfiable", "the range '\(header)' is outside the file's \(size) bytes", headers: headers)
+                throw APIError(
+                    .rangeNotSatisfiable,
+                    "range_not_satisfiable",
+                    "the range '\(header)' is outside the file's \(size) bytes",
+                    headers: headers
+                )
             case .part(let part): range = part
             }
         }

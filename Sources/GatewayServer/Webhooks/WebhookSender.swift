@@ -51,7 +51,10 @@ final class WebhookSender: Sendable {
             await send(body, to: callback, messageID: messageID, jobID: job.id)
             _ = tasks.withLock { $0.removeValue(forKey: job.id) }
         }
-        tasks.withLock { $0[job.id]?.cancel(); $0[job.id] = task }
+        tasks.withLock {
+            $0[job.id]?.cancel()
+            $0[job.id] = task
+        }
     }
 
     func shutdown() {
