@@ -35,7 +35,7 @@ struct JobStateMachineTests {
 
     @Test mutating func transientFailuresRetryWithBackoffThenFail() throws {
         var job = job(upload: false, attempts: 3)
-        let busy = JobFailure(.transient, code: "converter_busy", "Gotenberg answered 429", retryAfter: .seconds(2))
+        let busy = JobFailure(.transient, code: "converter_error", "Gotenberg answered 500", retryAfter: .seconds(2))
         _ = try job.handle(.started, now: now, random: &random)
         let retry = try job.handle(.failed(busy), now: now, random: &random)
         #expect(job.status == .queued && job.failure == busy)
@@ -49,7 +49,30 @@ struct JobStateMachineTests {
         _ = try job.handle(.started, now: notBefore.addingTimeInterval(5), random: &random)
         #expect(job.attempts == 3)
         _ = try job.handle(.failed(busy), now: notBefore.addingTimeInterval(5), random: &random)
-        #expect(job.status == .failed && job.failure?.code == "converter_busy")
+        #expect(job.status == .failed && job.failure?.code == "converter_error")
+    }
+
+    @Test mutating func aBackendThatIsDownIsWaitedForUntilTheDeadline() throws {
+        var job = job(upload: false, attempts: 3, deadlineIn: 600)
+        let down = JobFailure(.transient, code: "converter_unreachable", "Gotenberg could not be reached: connection refused")
+        var clock = now
+        // Far more failures than maxAttempts: each one waits and retries while time remains.
+        for _ in 0..<10 {
+            _ = try job.handle(.started, now: clock, random: &random)
+            let actions = try job.handle(.failed(down), now: clock, random: &random)
+            #expect(job.status == .queued, "still waiting for the backend after \(job.attempts) attempts")
+            guard case .enqueue(let notBefore?) = actions.first else {
+                Issue.record("expected a delayed enqueue")
+                return
+            }
+            clock = notBefore
+        }
+        #expect(job.attempts == 10)
+        // Past the deadline, the job times out and says why it was waiting.
+        _ = try job.handle(.started, now: now.addingTimeInterval(599.9), random: &random)
+        _ = try job.handle(.failed(down), now: now.addingTimeInterval(599.95), random: &random)
+        #expect(job.status == .failed && job.failure?.kind == .timedOut)
+        #expect(job.failure?.message.contains("connection refused") == true)
     }
 
     @Test mutating func rejectionsFailAtOnce() throws {
