@@ -9,6 +9,7 @@ rm -rf "$out" && mkdir -p "$out/pdfs"
 
 swift build -c release --product pdfgate-bench >/dev/null
 swift build -c release --product pdfgate-inspect-worker >/dev/null
+swift build -c release --product pdfgate >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 
 # 200 distinct PDFs of 1–50 pages, cut from a 60-page document with qpdf.
@@ -28,6 +29,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 "$bin/pdfgate-bench" library "$out/store-small" | sed 's/^library\./small./' >> "$out/results.txt"
 "$bin/pdfgate-bench" seed "$out/store" "$documents" Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
+bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 "$bin/pdfgate-bench" office Fixtures/office/sample.docx 20 "$out/office" >> "$out/results.txt"
 "$bin/pdfgate-bench" office Fixtures/office/sample.xlsx 20 "$out/office" >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
@@ -47,6 +49,11 @@ Library at $(get seed.documents) documents (seeded in $(get seed.s) s), medians
   rename                             $(get library.rename_ms) ms   (10,000 docs: $(get small.rename_ms) ms; target < 5 ms)
   move                               $(get library.move_ms) ms   (10,000 docs: $(get small.move_ms) ms; target < 5 ms)
   peak RSS                           $(get library.rss_mib) MiB   (10,000 docs: $(get small.rss_mib) MiB)
+
+HTTP API on loopback (wrk, 2 threads, 64 connections, 10 s; release build, bearer token)
+  GET /v1/jobs/{id}                    $(get http.job.rps) req/s, p99 $(get http.job.p99_ms) ms   (target ≥ 5,000 req/s, p99 < 20 ms)
+  GET /v1/documents, 50 of $(get seed.documents)   $(get http.documents.rps) req/s, p99 $(get http.documents.p99_ms) ms   (target ≥ 1,000 req/s)
+  1 GiB upload (PUT, streamed to disk)  RSS $(get upload.rss_before_mib) → peak $(get upload.rss_peak_mib) MiB: +$(get upload.rss_growth_mib) MiB   (target < 64 MB) at $(get upload.mib_per_s) MiB/s
 
 Local office conversion: 20 copies each, ours on 2 warm LibreOffice slots vs a cold soffice --convert-to per file
   docx  ours $(get office.docx.ours_per_s)/s, p50 $(get office.docx.ours_p50_s) s   soffice $(get office.docx.soffice_per_s)/s, p50 $(get office.docx.soffice_p50_s) s   → throughput $(ratio "$(get office.docx.ours_per_s)" "$(get office.docx.soffice_per_s)")× (target ≥ 5×), p50 $(ratio "$(get office.docx.soffice_p50_s)" "$(get office.docx.ours_p50_s)")× lower (target ≥ 3×)

@@ -54,3 +54,32 @@ struct LibraryNamesTests {
         #expect(FolderReference.parse("A/B") == .path("A/B"))
     }
 }
+
+@Suite("Wire JSON dates")
+struct WireDateTests {
+    @Test("dates print as RFC 3339 with milliseconds in UTC")
+    func exactStrings() {
+        let cases: [(Double, String)] = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_795_335_087.25, "2026-11-22T08:11:27.250Z"),
+            (951_782_400.5, "2000-02-29T00:00:00.500Z"),
+            (-86_400.5, "1969-12-30T23:59:59.500Z"),
+            (4_102_444_799.75, "2099-12-31T23:59:59.750Z"),
+        ]
+        for (seconds, expected) in cases {
+            #expect(WireJSON.iso8601(Date(timeIntervalSince1970: seconds)) == expected, "\(seconds)")
+        }
+    }
+
+    @Test("where the binary fraction is exact, Foundation's formatter agrees")
+    func matchesFoundation() {
+        for seconds in [0, 1_795_335_087.25, 951_782_400.5, 4_102_444_799.75] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let foundation = date.formatted(
+                .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon)
+                    .timeZone(separator: .omitted)
+            )
+            #expect(WireJSON.iso8601(date) == foundation)
+        }
+    }
+}

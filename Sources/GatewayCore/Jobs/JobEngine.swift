@@ -58,6 +58,11 @@ public final class JobEngine: Sendable {
     /// Jobs running now: their tasks (for cancel) and which backend slot they hold.
     private let running = Mutex<[UUID: Task<Void, Never>]>([:])
     private let listeners = Mutex<[UUID: [UUID: @Sendable (Job) -> Void]]>([:])
+    /// Jobs as last written by this engine, so polls (the hot path of the API) skip SQLite and
+    /// JSON decoding. Correct because this engine is the only writer of its jobs; a scale-out
+    /// store shared by several engines would turn it off.
+    private let recent = Mutex<[UUID: Job]>([:])
+    private static let recentLimit = 20_000
     /// Listeners to every job's changes (webhooks, metrics).
     private let allJobsListeners = Mutex<[UUID: @Sendable (Job) -> Void]>([:])
 
@@ -114,6 +119,7 @@ public final class JobEngine: Sendable {
         )
         try FileManager.default.createDirectory(atPath: inputDirectory(job.id), withIntermediateDirectories: true)
         try store.insert(job)
+        recent.withLock { Self.remember(job, in: &$0) }
         if !needsUpload { wakeUp.yield() }
         return job
     }
@@ -134,7 +140,20 @@ public final class JobEngine: Sendable {
     @discardableResult
     public func cancel(_ id: UUID) throws -> Job { try apply(.cancelRequested, to: id) }
 
-    public func job(_ id: UUID) throws -> Job? { try store.job(id: id) }
+    public func job(_ id: UUID) throws -> Job? {
+        if let cached = recent.withLock({ $0[id] }) { return cached }
+        guard let job = try store.job(id: id) else { return nil }
+        recent.withLock { recent in
+            if recent[id] == nil { Self.remember(job, in: &recent) }
+        }
+        return job
+    }
+
+    private static func remember(_ job: Job, in recent: inout [UUID: Job]) {
+        // Crude but bounded: past the limit, start over; misses only cost a database read.
+        if recent.count >= recentLimit && recent[job.id] == nil { recent.removeAll(keepingCapacity: true) }
+        recent[job.id] = job
+    }
 
     /// The owner's jobs, newest first.
     public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
@@ -346,14 +365,24 @@ public final class JobEngine: Sendable {
     func apply(_ event: JobStateMachine.Event, to id: UUID) throws -> Job {
         let result = Mutex<[JobStateMachine.Action]>([])
         let backoff = configuration.backoff
-        let job = try store.update(id: id) { job in
-            var random = SystemRandomNumberGenerator()
-            let actions = try job.state.handle(event, now: Date(), backoff: backoff, random: &random)
-            if actions.contains(.publish) {
-                job.revision += 1
-                job.updatedAt = Date()
+        let job: Job
+        do {
+            job = try store.update(id: id) { job in
+                var random = SystemRandomNumberGenerator()
+                let actions = try job.state.handle(event, now: Date(), backoff: backoff, random: &random)
+                if actions.contains(.publish) {
+                    job.revision += 1
+                    job.updatedAt = Date()
+                }
+                result.withLock { $0 = actions }
+                // Inside the write transaction, so concurrent updates reach the cache in order.
+                let updated = job
+                self.recent.withLock { Self.remember(updated, in: &$0) }
             }
-            result.withLock { $0 = actions }
+        } catch {
+            // The write may not have committed: forget what the closure cached.
+            _ = recent.withLock { $0.removeValue(forKey: id) }
+            throw error
         }
         for action in result.withLock({ $0 }) {
             switch action {

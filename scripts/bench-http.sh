@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The HTTP part of `make bench` (issue 4): wrk against a release `pdfgate serve` on loopback,
+# with a real token, on the store bench.sh seeded with 100,000 documents; then the server's
+# peak RSS while a 1 GiB upload streams in. Prints `key value` lines like pdfgate-bench.
+# Usage: bench-http.sh BIN_DIR STORE OUT_DIR
+set -euo pipefail
+bin="$1"; store="$2"; out="$3"
+port=18765
+base="http://127.0.0.1:$port"
+
+token="$("$bin/pdfgate" token create --owner bench --store "$store")"
+"$bin/pdfgate" serve --store "$store" --port "$port" --auth tokens --max-upload-bytes 2147483648 \
+  --log-level warning > "$out/serve.out" 2> "$out/serve.log" &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.1; done
+
+auth="Authorization: Bearer $token"
+job=$(curl -fsS -X POST "$base/v1/jobs" -H "$auth" -H 'Content-Type: application/json' \
+  -d '{"type":"DOC_TO_PDF","original_filename":"bench.docx"}' | sed 's/.*"job_id":"\([^"]*\)".*/\1/')
+
+# wrk's summary → requests/s and p99 in milliseconds.
+measure() {
+  local name="$1" url="$2"
+  wrk -t2 -c64 -d10s --latency -H "$auth" "$url" > "$out/wrk-$name.txt"
+  awk -v n="$name" '
+    /Requests\/sec:/ { print "http." n ".rps", $2 }
+    $1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+                  f = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 60000
+                  print "http." n ".p99_ms", v * f }
+    /Non-2xx/ { print "http." n ".non2xx", $NF }' "$out/wrk-$name.txt"
+}
+curl -fsS "$base/v1/jobs/$job" -H "$auth" >/dev/null
+measure job "$base/v1/jobs/$job"
+curl -fsS "$base/v1/documents?folder=Big&limit=50&sort=-created_at" -H "$auth" >/dev/null
+measure documents "$base/v1/documents?folder=Big&limit=50&sort=-created_at"
+
+# 1 GiB upload: RSS before, then the peak (VmHWM) after; a sparse file costs no disk to read.
+kib() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$server/status"; }
+truncate -s 1G "$out/upload-1g.bin"
+answer=$(curl -fsS -X POST "$base/v1/jobs" -H "$auth" -H 'Content-Type: application/json' \
+  -d '{"type":"DOC_TO_PDF","original_filename":"huge.docx"}')
+url=$(printf '%s' "$answer" | sed 's/.*"url":"\([^"]*\)".*/\1/')
+echo 5 > "/proc/$server/clear_refs" 2>/dev/null || true   # resets VmHWM: the peak is the upload's
+before=$(kib VmRSS)
+start=$(date +%s.%N)
+curl -fsS -X PUT "$url" -H 'Content-Type: application/octet-stream' -T "$out/upload-1g.bin" -o /dev/null
+end=$(date +%s.%N)
+peak=$(kib VmHWM)
+rm -f "$out/upload-1g.bin"
+echo "upload.rss_before_mib $(awk -v k="$before" 'BEGIN { print k / 1024 }')"
+echo "upload.rss_peak_mib $(awk -v k="$peak" 'BEGIN { print k / 1024 }')"
+echo "upload.rss_growth_mib $(awk -v a="$before" -v b="$peak" 'BEGIN { print (b - a) / 1024 }')"
+echo "upload.mib_per_s $(awk -v s="$start" -v e="$end" 'BEGIN { print 1024 / (e - s) }')"
