@@ -24,8 +24,8 @@ final class ServerProcess: @unchecked Sendable {
         process.environment = env
         let output = Pipe()
         process.standardOutput = output
-        _ = FileManager.default.createFile(atPath: store + "/server.log", contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/server.log"))
+        _ = FileManager.default.createFile(atPath: store + ".server.log", contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: store + ".server.log"))
         try process.run()
         self.process = process
         // The one line `serve` prints once it listens: "pdfgate listening on http://127.0.0.1:PORT …".
@@ -43,7 +43,7 @@ final class ServerProcess: @unchecked Sendable {
             let port = Int(line[range.upperBound...].prefix(while: \.isNumber))
         else {
             process.terminate()
-            let log = (try? String(contentsOfFile: store + "/server.log", encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOfFile: store + ".server.log", encoding: .utf8)) ?? ""
             throw NSError(domain: "ServerProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(line) \(log)"])
         }
         self.port = port
@@ -68,7 +68,7 @@ final class ServerProcess: @unchecked Sendable {
         _ = try? await onThread { process.waitUntilExit() }
     }
 
-    var log: String { (try? String(contentsOfFile: store + "/server.log", encoding: .utf8)) ?? "" }
+    var log: String { (try? String(contentsOfFile: store + ".server.log", encoding: .utf8)) ?? "" }
 }
 
 /// A small client over libcurl: real HTTP, JSON in and out.
