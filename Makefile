@@ -31,6 +31,7 @@ demo: build
 # Serially: many tests run real converters and bound how long failures may take, and on two
 # cores parallel suites starve each other into false timeouts. The whole run takes ~1 minute.
 test: deps lint
+	@bash scripts/check-compose.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest --no-parallel
 

@@ -52,3 +52,34 @@ echo "upload.rss_before_mib $(awk -v k="$before" 'BEGIN { print k / 1024 }')"
 echo "upload.rss_peak_mib $(awk -v k="$peak" 'BEGIN { print k / 1024 }')"
 echo "upload.rss_growth_mib $(awk -v a="$before" -v b="$peak" 'BEGIN { print (b - a) / 1024 }')"
 echo "upload.mib_per_s $(awk -v s="$start" -v e="$end" 'BEGIN { print 1024 / (e - s) }')"
+
+# (d) Converting a 200 MB upload: a second gateway routes office jobs to a Gotenberg stand-in
+# that reads every byte; the gateway's peak RSS across upload, staging and the outbound
+# multipart stream, against its RSS before.
+fake_port_file="$out/fake-gotenberg.port"
+"$bin/pdfgate-bench" fake-gotenberg Fixtures/pdf/one-page.pdf > "$fake_port_file" 2> "$out/fake-gotenberg.log" &
+fake=$!
+trap 'kill $server $fake ${server2:-} 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do [ -s "$fake_port_file" ] && break; sleep 0.1; done
+port2=18766
+"$bin/pdfgate" serve --store "$out/store-200mb" --port "$port2" --routes "DOC_TO_PDF=gotenberg=http://127.0.0.1:$(cat "$fake_port_file")" \
+  --max-upload-bytes 314572800 --log-level warning > /dev/null 2> "$out/serve-200mb.log" &
+server2=$!
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port2/healthz" >/dev/null && break; sleep 0.1; done
+head -c 209715200 /dev/urandom > "$out/input-200mb.docx"
+kib2() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$server2/status"; }
+echo 5 > "/proc/$server2/clear_refs" 2>/dev/null || true
+before2=$(kib2 VmRSS)
+job2=$(curl -fsS -X POST "http://127.0.0.1:$port2/v1/jobs?filename=input-200mb.docx" -H 'Content-Type: application/octet-stream' \
+  -T "$out/input-200mb.docx" | sed 's/.*"job_id":"\([^"]*\)".*/\1/')
+status=""
+for _ in $(seq 1 600); do
+  status=$(curl -fsS "http://127.0.0.1:$port2/v1/jobs/$job2" | sed 's/.*"status":"\([A-Z]*\)".*/\1/')
+  case "$status" in SUCCEEDED|FAILED|CANCELLED) break ;; esac
+  sleep 0.2
+done
+peak2=$(kib2 VmHWM)
+rm -f "$out/input-200mb.docx"
+echo "convert200.status_ok $([ "$status" = SUCCEEDED ] && echo 1 || echo 0)"
+echo "convert200.rss_before_mib $(awk -v k="$before2" 'BEGIN { print k / 1024 }')"
+echo "convert200.rss_growth_mib $(awk -v a="$before2" -v b="$peak2" 'BEGIN { print (b - a) / 1024 }')"

@@ -36,6 +36,24 @@ func pollingBenchmark(pdf: String, work: String) async throws {
                 ? #"{"status":"SUCCEEDED","download_url":"\#(request.header("Host").map { "http://\($0)" } ?? "")/download/\#(parts[2])"}"#
                 : #"{"status":"PROCESSING"}"#
             try response.respond(status: 200, headers: [("Content-Type", "application/json")], text: answer)
+        } else if request.method == "GET" && parts.count == 4 && parts[3] == "events" {
+            // As PDF Gateway serves it: the stream answers when the job ends (heartbeats meanwhile).
+            guard let job = jobs.withLock({ $0[parts[2]] }) else { return try response.respond(status: 404) }
+            jobs.withLock { $0[parts[2]]?.polls += 1 }
+            try response.startBody(status: 200, headers: [("Content-Type", "text/event-stream")], contentLength: nil)
+            let end = job.start + job.duration
+            while ContinuousClock.now < end {
+                let wait = min(end - ContinuousClock.now, .seconds(10))
+                Thread.sleep(forTimeInterval: asSeconds(wait))
+                if ContinuousClock.now < end { try response.write(Array(": heartbeat\n\n".utf8)) }
+            }
+            jobs.withLock { all in
+                if all[parts[2]]?.detected == nil { all[parts[2]]?.detected = ContinuousClock.now }
+            }
+            let host = request.header("Host").map { "http://\($0)" } ?? ""
+            let data = #"{"status":"SUCCEEDED","download_url":"\#(host)/download/\#(parts[2])"}"#
+            try response.write(Array("id: 2\nevent: job\ndata: \(data)\n\n".utf8))
+            try response.finish()
         } else if request.method == "GET" && parts.first == "download" {
             try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: pdfBytes)
         } else {
@@ -48,7 +66,8 @@ func pollingBenchmark(pdf: String, work: String) async throws {
     let fixed = RemotePollingPolicy(
         backoff: BackoffPolicy(initial: .seconds(1), multiplier: 1, maximum: .seconds(1), jitter: 0),
         detectionFraction: 1000,
-        detectionFloor: .seconds(1)
+        detectionFloor: .seconds(1),
+        streamEvents: false
     )
     let ours = RemoteGatewayConverter(configuration: .init(baseURL: server.baseURL))
     let everySecond = RemoteGatewayConverter(configuration: .init(baseURL: server.baseURL, polling: fixed))

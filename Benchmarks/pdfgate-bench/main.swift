@@ -6,6 +6,8 @@
 //   pdfgate-bench office FILE N WORKDIR    N copies through warm LibreOffice slots vs cold soffice
 //   pdfgate-bench pipeline STORE N PDF     engine overhead per job with an instant converter
 //   pdfgate-bench polling PDF WORKDIR      remote jobs of 1/5/30 s: our polling vs every second
+//   pdfgate-bench fake-gotenberg PDF       a Gotenberg stand-in on 127.0.0.1 that reads any upload
+//                                          and answers PDF; prints its port, runs until killed
 //
 // Each prints `key value` lines that bench.sh collects.
 import Foundation
@@ -193,6 +195,8 @@ case "office" where arguments.count == 5:
     try await officeBenchmark(fixture: arguments[2], copies: Int(arguments[3]) ?? 20, work: arguments[4])
 case "polling" where arguments.count == 4:
     try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
+case "fake-gotenberg" where arguments.count == 3:
+    try await fakeGotenberg(pdf: arguments[2])
 case "pipeline" where arguments.count == 5:
     try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
 default:

@@ -54,6 +54,27 @@ struct RemoteGatewayAPI: Sendable {
         return RemoteJobAnswer.parse(response.body) ?? RemoteJobAnswer(status: .queued)
     }
 
+    /// `GET /v1/jobs/{id}/events` held open until the job ends: the last event's job, or nil when
+    /// the peer does not stream events or the stream broke (the caller then polls).
+    func watch(_ id: String, deadline: RemoteDeadline) async -> RemoteJobAnswer? {
+        guard let timeout = try? deadline.timeout(cappedAt: .seconds(600), service: Self.service, doing: "streaming job \(id)") else {
+            return nil
+        }
+        var headers = headers(for: base)
+        headers.add("Accept", "text/event-stream")
+        guard
+            let response = try? await client.execute(
+                HTTPRequest(url: jobURL(id) + "/events", headers: headers),
+                sink: .memory(limit: 4 << 20),
+                timeout: timeout
+            ),
+            response.status == 200, response.header("Content-Type")?.hasPrefix("text/event-stream") == true
+        else { return nil }
+        let lines = String(decoding: response.body, as: UTF8.self).split(separator: "\n")
+        guard let data = lines.last(where: { $0.hasPrefix("data:") }) else { return nil }
+        return RemoteJobAnswer.parse(Array(data.dropFirst(5).drop { $0 == " " }.utf8))
+    }
+
     /// `GET /v1/jobs/{id}`. Only failures that no amount of polling can fix are thrown.
     func status(_ id: String, deadline: RemoteDeadline) async throws -> RemotePollOutcome {
         let what = "reporting on job \(id)"

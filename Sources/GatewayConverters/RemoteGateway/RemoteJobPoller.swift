@@ -32,8 +32,24 @@ struct RemoteJobPoller: Sendable {
         var answers = first == nil ? 0 : 1
         var hint: Duration?
         var lastProblem: JobFailure?
+        var streamsLeft = policy.streamEvents ? 3 : 0
         while true {
             if let current, let end = try Self.end(of: current, id: id) { return end }
+            // A job on its way: wait on its event stream rather than polling, if the peer has one.
+            if streamsLeft > 0, let status = current?.jobStatus, status == .queued || status == .processing {
+                streamsLeft -= 1
+                let began = ContinuousClock.now
+                let answer = await api.watch(id, deadline: deadline)
+                try Task.checkCancellation()
+                if let answer, answer.jobStatus != nil {
+                    current = answer
+                    answers += 1
+                    // A stream that ends at once without an end is not one: stop trying.
+                    if try Self.end(of: answer, id: id) == nil && began.duration(to: .now) < .seconds(1) { streamsLeft = 0 }
+                    continue
+                }
+                streamsLeft = 0
+            }
             if answers > 0 || lastProblem != nil {
                 let wait = policy.delay(
                     afterPoll: max(answers, 1),

@@ -14,6 +14,10 @@ public struct RemotePollingPolicy: Sendable, Equatable {
     public var detectionFraction: Double
     /// The bound above never goes below this: early polls need not be closer together.
     public var detectionFloor: Duration
+    /// First ask the peer for the job's event stream (`GET /v1/jobs/{id}/events`, which PDF
+    /// Gateway serves): one request that answers the moment the job ends. A peer without it
+    /// (404, not `text/event-stream`) is polled instead.
+    public var streamEvents: Bool
 
     /// The defaults: 250 ms, ×1.5, at most 5 s, 10 % jitter, and no wait over max(450 ms, 14 % of
     /// the elapsed time) — a little under the 500 ms / 15 % detection target, leaving room for the
@@ -21,8 +25,10 @@ public struct RemotePollingPolicy: Sendable, Equatable {
     public init(
         backoff: BackoffPolicy = BackoffPolicy(initial: .milliseconds(250), multiplier: 1.5, maximum: .seconds(5), jitter: 0.1),
         detectionFraction: Double = 0.14,
-        detectionFloor: Duration = .milliseconds(450)
+        detectionFloor: Duration = .milliseconds(450),
+        streamEvents: Bool = true
     ) {
+        self.streamEvents = streamEvents
         self.backoff = backoff
         self.detectionFraction = max(0, detectionFraction)
         self.detectionFloor = detectionFloor
