@@ -4,9 +4,9 @@ import GatewayCore
 import GatewayTestSupport
 import Synchronization
 
-/// (b) Remote jobs that take about 1, 5 and 30 s on a fake v1 gateway on 127.0.0.1: polls per
-/// job and the delay between the remote finishing and us noticing, with our polling policy and
-/// with fixed 1 s polling, all at once. Each duration runs three times, offset by 0.25, 0.5 and
+/// (b) Remote jobs that take about 1, 5 and 30 s on a fake v1 gateway on 127.0.0.1: requests per
+/// job and the delay between the remote finishing and us noticing — ours (the peer's event
+/// stream), our backoff polling alone (for peers without one), and fixed 1 s polling, all at once. Each duration runs three times, offset by 0.25, 0.5 and
 /// 0.75 s, because a job that ends exactly on a whole second flatters fixed 1 s polling.
 func pollingBenchmark(pdf: String, work: String) async throws {
     let pdfBytes = Array(FileManager.default.contents(atPath: pdf) ?? Data())
@@ -18,7 +18,7 @@ func pollingBenchmark(pdf: String, work: String) async throws {
             let body = try request.readBodyText()
             // The job's duration and the policy under test ride in the URL to convert: ?d=<s>&p=<label>.
             let seconds = Double(body.components(separatedBy: "d=").last?.prefix { $0.isNumber || $0 == "." } ?? "1") ?? 1
-            let label = body.contains("p=ours") ? "ours" : "fixed"
+            let label = body.contains("p=ours") ? "ours" : body.contains("p=polled") ? "polled" : "fixed"
             let id = UUID().uuidString.lowercased()
             jobs.withLock { $0[id] = RemoteJob(label: label, start: now, duration: .milliseconds(Int64(seconds * 1000))) }
             try response.respond(status: 201, headers: [("Content-Type", "application/json")], text: #"{"job_id":"\#(id)","status":"QUEUED"}"#)
@@ -71,9 +71,11 @@ func pollingBenchmark(pdf: String, work: String) async throws {
     )
     let ours = RemoteGatewayConverter(configuration: .init(baseURL: server.baseURL))
     let everySecond = RemoteGatewayConverter(configuration: .init(baseURL: server.baseURL, polling: fixed))
+    // Our backoff polling alone, as used against a peer that has no event stream.
+    let polledOnly = RemoteGatewayConverter(configuration: .init(baseURL: server.baseURL, polling: RemotePollingPolicy(streamEvents: false)))
 
     try await withThrowingTaskGroup(of: Void.self) { group in
-        for (label, converter) in [("ours", ours), ("fixed", everySecond)] {
+        for (label, converter) in [("ours", ours), ("polled", polledOnly), ("fixed", everySecond)] {
             for base in [1, 5, 30] {
                 for offset in [0.25, 0.5, 0.75] {
                     let seconds = Double(base) + offset
@@ -96,7 +98,7 @@ func pollingBenchmark(pdf: String, work: String) async throws {
         try await group.waitForAll()
     }
     let all = jobs.withLock { Array($0.values) }
-    for label in ["ours", "fixed"] {
+    for label in ["ours", "polled", "fixed"] {
         for base in [1, 5, 30] {
             let runs = all.filter { $0.label == label && Int($0.duration.components.seconds) == base }
             let key = "polling.\(label).\(base)s"
