@@ -50,6 +50,16 @@ struct JobAPITests {
         let document = job["document"] as? [String: Any]
         #expect(document?["path"] as? String == "default/Reports/Quarterly report.pdf")
 
+        // The same as multipart/form-data: a `file` part and text fields, parsed as a stream.
+        let form = try await client.send(
+            "POST",
+            "/v1/jobs",
+            body: .multipart([.text("folder", "Forms"), .file("file", path: Fixtures.office("sample.odt")), .text("name", "From a form")])
+        )
+        #expect(form.status == 201 && form.string("status") == "QUEUED", "\(form.text)")
+        let formJob = try await Self.finish(client, try #require(form.string("job_id")))
+        #expect((formJob["document"] as? [String: Any])?["path"] as? String == "default/Forms/From a form.pdf", "\(formJob)")
+
         // A bad request names what is wrong.
         let bad = try await client.post("/v1/jobs", json: ["type": "PNG_TO_PDF"])
         #expect(bad.status == 400 && bad.string("error") == "invalid_type")
