@@ -15,4 +15,12 @@ extension Library: DocumentFiler {
     ) throws -> Document {
         try file(path, mode: .move, owner: owner, folder: FolderReference.parse(folder), name: name, conflict: conflict, info: info, id: id)
     }
+
+    public func discardConverted(id: UUID, owner: String) throws {
+        do {
+            try deleteDocument(id: id, owner: owner)
+        } catch  where error.kind == .documentNotFound {
+            // Nothing was filed: the usual case for a failed or cancelled job.
+        }
+    }
 }

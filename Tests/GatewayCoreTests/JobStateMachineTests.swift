@@ -79,7 +79,7 @@ struct JobStateMachineTests {
         var job = job(upload: false)
         _ = try job.handle(.started, now: now, random: &random)
         let bad = JobFailure(.rejected, code: "conversion_rejected", "the document is password-protected")
-        #expect(try job.handle(.failed(bad), now: now, random: &random) == [.cleanUpStaging, .publish])
+        #expect(try job.handle(.failed(bad), now: now, random: &random) == [.cleanUpStaging, .discardDocument, .publish])
         #expect(job.status == .failed && job.failure == bad && job.attempts == 1)
     }
 
@@ -96,7 +96,7 @@ struct JobStateMachineTests {
         _ = try job.handle(.started, now: now, random: &random)
         _ = try job.handle(.remoteCreated("r-1"), now: now, random: &random)
         let actions = try job.handle(.entered(.polling), now: now.addingTimeInterval(11), random: &random)
-        #expect(actions == [.stopWork, .cancelRemote("r-1"), .cleanUpStaging, .publish])
+        #expect(actions == [.stopWork, .cancelRemote("r-1"), .cleanUpStaging, .discardDocument, .publish])
         #expect(job.status == .failed && job.failure?.code == "timed_out")
     }
 
@@ -104,7 +104,11 @@ struct JobStateMachineTests {
         var job = job(upload: false)
         _ = try job.handle(.started, now: now, random: &random)
         _ = try job.handle(.remoteCreated("r-9"), now: now, random: &random)
-        #expect(try job.handle(.cancelRequested, now: now, random: &random) == [.stopWork, .cancelRemote("r-9"), .cleanUpStaging, .publish])
+        #expect(
+            try job.handle(.cancelRequested, now: now, random: &random) == [
+                .stopWork, .cancelRemote("r-9"), .cleanUpStaging, .discardDocument, .publish,
+            ]
+        )
         #expect(job.status == .cancelled)
         #expect(try job.handle(.cancelRequested, now: now, random: &random) == [])
     }

@@ -11,7 +11,12 @@ struct EngineFixture {
     let store: SQLiteJobStore
     let engine: JobEngine
 
-    init(_ converter: any Converter, timeout: Duration = .seconds(20), maxAttempts: Int = 3) throws {
+    init(
+        _ converter: any Converter,
+        timeout: Duration = .seconds(20),
+        maxAttempts: Int = 3,
+        filer makeFiler: (Library) -> any DocumentFiler = { $0 }
+    ) throws {
         fixture = try LibraryFixture()
         store = SQLiteJobStore(database: fixture.library.database)
         engine = JobEngine(
@@ -26,7 +31,7 @@ struct EngineFixture {
             store: store,
             router: ConverterRouter(everything: converter, slots: 2),
             inspector: fixture.inspector,
-            filer: fixture.library
+            filer: makeFiler(fixture.library)
         )
     }
 
@@ -120,6 +125,47 @@ struct JobEngineTests {
         #expect(try engine.documents().isEmpty)
     }
 
+    @Test func aCancelThatLandsDuringFilingLeavesNoDocument() async throws {
+        let cancelling = CancelAfterFiling()
+        let engine = try EngineFixture(
+            PassthroughConverter(),
+            filer: { library in
+                cancelling.library = library
+                return cancelling
+            }
+        )
+        cancelling.engine = engine.engine
+        let job = try engine.submit()
+        cancelling.jobID = job.id
+        let done = try await engine.runUntilDone(job.id)
+        #expect(cancelling.filed == 1, "the real library filed the document before the cancel")
+        #expect(done.state.status == .cancelled && done.state.documentID == nil)
+        #expect(try engine.documents().isEmpty)
+        let report = try await engine.fixture.library.fsck(repair: false, inspector: engine.fixture.inspector)
+        #expect(report.issues.isEmpty)
+    }
+
+    @Test func cancellingAJobWhoseDocumentACrashLeftFiledTakesItBack() async throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let job = try engine.submit()
+        // What an attempt that filed and then died before marking success leaves behind.
+        let copy = engine.fixture.library.paths.staging + "/left-by-a-crash.pdf"
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: copy)
+        let info = try await engine.fixture.inspector.inspect(path: copy)
+        _ = try engine.fixture.library.fileConverted(
+            copy,
+            id: JobEngine.documentID(for: job.id),
+            owner: "alice",
+            folder: "Converted",
+            name: "Crashed",
+            conflict: .fail,
+            info: info
+        )
+        #expect(try engine.documents().count == 1)
+        #expect(try engine.engine.cancel(job.id).state.status == .cancelled)
+        #expect(try engine.documents().isEmpty)
+    }
+
     @Test func aJobInterruptedByShutdownResumesAndFilesOnce() async throws {
         let fixture = try EngineFixture(ScriptedConverter([.hang]))
         let job = try fixture.submit()
@@ -157,5 +203,34 @@ struct JobEngineTests {
         } catch let error as JobTransitionError {
             #expect(error.message.contains("upload"))
         }
+    }
+}
+
+/// The real library, with a cancel arriving right after it files: the window between filing
+/// and the job's success that a client's DELETE can hit.
+final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
+    // Set once while the fixture is built, before the engine runs; read only by the engine's task.
+    var library: Library?
+    var engine: JobEngine?
+    var jobID: UUID?
+    private(set) var filed = 0
+
+    func fileConverted(
+        _ path: String,
+        id: UUID,
+        owner: String,
+        folder: String?,
+        name: String,
+        conflict: ConflictPolicy,
+        info: PDFInfo
+    ) throws -> Document {
+        let document = try #require(library).fileConverted(path, id: id, owner: owner, folder: folder, name: name, conflict: conflict, info: info)
+        filed += 1
+        _ = try #require(engine).cancel(try #require(jobID))
+        return document
+    }
+
+    func discardConverted(id: UUID, owner: String) throws {
+        try #require(library).discardConverted(id: id, owner: owner)
     }
 }

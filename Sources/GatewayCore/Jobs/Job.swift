@@ -118,4 +118,7 @@ public protocol DocumentFiler: Sendable {
         conflict: ConflictPolicy,
         info: PDFInfo
     ) throws -> Document
+    /// Removes the document filed under `id`, if there is one: a job that ends without
+    /// success takes back what it filed.
+    func discardConverted(id: UUID, owner: String) throws
 }

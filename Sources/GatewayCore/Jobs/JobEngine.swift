@@ -319,8 +319,15 @@ public final class JobEngine: Sendable {
                 conflict: job.spec.onConflict,
                 info: info
             )
-            try apply(.filed(document.id), to: job.id)
             metadata["document.id"] = "\(document.id.uuidString.lowercased())"
+            do {
+                try apply(.filed(document.id), to: job.id)
+            } catch {
+                // A cancel that landed during filing makes the state machine refuse `.filed`:
+                // the document must not outlive its job. (A retry files it again.)
+                try? filer.discardConverted(id: document.id, owner: job.owner)
+                throw error
+            }
             logger.info("jobs.succeeded", metadata: metadata)
         } catch is CancellationError {
             // Cancelled by the client (the state machine already says so) or by shutdown: in the
@@ -393,6 +400,7 @@ public final class JobEngine: Sendable {
                     Task.detached { await converter.cancelRemoteJob(remoteID) }
                 }
             case .cleanUpStaging: try? FileManager.default.removeItem(atPath: configuration.stagingDirectory + "/" + id.lowercased)
+            case .discardDocument: try? filer.discardConverted(id: Self.documentID(for: id), owner: job.owner)
             case .publish:
                 let observers = listeners.withLock { Array(($0[id] ?? [:]).values) } + allJobsListeners.withLock { Array($0.values) }
                 for observer in observers { observer(job) }

@@ -54,6 +54,10 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         case cancelRemote(String)
         /// Terminal: drop the staged input and outputs.
         case cleanUpStaging
+        /// Terminal without success: remove the document this job may already have filed (a
+        /// cancel that raced the filing step, or a crash between filing and success), so a job
+        /// that did not succeed never leaves anything in the library.
+        case discardDocument
         /// Tell listeners (events stream, webhook) about the new state.
         case publish
     }
@@ -110,7 +114,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
             status = .cancelled
             phase = nil
             failure = JobFailure(.rejected, code: "cancelled", "the job was cancelled")
-            return (wasRunning ? [.stopWork] : []) + (remoteID.map { [.cancelRemote($0)] } ?? []) + [.cleanUpStaging, .publish]
+            return (wasRunning ? [.stopWork] : []) + (remoteID.map { [.cancelRemote($0)] } ?? []) + [.cleanUpStaging, .discardDocument, .publish]
         case (.resumedAfterRestart, .processing):
             status = .queued
             phase = nil
@@ -150,7 +154,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         phase = nil
         failure = error
         let cancelRemote: [Action] = error.kind == .timedOut ? (remoteID.map { [.cancelRemote($0)] } ?? []) : []
-        return (wasRunning && error.kind == .timedOut ? [.stopWork] : []) + cancelRemote + [.cleanUpStaging, .publish]
+        return (wasRunning && error.kind == .timedOut ? [.stopWork] : []) + cancelRemote + [.cleanUpStaging, .discardDocument, .publish]
     }
 
     /// Failures that say the converter is unavailable rather than that the conversion failed.
