@@ -36,9 +36,13 @@ public struct VettedURL: Sendable, Equatable {
 /// every address it resolves to.
 public struct URLGuard: Sendable {
     public var check: URLCheck
+    /// Turns a host name into addresses: the system resolver, or a fixed table in tests so
+    /// they can vet names without asking DNS.
+    public var resolver: @Sendable (String) async -> [IPAddress]
 
-    public init(check: URLCheck = URLCheck()) {
+    public init(check: URLCheck = URLCheck(), resolver: @escaping @Sendable (String) async -> [IPAddress] = URLGuard.resolve) {
         self.check = check
+        self.resolver = resolver
     }
 
     public func vet(_ url: String) async throws -> VettedURL {
@@ -46,13 +50,13 @@ public struct URLGuard: Sendable {
         if isLiteral, let address = IPAddress(host: host) {
             return VettedURL(url: url, host: host, port: port, addresses: [address])
         }
-        let addresses = await Self.resolve(host)
+        let addresses = await resolver(host)
         try check.checkResolved(url, host: host, port: port, addresses: addresses)
         return VettedURL(url: url, host: host, port: port, addresses: addresses)
     }
 
     /// getaddrinfo blocks, so it runs on a thread of its own.
-    static func resolve(_ host: String) async -> [IPAddress] {
+    public static func resolve(_ host: String) async -> [IPAddress] {
         await runBlocking { resolveBlocking(host) }
     }
 

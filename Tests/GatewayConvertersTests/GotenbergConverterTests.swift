@@ -18,8 +18,13 @@ import Testing
     }
 
     func converter(_ server: FakeHTTPServer, lowSpeed: HTTPClientConfiguration.LowSpeedLimit? = nil) -> GotenbergConverter {
-        GotenbergConverter(configuration: .init(baseURL: server.baseURL + "/", http: httpTestTransport(lowSpeed: lowSpeed)))
+        GotenbergConverter(configuration: .init(baseURL: server.baseURL + "/", http: httpTestTransport(lowSpeed: lowSpeed), urlGuard: hostsTable))
     }
+
+    /// DNS as a fixed table, so URL vetting never leaves the machine.
+    let hostsTable = URLGuard(resolver: { host in
+        ["example.com": ["93.184.215.14"], "metadata.example": ["169.254.169.254"]][host, default: []].compactMap { IPAddress(host: $0) }
+    })
 
     /// A fake that records the form and answers with a real PDF.
     func recordingServer(_ seen: Locked<Seen>) throws -> FakeHTTPServer {
@@ -34,6 +39,22 @@ import Testing
             }
             try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: onePagePDF)
         }
+    }
+
+    @Test func aURLThatResolvesToAPrivateAddressNeverReachesGotenberg() async throws {
+        let requests = Locked(0)
+        let server = try FakeHTTPServer { _, response in
+            requests.update { $0 += 1 }
+            try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: onePagePDF)
+        }
+        let job = HTTPBackendJob()
+        let failure = await thrownFailure {
+            try await converter(server).convert(job.request(.urlToPDF, .url("http://metadata.example/latest/")), events: { _ in })
+        }
+        #expect(failure?.kind == .rejected && failure?.code == "url_forbidden")
+        #expect(failure?.message.contains("169.254.169.254") == true && failure?.message.contains("link-local") == true)
+        #expect(requests.value == 0, "Gotenberg was never asked to fetch it")
+        #expect(!FileManager.default.fileExists(atPath: job.output))
     }
 
     @Test func urlJobPostsTheURLAndChromiumOptionsAndStoresThePDF() async throws {
@@ -191,7 +212,7 @@ import Testing
         let server = try FakeHTTPServer { _, response in try response.respond(status: 200) }
         let base = server.baseURL
         server.stop()
-        let converter = GotenbergConverter(configuration: .init(baseURL: base, http: httpTestTransport()))
+        let converter = GotenbergConverter(configuration: .init(baseURL: base, http: httpTestTransport(), urlGuard: hostsTable))
         let job = HTTPBackendJob()
         let failure = await thrownFailure { try await converter.convert(job.request(.urlToPDF, .url("https://example.com")), events: { _ in }) }
         #expect(failure?.kind == .transient)

@@ -18,12 +18,20 @@ public struct GotenbergConverter: Converter {
         public var http: HTTPClientConfiguration
         /// Limit on the `/health` probe behind `isReady()`.
         public var healthTimeout: Duration
+        /// The SSRF rules a URL must pass before Gotenberg is asked to fetch it.
+        public var urlGuard: URLGuard
 
         /// A configuration for the server at `baseURL`.
-        public init(baseURL: String, http: HTTPClientConfiguration = Self.defaultHTTP, healthTimeout: Duration = .seconds(3)) {
+        public init(
+            baseURL: String,
+            http: HTTPClientConfiguration = Self.defaultHTTP,
+            healthTimeout: Duration = .seconds(3),
+            urlGuard: URLGuard = URLGuard()
+        ) {
             self.baseURL = baseURL
             self.http = http
             self.healthTimeout = healthTimeout
+            self.urlGuard = urlGuard
         }
 
         /// The transport defaults described on `http`.
@@ -51,6 +59,11 @@ public struct GotenbergConverter: Converter {
     /// Reports `.converting` only: upload, conversion and answer are one exchange, and the
     /// upload of a staged file takes a blink next to the conversion it starts.
     public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+        // Gotenberg's Chromium fetches the page from wherever Gotenberg runs, which is usually
+        // beside us on a private network: a name that resolves to a private or metadata
+        // address is refused here with the rule it breaks, before Gotenberg sees it. (Gotenberg
+        // resolves the name again itself; its `--chromium-deny-list` is the second line.)
+        if case .url(let url) = request.source { _ = try await configuration.urlGuard.vet(url) }
         let form = try GotenbergForm.make(for: request)
         let deadline = RemoteDeadline(request.deadline)
         let timeout = try deadline.timeout(service: "Gotenberg", doing: form.summary)

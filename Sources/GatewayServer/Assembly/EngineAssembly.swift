@@ -41,7 +41,10 @@ public final class EngineAssembly: Sendable {
                 switch choice {
                 case .local: break
                 case .gotenberg(let url):
-                    byChoice[choice.description] = .init(converter: GotenbergConverter(configuration: .init(baseURL: url)), slots: 4)
+                    byChoice[choice.description] = .init(
+                        converter: GotenbergConverter(configuration: .init(baseURL: url, urlGuard: URLGuard(check: urlCheck))),
+                        slots: 4
+                    )
                 case .gateway(let url):
                     // A cancelled task (shutdown) must not cancel the remote job: it resumes polling.
                     let remote = RemoteGatewayConverter(configuration: .init(baseURL: url, cancelRemoteJobOnTaskCancellation: false))
