@@ -28,21 +28,16 @@ extension LocalConverterTests {
             }
         }
 
-        @Test func warmSlotBeatsColdStarts() async throws {
-            let cold = try await coldConvertSeconds(Fixtures.office("sample.docx"))
+        /// What makes warm slots fast is that LibreOffice starts once and then serves; the speed
+        /// itself is measured by `make bench` against a cold `soffice --convert-to`, not here.
+        @Test func oneWarmSlotServesManyConversionsWithOneStart() async throws {
             try await withConverter(.init(libreOfficeSlots: 1)) { converter in
-                var timings: [Double] = []
-                for _ in 0..<5 {
+                for (fixture, pages) in [("sample.docx", 2), ("sample.xlsx", 1), ("sample.docx", 2), ("sample.xlsx", 1), ("sample.docx", 2)] {
                     let job = JobFixture()
-                    let start = ContinuousClock.now
-                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.docx"))), events: { _ in })
-                    timings.append(seconds(since: start))
-                    #expect(try await pdfinfoPageCount(job.output) == 2)
+                    try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office(fixture))), events: { _ in })
+                    #expect(try await pdfinfoPageCount(job.output) == pages, "\(fixture)")
                 }
-                let xlsx = try await timeConversions(converter, Fixtures.office("sample.xlsx"), count: 3)
-                print("cold soffice --convert-to docx: \(fmt(cold)) s; warm slot docx: \(timings.map(fmt)); warm slot xlsx: \(xlsx.map(fmt))")
-                for timing in timings.dropFirst() { #expect(timing < 1.2) }
-                #expect(timings.dropFirst().reduce(0, +) / 4 < cold)
+                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
             }
         }
 
@@ -198,29 +193,6 @@ extension LocalConverterTests {
                 #expect(seconds(since: start) < 1.5)
                 #expect(converter.libreOffice.slots.slots[0].processIDs() == nil)
             }
-        }
-
-        private func timeConversions(_ converter: LocalConverter, _ path: String, count: Int) async throws -> [Double] {
-            var timings: [Double] = []
-            for _ in 0..<count {
-                let job = JobFixture()
-                let start = ContinuousClock.now
-                try await converter.convert(job.request(.docToPDF, job.file(path)), events: { _ in })
-                timings.append(seconds(since: start))
-            }
-            return timings
-        }
-
-        /// One `soffice --convert-to pdf` with its own (already created) profile.
-        private func coldConvertSeconds(_ path: String) async throws -> Double {
-            let directory = TemporaryDirectory("pdfgate-cold")
-            let arguments = [
-                "-env:UserInstallation=file://\(directory.path)/profile", "--headless", "--convert-to", "pdf", "--outdir", directory.path, path,
-            ]
-            try await run("soffice", arguments)  // creates the profile
-            let start = ContinuousClock.now
-            try await run("soffice", arguments)
-            return seconds(since: start)
         }
     }
 }

@@ -55,6 +55,28 @@ import Testing
         #expect(record.deletes.isEmpty)
     }
 
+    /// A peer that finishes the job but sends something other than the whole PDF: each is a
+    /// transient failure (the next attempt may download fine) that names what went wrong and
+    /// leaves no output behind.
+    @Test(arguments: [
+        (FakeRemoteGateway.Download.garbage("<html>proxy login</html>"), "proxy login"),
+        (.truncated, "connection"),
+        (.status(500), "500"),
+    ])
+    func aBrokenDownloadFailsTransientlyAndLeavesNothing(download: FakeRemoteGateway.Download, named: String) async throws {
+        var behaviour = FakeRemoteGateway.Behaviour()
+        behaviour.download = download
+        let fake = try FakeRemoteGateway(behaviour)
+        defer { fake.stop() }
+        let job = HTTPBackendJob()
+        let source = try job.staged(Fixtures.office("sample.docx"), as: "Report.docx")
+        let failure = await thrownFailure { try await converter(fake).convert(job.request(.docToPDF, source), events: { _ in }) }
+        #expect(failure?.kind == .transient)
+        #expect(failure?.message.contains(named) == true, "\(failure?.message ?? "no failure")")
+        #expect(fake.requests.last == "GET /download/remote-1")
+        #expect(!job.outputExists)
+    }
+
     @Test func urlJobNeedsNoUploadOrSubmit() async throws {
         let fake = try FakeRemoteGateway()
         defer { fake.stop() }

@@ -21,8 +21,20 @@ final class FakeRemoteGateway: Sendable {
         case fail(code: String?, message: String)
     }
 
+    /// What the download URL of a succeeded job sends.
+    enum Download: Sendable {
+        case pdf
+        /// A 200 whose body is not a PDF (a proxy's login page, say).
+        case garbage(String)
+        /// Announces the whole PDF, sends its first 600 bytes, and hangs up.
+        case truncated
+        /// This status, with a plain-text reason.
+        case status(Int)
+    }
+
     struct Behaviour: Sendable {
         var jobDuration: Duration = .milliseconds(200)
+        var download = Download.pdf
         var outcome: Outcome = .succeed
         /// Answer create with this status (and headers) instead of creating a job.
         var createAnswer: (status: Int, headers: [(String, String)])?
@@ -99,7 +111,16 @@ final class FakeRemoteGateway: Sendable {
                 if $0.jobs[segments[2]]?.status.isTerminal == false { $0.jobs[segments[2]]?.status = .cancelled }
             }
             try json(response, 200, ["status": "CANCELLED"])
-        case ("GET", 2, "download"): try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: onePagePDF)
+        case ("GET", 2, "download"):
+            switch behaviour.value.download {
+            case .pdf: try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: onePagePDF)
+            case .garbage(let text): try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: text)
+            case .truncated:
+                try response.startBody(status: 200, headers: [("Content-Type", "application/pdf")], contentLength: Int64(onePagePDF.count))
+                try response.write(Array(onePagePDF.prefix(600)))
+                response.close()
+            case .status(let status): try response.respond(status: status, text: "the download broke")
+            }
         default: try json(response, 404, ["error": "not_found", "error_message": "no route"])
         }
     }

@@ -140,6 +140,7 @@ struct JobEngineTests {
         let done = try await engine.runUntilDone(job.id)
         #expect(cancelling.filed == 1, "the real library filed the document before the cancel")
         #expect(done.state.status == .cancelled && done.state.documentID == nil)
+        try await eventually { try engine.documents().isEmpty }
         #expect(try engine.documents().isEmpty)
         let report = try await engine.fixture.library.fsck(repair: false, inspector: engine.fixture.inspector)
         #expect(report.issues.isEmpty)
@@ -163,6 +164,7 @@ struct JobEngineTests {
         )
         #expect(try engine.documents().count == 1)
         #expect(try engine.engine.cancel(job.id).state.status == .cancelled)
+        try await eventually { try engine.documents().isEmpty }
         #expect(try engine.documents().isEmpty)
     }
 
@@ -233,4 +235,10 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
     func discardConverted(id: UUID, owner: String) throws {
         try #require(library).discardConverted(id: id, owner: owner)
     }
+}
+
+/// Waits up to `limit` for `condition` (work the engine finishes on a task of its own).
+func eventually(limit: Duration = .seconds(5), _ condition: () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 }

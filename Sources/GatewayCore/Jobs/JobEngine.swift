@@ -325,7 +325,8 @@ public final class JobEngine: Sendable {
             } catch {
                 // A cancel that landed during filing makes the state machine refuse `.filed`:
                 // the document must not outlive its job. (A retry files it again.)
-                try? filer.discardConverted(id: document.id, owner: job.owner)
+                let filer = filer
+                await Task.detached { try? filer.discardConverted(id: document.id, owner: job.owner) }.value
                 throw error
             }
             logger.info("jobs.succeeded", metadata: metadata)
@@ -400,7 +401,11 @@ public final class JobEngine: Sendable {
                     Task.detached { await converter.cancelRemoteJob(remoteID) }
                 }
             case .cleanUpStaging: try? FileManager.default.removeItem(atPath: configuration.stagingDirectory + "/" + id.lowercased)
-            case .discardDocument: try? filer.discardConverted(id: Self.documentID(for: id), owner: job.owner)
+            case .discardDocument:
+                // Detached: this often runs on the job's own task, which a cancel has just
+                // cancelled, and GRDB stops a cancelled task's writes halfway.
+                let filer = filer
+                Task.detached { try? filer.discardConverted(id: Self.documentID(for: id), owner: job.owner) }
             case .publish:
                 let observers = listeners.withLock { Array(($0[id] ?? [:]).values) } + allJobsListeners.withLock { Array($0.values) }
                 for observer in observers { observer(job) }
