@@ -62,7 +62,7 @@ public struct GotenbergConverter: Converter {
         // Gotenberg's Chromium fetches the page from wherever Gotenberg runs, which is usually
         // beside us on a private network: a name that resolves to a private or metadata
         // address is refused here with the rule it breaks, before Gotenberg sees it. (Gotenberg
-        // resolves the name again itself; its `--chromium-deny-list` is the second line.)
+        // resolves the name again itself: its own outbound filtering closes that window.)
         if case .url(let url) = request.source { _ = try await configuration.urlGuard.vet(url) }
         let form = try GotenbergForm.make(for: request)
         let deadline = RemoteDeadline(request.deadline)
