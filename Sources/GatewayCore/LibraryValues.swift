@@ -184,5 +184,24 @@ public enum LibraryLayout {
 
 extension UUID {
     /// Ids are written as lowercase text everywhere: SQL, JSON, paths and logs.
-    public var lowercased: String { uuidString.lowercased() }
+    /// Written by hand: Foundation formats through `sprintf` and then lowercases a copy, and a
+    /// page of documents formats a hundred of these.
+    public var lowercased: String {
+        let hex = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var at = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    out[at] = hex[Int(byte >> 4)]
+                    out[at + 1] = hex[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
 }

@@ -222,12 +222,18 @@ extension Library {
         case .root:
             return nil
         case .id(let id):
-            record = try FolderRecord.filter(FolderRecord.Columns.id == id.lowercased && FolderRecord.Columns.owner == owner).fetchOne(db)
+            record = try FolderRecord.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM folders WHERE id = ? AND owner = ?"),
+                arguments: [id.lowercased, owner]
+            )
         case .path(let path):
             let names = try LibraryNames.folderPath(path)
             if names.isEmpty { return nil }
-            record = try FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.path == names.joined(separator: "/"))
-                .fetchOne(db)
+            // A cached statement: every listing by folder path starts here.
+            record = try FolderRecord.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM folders WHERE owner = ? AND path = ?"),
+                arguments: [owner, names.joined(separator: "/")]
+            )
         }
         guard let record, record.state == .ready else {
             throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")

@@ -47,7 +47,8 @@ extension Library {
                 ORDER BY \(key) \(direction), documents.id \(direction)
                 LIMIT \(query.limit + 1)
                 """
-            var rows = try DocumentWithPath.fetchAll(db, sql: sql, arguments: arguments)
+            // Cached: a listing's SQL has a handful of shapes, and compiling it cost as much as running it.
+            var rows = try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
             var next: String?
             if rows.count > query.limit {
                 rows.removeLast()
