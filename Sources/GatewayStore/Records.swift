@@ -223,15 +223,32 @@ struct DocumentWithPath: FetchableRecord {
         }
         let id: String = try next()
         record = DocumentRecord(
-            id: id, owner: try next(), folderID: try next(), name: try next(), size: try next(),
-            sha256: try next(), pageCount: try next(), title: try nextIfPresent(), author: try nextIfPresent(),
-            subject: try nextIfPresent(), keywords: try nextIfPresent(), creator: try nextIfPresent(),
-            producer: try nextIfPresent(), pdfCreatedAt: try nextDate(), pdfModifiedAt: try nextDate(),
-            pdfVersion: try next(), pageWidth: try next(), pageHeight: try next(), encrypted: try next(),
-            linearized: try next(), pdfa: try nextIfPresent(),
+            id: id,
+            owner: try next(),
+            folderID: try next(),
+            name: try next(),
+            size: try next(),
+            sha256: try next(),
+            pageCount: try next(),
+            title: try nextIfPresent(),
+            author: try nextIfPresent(),
+            subject: try nextIfPresent(),
+            keywords: try nextIfPresent(),
+            creator: try nextIfPresent(),
+            producer: try nextIfPresent(),
+            pdfCreatedAt: try nextDate(),
+            pdfModifiedAt: try nextDate(),
+            pdfVersion: try next(),
+            pageWidth: try next(),
+            pageHeight: try next(),
+            encrypted: try next(),
+            linearized: try next(),
+            pdfa: try nextIfPresent(),
             state: try nextState(id),
-            pathBefore: try nextIfPresent(), stagedPath: try nextIfPresent(),
-            createdAt: try required(nextDate()), updatedAt: try required(nextDate())
+            pathBefore: try nextIfPresent(),
+            stagedPath: try nextIfPresent(),
+            createdAt: try required(nextDate()),
+            updatedAt: try required(nextDate())
         )
         folderPath = try next()
     }

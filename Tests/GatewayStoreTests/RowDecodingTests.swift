@@ -37,7 +37,11 @@ struct RowDecodingTests {
         info.createdAt = Date(timeIntervalSince1970: 1_700_000_000.123)
         info.modifiedAt = Date(timeIntervalSince1970: 1_700_000_500.5)
         let full = try fixture.library.file(
-            Fixtures.pdf("one-page.pdf"), owner: "alice", folder: .root, name: "with \"quotes\" and metadata", info: info
+            Fixtures.pdf("one-page.pdf"),
+            owner: "alice",
+            folder: .root,
+            name: "with \"quotes\" and metadata",
+            info: info
         )
         for document in [plain, full] {
             let (positional, codable) = try Self.bothDecodings(of: document, in: fixture.library)
