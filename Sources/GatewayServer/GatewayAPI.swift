@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayStore
 import Hummingbird
 import Logging
+import Synchronization
 
 /// The HTTP API's dependencies, shared by every route file (`Routes/`): each route is a method
 /// here so handlers stay plain functions over plain values.
@@ -16,6 +17,8 @@ public final class GatewayAPI: Sendable {
     let uploads: UploadSlots
     public let metrics: GatewayMetrics
     let closing = ClosingSignal()
+    /// The listener's port once bound (differs from the configured one with `--port 0`).
+    let boundPort = Mutex<Int?>(nil)
     let logger: Logger
 
     var engine: JobEngine { assembly.engine }
@@ -34,6 +37,23 @@ public final class GatewayAPI: Sendable {
     }
 
     /// Scheme, host and port for absolute URLs: the configured public URL, else the request's `Host`.
+    /// Where a webhook payload's URLs point: `--public-url`, else the address the server is
+    /// listening on (the bound port, so `--port 0` works; loopback for a wildcard host, which
+    /// is no address a receiver could use — set `--public-url` when binding to one).
+    var callbackBaseURL: String {
+        if let publicURL = configuration.publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        let port = boundPort.withLock { $0 } ?? configuration.port
+        var host = configuration.host
+        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = "127.0.0.1" }
+        if host.contains(":") { host = "[\(host)]" }
+        return "http://\(host):\(port)"
+    }
+
+    /// Called once the listener is bound.
+    func listening(onPort port: Int) {
+        boundPort.withLock { $0 = port }
+    }
+
     func baseURL(for request: Request) -> String {
         if let publicURL = configuration.publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"

@@ -37,11 +37,10 @@ public struct GatewayServer {
             logger: logger
         )
         self.webhooks = webhooks
-        let base = configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)"
         _ = assembly.engine.observeAll { job in
             api.metrics.observe(job)
             if job.spec.callbackURL != nil, job.state.status.isTerminal {
-                webhooks.deliver(job, json: api.jobJSON(job, base: base))
+                webhooks.deliver(job, json: api.jobJSON(job, base: api.callbackBaseURL))
             }
         }
         (router, routes) = Self.makeRouter(api)
@@ -59,44 +58,87 @@ public struct GatewayServer {
         api.registerJobRoutes(&routes, api: authenticated)
         api.registerDocumentRoutes(&routes, api: authenticated)
         api.registerFolderRoutes(&routes, api: authenticated)
+        routes.addMethodNotAllowed(to: router)
         return (router, routes)
     }
 
     /// Serves until SIGTERM/SIGINT; `onListening` gets the bound port (useful with port 0).
+    ///
+    /// Shutdown order (a service group stops its services last-first): `ShutdownAnnouncer`
+    /// ends event streams and stops the engine from starting queued jobs at once; the HTTP
+    /// server then drains, no longer held open by streams; the engine gives running jobs their
+    /// grace. The whole shutdown is bounded by the grace plus a margin, whatever a client does.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let configuration = api.configuration
         if configuration.effectiveAuth == .tokens, try !api.tokens.hasLiveTokens() {
             api.logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
+        if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {
+            api.logger.warning(
+                "serve.no_public_url",
+                metadata: ["hint": "webhook payloads will point at 127.0.0.1; set --public-url to the address clients reach this server at"]
+            )
+        }
+        let api = self.api
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pdfgate"),
-            services: [EngineService(engine: api.engine, closing: api.closing)],
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                api.listening(onPort: port)
+                await onListening(port)
+            },
             logger: api.logger
         )
-        try await app.runService()
+        var group = ServiceGroupConfiguration(
+            services: [
+                .init(service: EngineService(engine: api.engine, closing: api.closing)),
+                .init(service: app),
+                .init(service: ShutdownAnnouncer(closing: api.closing)),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: api.logger
+        )
+        group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(10)
+        try await ServiceGroup(configuration: group).run()
         webhooks.shutdown()
         await api.assembly.shutdown()
     }
 }
 
-/// Runs the engine until graceful shutdown, then gives running jobs their grace period.
+/// Runs the engine until shutdown begins, then gives running jobs their grace period.
 struct EngineService: Service {
     let engine: JobEngine
     let closing: ClosingSignal
 
     func run() async throws {
         let task = Task { await engine.run() }
+        // The closing signal comes first in a shutdown: queued jobs stop starting then, not
+        // after the HTTP server has drained.
+        let token = closing.register { task.cancel() }
+        defer { closing.remove(token) }
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await task.value
             } onGracefulShutdown: {
-                closing.fire()  // end event streams so the listener can drain
                 task.cancel()
             }
         } onCancel: {
             task.cancel()
         }
+        // Stopped early by the closing signal: a service that returns before the group asks it
+        // to counts as a failure, so wait for our turn (at once if it already came).
+        try? await gracefulShutdown()
+    }
+}
+
+/// The first service to hear of a shutdown: fires the closing signal, which ends event streams
+/// (so the HTTP server can drain) and stops the engine from starting queued jobs.
+struct ShutdownAnnouncer: Service {
+    let closing: ClosingSignal
+
+    func run() async throws {
+        try? await gracefulShutdown()  // returns when shutdown begins (throws if cancelled instead)
+        closing.fire()
     }
 }

@@ -1,0 +1,124 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// SIGTERM on a real `pdfgate serve`: event streams end instead of holding the server open, a
+/// running job finishes within the grace period, and one that cannot is left to resume.
+@Suite("SIGTERM: streams end, running jobs get their grace")
+struct ShutdownTests {
+    /// A Gotenberg stand-in whose conversions take `delay` seconds (or never end, for nil).
+    static func slowGotenberg(delay: Double?) throws -> LoopbackHTTPServer {
+        let pdf = try Array(Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+        return try LoopbackHTTPServer { request, response in
+            if request.path == "/health" { return try response.respond(status: 200, text: #"{"status":"up"}"#) }
+            _ = try request.discardBody()
+            guard let delay else { return response.hang() }  // until the client or the stand-in goes away
+            Thread.sleep(forTimeInterval: delay)
+            try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: pdf)
+        }
+    }
+
+    /// Waits for the child to exit on a thread; nil when it is still running after `timeout`.
+    static func exitStatus(of process: Process, within timeout: Double) async throws -> Int32? {
+        try await onThread {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            return process.isRunning ? nil : process.terminationStatus
+        }
+    }
+
+    @Test("an open event stream ends at SIGTERM and the server exits instead of waiting for the client")
+    func eventStreamDoesNotHoldShutdown() async throws {
+        let server = try await ServerProcess()
+        let client = APIClient(base: server.baseURL)
+        // A CREATED job never ends by itself: its stream would stay open forever.
+        let id = try #require(try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).string("job_id"))
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN", "--max-time", "120", server.baseURL + "/v1/jobs/\(id)/events"]
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        let firstEvent = try await onThread { () -> String in
+            var seen = Data()
+            while !String(decoding: seen, as: UTF8.self).contains("\n\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen.append(chunk)
+            }
+            return String(decoding: seen, as: UTF8.self)
+        }
+        #expect(firstEvent.contains("CREATED"), "the snapshot arrived before the signal: \(firstEvent)")
+
+        kill(server.process.processIdentifier, SIGTERM)
+        let status = try await Self.exitStatus(of: server.process, within: 20)
+        #expect(status == 0, "serve exited cleanly while a client held an event stream (status \(String(describing: status)))\n\(server.log)")
+        let curlStatus = try await Self.exitStatus(of: curl, within: 10)
+        #expect(curlStatus == 0, "the stream ended normally rather than being cut or left open")
+        if curl.isRunning { curl.terminate() }
+        await server.stop()
+    }
+
+    @Test("a job running at SIGTERM finishes within the grace period and is filed once")
+    func runningJobFinishesWithinGrace() async throws {
+        let gotenberg = try Self.slowGotenberg(delay: 2)
+        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-term-\(UUID().uuidString.prefix(8))"
+        let arguments = ["--routes", "DOC_TO_PDF=gotenberg=\(gotenberg.baseURL)", "--shutdown-grace", "30"]
+        var server = try await ServerProcess(store: store, arguments: arguments)
+        var client = APIClient(base: server.baseURL)
+        let created = try await client.send(
+            "POST",
+            "/v1/jobs?filename=sample.docx",
+            body: .file(path: Fixtures.office("sample.docx")),
+            headers: [("Content-Type", "application/octet-stream")]
+        )
+        let id = try #require(created.string("job_id"), "\(created.text)")
+        _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
+
+        kill(server.process.processIdentifier, SIGTERM)
+        let status = try await Self.exitStatus(of: server.process, within: 40)
+        #expect(status == 0, "serve exited after letting the job finish\n\(server.log)")
+
+        server = try await ServerProcess(store: store, arguments: arguments)
+        client = APIClient(base: server.baseURL)
+        let job = try await client.get("/v1/jobs/\(id)").json
+        #expect(job["status"] as? String == "SUCCEEDED", "finished before the exit, not resumed after: \(job)")
+        #expect(try await CrashRestartTests.documents(client).count == 1)
+        await server.stop()
+        gotenberg.stop()
+    }
+
+    @Test("a job that outlives the grace period is cut at its end and resumes at the next start")
+    func jobPastGraceResumes() async throws {
+        let hanging = try Self.slowGotenberg(delay: nil)
+        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-term-\(UUID().uuidString.prefix(8))"
+        var server = try await ServerProcess(
+            store: store,
+            arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(hanging.baseURL)", "--shutdown-grace", "1"]
+        )
+        var client = APIClient(base: server.baseURL)
+        let created = try await client.send(
+            "POST",
+            "/v1/jobs?filename=sample.docx",
+            body: .file(path: Fixtures.office("sample.docx")),
+            headers: [("Content-Type", "application/octet-stream")]
+        )
+        let id = try #require(created.string("job_id"), "\(created.text)")
+        _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
+
+        kill(server.process.processIdentifier, SIGTERM)
+        let status = try await Self.exitStatus(of: server.process, within: 20)
+        #expect(status == 0, "serve exited once the grace ran out\n\(server.log)")
+        hanging.stop()
+
+        // The same store with a converter that answers: the job picks up where it was cut.
+        let working = try Self.slowGotenberg(delay: 0)
+        server = try await ServerProcess(store: store, arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(working.baseURL)"])
+        client = APIClient(base: server.baseURL)
+        let job = try await CrashRestartTests.waitFor(client, id) { ["SUCCEEDED", "FAILED"].contains($0["status"] as? String ?? "") }
+        #expect(job["status"] as? String == "SUCCEEDED", "\(job)")
+        #expect(try await CrashRestartTests.documents(client).count == 1)
+        await server.stop()
+        working.stop()
+    }
+}
