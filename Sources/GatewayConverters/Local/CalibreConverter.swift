@@ -12,7 +12,7 @@ final class CalibreConverter: Converter {
     private let executable: String
 
     /// The input formats routed here; Calibre picks its input plugin by extension.
-    static let formats: Set<String> = ["epub", "mobi", "azw", "azw3", "azw4", "fb2", "fbz", "prc", "pdb", "lit", "lrf", "snb", "tcr", "kepub"]
+    static let formats = SourceFormats.ebook
 
     init(configuration: LocalConverter.Configuration) {
         executable = configuration.ebookConvertPath

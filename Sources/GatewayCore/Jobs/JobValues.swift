@@ -6,11 +6,11 @@ public enum JobType: String, Sendable, Codable, CaseIterable {
     case docToPDF = "DOC_TO_PDF"
     case ebookToPDF = "EBOOK_TO_PDF"
 
-    /// The type the mobile client picks for a file name: epub/mobi/azw/azw3 (and fb2) are
-    /// ebooks, everything else is an office document.
+    /// The type the mobile client picks for a file name: epub/mobi/azw/azw3 (and the other
+    /// formats Calibre reads) are ebooks, everything else is an office document.
     public static func forFilename(_ name: String) -> JobType {
         let ext = (name as NSString).pathExtension.lowercased()
-        return ["epub", "mobi", "azw", "azw3", "fb2"].contains(ext) ? .ebookToPDF : .docToPDF
+        return SourceFormats.ebook.contains(ext) ? .ebookToPDF : .docToPDF
     }
 }
 

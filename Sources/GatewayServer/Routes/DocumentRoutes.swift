@@ -129,6 +129,14 @@ extension GatewayAPI {
         var fields = request.queryDictionary
         var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename) ?? fields["filename"]
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        let readable = ["", "application/pdf", "application/octet-stream", "application/x-pdf", "multipart/form-data"]
+        guard readable.contains(where: { $0.isEmpty ? contentType.isEmpty : contentType.hasPrefix($0) }) else {
+            throw APIError(
+                .unsupportedMediaType,
+                "unsupported_media_type",
+                "Content-Type '\(contentType)' is not a PDF upload; send the PDF as application/pdf (or octet-stream) or as the 'file' part of multipart/form-data"
+            )
+        }
         if contentType.hasPrefix("multipart/form-data") {
             let form = try await MultipartForm.receive(
                 request.body,

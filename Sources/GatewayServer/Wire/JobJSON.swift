@@ -28,6 +28,8 @@ struct JobJSON: Encodable, Sendable {
     var originalFilename: String?
     var folder: String?
     var name: String?
+    /// The conversion options the job was created with; absent when it set none.
+    var options: ConversionOptions?
     var upload: Upload?
     var downloadURL: String?
     var document: DocumentJSON?
@@ -46,6 +48,7 @@ struct JobJSON: Encodable, Sendable {
         originalFilename = job.spec.originalFilename
         folder = job.spec.folder
         name = job.spec.name
+        options = job.spec.options == ConversionOptions() ? nil : job.spec.options
         if let failure = job.state.failure, job.state.status == .failed || job.state.status == .cancelled {
             error = failure.code
             errorMessage = failure.message
@@ -62,7 +65,7 @@ struct JobJSON: Encodable, Sendable {
         case updatedAt = "updated_at"
         case attempts, url
         case originalFilename = "original_filename"
-        case folder, name, upload
+        case folder, name, options, upload
         case downloadURL = "download_url"
         case document, error
         case errorMessage = "error_message"
@@ -82,6 +85,7 @@ struct JobJSON: Encodable, Sendable {
         try container.encodeIfPresent(originalFilename, forKey: .originalFilename)
         try container.encodeIfPresent(folder, forKey: .folder)
         try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(options, forKey: .options)
         try container.encodeIfPresent(upload, forKey: .upload)
         try container.encodeIfPresent(downloadURL, forKey: .downloadURL)
         try container.encodeIfPresent(document, forKey: .document)

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The file extensions a job type accepts, checked when the job is created so a file no
+/// converter can read is refused at once (415) rather than after an upload and a failed run.
+public enum SourceFormats {
+    /// Calibre's input plugins this gateway routes ebooks to.
+    public static let ebook: Set<String> = [
+        "epub", "kepub", "mobi", "azw", "azw3", "azw4", "fb2", "fbz", "prc", "pdb", "lit", "lrf", "snb", "tcr",
+    ]
+
+    /// What LibreOffice imports (Writer, Calc, Impress, Draw, the legacy binary and StarOffice
+    /// formats, plain text and images), plus HTML, which Chromium prints.
+    public static let document: Set<String> = [
+        // Writer
+        "doc", "docx", "docm", "dot", "dotx", "dotm", "odt", "ott", "fodt", "rtf", "txt", "text", "wpd", "wps", "abw", "sxw", "stw", "xml",
+        // Calc
+        "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "sxc", "dbf", "wk1", "123",
+        // Impress
+        "ppt", "pptx", "pptm", "pps", "ppsx", "ppsm", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key",
+        // Draw and images
+        "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp",
+        // Chromium
+        "html", "htm", "xhtml",
+    ]
+
+    /// Nil when `filename` suits `type`, else why not, naming what would. A name without an
+    /// extension passes: LibreOffice recognises a document by its content.
+    public static func problem(with filename: String, for type: JobType) -> String? {
+        let ext = (filename as NSString).pathExtension.lowercased()
+        let accepted: Set<String>
+        switch type {
+        case .urlToPDF: return nil
+        case .docToPDF:
+            if ext.isEmpty { return nil }
+            accepted = document
+        case .ebookToPDF: accepted = ebook
+        }
+        guard !accepted.contains(ext) else { return nil }
+        let what = ext.isEmpty ? "'\(filename)' has no extension" : "'.\(ext)' is not a format \(type.rawValue) converts"
+        let hint = type == .docToPDF && ebook.contains(ext) ? "; ebooks go in EBOOK_TO_PDF jobs" : ""
+        return "\(what)\(hint); accepted: \(accepted.sorted().joined(separator: ", "))"
+    }
+}
