@@ -107,8 +107,9 @@ func inspectAll(_ files: [String], pool: PDFInspectorPool) async throws -> (seco
     return (elapsed, pages)
 }
 
-/// Three rounds of ours, then of the peer; medians, so one noisy round does not decide.
-func inspectBenchmark(directory: String, rounds: Int = 3) async throws {
+/// Nine rounds of ours (each is a few tens of milliseconds, so one scheduling hiccup moves it),
+/// then three of the peer; medians, so one noisy round does not decide.
+func inspectBenchmark(directory: String, rounds: Int = 3, oursRounds: Int = 9) async throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pdf") }.sorted().map { directory + "/" + $0 }
     let pool = PDFInspectorPool(configuration: .init(poolSize: 2))
     // Warm the pool: starting workers is a one-time cost of a long-running server, not per file.
@@ -116,7 +117,7 @@ func inspectBenchmark(directory: String, rounds: Int = 3) async throws {
     _ = try await pool.inspect(path: files[1])
     var ours: [Double] = []
     var pages = 0
-    for _ in 0..<rounds {
+    for _ in 0..<oursRounds {
         let round = try await inspectAll(files, pool: pool)
         ours.append(round.seconds)
         pages = round.pages

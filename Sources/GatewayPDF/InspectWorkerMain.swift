@@ -25,10 +25,7 @@ package enum InspectWorkerMain {
         while let line = readLine(strippingNewline: true) {
             if line.isEmpty { continue }
             let response = answer(line, reader: reader)
-            let bytes =
-                (try? WorkerProtocol.encodeLine(response))
-                ?? Array("{\"error\":{\"kind\":\"inspector_unavailable\",\"message\":\"the worker could not encode its answer\"}}\n".utf8)
-            guard writeAll(bytes) else { exit(1) }
+            guard writeAll(WorkerProtocol.encodeResponseLine(response)) else { exit(1) }
         }
         exit(0)
     }

@@ -28,7 +28,7 @@ package enum PDFFileCheck {
         }
 
         let head = try read(fd: fd, offset: 0, count: min(size, headerWindow), name: name)
-        if head.firstRange(of: Array("%PDF-".utf8)) == nil {
+        if !contains(head, "%PDF-") {
             throw InspectionError(
                 .notAPDF,
                 "\(name) is not a PDF: it does not start with %PDF-; it looks like \(describe(head)). Convert it to PDF first, or send it to the conversion endpoint"
@@ -37,11 +37,31 @@ package enum PDFFileCheck {
 
         let tailStart = max(0, size - trailerWindow)
         let tail = try read(fd: fd, offset: tailStart, count: size - tailStart, name: name)
-        if tail.firstRange(of: Array("%%EOF".utf8)) == nil {
+        if !contains(tail, "%%EOF") {
             throw InspectionError(
                 .damaged,
                 "\(name) is truncated: it has no %%EOF marker at its end; the download or conversion was probably cut short. Get a complete copy of the file and try again"
             )
+        }
+    }
+
+    /// Whether `bytes` contain `marker`, by a plain scan over the buffer: Foundation's generic
+    /// `firstRange(of:)` took a fifth of a worker's time per file.
+    static func contains(_ bytes: [UInt8], _ marker: StaticString) -> Bool {
+        bytes.withUnsafeBufferPointer { haystack in
+            marker.withUTF8Buffer { needle in
+                guard needle.count <= haystack.count, let first = needle.first else { return needle.isEmpty }
+                var start = 0
+                while start <= haystack.count - needle.count {
+                    if haystack[start] == first {
+                        var matched = 1
+                        while matched < needle.count && haystack[start + matched] == needle[matched] { matched += 1 }
+                        if matched == needle.count { return true }
+                    }
+                    start += 1
+                }
+                return false
+            }
         }
     }
 

@@ -88,6 +88,13 @@ public struct JSONOutput: Sendable {
         }
     }
 
+    /// A double that reads back bit for bit (Swift's shortest round-tripping spelling); null
+    /// when not finite.
+    public mutating func exactDouble(_ value: Double) {
+        separate()
+        bytes.append(contentsOf: (value.isFinite ? value.description : "null").utf8)
+    }
+
     public mutating func bool(_ value: Bool) {
         separate()
         raw(value ? "true" : "false")
