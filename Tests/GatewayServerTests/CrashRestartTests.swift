@@ -73,7 +73,16 @@ struct CrashRestartTests {
         )
         let id = try #require(created.string("job_id"))
         _ = try await Self.waitFor(client, id) { $0["status"] as? String == "PROCESSING" }
+        try await Task.sleep(for: .seconds(1))  // LibreOffice is up, or on its way
         await server.kill9()
+        // Nothing the dead gateway started outlives it: soffice.bin included, whose parent
+        // exits first and which no one else would stop.
+        var survivors = Self.processes(mentioning: store)
+        for _ in 0..<100 where !survivors.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            survivors = Self.processes(mentioning: store)
+        }
+        #expect(survivors.isEmpty, "still running after the gateway was killed: \(survivors)")
 
         server = try await ServerProcess(store: store)
         client = APIClient(base: server.baseURL)
@@ -85,5 +94,15 @@ struct CrashRestartTests {
         let fsck = try await run(builtProduct("pdfgate"), ["fsck", "--store", store, "--json"])
         #expect(fsck.status == 0, "fsck: \(fsck.stdout) \(fsck.stderr)")
         await server.stop()
+    }
+
+    /// Command lines of live processes that mention `text` (a store path, say).
+    static func processes(mentioning text: String) -> [String] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
+        return pids.compactMap { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let line = String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+            return line.contains(text) ? "\(pid): \(line.prefix(160))" : nil
+        }
     }
 }

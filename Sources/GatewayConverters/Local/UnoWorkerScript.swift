@@ -175,6 +175,9 @@ enum UnoWorkerScript {
                 except Exception as e:
                     print("worker error: %r" % (e,), file=sys.stderr)
                     reply(transient("conversion_failed", "the LibreOffice worker failed: %s" % (e,), True))
+            # stdin ended without a quit: the gateway is gone (killed, or crashed) and nobody
+            # will stop soffice, whose soffice.bin would outlive us; take the whole group along.
+            os.killpg(os.getpgrp(), 9)
 
 
         main()
