@@ -14,16 +14,6 @@ public struct VettedURL: Sendable, Equatable {
     public var port: Int
     public var addresses: [IPAddress]
 
-    /// For Chromium's `--host-resolver-rules`: this host maps to the checked address, every other
-    /// name fails to resolve (so a redirect to another host cannot escape the check).
-    /// Chromium applies these to IP literals too, so a redirect to a literal is caught as well;
-    /// a literal URL's own host is excluded from the block instead.
-    public var chromiumResolverRules: String {
-        guard let first = addresses.first else { return "MAP * ~NOTFOUND" }
-        if IPAddress(host: host) != nil { return "MAP * ~NOTFOUND, EXCLUDE \(host)" }
-        return "MAP \(host) \(first.description), MAP * ~NOTFOUND"
-    }
-
     /// For libcurl's `CURLOPT_RESOLVE`: `host:port:address`.
     public var curlResolve: String? {
         guard let first = addresses.first, IPAddress(host: host) == nil else { return nil }

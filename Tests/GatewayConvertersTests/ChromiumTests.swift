@@ -74,7 +74,7 @@ extension LocalConverterTests {
                 let failure = try #require(error as? JobFailure)
                 #expect(failure.code == "page_load_failed")
                 #expect(failure.kind == .transient)
-                #expect(failure.message.contains("ERR_CONNECTION_REFUSED"))
+                #expect(failure.message.contains("Connection refused"), "the proxy says why: \(failure.message)")
             }
         }
 

@@ -4,7 +4,8 @@ import GatewayCore
 /// Web pages and uploaded HTML → PDF with headless Chromium's `--print-to-pdf` (DESIGN §4).
 ///
 /// Each job gets a fresh profile in its work directory; background networking, component
-/// updates, sync and the like are off so Chromium fetches nothing but the page. Uploaded HTML may
+/// updates, sync and the like are off so Chromium fetches nothing but the page, and all of that
+/// goes through a `VettingProxy` that applies the SSRF rules to every request. Uploaded HTML may
 /// fetch nothing at all (see `ChromiumPage`). For URL jobs the client's paper options are not
 /// applied: the CLI prints on Chromium's default (Letter, portrait) and the page's own CSS decides.
 final class ChromiumConverter: Converter {
@@ -34,10 +35,15 @@ final class ChromiumConverter: Converter {
             try? FileManager.default.removeItem(atPath: socketDirectory)
         }
         let (target, what, isUpload) = try prepareTarget(request, in: work)
-        // SSRF: resolve and check the host now, then pin Chromium to that address; every other
-        // name fails to resolve, so neither a redirect nor a subresource can reach a private host
-        // by name. (Pages lose assets on other hosts; a vetting proxy would lift that.)
-        let resolverRules: String? = if case .url(let url) = request.source { try await urlGuard.vet(url).chromiumResolverRules } else { nil }
+        // SSRF: the page is checked now, so a refused URL fails before Chromium starts; then
+        // every request Chromium makes — redirects and subresources included — goes through a
+        // proxy that checks it and connects to the address it checked (see `VettingProxy`).
+        var proxy: VettingProxy?
+        if case .url(let url) = request.source {
+            _ = try await urlGuard.vet(url)
+            proxy = try VettingProxy(page: url, urlGuard: urlGuard)
+        }
+        defer { proxy?.stop() }
         let output = work + "/output.pdf"
         let log = work + "/chromium.log"
 
@@ -48,7 +54,14 @@ final class ChromiumConverter: Converter {
                 "--virtual-time-budget=\(virtualTimeBudget.components.seconds * 1000 + virtualTimeBudget.components.attoseconds / 1_000_000_000_000_000)",
             ]
         if geteuid() == 0 { arguments.append("--no-sandbox") }  // the sandbox refuses to run as root
-        if let resolverRules { arguments.append("--host-resolver-rules=\(resolverRules)") }
+        if let proxy {
+            arguments += [
+                "--proxy-server=\(proxy.chromiumProxyServer)",
+                "--proxy-bypass-list=<-loopback>",  // loopback too: the proxy decides, by the allow-list
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
+                "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            ]
+        }
         if isUpload {
             // Belt and braces on top of the page's CSP: no route out at all.
             arguments += ["--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--host-resolver-rules=MAP * ~NOTFOUND"]
@@ -79,7 +92,9 @@ final class ChromiumConverter: Converter {
         case .finished(.signaled(let signal)):
             throw LocalFailures.crashed("Chromium", what, "was killed by signal \(signal)", log: diagnostics)
         case .finished(.exited(let status)):
-            if let failure = Self.pageLoadFailure(in: diagnostics, what: what) { throw failure }
+            if let failure = Self.pageLoadFailure(in: diagnostics, what: what) {
+                throw Self.explain(failure, notes: proxy?.notes ?? [])
+            }
             if status != 0 {
                 throw LocalFailures.crashed("Chromium", what, "exited with status \(status)", log: diagnostics)
             }
@@ -131,6 +146,19 @@ final class ChromiumConverter: Converter {
         return JobFailure(kind, code: "page_load_failed", "Chromium could not load \(what): \(error)")
     }
 
+    /// A failed page load with what the proxy saw: a refused request (a redirect to a private
+    /// address, say) makes it a rejection naming the rule; an origin that did not answer, a
+    /// transient failure saying which. Navigations count first, then requests the proxy could
+    /// not classify (HTTPS), latest first; a refused image did not fail the page.
+    static func explain(_ failure: JobFailure, notes: [VettingProxy.Note]) -> JobFailure {
+        let candidates = notes.filter { $0.navigation == true } + notes.filter { $0.navigation == nil }.reversed()
+        switch candidates.first {
+        case .refused(let refusal, _): return refusal
+        case .unreachable(let reason, _): return JobFailure(.transient, code: failure.code, "\(failure.message): \(reason)")
+        case nil: return failure
+        }
+    }
+
     /// Flags for a headless print that talks to nothing but the page.
     static let baseFlags = [
         "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
@@ -138,7 +166,7 @@ final class ChromiumConverter: Converter {
         "--disable-crash-reporter", "--disable-domain-reliability", "--disable-client-side-phishing-detection",
         "--disable-background-timer-throttling", "--disable-dev-shm-usage", "--no-pings", "--metrics-recording-only",
         "--safebrowsing-disable-auto-update", "--password-store=basic", "--mute-audio", "--hide-scrollbars",
-        "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider",
+        "--disable-features=NetworkTimeServiceQuerying,Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider",
         "--no-pdf-header-footer",
     ]
 }
