@@ -67,7 +67,8 @@ import Testing
                 cancelTimeout: .seconds(1),
                 cancelRemoteJobOnTaskCancellation: cancelOnCancel,
                 http: httpTestTransport(),
-                sleep: sleeper.sleep
+                sleep: sleeper.sleep,
+                makeRandom: { SeededRandom(seed: 7) }
             )
         )
     }

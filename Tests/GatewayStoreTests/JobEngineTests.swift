@@ -6,10 +6,13 @@ import Testing
 
 /// The engine with the real SQLite job store, the real library and the real `pdfinfo`
 /// inspector; converters are real lightweight ones (passthrough, or scripted misbehaviour).
+/// Time is a `ManualClock` with the default (seconds-long) backoff: `runUntilDone` jumps the
+/// clock to each retry instead of waiting for it.
 struct EngineFixture {
     let fixture: LibraryFixture
     let store: SQLiteJobStore
     let engine: JobEngine
+    let clock = ManualClock()
 
     init(
         _ converter: any Converter,
@@ -24,9 +27,9 @@ struct EngineFixture {
                 stagingDirectory: fixture.library.paths.staging,
                 defaultTimeout: [.docToPDF: timeout],
                 maxAttempts: maxAttempts,
-                backoff: BackoffPolicy(initial: .milliseconds(20), maximum: .milliseconds(100)),
                 idlePoll: .milliseconds(20),
-                shutdownGrace: .milliseconds(200)
+                shutdownGrace: .milliseconds(200),
+                clock: clock.jobClock
             ),
             store: store,
             router: ConverterRouter(everything: converter, slots: 2),
@@ -49,7 +52,11 @@ struct EngineFixture {
         defer { runner.cancel() }
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if let job = try engine.job(id), job.state.status.isTerminal { return job }
+            if let job = try engine.job(id) {
+                if job.state.status.isTerminal { return job }
+                // Waiting out a retry is the clock's job, not the test's.
+                if job.state.status == .queued, let notBefore = job.state.notBefore { clock.advance(to: notBefore) }
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         return try #require(try engine.job(id))
@@ -83,6 +90,58 @@ struct JobEngineTests {
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .succeeded && done.state.attempts == 3 && converter.calls == 3)
         #expect(try engine.documents().count == 1)
+    }
+
+    @Test func aRetryWaitsForItsBackoffOnTheInjectedClockAndNoLonger() async throws {
+        let busy = JobFailure(.transient, code: "converter_busy", "busy")
+        let converter = ScriptedConverter([.fail(busy)])
+        let engine = try EngineFixture(converter)
+        let submitted = try engine.submit()
+        let runner = Task { await engine.engine.run() }
+        defer { runner.cancel() }
+        let start = engine.clock.now
+        var waiting = try #require(try engine.engine.job(submitted.id))
+        for _ in 0..<500 where waiting.state.notBefore == nil {
+            try await Task.sleep(for: .milliseconds(10))
+            waiting = try #require(try engine.engine.job(submitted.id))
+        }
+        // The delay is the one policy's, drawn with the clock's next generator: known exactly.
+        let notBefore = try #require(waiting.state.notBefore)
+        let delay = notBefore.timeIntervalSince(start)
+        let policy = BackoffPolicy()
+        let base = Double(policy.initial.components.seconds) + Double(policy.initial.components.attoseconds) / 1e18
+        #expect(delay >= base * (1 - policy.jitter) - 0.001 && delay <= base + 0.001, "first retry within the policy's jitter: \(delay) s")
+        #expect(waiting.state.status == .queued && waiting.state.failure?.code == "converter_busy")
+
+        // Real time passes, the injected clock does not: the retry does not start.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(converter.calls == 1)
+        #expect(try engine.engine.job(submitted.id)?.state.status == .queued)
+
+        // The clock reaches the retry time: it runs at the engine's next look.
+        engine.clock.advance(to: notBefore)
+        let done = try await engine.runUntilDone(submitted.id)
+        #expect(done.state.status == .succeeded && converter.calls == 2)
+    }
+
+    @Test func retryDelaysAreReproducibleFromTheSeed() async throws {
+        func firstRetryDelay() async throws -> TimeInterval {
+            let busy = JobFailure(.transient, code: "converter_busy", "busy")
+            let engine = try EngineFixture(ScriptedConverter([.fail(busy)]))
+            let start = engine.clock.now
+            let submitted = try engine.submit()
+            let runner = Task { await engine.engine.run() }
+            defer { runner.cancel() }
+            for _ in 0..<500 {
+                if let notBefore = try engine.engine.job(submitted.id)?.state.notBefore { return notBefore.timeIntervalSince(start) }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            Issue.record("the job never scheduled a retry")
+            return -1
+        }
+        let first = try await firstRetryDelay()
+        #expect(first > 0)
+        #expect(try await firstRetryDelay() == first, "same seed, same jitter")
     }
 
     @Test func rejectionsFailAtOnceAndFileNothing() async throws {

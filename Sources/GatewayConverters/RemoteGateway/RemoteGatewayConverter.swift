@@ -41,6 +41,8 @@ public struct RemoteGatewayConverter: Converter {
         public var http: HTTPClientConfiguration
         /// How polling waits; tests inject a fast or recording one. Must throw `CancellationError` when cancelled.
         public var sleep: @Sendable (Duration) async throws -> Void
+        /// The jitter's source; tests inject a seeded one so the waits they record repeat.
+        public var makeRandom: @Sendable () -> any RandomNumberGenerator
 
         /// A configuration for the peer at `baseURL`.
         public init(
@@ -55,7 +57,8 @@ public struct RemoteGatewayConverter: Converter {
                 connectTimeout: .seconds(5),
                 lowSpeedLimit: .init(bytesPerSecond: 1, duration: .seconds(30))
             ),
-            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+            makeRandom: @escaping @Sendable () -> any RandomNumberGenerator = { SystemRandomNumberGenerator() }
         ) {
             self.baseURL = baseURL
             self.bearerToken = bearerToken
@@ -66,6 +69,7 @@ public struct RemoteGatewayConverter: Converter {
             self.readinessTimeout = readinessTimeout
             self.http = http
             self.sleep = sleep
+            self.makeRandom = makeRandom
         }
     }
 
@@ -86,7 +90,7 @@ public struct RemoteGatewayConverter: Converter {
             bearerToken: configuration.bearerToken,
             requestTimeout: configuration.requestTimeout
         )
-        poller = RemoteJobPoller(api: api, policy: configuration.polling, sleep: configuration.sleep)
+        poller = RemoteJobPoller(api: api, policy: configuration.polling, sleep: configuration.sleep, makeRandom: configuration.makeRandom)
     }
 
     /// Runs the job on the peer (or resumes `request.remoteID`) and leaves the PDF at `request.outputPath`.

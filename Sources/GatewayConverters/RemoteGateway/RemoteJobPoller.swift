@@ -19,6 +19,8 @@ struct RemoteJobPoller: Sendable {
     let policy: RemotePollingPolicy
     /// Injected so tests need not wait in real time; must throw `CancellationError` when cancelled.
     let sleep: @Sendable (Duration) async throws -> Void
+    /// The jitter's source, injected for the same reason.
+    let makeRandom: @Sendable () -> any RandomNumberGenerator
 
     /// Waits for job `id` to end. `first` is an answer already in hand (create or submit); without
     /// one the first poll goes out at once.
@@ -27,7 +29,7 @@ struct RemoteJobPoller: Sendable {
     ///   further poll could fix (a 4xx other than 404, an unusable answer to a finished job).
     func waitForEnd(of id: String, first: RemoteJobAnswer?, deadline: RemoteDeadline) async throws -> RemoteJobEnd {
         let started = ContinuousClock.now
-        var random = SystemRandomNumberGenerator()
+        var random = makeRandom()
         var current = first
         var answers = first == nil ? 0 : 1
         var hint: Duration?

@@ -22,6 +22,8 @@ public final class JobEngine: Sendable {
         /// SSRF rules for URL jobs; the form is checked at creation, the resolved addresses by
         /// the backend that fetches.
         public var urlCheck: URLCheck
+        /// Time and randomness for scheduling and backoff (see `JobClock`).
+        public var clock: JobClock
 
         public init(
             stagingDirectory: String,
@@ -30,7 +32,8 @@ public final class JobEngine: Sendable {
             backoff: BackoffPolicy = BackoffPolicy(),
             idlePoll: Duration = .milliseconds(250),
             shutdownGrace: Duration = .seconds(30),
-            urlCheck: URLCheck = URLCheck()
+            urlCheck: URLCheck = URLCheck(),
+            clock: JobClock = .system
         ) {
             self.stagingDirectory = stagingDirectory
             self.defaultTimeout = defaultTimeout
@@ -39,6 +42,7 @@ public final class JobEngine: Sendable {
             self.idlePoll = idlePoll
             self.shutdownGrace = shutdownGrace
             self.urlCheck = urlCheck
+            self.clock = clock
         }
 
         public func timeout(for spec: JobSpec) -> Duration {
@@ -88,7 +92,8 @@ public final class JobEngine: Sendable {
     // MARK: - Client events
 
     /// Creates a job: URL jobs are queued at once, file jobs wait for `inputReceived`.
-    public func create(owner: String, spec: JobSpec, now: Date = Date()) throws -> Job {
+    public func create(owner: String, spec: JobSpec, now: Date? = nil) throws -> Job {
+        let now = now ?? configuration.clock.now()
         guard router.route(for: spec.type) != nil else {
             throw JobFailure(
                 .rejected,
@@ -243,7 +248,7 @@ public final class JobEngine: Sendable {
     private func startDueJobs() {
         let due: [Job]
         do {
-            due = try store.due(now: Date(), limit: 64)
+            due = try store.due(now: configuration.clock.now(), limit: 64)
         } catch {
             logger.error("jobs.due_failed", metadata: ["error": "\(error)"])
             return
@@ -279,7 +284,7 @@ public final class JobEngine: Sendable {
     private func process(_ job: Job, route: ConverterRouter.Route) async {
         let attemptDirectory = configuration.stagingDirectory + "/\(job.id.lowercased)/attempt-\(job.state.attempts)"
         let output = attemptDirectory + "/output.pdf"
-        let remaining = job.state.deadline.timeIntervalSinceNow
+        let remaining = job.state.deadline.timeIntervalSince(configuration.clock.now())
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(remaining, 0) * 1000))
         var metadata: Logger.Metadata = ["job.id": "\(job.id.lowercased)", "converter": "\(route.converter.name)"]
         do {
@@ -373,14 +378,16 @@ public final class JobEngine: Sendable {
     func apply(_ event: JobStateMachine.Event, to id: UUID) throws -> Job {
         let result = Mutex<[JobStateMachine.Action]>([])
         let backoff = configuration.backoff
+        let clock = configuration.clock
         let job: Job
         do {
             job = try store.update(id: id) { job in
-                var random = SystemRandomNumberGenerator()
-                let actions = try job.state.handle(event, now: Date(), backoff: backoff, random: &random)
+                var random = clock.makeRandom()
+                let now = clock.now()
+                let actions = try job.state.handle(event, now: now, backoff: backoff, random: &random)
                 if actions.contains(.publish) {
                     job.revision += 1
-                    job.updatedAt = Date()
+                    job.updatedAt = now
                 }
                 result.withLock { $0 = actions }
                 // Inside the write transaction, so concurrent updates reach the cache in order.
