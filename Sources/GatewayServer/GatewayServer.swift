@@ -73,6 +73,7 @@ public struct GatewayServer {
         if configuration.effectiveAuth == .tokens, try !api.tokens.hasLiveTokens() {
             api.logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
+        try api.idempotency.recoverAfterRestart()
         if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {
             api.logger.warning(
                 "serve.no_public_url",

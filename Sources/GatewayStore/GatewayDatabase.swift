@@ -118,6 +118,10 @@ public final class GatewayDatabase: Sendable {
             }
             try db.create(index: "jobs_owner_status", on: "jobs", columns: ["owner", "status"])
         }
+        migrator.registerMigration("v4-idempotency-expiry") { db in
+            // Keys are forgotten after a day; this keeps the sweep an index range, not a scan.
+            try db.create(index: "idempotency_keys_created_at", on: "idempotency_keys", columns: ["created_at"])
+        }
         return migrator
     }
 }
