@@ -163,28 +163,18 @@ struct JobAPITests {
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
         let total = 1000
-        let ids = try await withThrowingTaskGroup(of: String?.self) { group in
-            var next = 0
-            var ids: [String] = []
-            // 64 in flight at a time: each libcurl transfer has a thread of its own.
-            for _ in 0..<64 {
-                let n = next
-                group.addTask {
-                    try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "doc-\(n).docx"]).string("job_id")
-                }
-                next += 1
+        // All 1,000 at once: every connection is open and every request written before the
+        // first answer is read, so the server really has them all in flight together.
+        let answers = try await onThread {
+            try RawHTTPBurst.send(port: server.port, count: total) { n in
+                let body = #"{"type":"DOC_TO_PDF","original_filename":"doc-\#(n).docx"}"#
+                return "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
             }
-            while let id = try await group.next() {
-                if let id { ids.append(id) }
-                if next < total {
-                    let n = next
-                    group.addTask {
-                        try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "doc-\(n).docx"]).string("job_id")
-                    }
-                    next += 1
-                }
-            }
-            return ids
+        }
+        #expect(answers.filter { $0.hasPrefix("HTTP/1.1 201") }.count == total, "\(answers.first { !$0.hasPrefix("HTTP/1.1 201") } ?? "")")
+        let ids = answers.compactMap { answer -> String? in
+            guard let range = answer.range(of: #""job_id":""#) else { return nil }
+            return String(answer[range.upperBound...].prefix { $0 != "\"" })
         }
         #expect(ids.count == total)
         #expect(Set(ids).count == total, "every creation got its own job")
@@ -200,5 +190,52 @@ struct JobAPITests {
         } while cursor != nil
         #expect(listed.count == total && Set(listed) == Set(ids))
         await server.stop()
+    }
+}
+
+/// Raw sockets for a true burst: libcurl would need a thread per transfer.
+enum RawHTTPBurst {
+    /// Opens `count` connections to 127.0.0.1:`port`, writes request `n` on connection `n`,
+    /// then reads every answer to its end (the requests say `Connection: close`).
+    static func send(port: Int, count: Int, request: (Int) -> String) throws -> [String] {
+        var sockets: [Int32] = []
+        defer { for fd in sockets { close(fd) } }
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw POSIXError(.EMFILE) }
+            sockets.append(fd)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
+        }
+        for (n, fd) in sockets.enumerated() {
+            let bytes = Array(request(n).utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let written = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard written > 0 else { throw POSIXError(.EPIPE) }
+                sent += written
+            }
+        }
+        var answers = [[UInt8]](repeating: [], count: count)
+        var open = Set(0..<count)
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let deadline = Date().addingTimeInterval(120)
+        while !open.isEmpty && Date() < deadline {
+            var fds = open.map { pollfd(fd: sockets[$0], events: Int16(POLLIN), revents: 0) }
+            let indexes = Array(open)
+            guard poll(&fds, nfds_t(fds.count), 1000) >= 0 else { continue }
+            for (position, pfd) in fds.enumerated() where pfd.revents != 0 {
+                let n = indexes[position]
+                let got = buffer.withUnsafeMutableBytes { recv(pfd.fd, $0.baseAddress, $0.count, 0) }
+                if got > 0 { answers[n] += buffer[0..<got] } else { open.remove(n) }
+            }
+        }
+        return answers.map { String(decoding: $0, as: UTF8.self) }
     }
 }
