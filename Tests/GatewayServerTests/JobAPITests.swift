@@ -168,7 +168,8 @@ struct JobAPITests {
         let answers = try await onThread {
             try RawHTTPBurst.send(port: server.port, count: total) { n in
                 let body = #"{"type":"DOC_TO_PDF","original_filename":"doc-\#(n).docx"}"#
-                return "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+                let head = "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                return head + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
             }
         }
         #expect(answers.filter { $0.hasPrefix("HTTP/1.1 201") }.count == total, "\(answers.first { !$0.hasPrefix("HTTP/1.1 201") } ?? "")")
