@@ -25,6 +25,7 @@ public struct GatewayServer {
             timeouts: configuration.timeouts,
             urlAllowList: configuration.urlAllowList,
             shutdownGrace: configuration.shutdownGrace,
+            remoteEventStreams: configuration.remoteEventStreams,
             logger: logger
         )
         let secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)

@@ -18,6 +18,7 @@ extension ServerConfiguration {
         var maxActiveJobsPerOwner: Int?
         var jobCreationsPerMinute: Int?
         var shutdownGraceSeconds: Double?
+        var remoteEventStreams: Bool?
         var signingKeys: [SigningKey]?
         var webhookSecret: String?
 
@@ -29,6 +30,7 @@ extension ServerConfiguration {
             case maxActiveJobsPerOwner = "max_active_jobs_per_owner"
             case jobCreationsPerMinute = "job_creations_per_minute"
             case shutdownGraceSeconds = "shutdown_grace_seconds"
+            case remoteEventStreams = "remote_event_streams"
             case signingKeys = "signing_keys"
             case webhookSecret = "webhook_secret"
         }
@@ -70,6 +72,7 @@ extension ServerConfiguration {
         if let value = file.maxActiveJobsPerOwner { maxActiveJobsPerOwner = value }
         if let value = file.jobCreationsPerMinute { jobCreationsPerMinute = value }
         if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
+        if let value = file.remoteEventStreams { remoteEventStreams = value }
         if let value = file.signingKeys { signingKeys = value }
         if let value = file.webhookSecret { webhookSecret = value }
     }
@@ -89,6 +92,13 @@ extension ServerConfiguration {
         if let value = environment["PDFGATE_ROUTES"], !value.isEmpty { try applyRoutes(value) }
         if let value = environment["PDFGATE_URL_ALLOWLIST"] {
             urlAllowList.formUnion(value.split(separator: ",").map(String.init))
+        }
+        if let value = environment["PDFGATE_REMOTE_EVENT_STREAMS"] {
+            switch value.lowercased() {
+            case "true", "1", "on", "yes": remoteEventStreams = true
+            case "false", "0", "off", "no": remoteEventStreams = false
+            default: throw ConfigurationError("PDFGATE_REMOTE_EVENT_STREAMS must be true or false, not '\(value)'")
+            }
         }
         if let value = environment["PDFGATE_MAX_UPLOAD_BYTES"] {
             guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }

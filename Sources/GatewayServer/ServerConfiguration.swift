@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// Job creations an owner may make per minute (a token bucket that refills continuously).
     public var jobCreationsPerMinute = 600
     public var shutdownGrace: Duration = .seconds(30)
+    /// Whether `gateway` backends wait on the peer's event stream (one request per job) before
+    /// falling back to polling; off, they only poll, as the mobile client does.
+    public var remoteEventStreams = true
     public var heartbeat: Duration = .seconds(15)
     /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
     /// a key is generated once and kept in the store.

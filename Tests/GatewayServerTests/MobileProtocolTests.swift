@@ -59,10 +59,15 @@ struct MobileProtocolTests {
         await server.stop()
     }
 
-    @Test("two gateways chained: the first converts through the second with the same protocol")
-    func chainedGateways() async throws {
+    /// Run twice: the front waiting on the back's event stream (the default), and polling only,
+    /// as the app does, so upload and polls both cross a real process boundary.
+    @Test("two gateways chained: the first converts through the second with the same protocol", arguments: [true, false])
+    func chainedGateways(eventStreams: Bool) async throws {
         let converter = try await ServerProcess()
-        let front = try await ServerProcess(arguments: ["--routes", "DOC_TO_PDF=gateway=\(converter.baseURL)"])
+        let front = try await ServerProcess(
+            arguments: ["--routes", "DOC_TO_PDF=gateway=\(converter.baseURL)"],
+            environment: ["PDFGATE_REMOTE_EVENT_STREAMS": String(eventStreams)]
+        )
         let client = APIClient(base: front.baseURL)
         let (pdf, job) = try await Self.convertLikeTheApp(client, file: Fixtures.office("sample.odt"), into: front.store)
         let document = try #require(job["document"] as? [String: Any])

@@ -23,6 +23,7 @@ public final class EngineAssembly: Sendable {
         timeouts: [JobType: Duration] = [:],
         urlAllowList: Set<String> = [],
         shutdownGrace: Duration = .seconds(30),
+        remoteEventStreams: Bool = true,
         logger: Logger
     ) throws {
         self.library = library
@@ -47,7 +48,13 @@ public final class EngineAssembly: Sendable {
                     )
                 case .gateway(let url):
                     // A cancelled task (shutdown) must not cancel the remote job: it resumes polling.
-                    let remote = RemoteGatewayConverter(configuration: .init(baseURL: url, cancelRemoteJobOnTaskCancellation: false))
+                    let remote = RemoteGatewayConverter(
+                        configuration: .init(
+                            baseURL: url,
+                            polling: RemotePollingPolicy(streamEvents: remoteEventStreams),
+                            cancelRemoteJobOnTaskCancellation: false
+                        )
+                    )
                     byChoice[choice.description] = .init(converter: remote, slots: 8)
                 }
             }
