@@ -37,7 +37,7 @@ bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 
 cat <<REPORT
 
-PDF inspection: $(get inspect.files) PDFs, $(get inspect.pages) pages (median of 3 rounds each)
+PDF inspection: $(get inspect.files) PDFs, $(get inspect.pages) pages (median of 9 rounds of ours, 3 of pdfinfo)
   ours (pool of 2 workers)       $(get inspect.ours_s) s
   pdfinfo per file, 2 parallel   $(get inspect.pdfinfo_parallel2_s) s   → ours is $(ratio "$(get inspect.pdfinfo_parallel2_s)" "$(get inspect.ours_s)")× faster   (target ≥ 10×)
   pdfinfo per file, serial       $(get inspect.pdfinfo_serial_s) s   → ours is $(ratio "$(get inspect.pdfinfo_serial_s)" "$(get inspect.ours_s)")× faster

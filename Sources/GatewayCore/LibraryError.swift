@@ -15,6 +15,8 @@ public struct LibraryError: GatewayError, Equatable {
         case invalidArgument = "invalid_argument"
         /// The disk or database failed underneath us.
         case storage = "storage_error"
+        /// Another process runs the job engine on this store.
+        case storeBusy = "store_busy"
     }
 
     public var kind: Kind

@@ -44,6 +44,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case .invalidMove: .conflict
                 case .invalidName, .invalidPath, .invalidCursor, .invalidSort, .invalidArgument: .badRequest
                 case .storage: .internalServerError
+                case .storeBusy: .serviceUnavailable
                 }
             return APIError(status, error.code, error.message)
         case let error as JobTransitionError:

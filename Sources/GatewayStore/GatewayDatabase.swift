@@ -122,6 +122,12 @@ public final class GatewayDatabase: Sendable {
             // Keys are forgotten after a day; this keeps the sweep an index range, not a scan.
             try db.create(index: "idempotency_keys_created_at", on: "idempotency_keys", columns: ["created_at"])
         }
+        migrator.registerMigration("v5-job-deadline") { db in
+            // Lets the engine find file jobs whose upload window closed with an index range.
+            // Rows from before stay NULL: they never expire by themselves, as before.
+            try db.alter(table: "jobs") { t in t.add(column: "deadline", .datetime) }
+            try db.create(index: "jobs_status_deadline", on: "jobs", columns: ["status", "deadline"])
+        }
         return migrator
     }
 }

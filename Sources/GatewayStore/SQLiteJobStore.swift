@@ -78,6 +78,14 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    public func expired(now: Date, limit: Int) throws -> [Job] {
+        try database.pool.read { db in
+            try JobRecord.filter(JobRecord.Columns.status == JobStatus.created.rawValue)
+                .filter(JobRecord.Columns.deadline != nil && JobRecord.Columns.deadline <= now)
+                .order(JobRecord.Columns.deadline).limit(limit).fetchAll(db).map { try $0.job() }
+        }
+    }
+
     public func unfinished() throws -> [Job] {
         try database.pool.read { db in
             try JobRecord.filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
@@ -101,6 +109,8 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
     var type: String
     var status: String
     var notBefore: Date?
+    /// The state machine's deadline, as a column so expired jobs are found without decoding.
+    var deadline: Date?
     var spec: String
     var state: String
     var createdAt: Date
@@ -110,6 +120,7 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
     enum CodingKeys: String, CodingKey {
         case id, owner, type, status
         case notBefore = "not_before"
+        case deadline
         case spec, state
         case createdAt = "created_at"
         case updatedAt = "updated_at"
@@ -122,6 +133,7 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
         static let status = Column(CodingKeys.status)
         static let type = Column(CodingKeys.type)
         static let notBefore = Column(CodingKeys.notBefore)
+        static let deadline = Column(CodingKeys.deadline)
         static let createdAt = Column(CodingKeys.createdAt)
     }
 
@@ -131,6 +143,7 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
         type = job.spec.type.rawValue
         status = job.state.status.rawValue
         notBefore = job.state.notBefore
+        deadline = job.state.deadline
         spec = String(decoding: try JSONEncoder().encode(job.spec), as: UTF8.self)
         state = String(decoding: try JSONEncoder().encode(job.state), as: UTF8.self)
         createdAt = job.createdAt

@@ -28,6 +28,33 @@ struct JobStateMachineTests {
         #expect(throws: JobTransitionError.self) { try job.handle(.started, now: now, random: &random) }
     }
 
+    @Test mutating func aFileJobsTimeoutStartsAtSubmitNotAtCreation() throws {
+        // 20 minutes to upload and submit; then 120 s to convert, counted from the submit.
+        var job = JobStateMachine(uploadBy: now.addingTimeInterval(1200), thenTimeout: 120, maxAttempts: 3)
+        let slowUpload = now.addingTimeInterval(600)  // a phone on a big file: 10 minutes
+        #expect(try job.handle(.uploaded, now: slowUpload, random: &random) == [.publish])
+        #expect(try job.handle(.submitted, now: slowUpload, random: &random) == [.enqueue(notBefore: nil), .publish])
+        #expect(job.deadline == slowUpload.addingTimeInterval(120))
+        _ = try job.handle(.started, now: slowUpload.addingTimeInterval(1), random: &random)
+        #expect(job.status == .processing)
+    }
+
+    @Test mutating func aFileJobNeverUploadedExpiresAtTheEndOfItsWindow() throws {
+        var job = JobStateMachine(uploadBy: now.addingTimeInterval(1200), thenTimeout: 120, maxAttempts: 3)
+        #expect(throws: JobTransitionError.self, "before the window closes, the sweep changes nothing") {
+            try job.handle(.deadlinePassed, now: now.addingTimeInterval(1199), random: &random)
+        }
+        let actions = try job.handle(.deadlinePassed, now: now.addingTimeInterval(1200), random: &random)
+        #expect(actions == [.cleanUpStaging, .discardDocument, .publish])
+        #expect(job.status == .failed && job.failure?.code == "upload_expired" && job.failure?.kind == .timedOut)
+        #expect(job.failure?.message.contains("nothing was uploaded") == true)
+
+        var uploadedOnly = JobStateMachine(uploadBy: now.addingTimeInterval(1200), thenTimeout: 120)
+        _ = try uploadedOnly.handle(.uploaded, now: now, random: &random)
+        _ = try uploadedOnly.handle(.deadlinePassed, now: now.addingTimeInterval(1300), random: &random)
+        #expect(uploadedOnly.failure?.message.contains("not submitted") == true)
+    }
+
     @Test mutating func urlJobsAreQueuedAtOnce() {
         let job = job(upload: false)
         #expect(job.status == .queued && job.inputReady)

@@ -144,6 +144,26 @@ struct JobEngineTests {
         #expect(try await firstRetryDelay() == first, "same seed, same jitter")
     }
 
+    @Test func aFileJobNeverUploadedExpiresAndStopsCountingAgainstItsOwner() async throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let waiting = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
+        #expect(try engine.store.activeCount(owner: "alice") == 1)
+        let runner = Task { await engine.engine.run() }
+        defer { runner.cancel() }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try engine.engine.job(waiting.id)?.state.status == .created, "inside its window it waits")
+
+        engine.clock.advance(by: 20 * 60 + 1)  // the default upload window, and a second
+        var job = try #require(try engine.engine.job(waiting.id))
+        for _ in 0..<300 where job.state.status == .created {
+            try await Task.sleep(for: .milliseconds(10))
+            job = try #require(try engine.engine.job(waiting.id))
+        }
+        #expect(job.state.status == .failed && job.state.failure?.code == "upload_expired", "\(job.state)")
+        #expect(try engine.store.activeCount(owner: "alice") == 0)
+        #expect(!FileManager.default.fileExists(atPath: engine.engine.inputPath(job)), "its staging is gone")
+    }
+
     @Test func rejectionsFailAtOnceAndFileNothing() async throws {
         let converter = ScriptedConverter([.fail(JobFailure(.rejected, code: "password_protected", "the document is password-protected"))])
         let engine = try EngineFixture(converter)

@@ -104,6 +104,8 @@ public protocol JobStore: Sendable {
     func due(now: Date, limit: Int) throws -> [Job]
     /// Jobs not in a terminal status, for resuming after a restart.
     func unfinished() throws -> [Job]
+    /// Jobs waiting for their upload (CREATED) whose deadline has passed.
+    func expired(now: Date, limit: Int) throws -> [Job]
 }
 
 /// Where the runner files what converters produce: the library, seen from the engine.

@@ -24,6 +24,10 @@ public final class JobEngine: Sendable {
         public var urlCheck: URLCheck
         /// Time and randomness for scheduling and backoff (see `JobClock`).
         public var clock: JobClock
+        /// How long a file job may wait in CREATED for its upload and submit; past it the job
+        /// fails as `upload_expired` (and stops counting against its owner's limit). Its own
+        /// timeout starts at the submit.
+        public var uploadWindow: Duration
 
         public init(
             stagingDirectory: String,
@@ -33,7 +37,8 @@ public final class JobEngine: Sendable {
             idlePoll: Duration = .milliseconds(250),
             shutdownGrace: Duration = .seconds(30),
             urlCheck: URLCheck = URLCheck(),
-            clock: JobClock = .system
+            clock: JobClock = .system,
+            uploadWindow: Duration = .seconds(20 * 60)
         ) {
             self.stagingDirectory = stagingDirectory
             self.defaultTimeout = defaultTimeout
@@ -43,6 +48,7 @@ public final class JobEngine: Sendable {
             self.shutdownGrace = shutdownGrace
             self.urlCheck = urlCheck
             self.clock = clock
+            self.uploadWindow = uploadWindow
         }
 
         public func timeout(for spec: JobSpec) -> Duration {
@@ -114,11 +120,19 @@ public final class JobEngine: Sendable {
             )
         }
         let needsUpload = spec.type != .urlToPDF
-        let deadline = now.addingTimeInterval(Self.seconds(configuration.timeout(for: spec)))
+        let timeout = Self.seconds(configuration.timeout(for: spec))
+        let state =
+            needsUpload
+            ? JobStateMachine(
+                uploadBy: now.addingTimeInterval(Self.seconds(configuration.uploadWindow)),
+                thenTimeout: timeout,
+                maxAttempts: configuration.maxAttempts
+            )
+            : JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(timeout), maxAttempts: configuration.maxAttempts)
         let job = Job(
             owner: owner,
             spec: spec,
-            state: JobStateMachine(needsUpload: needsUpload, deadline: deadline, maxAttempts: configuration.maxAttempts),
+            state: state,
             createdAt: now,
             updatedAt: now
         )
@@ -245,7 +259,27 @@ public final class JobEngine: Sendable {
         }
     }
 
+    /// Fails jobs whose deadline passed while nothing happened to them (a file job never
+    /// uploaded): every 10 s is plenty for deadlines measured in minutes.
+    private func expireIdleJobs() {
+        let now = configuration.clock.now()
+        let due = lastExpirySweep.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= 10 || now < $0 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        do {
+            for job in try store.expired(now: now, limit: 256) { _ = try? apply(.deadlinePassed, to: job.id) }
+        } catch {
+            logger.error("jobs.expiry_failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private let lastExpirySweep = Mutex<Date?>(nil)
+
     private func startDueJobs() {
+        expireIdleJobs()
         let due: [Job]
         do {
             due = try store.due(now: configuration.clock.now(), limit: 64)

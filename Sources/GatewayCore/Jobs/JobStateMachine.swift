@@ -10,7 +10,12 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     /// Conversion attempts started so far.
     public private(set) var attempts: Int
     public let maxAttempts: Int
-    public let deadline: Date
+    /// When the job fails as timed out. For a file job this first bounds the upload (the upload
+    /// window); submitting starts the conversion's own time, `timeout`, from then.
+    public private(set) var deadline: Date
+    /// The conversion's time budget, applied from the submit of a file job; nil for jobs whose
+    /// deadline was fixed at creation (URL jobs, and jobs stored before this existed).
+    public private(set) var timeout: TimeInterval?
     /// True once the input file is staged (file jobs) — URL jobs need none.
     public private(set) var inputReady: Bool
     /// The remote converter's job id, kept so a restart resumes polling instead of re-uploading.
@@ -29,11 +34,20 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         attempts = 0
     }
 
+    /// A file job: until `uploadDeadline` to upload and submit (a slow phone on a big file must
+    /// not eat the conversion's time), then `timeout` from the submit.
+    public init(uploadBy uploadDeadline: Date, thenTimeout timeout: TimeInterval, maxAttempts: Int = 3) {
+        self.init(needsUpload: true, deadline: uploadDeadline, maxAttempts: maxAttempts)
+        self.timeout = timeout
+    }
+
     public enum Event: Sendable, Equatable {
         /// The input file is fully staged.
         case uploaded
         /// The client asked to start (mobile protocol: after the upload).
         case submitted
+        /// The engine's sweep: the deadline has passed without any other event to notice it.
+        case deadlinePassed
         /// A runner slot took the job.
         case started
         case entered(JobPhase)
@@ -75,7 +89,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
             throw JobTransitionError(event: event, status: status)
         }
         if now >= deadline, event != .cancelRequested {
-            if case .filed = event {} else { return fail(JobFailure(.timedOut, code: "timed_out", timeoutMessage)) }
+            if case .filed = event {} else { return fail(deadlineFailure) }
         }
         switch (event, status) {
         case (.uploaded, .created):
@@ -86,6 +100,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
                 throw JobTransitionError(event: event, status: status, reason: "upload the file to the job's upload URL before submitting")
             }
             status = .queued
+            if let timeout { deadline = now.addingTimeInterval(timeout) }
             return [.enqueue(notBefore: nil), .publish]
         case (.submitted, .queued), (.submitted, .processing):
             return []  // a repeated submit is harmless: the job is already on its way
@@ -161,6 +176,17 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     public static let backendNotReadyCodes: Set<String> = ["converter_unreachable", "converter_busy", "converter_unavailable"]
 
     private var timeoutMessage: String { "the job did not finish before its deadline" }
+
+    /// What passing the deadline means in the job's status: a file job still waiting for its
+    /// upload expired; anything else ran out of time.
+    private var deadlineFailure: JobFailure {
+        guard status == .created else { return JobFailure(.timedOut, code: "timed_out", timeoutMessage) }
+        let what =
+            inputReady
+            ? "the file was uploaded but the job was not submitted before its upload window closed"
+            : "nothing was uploaded before the job's upload window closed"
+        return JobFailure(.timedOut, code: "upload_expired", what + "; create the job again")
+    }
 }
 
 /// An event that does not fit the job's status.

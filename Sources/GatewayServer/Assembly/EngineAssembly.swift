@@ -16,6 +16,8 @@ public final class EngineAssembly: Sendable {
     public let routes: [JobType: BackendChoice]
     /// The configured backends by name, for readiness checks.
     public let converters: [any Converter]
+    /// Held while this assembly lives: one engine per store.
+    let engineLock: EngineLock
 
     public init(
         library: Library,
@@ -24,10 +26,12 @@ public final class EngineAssembly: Sendable {
         urlAllowList: Set<String> = [],
         shutdownGrace: Duration = .seconds(30),
         remoteEventStreams: Bool = true,
+        uploadWindow: Duration = .seconds(20 * 60),
         logger: Logger
     ) throws {
         self.library = library
         self.routes = routes
+        engineLock = try EngineLock(paths: library.paths)
         inspector = PDFInspectorPool()
         let urlCheck = URLCheck(allowList: urlAllowList)
         // Tools start lazily, so an unused local converter costs nothing.
@@ -66,7 +70,8 @@ public final class EngineAssembly: Sendable {
                 stagingDirectory: library.paths.staging,
                 defaultTimeout: timeouts,
                 shutdownGrace: shutdownGrace,
-                urlCheck: urlCheck
+                urlCheck: urlCheck,
+                uploadWindow: uploadWindow
             ),
             store: SQLiteJobStore(database: library.database),
             router: ConverterRouter(routes: table),
