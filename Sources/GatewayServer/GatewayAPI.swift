@@ -54,6 +54,12 @@ public final class GatewayAPI: Sendable {
         boundPort.withLock { $0 = port }
     }
 
+    /// Runs a library mutation (flock, renames, fsync) on a thread of its own: an fsync can take
+    /// milliseconds, and the two cooperative threads also answer every poll.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await runBlocking { Result { try body() } }.get()
+    }
+
     func baseURL(for request: Request) -> String {
         if let publicURL = configuration.publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"

@@ -10,7 +10,7 @@ extension GatewayAPI {
         routes.add(group, .post, "/v1/documents") { request, context in try await self.importDocument(request, context) }
         routes.add(group, .get, "/v1/documents/{id}") { request, context in try self.getDocument(request, context) }
         routes.add(group, .patch, "/v1/documents/{id}") { request, context in try await self.updateDocument(request, context) }
-        routes.add(group, .delete, "/v1/documents/{id}") { request, context in try self.deleteDocument(request, context) }
+        routes.add(group, .delete, "/v1/documents/{id}") { request, context in try await self.deleteDocument(request, context) }
         routes.add(group, .get, "/v1/documents/{id}/content") { request, context in try await self.documentContent(request, context) }
         routes.add(group, .get, "/v1/documents/{id}/thumbnail") { request, context in try await self.documentThumbnail(request, context) }
     }
@@ -64,19 +64,18 @@ extension GatewayAPI {
     func updateDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try ownedDocument(context)
         let patch = try await PatchBody(request, context: context)
-        let updated = try library.updateDocument(
-            id: document.id,
-            owner: document.owner,
-            name: patch.string("name"),
-            folder: try patch.folder(idKey: "folder_id", pathKey: "folder"),
-            conflict: try patch.conflict(request)
-        )
+        let (name, folder, conflict) = (patch.string("name"), try patch.folder(idKey: "folder_id", pathKey: "folder"), try patch.conflict(request))
+        let library = self.library
+        let updated = try await blocking {
+            try library.updateDocument(id: document.id, owner: document.owner, name: name, folder: folder, conflict: conflict)
+        }
         return try jsonResponse(documentJSON(updated, request: request))
     }
 
-    func deleteDocument(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+    func deleteDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try ownedDocument(context)
-        try library.deleteDocument(id: document.id, owner: document.owner)
+        let library = self.library
+        try await blocking { try library.deleteDocument(id: document.id, owner: document.owner) }
         try? FileManager.default.removeItem(atPath: library.paths.thumbnails + "/" + document.id.lowercased)
         return Response(status: .noContent)
     }
@@ -163,15 +162,11 @@ extension GatewayAPI {
             } ?? .fail
         let info = try await assembly.inspector.inspect(path: incoming, thumbnail: nil)
         let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
-        let document = try library.file(
-            incoming,
-            mode: .move,
-            owner: owner,
-            folder: .parse(fields["folder"]),
-            name: name,
-            conflict: conflict,
-            info: info
-        )
+        let folder = FolderReference.parse(fields["folder"])
+        let library = self.library
+        let document = try await blocking {
+            try library.file(incoming, mode: .move, owner: owner, folder: folder, name: name, conflict: conflict, info: info)
+        }
         return try jsonResponse(documentJSON(document, request: request), status: .created)
     }
 

@@ -9,7 +9,7 @@ extension GatewayAPI {
         routes.add(group, .post, "/v1/folders") { request, context in try await self.createFolder(request, context) }
         routes.add(group, .get, "/v1/folders/{id}") { request, context in try self.getFolder(request, context) }
         routes.add(group, .patch, "/v1/folders/{id}") { request, context in try await self.updateFolder(request, context) }
-        routes.add(group, .delete, "/v1/folders/{id}") { request, context in try self.deleteFolder(request, context) }
+        routes.add(group, .delete, "/v1/folders/{id}") { request, context in try await self.deleteFolder(request, context) }
     }
 
     private func folderID(_ context: GatewayRequestContext) throws -> UUID {
@@ -53,7 +53,8 @@ extension GatewayAPI {
         } else {
             throw APIError(.badRequest, "invalid_argument", "send {\"path\": \"A/B\"} or {\"name\": \"B\", \"parent_id\": \"…\"}")
         }
-        return try jsonResponse(FolderJSON(try library.createFolder(path: path, owner: owner)), status: .created)
+        let library = self.library
+        return try jsonResponse(FolderJSON(try await blocking { try library.createFolder(path: path, owner: owner) }), status: .created)
     }
 
     func getFolder(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
@@ -63,19 +64,19 @@ extension GatewayAPI {
     func updateFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let folder = try ownedFolder(context)
         let body = try await PatchBody(request, context: context)
-        let updated = try library.updateFolder(
-            .id(folder.id),
-            owner: folder.owner,
-            name: body.string("name"),
-            parent: try body.folder(idKey: "parent_id", pathKey: "parent"),
-            conflict: try body.conflict(request)
-        )
+        let (name, parent, conflict) = (body.string("name"), try body.folder(idKey: "parent_id", pathKey: "parent"), try body.conflict(request))
+        let library = self.library
+        let updated = try await blocking {
+            try library.updateFolder(.id(folder.id), owner: folder.owner, name: name, parent: parent, conflict: conflict)
+        }
         return try jsonResponse(FolderJSON(updated))
     }
 
-    func deleteFolder(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+    func deleteFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let folder = try ownedFolder(context)
-        try library.deleteFolder(.id(folder.id), owner: folder.owner, recursive: try Self.bool(request, "recursive"))
+        let recursive = try Self.bool(request, "recursive")
+        let library = self.library
+        try await blocking { try library.deleteFolder(.id(folder.id), owner: folder.owner, recursive: recursive) }
         return Response(status: .noContent)
     }
 }
