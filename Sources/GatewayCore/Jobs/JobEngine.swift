@@ -349,23 +349,29 @@ public final class JobEngine: Sendable {
             try advance(.entered(.inspecting), job.id)
             let info = try await inspector.inspect(path: output)
             try advance(.entered(.filing), job.id)
-            let document = try filer.fileConverted(
-                output,
-                id: Self.documentID(for: job.id),
-                owner: job.owner,
-                folder: job.spec.folder,
-                name: job.spec.defaultDocumentName,
-                conflict: job.spec.onConflict,
-                info: info
-            )
+            // Filing and recording it run on a blocking thread: they fsync, and a task
+            // cancelled now (a shutdown's grace running out) must not stop GRDB's writes halfway.
+            // A client's cancel is still seen: the state machine then refuses `.filed`.
+            let filer = filer
+            let document = try await runBlocking { [job] in
+                Result {
+                    try filer.fileConverted(
+                        output,
+                        id: Self.documentID(for: job.id),
+                        owner: job.owner,
+                        folder: job.spec.folder,
+                        name: job.spec.defaultDocumentName,
+                        conflict: job.spec.onConflict,
+                        info: info
+                    )
+                }
+            }.get()
             metadata["document.id"] = "\(document.id.uuidString.lowercased())"
-            do {
-                try apply(.filed(document.id), to: job.id)
-            } catch {
+            let recorded = await runBlocking { [self] in Result { try apply(.filed(document.id), to: job.id) } }
+            if case .failure(let error) = recorded {
                 // A cancel that landed during filing makes the state machine refuse `.filed`:
                 // the document must not outlive its job. (A retry files it again.)
-                let filer = filer
-                await Task.detached { try? filer.discardConverted(id: document.id, owner: job.owner) }.value
+                _ = await runBlocking { try? filer.discardConverted(id: document.id, owner: job.owner) }
                 throw error
             }
             logger.info("jobs.succeeded", metadata: metadata)
@@ -439,14 +445,14 @@ public final class JobEngine: Sendable {
             case .stopWork: running.withLock { $0[id] }?.cancel()
             case .cancelRemote(let remoteID):
                 if let converter = router.route(for: job.spec.type)?.converter {
-                    Task.detached { await converter.cancelRemoteJob(remoteID) }
+                    Task { await converter.cancelRemoteJob(remoteID) }  // a new task: not the cancelled job's
                 }
             case .cleanUpStaging: try? FileManager.default.removeItem(atPath: configuration.stagingDirectory + "/" + id.lowercased)
             case .discardDocument:
-                // Detached: this often runs on the job's own task, which a cancel has just
-                // cancelled, and GRDB stops a cancelled task's writes halfway.
+                // On a blocking thread: this often runs on the job's own task, which a cancel
+                // has just cancelled, and GRDB stops a cancelled task's writes halfway.
                 let filer = filer
-                Task.detached { try? filer.discardConverted(id: Self.documentID(for: id), owner: job.owner) }
+                Task { _ = await runBlocking { try? filer.discardConverted(id: Self.documentID(for: id), owner: job.owner) } }
             case .publish:
                 let observers = listeners.withLock { Array(($0[id] ?? [:]).values) } + allJobsListeners.withLock { Array($0.values) }
                 for observer in observers { observer(job) }
