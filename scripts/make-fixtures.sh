@@ -497,6 +497,12 @@ EOF
   "${SOFFICE[@]}" --convert-to rtf --outdir "$FIX/office" sample.fodt
   "${SOFFICE[@]}" --convert-to xlsx:"Calc MS Excel 2007 XML" --outdir "$FIX/office" sample.fods
   "${SOFFICE[@]}" --convert-to pptx:"Impress MS PowerPoint 2007 XML" --outdir "$FIX/office" sample.fodp
+  # The legacy binary and the other OpenDocument formats, from the same sources.
+  "${SOFFICE[@]}" --convert-to doc:"MS Word 97" --outdir "$FIX/office" sample.fodt
+  "${SOFFICE[@]}" --convert-to xls:"MS Excel 97" --outdir "$FIX/office" sample.fods
+  "${SOFFICE[@]}" --convert-to ods --outdir "$FIX/office" sample.fods
+  "${SOFFICE[@]}" --convert-to ppt:"MS PowerPoint 97" --outdir "$FIX/office" sample.fodp
+  "${SOFFICE[@]}" --convert-to odp --outdir "$FIX/office" sample.fodp
   "${SOFFICE[@]}" --convert-to 'pdf:writer_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}' \
      --outdir "$TMP/pdfa" pdfa.fodt
 ) >"$TMP/soffice.log" 2>&1 || { cat "$TMP/soffice.log" >&2; exit 1; }
@@ -573,13 +579,18 @@ ebook-convert "$TMP/src/book.html" "$FIX/ebook/sample.epub" "${ebook_meta[@]}" -
   >"$TMP/calibre.log" 2>&1 || { cat "$TMP/calibre.log" >&2; exit 1; }
 ebook-convert "$TMP/src/book.html" "$FIX/ebook/sample.fb2" "${ebook_meta[@]}" \
   >>"$TMP/calibre.log" 2>&1 || { echo "warning: no sample.fb2" >&2; rm -f "$FIX/ebook/sample.fb2"; }
+# Kindle formats (azw3 is KF8; mobi is the older MOBI format), from the epub as Kindle users get them.
+for f in mobi azw3; do
+  ebook-convert "$FIX/ebook/sample.epub" "$FIX/ebook/sample.$f" >>"$TMP/calibre.log" 2>&1 ||
+    { echo "warning: no sample.$f" >&2; rm -f "$FIX/ebook/sample.$f"; }
+done
 
 # ---------------------------------------------------------------------------
 # 5. Measure: convert every office/ebook input to PDF and count pages
 # ---------------------------------------------------------------------------
 echo "== measuring conversions" >&2
 mkdir -p "$TMP/measure/chromium"
-for f in docx odt rtf xlsx pptx html txt csv; do
+for f in docx odt rtf xlsx pptx html txt csv doc xls ods ppt odp; do
   # soffice names them all sample.pdf; convert one at a time to keep them apart
   "${SOFFICE[@]}" --convert-to pdf --outdir "$TMP/measure/$f" "$FIX/office/sample.$f" >>"$TMP/measure.log" 2>&1
 done
@@ -589,7 +600,7 @@ if [ -f "$FIX/office/protected.docx" ]; then
 fi
 timeout 120 chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
   --print-to-pdf="$TMP/measure/chromium/sample.pdf" "file://$FIX/office/sample.html" >>"$TMP/measure.log" 2>&1 || true
-for f in epub fb2; do
+for f in epub fb2 mobi azw3; do
   [ -f "$FIX/ebook/sample.$f" ] || continue
   ebook-convert "$FIX/ebook/sample.$f" "$TMP/measure/ebook-$f.pdf" >>"$TMP/measure.log" 2>&1 || true
 done
@@ -717,7 +728,7 @@ def pages(path):
     return int(info["Pages"]) if info else None
 
 conv = {}
-for ext in ["docx", "odt", "rtf", "xlsx", "pptx", "html", "txt", "csv"]:
+for ext in ["docx", "odt", "rtf", "xlsx", "pptx", "html", "txt", "csv", "doc", "xls", "ods", "ppt", "odp"]:
     conv[f"office/sample.{ext}"] = {"tool": "soffice --convert-to pdf",
                                     "page_count": pages(f"{measure}/{ext}/sample.pdf")}
 conv["office/sample.html#chromium"] = {"tool": "chromium --headless --print-to-pdf",
@@ -727,7 +738,7 @@ if os.path.exists(os.path.join(fix, "office/protected.docx")):
                                      "page_count": pages(f"{measure}/protected/protected.pdf"),
                                      "password": "secret",
                                      "page_count_with_password": pages(f"{measure}/protected-with-password.pdf")}
-for ext in ["epub", "fb2"]:
+for ext in ["epub", "fb2", "mobi", "azw3"]:
     if os.path.exists(os.path.join(fix, f"ebook/sample.{ext}")):
         conv[f"ebook/sample.{ext}"] = {"tool": "ebook-convert", "page_count": pages(f"{measure}/ebook-{ext}.pdf")}
 with open(os.path.join(fix, "expected-conversions.json"), "w") as f:
@@ -777,12 +788,19 @@ OFFICE_HOW = {
  "office/sample.rtf": "same FODT → `soffice --convert-to rtf`",
  "office/sample.xlsx": "hand-written FODS (4 rows of numbers, `=B2*C2` products and `SUM`) → `soffice --convert-to xlsx`",
  "office/sample.pptx": "hand-written FODP (3 slides, 28×15.75 cm) → `soffice --convert-to pptx`",
+ "office/sample.doc": "same FODT as sample.docx → `soffice --convert-to doc` (Word 97)",
+ "office/sample.xls": "same FODS as sample.xlsx → `soffice --convert-to xls` (Excel 97)",
+ "office/sample.ods": "same FODS → `soffice --convert-to ods`",
+ "office/sample.ppt": "same FODP as sample.pptx → `soffice --convert-to ppt` (PowerPoint 97)",
+ "office/sample.odp": "same FODP → `soffice --convert-to odp`",
  "office/sample.html": "hand-written, self-contained (inline CSS, no external resources)",
  "office/sample.txt": "hand-written UTF-8 text",
  "office/sample.csv": "hand-written CSV (4 columns, header + 3 rows)",
  "office/protected.docx": "the sample FODT saved through the UNO API (`storeToURL`, filter `MS Word 2007 XML`, EncryptionData OOXPassword=`secret`, CryptoType=Standard): an encrypted OLE/CFB container (ECMA-376 Standard Encryption, AES-128), password `secret`",
  "ebook/sample.epub": "hand-written HTML (2 chapters) → `ebook-convert … sample.epub` (calibre)",
  "ebook/sample.fb2": "same HTML → `ebook-convert … sample.fb2` (calibre)",
+ "ebook/sample.mobi": "sample.epub → `ebook-convert sample.epub sample.mobi` (calibre)",
+ "ebook/sample.azw3": "sample.epub → `ebook-convert sample.epub sample.azw3` (calibre, KF8)",
 }
 orows = []
 for rel, how in OFFICE_HOW.items():

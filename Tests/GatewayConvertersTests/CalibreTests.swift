@@ -7,7 +7,9 @@ import Testing
 
 extension LocalConverterTests {
     @Suite struct Calibre {
-        @Test(arguments: ["sample.epub", "sample.fb2"]) func ebookConvertsWithTheRightPageCount(name: String) async throws {
+        @Test(arguments: ["sample.epub", "sample.fb2", "sample.mobi", "sample.azw3"]) func ebookConvertsWithTheRightPageCount(
+            name: String
+        ) async throws {
             try await withConverter { converter in
                 let job = JobFixture()
                 let request = job.request(.ebookToPDF, job.file(Fixtures.ebook(name)))

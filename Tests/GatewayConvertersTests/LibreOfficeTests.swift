@@ -7,7 +7,10 @@ import Testing
 
 extension LocalConverterTests {
     @Suite struct LibreOffice {
-        static let formats = ["sample.docx", "sample.odt", "sample.rtf", "sample.xlsx", "sample.pptx", "sample.txt", "sample.csv"]
+        static let formats = [
+            "sample.docx", "sample.odt", "sample.rtf", "sample.xlsx", "sample.pptx", "sample.txt", "sample.csv", "sample.doc", "sample.xls",
+            "sample.ods", "sample.ppt", "sample.odp",
+        ]
 
         @Test func officeFormatsConvertWithTheRightPageCount() async throws {
             try await withConverter(.init(libreOfficeSlots: 1)) { converter in
