@@ -38,12 +38,7 @@ struct CrashRestartTests {
         let routes = ["--routes", "DOC_TO_PDF=gateway=\(back.baseURL)"]
         var front = try await ServerProcess(store: store, arguments: routes)
         var client = APIClient(base: front.baseURL)
-        let created = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.docx",
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
+        let created = try await client.oneShot("sample.docx")
         let id = try #require(created.string("job_id"))
         // Kill while the front is polling the back (the back's cold LibreOffice takes a while).
         _ = try await Self.waitFor(client, id) { $0["phase"] as? String == "polling" }
@@ -65,12 +60,7 @@ struct CrashRestartTests {
         let store = FileManager.default.temporaryDirectory.path + "/pdfgate-kill-\(UUID().uuidString.prefix(8))"
         var server = try await ServerProcess(store: store)
         var client = APIClient(base: server.baseURL)
-        let created = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.pptx&folder=Slides",
-            body: .file(path: Fixtures.office("sample.pptx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
+        let created = try await client.oneShot("sample.pptx", query: "&folder=Slides")
         let id = try #require(created.string("job_id"))
         _ = try await Self.waitFor(client, id) { $0["status"] as? String == "PROCESSING" }
         try await Task.sleep(for: .seconds(1))  // LibreOffice is up, or on its way

@@ -72,12 +72,7 @@ struct JobAPITests {
         let server = try await ServerProcess()
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
-        let oneShot = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.docx",
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
+        let oneShot = try await client.oneShot("sample.docx")
         let id = try #require(oneShot.string("job_id"))
         // Streamed live from QUEUED: the answer completes only because the stream ends itself.
         let live = try await client.get("/v1/jobs/\(id)/events")
@@ -129,11 +124,9 @@ struct JobAPITests {
         let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
-        let created = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.docx&callback_url=" + receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
+        let created = try await client.oneShot(
+            "sample.docx",
+            query: "&callback_url=" + receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         )
         #expect(created.status == 201, "\(created.text)")
         _ = try await Self.finish(client, try #require(created.string("job_id")))

@@ -116,11 +116,9 @@ struct LimitsAndTokensTests {
         defer { receiver.stop() }
         let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
         let client = APIClient(base: server.baseURL)
-        let created = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.rtf&callback_url=" + receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
-            body: .file(path: Fixtures.office("sample.rtf")),
-            headers: [("Content-Type", "application/octet-stream")]
+        let created = try await client.oneShot(
+            "sample.rtf",
+            query: "&callback_url=" + receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         )
         #expect(created.status == 201, "\(created.text)")
         _ = try await JobAPITests.finish(client, try #require(created.string("job_id")))

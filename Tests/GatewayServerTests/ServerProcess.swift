@@ -111,5 +111,16 @@ struct APIClient: Sendable {
     }
 
     func get(_ path: String, headers: [(String, String)] = []) async throws -> Answer { try await send("GET", path, headers: headers) }
+
+    /// A one-shot create: the office fixture `name` as the raw body, `query` after its filename
+    /// (e.g. `&folder=Slides`, already percent-encoded).
+    func oneShot(_ name: String, query: String = "") async throws -> Answer {
+        try await send(
+            "POST",
+            "/v1/jobs?filename=\(name)" + query,
+            body: .file(path: Fixtures.office(name)),
+            headers: [("Content-Type", "application/octet-stream")]
+        )
+    }
     func post(_ path: String, json: Any? = nil) async throws -> Answer { try await send("POST", path, json: json) }
 }

@@ -59,66 +59,60 @@ struct ShutdownTests {
         await server.stop()
     }
 
+    /// A docx job routed to `gotenberg`, SIGTERM once it is converting; returns the store, the
+    /// job's id and how the server exited (nil: still running after `within` seconds).
+    static func sigtermWhileConverting(
+        gotenberg: LoopbackHTTPServer,
+        grace: Int,
+        within: Double
+    ) async throws -> (
+        store: String, id: String, status: Int32?, log: String
+    ) {
+        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-term-\(UUID().uuidString.prefix(8))"
+        let server = try await ServerProcess(
+            store: store,
+            arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(gotenberg.baseURL)", "--shutdown-grace", String(grace)]
+        )
+        let client = APIClient(base: server.baseURL)
+        let created = try await client.oneShot("sample.docx")
+        let id = try #require(created.string("job_id"), "\(created.text)")
+        _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
+        kill(server.process.processIdentifier, SIGTERM)
+        let status = try await exitStatus(of: server.process, within: within)
+        await server.stop()
+        return (store, id, status, server.log)
+    }
+
     @Test("a job running at SIGTERM finishes within the grace period and is filed once")
     func runningJobFinishesWithinGrace() async throws {
         let gotenberg = try Self.slowGotenberg(delay: 2)
-        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-term-\(UUID().uuidString.prefix(8))"
-        let arguments = ["--routes", "DOC_TO_PDF=gotenberg=\(gotenberg.baseURL)", "--shutdown-grace", "30"]
-        var server = try await ServerProcess(store: store, arguments: arguments)
-        var client = APIClient(base: server.baseURL)
-        let created = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.docx",
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
-        let id = try #require(created.string("job_id"), "\(created.text)")
-        _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
+        defer { gotenberg.stop() }
+        let cut = try await Self.sigtermWhileConverting(gotenberg: gotenberg, grace: 30, within: 40)
+        #expect(cut.status == 0, "serve exited after letting the job finish\n\(cut.log)")
 
-        kill(server.process.processIdentifier, SIGTERM)
-        let status = try await Self.exitStatus(of: server.process, within: 40)
-        #expect(status == 0, "serve exited after letting the job finish\n\(server.log)")
-
-        server = try await ServerProcess(store: store, arguments: arguments)
-        client = APIClient(base: server.baseURL)
-        let job = try await client.get("/v1/jobs/\(id)").json
+        let server = try await ServerProcess(store: cut.store, arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(gotenberg.baseURL)"])
+        let client = APIClient(base: server.baseURL)
+        let job = try await client.get("/v1/jobs/\(cut.id)").json
         #expect(job["status"] as? String == "SUCCEEDED", "finished before the exit, not resumed after: \(job)")
         #expect(try await CrashRestartTests.documents(client).count == 1)
         await server.stop()
-        gotenberg.stop()
     }
 
     @Test("a job that outlives the grace period is cut at its end and resumes at the next start")
     func jobPastGraceResumes() async throws {
         let hanging = try Self.slowGotenberg(delay: nil)
-        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-term-\(UUID().uuidString.prefix(8))"
-        var server = try await ServerProcess(
-            store: store,
-            arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(hanging.baseURL)", "--shutdown-grace", "1"]
-        )
-        var client = APIClient(base: server.baseURL)
-        let created = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.docx",
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
-        let id = try #require(created.string("job_id"), "\(created.text)")
-        _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
-
-        kill(server.process.processIdentifier, SIGTERM)
-        let status = try await Self.exitStatus(of: server.process, within: 20)
-        #expect(status == 0, "serve exited once the grace ran out\n\(server.log)")
+        let cut = try await Self.sigtermWhileConverting(gotenberg: hanging, grace: 1, within: 20)
+        #expect(cut.status == 0, "serve exited once the grace ran out\n\(cut.log)")
         hanging.stop()
 
         // The same store with a converter that answers: the job picks up where it was cut.
         let working = try Self.slowGotenberg(delay: 0)
-        server = try await ServerProcess(store: store, arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(working.baseURL)"])
-        client = APIClient(base: server.baseURL)
-        let job = try await CrashRestartTests.waitFor(client, id) { ["SUCCEEDED", "FAILED"].contains($0["status"] as? String ?? "") }
+        defer { working.stop() }
+        let server = try await ServerProcess(store: cut.store, arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(working.baseURL)"])
+        let client = APIClient(base: server.baseURL)
+        let job = try await CrashRestartTests.waitFor(client, cut.id) { ["SUCCEEDED", "FAILED"].contains($0["status"] as? String ?? "") }
         #expect(job["status"] as? String == "SUCCEEDED", "\(job)")
         #expect(try await CrashRestartTests.documents(client).count == 1)
         await server.stop()
-        working.stop()
     }
 }
