@@ -63,6 +63,31 @@ extension LocalConverterTests {
             }
         }
 
+        /// URL jobs print through DevTools, so the job's paper options reach someone else's page.
+        @Test func paperOptionsApplyToURLs() async throws {
+            let site = TemporaryDirectory("pdfgate-site")
+            try "<!DOCTYPE html><html><head><title>Wide</title></head><body style=\"background:#c33\"><h1>Landscape A5</h1></body></html>"
+                .write(toFile: site.file("page.html"), atomically: true, encoding: .utf8)
+            let server = try StaticFileServer(directory: site.path)
+            defer { server.stop() }
+            let allowed = LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(server.port)"])))
+            try await withConverter(allowed) { converter in
+                let job = JobFixture()
+                let options = ConversionOptions(paperWidth: 5.83, paperHeight: 8.27, landscape: true, margin: 0.2, printBackground: true)
+                try await converter.convert(
+                    job.request(.urlToPDF, .url("http://127.0.0.1:\(server.port)/page.html"), options: options),
+                    events: { _ in }
+                )
+                let info = try await run("pdfinfo", [job.output]).stdout
+                // A5 landscape is 595.4 × 419.8 pt; Chromium rounds its paper to whole device units.
+                let size = info.split(separator: "\n").first { $0.hasPrefix("Page size:") }.map {
+                    $0.split(separator: " ").compactMap { Double($0) }
+                }
+                #expect(size.map { $0.count >= 2 && abs($0[0] - 595.4) < 1.5 && abs($0[1] - 419.8) < 1.5 } == true, "\(info)")
+                #expect(try await run("pdftotext", [job.output, "-"]).stdout.contains("Landscape A5"))
+            }
+        }
+
         @Test func unreachableURLFailsWithChromiumsReason() async throws {
             let port = try StaticFileServer.freePort()  // nothing listens there
             let allowed = LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(port)"])))

@@ -1,13 +1,14 @@
 import Foundation
 import GatewayCore
 
-/// Web pages and uploaded HTML → PDF with headless Chromium's `--print-to-pdf` (DESIGN §4).
+/// Web pages and uploaded HTML → PDF with headless Chromium (DESIGN §4).
 ///
 /// Each job gets a fresh profile in its work directory; background networking, component
 /// updates, sync and the like are off so Chromium fetches nothing but the page, and all of that
 /// goes through a `VettingProxy` that applies the SSRF rules to every request. Uploaded HTML may
-/// fetch nothing at all (see `ChromiumPage`). For URL jobs the client's paper options are not
-/// applied: the CLI prints on Chromium's default (Letter, portrait) and the page's own CSS decides.
+/// fetch nothing at all (see `ChromiumPage`) and is printed with `--print-to-pdf`, its options
+/// added as CSS; a URL is printed through DevTools (`ChromiumDevToolsPrint`), which takes the
+/// paper size, orientation, margins and backgrounds as parameters.
 final class ChromiumConverter: Converter {
     let name = "local.chromium"
     let slots: SlotPool<Int>
@@ -47,12 +48,7 @@ final class ChromiumConverter: Converter {
         let output = work + "/output.pdf"
         let log = work + "/chromium.log"
 
-        var arguments =
-            Self.baseFlags + [
-                "--user-data-dir=\(work)/profile",
-                "--print-to-pdf=\(output)",
-                "--virtual-time-budget=\(virtualTimeBudget.components.seconds * 1000 + virtualTimeBudget.components.attoseconds / 1_000_000_000_000_000)",
-            ]
+        var arguments = Self.baseFlags + ["--user-data-dir=\(work)/profile"]
         if geteuid() == 0 { arguments.append("--no-sandbox") }  // the sandbox refuses to run as root
         if let proxy {
             arguments += [
@@ -66,41 +62,79 @@ final class ChromiumConverter: Converter {
             // Belt and braces on top of the page's CSP: no route out at all.
             arguments += ["--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--host-resolver-rules=MAP * ~NOTFOUND"]
         }
-        arguments.append(target)
-        let spec = ChildSpec(
-            executable: executable,
-            arguments: arguments,
-            environment: childEnvironment(privateDirectory: work, extra: ["TMPDIR": socketDirectory]),
-            workingDirectory: work,
-            stdout: .file(log),
-            stderr: .file(log)
-        )
+        let environment = childEnvironment(privateDirectory: work, extra: ["TMPDIR": socketDirectory])
 
-        let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
-            do throws(SpawnFailure) {
-                return try await runOneShot(spec, deadline: request.deadline)
-            } catch {
-                throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
+        if isUpload {
+            // Our own copy of the page carries the options as CSS: the plain print switch does.
+            let spec = ChildSpec(
+                executable: executable,
+                arguments: arguments + [
+                    "--print-to-pdf=\(output)", "--no-pdf-header-footer",
+                    "--virtual-time-budget=\(Self.milliseconds(virtualTimeBudget))", target,
+                ],
+                environment: environment,
+                workingDirectory: work,
+                stdout: .file(log),
+                stderr: .file(log)
+            )
+            let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
+                do throws(SpawnFailure) {
+                    return try await runOneShot(spec, deadline: request.deadline)
+                } catch {
+                    throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
+                }
             }
-        }
-        let diagnostics = OutputCheck.tail(ofFile: log)
-        switch outcome {
-        case .cancelled:
-            throw CancellationError()
-        case .timedOut:
-            throw LocalFailures.timedOut("Chromium", what)
-        case .finished(.signaled(let signal)):
-            throw LocalFailures.crashed("Chromium", what, "was killed by signal \(signal)", log: diagnostics)
-        case .finished(.exited(let status)):
-            if let failure = Self.pageLoadFailure(in: diagnostics, what: what) {
+            let diagnostics = OutputCheck.tail(ofFile: log)
+            switch outcome {
+            case .cancelled:
+                throw CancellationError()
+            case .timedOut:
+                throw LocalFailures.timedOut("Chromium", what)
+            case .finished(.signaled(let signal)):
+                throw LocalFailures.crashed("Chromium", what, "was killed by signal \(signal)", log: diagnostics)
+            case .finished(.exited(let status)):
+                if let failure = Self.pageLoadFailure(in: diagnostics, what: what) { throw failure }
+                if status != 0 {
+                    throw LocalFailures.crashed("Chromium", what, "exited with status \(status)", log: diagnostics)
+                }
+            }
+        } else {
+            // Someone else's page: the options go to `Page.printToPDF` through DevTools.
+            let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
+                do throws(SpawnFailure) {
+                    return try await ChromiumDevToolsPrint.print(
+                        url: target,
+                        options: request.options,
+                        executable: executable,
+                        flags: arguments,
+                        environment: environment,
+                        workDirectory: work,
+                        log: log,
+                        output: output,
+                        settle: virtualTimeBudget,
+                        deadline: request.deadline
+                    )
+                } catch {
+                    throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
+                }
+            }
+            switch outcome {
+            case .printed: break
+            case .cancelled: throw CancellationError()
+            case .timedOut: throw LocalFailures.timedOut("Chromium", what)
+            case .pageFailed(let error):
+                let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
                 throw Self.explain(failure, notes: proxy?.notes ?? [])
+            case .broken(let how):
+                throw LocalFailures.crashed("Chromium", what, "broke off printing: \(how)", log: OutputCheck.tail(ofFile: log))
             }
-            if status != 0 {
-                throw LocalFailures.crashed("Chromium", what, "exited with status \(status)", log: diagnostics)
-            }
-            try OutputCheck.verify(output, tool: "Chromium", diagnostics: diagnostics)
-            try OutputCheck.deliver(output, to: request.outputPath)
         }
+        try OutputCheck.verify(output, tool: "Chromium", diagnostics: OutputCheck.tail(ofFile: log))
+        try OutputCheck.deliver(output, to: request.outputPath)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     func isReady() async -> Bool { FileManager.default.isExecutableFile(atPath: executable) }
@@ -167,6 +201,5 @@ final class ChromiumConverter: Converter {
         "--disable-background-timer-throttling", "--disable-dev-shm-usage", "--no-pings", "--metrics-recording-only",
         "--safebrowsing-disable-auto-update", "--password-store=basic", "--mute-audio", "--hide-scrollbars",
         "--disable-features=NetworkTimeServiceQuerying,Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider",
-        "--no-pdf-header-footer",
     ]
 }

@@ -1,0 +1,82 @@
+import Foundation
+import GatewayCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Chromium's DevTools protocol over `--remote-debugging-pipe`: JSON messages, each ended by a
+/// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). Blocking: use it from one
+/// thread (`runBlocking`), and cut it by killing Chromium, which closes the socket.
+final class DevToolsPipe {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+    private var nextID = 1
+    /// Events that arrived while waiting for something else, oldest first.
+    private var pending: [[String: Any]] = []
+    let deadline: ContinuousClock.Instant
+
+    init(socket: Int32, deadline: ContinuousClock.Instant) {
+        self.socket = socket
+        self.deadline = deadline
+    }
+
+    /// Sends a command and waits for its answer; throws the protocol's error message.
+    @discardableResult
+    func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil) throws -> [String: Any] {
+        let id = nextID
+        nextID += 1
+        var message: [String: Any] = ["id": id, "method": method, "params": params]
+        if let session { message["sessionId"] = session }
+        let bytes = try JSONSerialization.data(withJSONObject: message) + [0]
+        guard VettingProxy.sendAll(socket, Array(bytes)) else { throw Failure(description: "Chromium closed the DevTools pipe") }
+        while true {
+            guard let answer = try read(until: deadline) else { throw Failure(description: "Chromium did not answer \(method) in time") }
+            guard answer["id"] as? Int == id else {
+                if answer["method"] != nil { pending.append(answer) }
+                continue
+            }
+            if let error = answer["error"] as? [String: Any] {
+                throw Failure(description: "\(method): \(error["message"] as? String ?? "\(error)")")
+            }
+            return answer["result"] as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The first event for which `matches` holds, waiting until `limit`; nil when none came.
+    func event(until limit: ContinuousClock.Instant, where matches: ([String: Any]) -> Bool) throws -> [String: Any]? {
+        if let index = pending.firstIndex(where: matches) { return pending.remove(at: index) }
+        while let message = try read(until: min(limit, deadline)) {
+            if message["method"] != nil, matches(message) { return message }
+            if message["method"] != nil { pending.append(message) }
+        }
+        return nil
+    }
+
+    /// The next message, or nil at `limit`. Throws when Chromium has gone.
+    private func read(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            if let end = buffer.firstIndex(of: 0) {
+                let data = Data(buffer[..<end])
+                buffer.removeSubrange(...end)
+                return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            }
+            let remaining = ContinuousClock.now.duration(to: limit)
+            if remaining <= .zero { return nil }
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let ready = poll(&poller, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }  // re-check the limit
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { throw Failure(description: "Chromium closed the DevTools pipe") }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
