@@ -111,11 +111,15 @@ enum ChromiumDevToolsPrint {
                 return loader == nil || params["loaderId"] as? String == loader
             }
         }
-        // The load event, then up to `settle` for the network to go quiet (scripts, fonts).
-        guard try pipe.event(until: pipe.deadline, where: lifecycle("load")) != nil else {
+        // The load event, then up to `settle` for the network to go quiet (scripts, fonts). A
+        // page whose load never comes (an ad server that hangs) is printed as it stands once
+        // its document is parsed, shortly before the deadline, rather than lost.
+        let printBy = pipe.deadline - min(.seconds(5), ContinuousClock.now.duration(to: pipe.deadline) / 4)
+        if try pipe.event(until: printBy, where: lifecycle("load")) != nil {
+            _ = try pipe.event(until: min(ContinuousClock.now + settle, printBy), where: lifecycle("networkIdle"))
+        } else if try pipe.event(until: ContinuousClock.now, where: lifecycle("DOMContentLoaded")) == nil {
             throw DevToolsPipe.Failure(description: "the page never loaded")
         }
-        _ = try pipe.event(until: ContinuousClock.now + settle, where: lifecycle("networkIdle"))
 
         let printed = try pipe.call("Page.printToPDF", parameters(for: options), session: session)
         guard let stream = printed["stream"] as? String else { throw DevToolsPipe.Failure(description: "printToPDF returned no stream") }
