@@ -82,6 +82,30 @@ extension LocalConverterTests {
             }
         }
 
+        @Test func aPageWhoseLoadNeverEndsIsPrintedBeforeTheDeadline() async throws {
+            let hanging = try LoopbackHTTPServer { request, response in
+                if request.path == "/page.html" {
+                    _ = try request.discardBody()
+                    try response.respond(
+                        status: 200,
+                        headers: [("Content-Type", "text/html")],
+                        text: "<html><body><h1>Printed anyway</h1><img src=\"/never.png\"></body></html>"
+                    )
+                } else {
+                    response.hang()  // the image never arrives, so the load event never fires
+                }
+            }
+            defer { hanging.stop() }
+            try await withConverter(Self.configuration(allowing: ["127.0.0.1:\(hanging.port)"])) { converter in
+                let job = JobFixture()
+                try await converter.convert(
+                    job.request(.urlToPDF, .url("http://127.0.0.1:\(hanging.port)/page.html"), timeout: .seconds(8)),
+                    events: { _ in }
+                )
+                #expect(try await run("pdftotext", [job.output, "-"]).stdout.contains("Printed anyway"))
+            }
+        }
+
         @Test func subresourcesAreCheckedOneByOne() async throws {
             let assets = try Site { _ in (200, [], "<html><body><p>FRAME FROM B</p></body></html>") }
             let page = try Site { _ in

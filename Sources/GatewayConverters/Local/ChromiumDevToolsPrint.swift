@@ -117,7 +117,9 @@ enum ChromiumDevToolsPrint {
         let printBy = pipe.deadline - min(.seconds(5), ContinuousClock.now.duration(to: pipe.deadline) / 4)
         if try pipe.event(until: printBy, where: lifecycle("load")) != nil {
             _ = try pipe.event(until: min(ContinuousClock.now + settle, printBy), where: lifecycle("networkIdle"))
-        } else if try pipe.event(until: ContinuousClock.now, where: lifecycle("DOMContentLoaded")) == nil {
+        } else if try pipe.event(until: ContinuousClock.now, where: lifecycle("DOMContentLoaded")) != nil {
+            try pipe.call("Page.stopLoading", session: session)  // printing would wait for the stragglers
+        } else {
             throw DevToolsPipe.Failure(description: "the page never loaded")
         }
 
