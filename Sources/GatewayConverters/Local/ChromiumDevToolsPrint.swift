@@ -61,27 +61,20 @@ enum ChromiumDevToolsPrint {
             throw error
         }
         close(theirs)
-        let timer = DispatchWorkItem { group.stop(.deadline) }
-        DispatchQueue.global().asyncAfter(deadline: dispatchTime(for: deadline), execute: timer)
-        let outcome = await withTaskCancellationHandler {
-            await runBlocking {
-                let pipe = DevToolsPipe(socket: ours, deadline: deadline)
-                let outcome: Outcome
-                do {
-                    outcome = try printPage(url: url, options: options, pipe: pipe, output: output, settle: settle)
-                    _ = try? pipe.call("Browser.close")
-                } catch {
-                    outcome = .broken("\(error)")
-                }
-                group.stop(.shutdown)
-                _ = group.killAndReap()
-                return outcome
+        let (outcome, stop) = await group.supervise(until: deadline) {
+            let pipe = DevToolsPipe(socket: ours, deadline: deadline)
+            let outcome: Outcome
+            do {
+                outcome = try printPage(url: url, options: options, pipe: pipe, output: output, settle: settle)
+                _ = try? pipe.call("Browser.close")
+            } catch {
+                outcome = .broken("\(error)")
             }
-        } onCancel: {
-            group.stop(.cancellation)
+            group.stop(.shutdown)
+            _ = group.killAndReap()
+            return outcome
         }
-        timer.cancel()
-        switch group.stopReason {
+        switch stop {
         case .deadline: return .timedOut
         case .cancellation: return .cancelled
         default:

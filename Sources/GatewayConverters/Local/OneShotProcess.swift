@@ -17,22 +17,32 @@ func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant) async thro
     if Task.isCancelled { return .cancelled }
     if ContinuousClock.now >= deadline { return .timedOut }
     let group = try ProcessGroup.start(spec)
-    let timer = DispatchWorkItem { group.stop(.deadline) }
-    DispatchQueue.global().asyncAfter(deadline: dispatchTime(for: deadline), execute: timer)
-    let status = await withTaskCancellationHandler {
-        await runBlocking {
-            group.waitForLeaderExit()
-            // Helpers the leader left behind (renderers, worker pools) go with it.
-            return group.killAndReap()
-        }
-    } onCancel: {
-        group.stop(.cancellation)
+    let (status, stop) = await group.supervise(until: deadline) {
+        group.waitForLeaderExit()
+        // Helpers the leader left behind (renderers, worker pools) go with it.
+        return group.killAndReap()
     }
-    timer.cancel()
-    switch group.stopReason {
+    switch stop {
     case .deadline: return .timedOut
     case .cancellation: return .cancelled
     case .shutdown, .misbehaving, nil: return .finished(ChildTermination(waitStatus: status))
+    }
+}
+
+extension ProcessGroup {
+    /// Runs `body` (which waits on the group) on a blocking thread while the group is killed at
+    /// `deadline` or when the task is cancelled; returns its result and why the group was
+    /// stopped, if it was.
+    func supervise<T: Sendable>(until deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> T) async -> (T, StopReason?) {
+        let timer = DispatchWorkItem { self.stop(.deadline) }
+        DispatchQueue.global().asyncAfter(deadline: dispatchTime(for: deadline), execute: timer)
+        let result = await withTaskCancellationHandler {
+            await runBlocking(body)
+        } onCancel: {
+            self.stop(.cancellation)
+        }
+        timer.cancel()
+        return (result, stopReason)
     }
 }
 
