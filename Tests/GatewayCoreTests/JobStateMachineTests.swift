@@ -149,6 +149,37 @@ struct JobStateMachineTests {
         #expect(job.phase == .polling && job.attempts == 1 && job.remoteID == "r-2")
     }
 
+    @Test mutating func retriesOfAJobWithARemoteIDStillCountAttempts() throws {
+        // A peer that keeps failing the same remote job (a download that is never a PDF, say)
+        // must not be retried until the deadline: the id stays, but each retry is an attempt.
+        var job = job(upload: false, attempts: 3, deadlineIn: 600)
+        let garbage = JobFailure(.transient, code: "invalid_output", "the peer's download was not a PDF")
+        var later = now
+        for attempt in 1...3 {
+            _ = try job.handle(.started, now: later, random: &random)
+            if attempt == 1 { _ = try job.handle(.remoteCreated("r-4"), now: later, random: &random) }
+            #expect(job.attempts == attempt)
+            _ = try job.handle(.failed(garbage), now: later, random: &random)
+            later = job.notBefore ?? later
+        }
+        #expect(job.status == .failed && job.failure == garbage && job.attempts == 3)
+    }
+
+    @Test mutating func aRestartDuringARetriedRemoteJobResumesWithoutCountingIt() throws {
+        var job = job(upload: false)
+        _ = try job.handle(.started, now: now, random: &random)
+        _ = try job.handle(.remoteCreated("r-5"), now: now, random: &random)
+        _ = try job.handle(.failed(JobFailure(.transient, code: "converter_error", "500")), now: now, random: &random)
+        _ = try job.handle(.started, now: job.notBefore ?? now, random: &random)
+        #expect(job.attempts == 2)
+        _ = try job.handle(.resumedAfterRestart, now: now, random: &random)
+        _ = try job.handle(.started, now: now, random: &random)
+        #expect(job.attempts == 2 && job.phase == .polling)
+        _ = try job.handle(.failed(JobFailure(.transient, code: "converter_error", "500")), now: now, random: &random)
+        _ = try job.handle(.started, now: job.notBefore ?? now, random: &random)
+        #expect(job.attempts == 3, "the start after a failure is an attempt again")
+    }
+
     @Test(arguments: [
         ("a.epub", JobType.ebookToPDF), ("b.MOBI", .ebookToPDF), ("c.azw3", .ebookToPDF), ("d.docx", .docToPDF), ("e.html", .docToPDF),
         ("noext", .docToPDF),

@@ -10,8 +10,8 @@ import GatewayHTTPClient
 /// polling that job instead of uploading again. A resumed job that cannot finish any more — the
 /// peer answers 404 for it, or it is CANCELLED, still CREATED (the upload or submit never
 /// completed) or FAILED for a transient reason — is abandoned and a fresh remote job is created
-/// in the same attempt. (Throwing a transient failure instead would loop: the engine keeps the
-/// remote id across retries, so every retry would resume the same dead job.)
+/// in the same attempt. (Throwing a transient failure instead would spend the job's attempts: the
+/// engine keeps the remote id across retries, so every retry would resume the same dead job.)
 ///
 /// On timeout, and on task cancellation unless disabled, the remote job is cancelled with a
 /// best-effort `DELETE`. The converter never retries a failed exchange itself; it classifies it

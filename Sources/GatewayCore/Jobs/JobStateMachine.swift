@@ -20,6 +20,11 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     public private(set) var inputReady: Bool
     /// The remote converter's job id, kept so a restart resumes polling instead of re-uploading.
     public private(set) var remoteID: String?
+    /// True from a restart that found the job polling its remote job until the next start: that
+    /// start resumes the poll and is not a new attempt. Every other start is one, remote id or
+    /// not, so a peer that keeps failing cannot retry a job past `maxAttempts`. (Optional: states
+    /// stored before it existed decode as nil.)
+    private var resumesRemotePoll: Bool?
     /// A retry must not start before this.
     public private(set) var notBefore: Date?
     public private(set) var failure: JobFailure?
@@ -107,7 +112,8 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         case (.started, .queued):
             status = .processing
             phase = remoteID == nil ? .converting : .polling
-            attempts += remoteID == nil ? 1 : 0
+            attempts += resumesRemotePoll == true ? 0 : 1
+            resumesRemotePoll = nil
             notBefore = nil
             return [.publish]
         case (.entered(let next), .processing):
@@ -133,6 +139,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         case (.resumedAfterRestart, .processing):
             status = .queued
             phase = nil
+            resumesRemotePoll = remoteID != nil ? true : nil
             return [.enqueue(notBefore: nil), .publish]
         case (.resumedAfterRestart, .queued):
             return [.enqueue(notBefore: notBefore)]
