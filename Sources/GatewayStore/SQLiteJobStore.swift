@@ -70,9 +70,11 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func due(now: Date, limit: Int) throws -> [Job] {
-        try database.pool.read { db in
+    public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
+        guard !types.isEmpty else { return [] }
+        return try database.pool.read { db in
             try JobRecord.filter(JobRecord.Columns.status == JobStatus.queued.rawValue)
+                .filter(types.map(\.rawValue).contains(JobRecord.Columns.type))
                 .filter(JobRecord.Columns.notBefore == nil || JobRecord.Columns.notBefore <= now)
                 .order(JobRecord.Columns.createdAt).limit(limit).fetchAll(db).map { try $0.job() }
         }
@@ -80,7 +82,7 @@ public final class SQLiteJobStore: JobStore {
 
     public func expired(now: Date, limit: Int) throws -> [Job] {
         try database.pool.read { db in
-            try JobRecord.filter(JobRecord.Columns.status == JobStatus.created.rawValue)
+            try JobRecord.filter([JobStatus.created, .queued].map(\.rawValue).contains(JobRecord.Columns.status))
                 .filter(JobRecord.Columns.deadline != nil && JobRecord.Columns.deadline <= now)
                 .order(JobRecord.Columns.deadline).limit(limit).fetchAll(db).map { try $0.job() }
         }

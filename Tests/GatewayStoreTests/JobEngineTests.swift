@@ -18,6 +18,7 @@ struct EngineFixture {
         _ converter: any Converter,
         timeout: Duration = .seconds(20),
         maxAttempts: Int = 3,
+        routes: [JobType: ConverterRouter.Route]? = nil,
         filer makeFiler: (Library) -> any DocumentFiler = { $0 }
     ) throws {
         fixture = try LibraryFixture()
@@ -32,7 +33,7 @@ struct EngineFixture {
                 clock: clock.jobClock
             ),
             store: store,
-            router: ConverterRouter(everything: converter, slots: 2),
+            router: routes.map { ConverterRouter(routes: $0) } ?? ConverterRouter(everything: converter, slots: 2),
             inspector: fixture.inspector,
             filer: makeFiler(fixture.library)
         )
@@ -60,6 +61,17 @@ struct EngineFixture {
             try await Task.sleep(for: .milliseconds(10))
         }
         return try #require(try engine.job(id))
+    }
+
+    /// A new engine on the same store and library, as after a restart of the process.
+    func restarted(with converter: any Converter = PassthroughConverter()) -> JobEngine {
+        JobEngine(
+            configuration: engine.configuration,
+            store: store,
+            router: ConverterRouter(everything: converter, slots: 1),
+            inspector: fixture.inspector,
+            filer: fixture.library
+        )
     }
 
     func documents() throws -> [Document] {
@@ -164,6 +176,69 @@ struct JobEngineTests {
         #expect(!FileManager.default.fileExists(atPath: engine.engine.inputPath(job)), "its staging is gone")
     }
 
+    @Test func aBacklogOnOneBackendNeitherHidesAnotherBackendsJobsNorOutlivesItsDeadline() async throws {
+        // DOC_TO_PDF has one slot, held by a hang, and more queued jobs behind it than one read
+        // of due jobs returns; an EBOOK_TO_PDF job on another backend must still run, and the
+        // queued DOC jobs must fail at their deadline, not whenever the slot frees.
+        let hang = ScriptedConverter(Array(repeating: .hang, count: 100))
+        let engine = try EngineFixture(
+            hang,
+            routes: [.docToPDF: .init(converter: hang, slots: 1), .ebookToPDF: .init(converter: PassthroughConverter(), slots: 1)]
+        )
+        let backlog = try (0..<70).map { _ in try engine.submit() }
+        let book = try engine.engine.create(owner: "alice", spec: JobSpec(type: .ebookToPDF, originalFilename: "book.epub"))
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: engine.engine.inputPath(book))
+        try engine.engine.inputReceived(book.id)
+        _ = try engine.engine.submit(book.id)
+
+        let runner = Task { await engine.engine.run() }
+        defer { runner.cancel() }
+        var limit = ContinuousClock.now + .seconds(10)
+        while try engine.engine.job(book.id)?.state.status.isTerminal != true, ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try engine.engine.job(book.id)?.state.status == .succeeded, "the ebook job waited behind another backend's backlog")
+        #expect(hang.calls == 1)
+
+        engine.clock.advance(by: 21)
+        limit = ContinuousClock.now + .seconds(10)
+        var waiting = try backlog.dropFirst().map { try #require(try engine.engine.job($0.id)) }
+        while waiting.contains(where: { $0.state.status == .queued }), ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(20))
+            waiting = try backlog.dropFirst().map { try #require(try engine.engine.job($0.id)) }
+        }
+        #expect(
+            waiting.allSatisfy { $0.state.status == .failed && $0.state.failure?.code == "timed_out" },
+            "queued jobs past their deadline were left waiting for a slot"
+        )
+    }
+
+    @Test func aStartSweepsWhatADeadProcessLeftInStaging() async throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let staging = engine.fixture.library.paths.staging
+        let finished = try engine.submit()
+        _ = try await engine.runUntilDone(finished.id)
+        let waiting = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: engine.engine.inputPath(waiting))
+        // Left by a process killed after the terminal write, by one killed mid-upload, and a
+        // directory no job owns.
+        let leftovers = [finished.id.lowercased + "/input", "incoming-\(UUID().lowercased)", UUID().lowercased + "/attempt-1"]
+        for leftover in leftovers {
+            let path = staging + "/" + leftover
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: path)
+        }
+        let restarted = engine.restarted()
+        let runner = Task { await restarted.run() }
+        try await Task.sleep(for: .milliseconds(300))
+        runner.cancel()
+        await runner.value
+        let left = try FileManager.default.contentsOfDirectory(atPath: staging)
+        #expect(left == [waiting.id.lowercased], "only the unfinished job's upload stays: \(left)")
+        #expect(FileManager.default.fileExists(atPath: engine.engine.inputPath(waiting)))
+    }
+
     @Test func rejectionsFailAtOnceAndFileNothing() async throws {
         let converter = ScriptedConverter([.fail(JobFailure(.rejected, code: "password_protected", "the document is password-protected"))])
         let engine = try EngineFixture(converter)
@@ -256,13 +331,7 @@ struct JobEngineTests {
         await runner.value
         #expect(try fixture.engine.job(job.id)?.state.status == .processing, "shutdown leaves it to resume")
 
-        let restarted = JobEngine(
-            configuration: fixture.engine.configuration,
-            store: fixture.store,
-            router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
-            inspector: fixture.fixture.inspector,
-            filer: fixture.fixture.library
-        )
+        let restarted = fixture.restarted(with: PassthroughConverter())
         let second = Task { await restarted.run() }
         defer { second.cancel() }
         var status = JobStatus.processing

@@ -100,11 +100,13 @@ public protocol JobStore: Sendable {
     func activeCount(owner: String) throws -> Int
     /// Jobs per status, all owners: what `/metrics` reports.
     func statusCounts() throws -> [JobStatus: Int]
-    /// Queued jobs whose retry time has come, oldest first.
-    func due(now: Date, limit: Int) throws -> [Job]
+    /// Queued jobs of `types` whose retry time has come, oldest first. The engine asks only for
+    /// types whose backend has a free slot, so a backlog on one backend never hides another's jobs.
+    func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job]
     /// Jobs not in a terminal status, for resuming after a restart.
     func unfinished() throws -> [Job]
-    /// Jobs waiting for their upload (CREATED) whose deadline has passed.
+    /// Jobs waiting for their upload (CREATED) or for a slot (QUEUED) whose deadline has passed:
+    /// nothing running would notice it for them.
     func expired(now: Date, limit: Int) throws -> [Job]
 }
 

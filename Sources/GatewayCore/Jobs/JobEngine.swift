@@ -75,6 +75,8 @@ public final class JobEngine: Sendable {
     private static let recentLimit = 20_000
     /// Listeners to every job's changes (webhooks, metrics).
     private let allJobsListeners = Mutex<[UUID: @Sendable (Job) -> Void]>([:])
+    /// When this engine was made: staged request bodies older than this belong to a dead process.
+    private let startedAt = Date()
 
     public init(
         configuration: Configuration,
@@ -254,17 +256,42 @@ public final class JobEngine: Sendable {
             for job in try store.unfinished() where job.state.status != .created {
                 _ = try? apply(.resumedAfterRestart, to: job.id)
             }
+            sweepStaging()
         } catch {
             logger.error("jobs.resume_failed", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Fails jobs whose deadline passed while nothing happened to them (a file job never
-    /// uploaded): every 10 s is plenty for deadlines measured in minutes.
+    /// Removes what a killed process left in staging: directories of jobs that are finished or
+    /// unknown (a crash between a job's terminal write and its clean-up), and request bodies
+    /// (`incoming-…`, `import-…`) older than this engine, whose requests died with that process.
+    /// Bodies of requests this process is receiving are newer than `startedAt` and stay, and a
+    /// job is looked up when its directory is seen, so one created meanwhile is not swept.
+    private func sweepStaging() {
+        let staging = configuration.stagingDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: staging) else { return }
+        var removed = 0
+        for name in names {
+            let path = staging + "/" + name
+            let stale: Bool
+            if let id = UUID(uuidString: name) {
+                stale = (try? store.job(id: id)).map { $0?.state.status.isTerminal ?? true } ?? false
+            } else {
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                stale = modified.map { $0 < startedAt } ?? false
+            }
+            if stale, (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        if removed > 0 { logger.notice("jobs.staging_swept", metadata: ["removed": "\(removed)"]) }
+    }
+
+    /// Fails jobs whose deadline passed while nothing ran for them: a file job never uploaded, a
+    /// job still waiting for a slot behind slower ones. Once a second (an indexed read), so such
+    /// a job ends within about a second of its deadline.
     private func expireIdleJobs() {
         let now = configuration.clock.now()
         let due = lastExpirySweep.withLock { last in
-            guard last.map({ now.timeIntervalSince($0) >= 10 || now < $0 }) ?? true else { return false }
+            guard last.map({ now.timeIntervalSince($0) >= 1 || now < $0 }) ?? true else { return false }
             last = now
             return true
         }
@@ -280,9 +307,10 @@ public final class JobEngine: Sendable {
 
     private func startDueJobs() {
         expireIdleJobs()
+        let startable = Set(router.routes.filter { slotsInUse($0.value.converter.name) < $0.value.slots }.keys)
         let due: [Job]
         do {
-            due = try store.due(now: configuration.clock.now(), limit: 64)
+            due = try store.due(now: configuration.clock.now(), types: startable, limit: 64)
         } catch {
             logger.error("jobs.due_failed", metadata: ["error": "\(error)"])
             return
