@@ -26,6 +26,7 @@ public struct GatewayServer {
             urlAllowList: configuration.urlAllowList,
             shutdownGrace: configuration.shutdownGrace,
             remoteEventStreams: configuration.remoteEventStreams,
+            gatewayToken: configuration.gatewayToken,
             // The upload URL's life, plus room for an upload that started just before it ended.
             uploadWindow: configuration.uploadURLLifetime + .seconds(5 * 60),
             logger: logger

@@ -19,6 +19,7 @@ extension ServerConfiguration {
         var jobCreationsPerMinute: Int?
         var shutdownGraceSeconds: Double?
         var remoteEventStreams: Bool?
+        var gatewayToken: String?
         var signingKeys: [SigningKey]?
         var webhookSecret: String?
 
@@ -31,6 +32,7 @@ extension ServerConfiguration {
             case jobCreationsPerMinute = "job_creations_per_minute"
             case shutdownGraceSeconds = "shutdown_grace_seconds"
             case remoteEventStreams = "remote_event_streams"
+            case gatewayToken = "gateway_token"
             case signingKeys = "signing_keys"
             case webhookSecret = "webhook_secret"
         }
@@ -73,6 +75,7 @@ extension ServerConfiguration {
         if let value = file.jobCreationsPerMinute { jobCreationsPerMinute = value }
         if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
         if let value = file.remoteEventStreams { remoteEventStreams = value }
+        if let value = file.gatewayToken, !value.isEmpty { gatewayToken = value }
         if let value = file.signingKeys { signingKeys = value }
         if let value = file.webhookSecret { webhookSecret = value }
     }
@@ -99,6 +102,21 @@ extension ServerConfiguration {
             case "false", "0", "off", "no": remoteEventStreams = false
             default: throw ConfigurationError("PDFGATE_REMOTE_EVENT_STREAMS must be true or false, not '\(value)'")
             }
+        }
+        if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { gatewayToken = value }
+        if let value = environment["PDFGATE_MAX_ACTIVE_JOBS"] {
+            guard let count = Int(value), count > 0 else { throw ConfigurationError("PDFGATE_MAX_ACTIVE_JOBS '\(value)' is not a positive number") }
+            maxActiveJobsPerOwner = count
+        }
+        if let value = environment["PDFGATE_JOBS_PER_MINUTE"] {
+            guard let count = Int(value), count > 0 else { throw ConfigurationError("PDFGATE_JOBS_PER_MINUTE '\(value)' is not a positive number") }
+            jobCreationsPerMinute = count
+        }
+        if let value = environment["PDFGATE_SHUTDOWN_GRACE"] {
+            guard let seconds = Double(value), seconds >= 0 else {
+                throw ConfigurationError("PDFGATE_SHUTDOWN_GRACE '\(value)' is not a number of seconds")
+            }
+            shutdownGrace = .milliseconds(Int64(seconds * 1000))
         }
         if let value = environment["PDFGATE_MAX_UPLOAD_BYTES"] {
             guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }

@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether `gateway` backends wait on the peer's event stream (one request per job) before
     /// falling back to polling; off, they only poll, as the mobile client does.
     public var remoteEventStreams = true
+    /// Sent as `Authorization: Bearer …` to `gateway` backends: a peer that is not on loopback
+    /// runs with tokens. From the file or the environment only, never a flag (`ps` shows flags).
+    public var gatewayToken: String?
     public var heartbeat: Duration = .seconds(15)
     /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
     /// a key is generated once and kept in the store.

@@ -44,7 +44,14 @@ public enum BackendChoice: Equatable, Sendable {
                     "route '\(item)' is not TYPE=BACKEND with TYPE one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))"
                 )
             }
-            routes[type] = try BackendChoice(parsing: parts[1])
+            let choice = try BackendChoice(parsing: parts[1])
+            if type == .ebookToPDF, case .gotenberg = choice {
+                throw LibraryError(
+                    .invalidArgument,
+                    "Gotenberg cannot convert ebooks; route EBOOK_TO_PDF to local or gateway=URL (unnamed types stay local)"
+                )
+            }
+            routes[type] = choice
         }
         return routes
     }

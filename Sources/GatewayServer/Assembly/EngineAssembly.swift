@@ -26,6 +26,7 @@ public final class EngineAssembly: Sendable {
         urlAllowList: Set<String> = [],
         shutdownGrace: Duration = .seconds(30),
         remoteEventStreams: Bool = true,
+        gatewayToken: String? = nil,
         uploadWindow: Duration = .seconds(20 * 60),
         logger: Logger
     ) throws {
@@ -55,6 +56,7 @@ public final class EngineAssembly: Sendable {
                     let remote = RemoteGatewayConverter(
                         configuration: .init(
                             baseURL: url,
+                            bearerToken: gatewayToken,
                             polling: RemotePollingPolicy(streamEvents: remoteEventStreams),
                             cancelRemoteJobOnTaskCancellation: false
                         )

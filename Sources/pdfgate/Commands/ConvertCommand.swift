@@ -25,7 +25,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "When the name is taken: fail, or rename to 'Name 01', ….")
     var onConflict: ConflictPolicy = .rename
 
-    @Option(help: "Backend: local, gotenberg=URL or gateway=URL.")
+    @Option(help: "Backend: local, gotenberg=URL or gateway=URL (a peer with tokens: its token in $PDFGATE_GATEWAY_TOKEN).")
     var converter = "local"
 
     @Option(help: "Seconds each job may take, retries included (default 120).")
@@ -53,6 +53,7 @@ struct ConvertCommand: AsyncParsableCommand {
                 routes: BackendChoice.everyType(try BackendChoice(parsing: converter)),
                 timeouts: timeout.map { t in Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(t * 1000))) }) } ?? [:],
                 urlAllowList: allow,
+                gatewayToken: ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
                 logger: logger
             )
             let runner = Task { await assembly.engine.run() }
