@@ -45,6 +45,46 @@ extension LocalConverterTests {
             }
         }
 
+        /// Markup that tries every way out of an uploaded page: a `<head>` the old meta-tag CSP
+        /// could be fooled by, a script and a refresh that navigate to a local file, objects, and
+        /// a frame from a loopback server. None of the secrets may reach the PDF.
+        @Test(arguments: [
+            "<!--<head>--><p>visible</p><iframe src=\"file://SECRET\"></iframe>",
+            "<title><head></title><p>visible</p><object data=\"file://SECRET\"></object><embed src=\"file://SECRET\">",
+            "<p>visible</p><script>location.href = 'file://SECRET'</script>",
+            "<meta http-equiv=\"refresh\" content=\"0;url=file://SECRET\"><p>visible</p>",
+            "<p>visible</p><iframe src=\"LOOPBACK/secret.html\"></iframe><script>fetch('LOOPBACK/secret.html').then(r => r.text()).then(t => document.body.append(t))</script>",
+        ])
+        func hostileUploadedHTMLReachesNoLocalFileOrLoopbackServer(_ markup: String) async throws {
+            let job = JobFixture()
+            let secret = job.directory.file("secret.txt")
+            try "TOP-SECRET-FILE".write(toFile: secret, atomically: true, encoding: .utf8)
+            let site = TemporaryDirectory("pdfgate-secret-site")
+            try "<p>TOP-SECRET-LOOPBACK</p>".write(toFile: site.file("secret.html"), atomically: true, encoding: .utf8)
+            let server = try StaticFileServer(directory: site.path)
+            defer { server.stop() }
+            let page = job.directory.file("page.html")
+            let html = markup.replacingOccurrences(of: "SECRET", with: secret).replacingOccurrences(
+                of: "LOOPBACK",
+                with: "http://127.0.0.1:\(server.port)"
+            )
+            try html.write(toFile: page, atomically: true, encoding: .utf8)
+            // Even with the loopback server allow-listed for URL jobs, an upload reaches nothing.
+            let allowed = LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(server.port)"])))
+            try await withConverter(allowed) { converter in
+                do {
+                    try await converter.convert(job.request(.docToPDF, job.file(page)), events: { _ in })
+                } catch let failure as JobFailure {
+                    Issue.record("the page should still print, without what it tried to load: \(failure.message)")
+                    return
+                }
+                let text = try await run("pdftotext", [job.output, "-"]).stdout
+                #expect(!text.contains("TOP-SECRET"), "leaked into the PDF: \(text)")
+                #expect(text.contains("visible"), "the page itself is printed: \(text)")
+                #expect(server.requests == 0, "the loopback server was reached")
+            }
+        }
+
         @Test func urlServedOnLoopbackIsPrinted() async throws {
             let site = TemporaryDirectory("pdfgate-site")
             try "<!DOCTYPE html><html><head><title>Loopback</title></head><body><h1>Served over HTTP</h1></body></html>"
@@ -136,6 +176,13 @@ extension LocalConverterTests {
 final class StaticFileServer: Sendable {
     let port: Int
     private let process: Process
+    /// The server's request log (one line per request, on its stderr).
+    private let log = FileManager.default.temporaryDirectory.path + "/pdfgate-static-\(UUID().uuidString.prefix(8)).log"
+
+    /// Requests the server has answered so far.
+    var requests: Int {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "\n").filter { $0.contains("\"GET ") }.count
+    }
 
     init(directory: String) throws {
         port = try Self.freePort()
@@ -143,7 +190,8 @@ final class StaticFileServer: Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, String(port)]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
         self.process = process
         // Wait until it accepts connections.
@@ -158,6 +206,7 @@ final class StaticFileServer: Sendable {
         // SIGKILL: the test runner blocks SIGTERM, and Foundation's children inherit that mask.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: log)
     }
 
     static func freePort() throws -> Int {

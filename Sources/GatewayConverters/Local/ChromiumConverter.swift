@@ -5,10 +5,12 @@ import GatewayCore
 ///
 /// Each job gets a fresh profile in its work directory; background networking, component
 /// updates, sync and the like are off so Chromium fetches nothing but the page, and all of that
-/// goes through a `VettingProxy` that applies the SSRF rules to every request. Uploaded HTML may
-/// fetch nothing at all (see `ChromiumPage`) and is printed with `--print-to-pdf`, its options
-/// added as CSS; a URL is printed through DevTools (`ChromiumDevToolsPrint`), which takes the
-/// paper size, orientation, margins and backgrounds as parameters.
+/// goes through a `VettingProxy` that applies the SSRF rules to every request. Uploaded HTML is
+/// served by that proxy from an `http:` origin with a no-fetch CSP header, never opened as a
+/// `file:` URL: a `file:` page could frame, or navigate to, any file the gateway can read and
+/// print it. It is printed with `--print-to-pdf`, its options added as CSS (`ChromiumPage`); a
+/// URL is printed through DevTools (`ChromiumDevToolsPrint`), which takes the paper size,
+/// orientation, margins and backgrounds as parameters.
 final class ChromiumConverter: Converter {
     let name = "local.chromium"
     let slots: SlotPool<Int>
@@ -39,29 +41,26 @@ final class ChromiumConverter: Converter {
         // SSRF: the page is checked now, so a refused URL fails before Chromium starts; then
         // every request Chromium makes — redirects and subresources included — goes through a
         // proxy that checks it and connects to the address it checked (see `VettingProxy`).
-        var proxy: VettingProxy?
-        if case .url(let url) = request.source {
+        let proxy: VettingProxy
+        switch request.source {
+        case .url(let url):
             _ = try await urlGuard.vet(url)
             proxy = try VettingProxy(page: url, urlGuard: urlGuard)
+        case .file:
+            proxy = try VettingProxy(serving: work + "/input.html", at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy)
         }
-        defer { proxy?.stop() }
+        defer { proxy.stop() }
         let output = work + "/output.pdf"
         let log = work + "/chromium.log"
 
         var arguments = Self.baseFlags + ["--user-data-dir=\(work)/profile"]
         if geteuid() == 0 { arguments.append("--no-sandbox") }  // the sandbox refuses to run as root
-        if let proxy {
-            arguments += [
-                "--proxy-server=\(proxy.chromiumProxyServer)",
-                "--proxy-bypass-list=<-loopback>",  // loopback too: the proxy decides, by the allow-list
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
-                "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-            ]
-        }
-        if isUpload {
-            // Belt and braces on top of the page's CSP: no route out at all.
-            arguments += ["--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--host-resolver-rules=MAP * ~NOTFOUND"]
-        }
+        arguments += [
+            "--proxy-server=\(proxy.chromiumProxyServer)",
+            "--proxy-bypass-list=<-loopback>",  // loopback too: the proxy decides, by the allow-list
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
+            "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        ]
         let environment = childEnvironment(privateDirectory: work, extra: ["TMPDIR": socketDirectory])
 
         if isUpload {
@@ -124,7 +123,7 @@ final class ChromiumConverter: Converter {
             case .timedOut: throw LocalFailures.timedOut("Chromium", what)
             case .pageFailed(let error):
                 let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
-                throw Self.explain(failure, notes: proxy?.notes ?? [])
+                throw Self.explain(failure, notes: proxy.notes)
             case .broken(let how):
                 throw LocalFailures.crashed("Chromium", what, "broke off printing: \(how)", log: OutputCheck.tail(ofFile: log))
             }
@@ -163,9 +162,13 @@ final class ChromiumConverter: Converter {
             } catch {
                 throw JobFailure(.transient, code: "input_not_staged", "the uploaded HTML could not be prepared: \(error.localizedDescription)")
             }
-            return (URL(fileURLWithPath: page).absoluteString, originalFilename, true)
+            return (Self.uploadedPageURL, originalFilename, true)
         }
     }
+
+    /// Where Chromium asks the proxy for an uploaded page: a name that resolves nowhere, so
+    /// only the proxy can answer it.
+    static let uploadedPageURL = "http://uploaded-page.pdfgate.invalid/input.html"
 
     /// Chromium exits 0 without a PDF when the page does not load; its log says why.
     static func pageLoadFailure(in log: String, what: String) -> JobFailure? {

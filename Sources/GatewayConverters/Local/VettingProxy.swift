@@ -18,6 +18,10 @@ import Glibc
 /// so a connection never carries a second request for another host. A refused request gets no
 /// answer (HTTP) or a 403 (CONNECT): either way Chromium fails that load, and `notes` tells the
 /// converter why, so a refused page becomes a rejection that names the rule.
+///
+/// For uploaded HTML it serves the page itself instead (`init(serving:at:contentSecurityPolicy:)`)
+/// and refuses everything else: the page then has an `http:` origin, from which Chromium loads
+/// and navigates to no `file:` URL, and its CSP comes as a header that no markup can undo.
 final class VettingProxy: Sendable {
     /// What the proxy refused or could not reach, in order.
     /// `navigation` is true for a page or frame load, false for a subresource, and nil when the
@@ -35,10 +39,15 @@ final class VettingProxy: Sendable {
 
     let port: Int
     private let listener: Int32
-    private let urlGuard: URLGuard
-    /// `host:port` of the page being printed.
-    private let page: String
+    private let mode: Mode
     private let state = Mutex(State())
+
+    private enum Mode: Sendable {
+        /// Someone else's page at `page` (`host:port`): every request vetted and forwarded.
+        case vetting(URLGuard, page: String)
+        /// An uploaded page: `file` answered at `url` with `policy` as its CSP; nothing else.
+        case serving(file: String, url: String, policy: String)
+    }
 
     private struct State {
         var connections: Set<Int32> = []
@@ -63,11 +72,20 @@ final class VettingProxy: Sendable {
     /// How long connecting to an origin may take before the request counts as unreachable.
     static let connectTimeoutMilliseconds: Int32 = 10_000
 
-    /// Binds 127.0.0.1 on a free port and starts accepting; `stop()` ends everything.
-    init(page: String, urlGuard: URLGuard) throws(JobFailure) {
-        self.urlGuard = urlGuard
+    /// A proxy for printing `page`; it binds 127.0.0.1 on a free port and starts accepting;
+    /// `stop()` ends everything.
+    convenience init(page: String, urlGuard: URLGuard) throws(JobFailure) {
         let target = try urlGuard.check.checkSyntax(page)
-        self.page = "\(target.host):\(target.port)"
+        try self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"))
+    }
+
+    /// A proxy that answers `url` (plain `http:`) with the HTML in `file` and refuses anything else.
+    convenience init(serving file: String, at url: String, contentSecurityPolicy: String) throws(JobFailure) {
+        try self.init(mode: .serving(file: file, url: url, policy: contentSecurityPolicy))
+    }
+
+    private init(mode: Mode) throws(JobFailure) {
+        self.mode = mode
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Self.unavailable("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -157,11 +175,43 @@ final class VettingProxy: Sendable {
             _ = Self.sendAll(client, Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
             return
         }
+        switch mode {
+        case .serving(let file, let url, let policy):
+            if !request.isConnect && request.url == url {
+                Self.sendPage(client, file: file, policy: policy)
+            } else if request.isConnect {
+                _ = Self.sendAll(client, Array("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
+            }
+        case .vetting(let urlGuard, let page):
+            forward(client, request, leftover: leftover, urlGuard: urlGuard, page: page)
+        }
+    }
+
+    /// The uploaded page, with its CSP as a header and nothing cached.
+    private static func sendPage(_ client: Int32, file: String, policy: String) {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            _ = sendAll(client, Array("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
+            return
+        }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: 0)
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(size)\r\nContent-Security-Policy: \(policy)\r\n"
+            + "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+        guard sendAll(client, Array(head.utf8)) else { return }
+        while let chunk = try? handle.read(upToCount: 64 * 1024), !chunk.isEmpty {
+            guard sendAll(client, Array(chunk)) else { return }
+        }
+    }
+
+    /// Vets a request for someone else's page and splices it to the address that was checked.
+    private func forward(_ client: Int32, _ request: ProxyRequest, leftover: [UInt8], urlGuard: URLGuard, page: String) {
         let vetted: VettedURL
         let navigation = request.isConnect ? nil : request.isNavigation
-        guard isThePagesRequest(request) else { return }
+        guard isThePagesRequest(request, urlGuard: urlGuard, page: page) else { return }
         do {
-            vetted = try blockingVet(request.url)
+            vetted = try blockingVet(request.url, urlGuard: urlGuard)
         } catch {
             let failure = error as? JobFailure ?? JobFailure(.rejected, code: "url_forbidden", "refusing to fetch \(request.url): \(error)")
             note(.refused(failure, navigation: navigation))
@@ -189,7 +239,7 @@ final class VettingProxy: Sendable {
 
     /// False for Chromium's own traffic: anything before the page is asked for, and its known
     /// service hosts at any time. Those get no answer and leave no note.
-    private func isThePagesRequest(_ request: ProxyRequest) -> Bool {
+    private func isThePagesRequest(_ request: ProxyRequest, urlGuard: URLGuard, page: String) -> Bool {
         guard let (host, port, _) = try? urlGuard.check.checkSyntax(request.url) else { return true }  // vet() says why
         if Self.chromiumServices.contains(host) { return false }
         return state.withLock { state in
@@ -199,10 +249,9 @@ final class VettingProxy: Sendable {
     }
 
     /// `URLGuard.vet` is async (its resolver runs off the cooperative pool); this thread just waits.
-    private func blockingVet(_ url: String) throws -> VettedURL {
+    private func blockingVet(_ url: String, urlGuard: URLGuard) throws -> VettedURL {
         let result = Mutex<Result<VettedURL, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let urlGuard = self.urlGuard
         Task {
             let outcome: Result<VettedURL, any Error>
             do { outcome = .success(try await urlGuard.vet(url)) } catch { outcome = .failure(error) }
