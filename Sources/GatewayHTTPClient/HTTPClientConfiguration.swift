@@ -18,10 +18,12 @@ public struct HTTPClientConfiguration: Sendable {
 
     /// Which proxy, if any, requests go through.
     public enum Proxy: Sendable {
-        /// libcurl's own environment rules: `http_proxy` (lowercase only: libcurl ignores
-        /// `HTTP_PROXY` because CGI sets it from a request header), `https_proxy`/`HTTPS_PROXY`,
-        /// `all_proxy`/`ALL_PROXY`, and `no_proxy`/`NO_PROXY` for exceptions.
+        /// The process's proxy variables, either spelling: `http_proxy`/`HTTP_PROXY`,
+        /// `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY`, and `no_proxy`/`NO_PROXY` for
+        /// exceptions (see `EnvironmentProxy`).
         case environment
+        /// The same rules applied to these variables instead of the process's.
+        case variables([String: String])
         /// Always connect directly, whatever the environment says.
         case direct
         /// Always use this proxy URL, e.g. `http://proxy.internal:3128`.

@@ -64,7 +64,8 @@ struct Transfer: Sendable {
         // Keepalive probes stop NAT boxes from dropping a connection while a converter thinks.
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
         switch configuration.proxy {
-        case .environment: break  // libcurl reads the proxy variables itself when CURLOPT_PROXY is unset.
+        case .environment: try setProxy(EnvironmentProxy(for: request.url, environment: ProcessInfo.processInfo.environment), on: easy)
+        case .variables(let variables): try setProxy(EnvironmentProxy(for: request.url, environment: variables), on: easy)
         case .direct: try easy.set(CURLOPT_PROXY, "")
         case .url(let url): try easy.set(CURLOPT_PROXY, url)
         }
@@ -96,6 +97,12 @@ struct Transfer: Sendable {
             }
         )
         try easy.set(CURLOPT_HEADERDATA, pointer: pointer)
+    }
+
+    /// An explicit proxy (empty: direct) and its exceptions, so libcurl reads no variable itself.
+    private func setProxy(_ selection: EnvironmentProxy, on easy: CurlEasy) throws {
+        try easy.set(CURLOPT_PROXY, selection.proxy)
+        if let noProxy = selection.noProxy { try easy.set(CURLOPT_NOPROXY, noProxy) }
     }
 
     private func configureBody(_ easy: CurlEasy, context: TransferContext, pointer: UnsafeMutableRawPointer) throws {

@@ -1,7 +1,8 @@
 import Foundation
-import GatewayHTTPClient
 import GatewayTestSupport
 import Testing
+
+@testable import GatewayHTTPClient
 
 @Suite("HTTPClient exchanges against a loopback server")
 struct HTTPClientExchangeTests {
@@ -267,6 +268,38 @@ struct HTTPClientExchangeTests {
 
         #expect(response.bodyText == "via proxy")
         #expect(target.value == "http://127.0.0.1:9/page")
+    }
+
+    /// Uppercase `HTTP_PROXY` is honoured (libcurl alone would ignore it), and `NO_PROXY`
+    /// still sends the listed hosts direct.
+    @Test func theUppercaseProxyVariableIsHonouredAndNoProxyBypassesIt() async throws {
+        let target = Recorder("")
+        let proxy = try LoopbackHTTPServer { request, response in
+            target.set(request.target)
+            try response.respond(status: 200, text: "via proxy")
+        }
+        defer { proxy.stop() }
+        let origin = try LoopbackHTTPServer { _, response in try response.respond(status: 200, text: "direct") }
+        defer { origin.stop() }
+
+        let viaProxy = loopbackClient { $0.proxy = .variables(["HTTP_PROXY": proxy.baseURL]) }
+        #expect(try await viaProxy.execute(HTTPRequest(url: "http://127.0.0.1:9/page")).bodyText == "via proxy")
+        #expect(target.value == "http://127.0.0.1:9/page")
+
+        let bypassing = loopbackClient { $0.proxy = .variables(["HTTP_PROXY": proxy.baseURL, "NO_PROXY": "127.0.0.1"]) }
+        #expect(try await bypassing.execute(HTTPRequest(url: origin.baseURL + "/")).bodyText == "direct")
+    }
+
+    @Test(arguments: [
+        (["http_proxy": "http://a:1", "HTTP_PROXY": "http://b:2"], "http://x/", "http://a:1"),
+        (["HTTP_PROXY": "http://b:2"], "http://x/", "http://b:2"),
+        (["HTTP_PROXY": "http://b:2"], "https://x/", ""),
+        (["HTTPS_PROXY": "http://c:3", "ALL_PROXY": "http://d:4"], "https://x/", "http://c:3"),
+        (["all_proxy": "http://d:4"], "http://x/", "http://d:4"),
+        ([:], "http://x/", ""),
+    ])
+    func proxyVariablesAreChosenByScheme(_ environment: [String: String], _ url: String, _ expected: String) {
+        #expect(EnvironmentProxy(for: url, environment: environment).proxy == expected)
     }
 
     @Test(arguments: [
