@@ -2,7 +2,6 @@ import Foundation
 import GatewayCore
 import GatewayHTTPClient
 import GatewayTestSupport
-import Synchronization
 import Testing
 
 @testable import GatewayConverters
@@ -13,14 +12,6 @@ import Testing
 /// Transport settings for tests: never a proxy (tests only ever talk to 127.0.0.1), quick connects.
 func httpTestTransport(lowSpeed: HTTPClientConfiguration.LowSpeedLimit? = nil) -> HTTPClientConfiguration {
     HTTPClientConfiguration(connectTimeout: .seconds(2), lowSpeedLimit: lowSpeed, proxy: .direct)
-}
-
-/// A value shared between a server handler thread and the test.
-final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    var value: Value { storage.withLock { $0 } }
-    func update<R>(_ change: (inout Value) -> R) -> R { storage.withLock { change(&$0) } }
 }
 
 /// The events a converter reported, in order.
