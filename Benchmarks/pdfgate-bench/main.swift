@@ -51,6 +51,12 @@ func peakRSS(pid: String = "self") -> Double {
     return 0
 }
 
+/// Resets this process's peak RSS (VmHWM) to its current RSS, so the next `peakRSS()` is the
+/// peak of what ran in between.
+func resetPeakRSS() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
 /// Live children of this process whose command name starts with `prefix`.
 func children(named prefix: String) -> [String] {
     let me = String(getpid())
@@ -152,10 +158,12 @@ func seed(store: String, count: Int, template: String) async throws {
     }
     emit("seed.documents", Double(count))
     emit("seed.s", elapsed)
+    emit("seed.rss_mib", peakRSS())
 }
 
 func libraryBenchmark(store: String) async throws {
     let library = try Library(root: store)
+    resetPeakRSS()
     var query = DocumentQuery(owner: "bench", folder: .path("Big"), sort: DocumentSort(.createdAt, descending: true), limit: 50)
     var listTimes: [Double] = []
     var ids: [UUID] = []
@@ -168,11 +176,15 @@ func libraryBenchmark(store: String) async throws {
     var firstPage: [Double] = []
     query.cursor = nil
     for _ in 0..<100 { firstPage.append(try seconds { _ = try library.listDocuments(query) }) }
+    let listRSS = peakRSS()
 
+    resetPeakRSS()
     var renameTimes: [Double] = []
     for (i, id) in ids.prefix(500).enumerated() {
         renameTimes.append(try seconds { try library.updateDocument(id: id, owner: "bench", name: "Renamed \(i)") })
     }
+    let renameRSS = peakRSS()
+    resetPeakRSS()
     var moveTimes: [Double] = []
     for id in ids.prefix(500) {
         moveTimes.append(try seconds { try library.updateDocument(id: id, owner: "bench", folder: .path("Other")) })
@@ -181,7 +193,9 @@ func libraryBenchmark(store: String) async throws {
     emit("library.list_any_page_ms", median(listTimes) * 1000)
     emit("library.rename_ms", median(renameTimes) * 1000)
     emit("library.move_ms", median(moveTimes) * 1000)
-    emit("library.rss_mib", peakRSS())
+    emit("library.move_rss_mib", peakRSS())
+    emit("library.list_rss_mib", listRSS)
+    emit("library.rename_rss_mib", renameRSS)
 }
 
 let arguments = CommandLine.arguments
