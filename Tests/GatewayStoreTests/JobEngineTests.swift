@@ -227,8 +227,14 @@ struct JobEngineTests {
             let path = staging + "/" + leftover
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: path)
+            let entry = staging + "/" + leftover.prefix { $0 != "/" }
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: entry)
         }
+        // The unfinished job's directory is as old: it stays because its job is unfinished.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3600)],
+            ofItemAtPath: staging + "/" + waiting.id.lowercased
+        )
         let restarted = engine.restarted()
         let runner = Task { await restarted.run() }
         try await Task.sleep(for: .milliseconds(300))

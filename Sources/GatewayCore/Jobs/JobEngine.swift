@@ -264,23 +264,24 @@ public final class JobEngine: Sendable {
 
     /// Removes what a killed process left in staging: directories of jobs that are finished or
     /// unknown (a crash between a job's terminal write and its clean-up), and request bodies
-    /// (`incoming-…`, `import-…`) older than this engine, whose requests died with that process.
-    /// Bodies of requests this process is receiving are newer than `startedAt` and stay, and a
-    /// job is looked up when its directory is seen, so one created meanwhile is not swept.
+    /// (`incoming-…`, `import-…`) whose requests died with that process. Only entries last
+    /// changed well before this engine was made: what this process creates meanwhile (a job's
+    /// directory exists a moment before its row) must stay, and the kernel stamps files from a
+    /// coarse clock that can read a little behind `Date()`.
     private func sweepStaging() {
         let staging = configuration.stagingDirectory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: staging) else { return }
         var removed = 0
         for name in names {
             let path = staging + "/" + name
-            let stale: Bool
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            guard let modified, modified < startedAt.addingTimeInterval(-2) else { continue }
             if let id = UUID(uuidString: name) {
-                stale = (try? store.job(id: id)).map { $0?.state.status.isTerminal ?? true } ?? false
-            } else {
-                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-                stale = modified.map { $0 < startedAt } ?? false
+                let job: Job?
+                do { job = try store.job(id: id) } catch { continue }  // the store cannot say: keep it
+                if let job, !job.state.status.isTerminal { continue }  // an unfinished job's input
             }
-            if stale, (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
         }
         if removed > 0 { logger.notice("jobs.staging_swept", metadata: ["removed": "\(removed)"]) }
     }
