@@ -46,6 +46,45 @@ struct ConvertCLITests {
         #expect(try await run("pdftotext", [cli.store.path + "/data/" + path, "-"]).stdout.contains("Hello from loopback"))
     }
 
+    /// `--converter gotenberg=URL` sends the file to that Gotenberg (here a stand-in on
+    /// 127.0.0.1), and off a terminal the progress comes as a line per status or phase.
+    @Test func aGotenbergBackendChosenOnTheCommandLineConverts() async throws {
+        let cli = CLI()
+        let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+        let seen = Locked<[String]>([])
+        let gotenberg = try LoopbackHTTPServer { request, response in
+            _ = try request.discardBody()
+            seen.update { $0.append(request.path + " " + (request.header("Gotenberg-Trace") ?? "-")) }
+            try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: pdf)
+        }
+        defer { gotenberg.stop() }
+        let result = try await cli("convert", Fixtures.office("sample.docx"), "--converter", "gotenberg=\(gotenberg.baseURL)", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let documents = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(documents.first?["page_count"] as? Int == 1)
+        let jobs = try #require(try await cli.json("jobs") as? [[String: Any]])
+        let jobID = try #require(jobs.first?["job_id"] as? String)
+        #expect(seen.value == ["/forms/libreoffice/convert \(jobID)"], "one request, traced with the job id")
+        for line in ["sample.docx: PROCESSING converting", "sample.docx: SUCCEEDED"] {
+            #expect(result.stderr.contains(line), "progress line '\(line)' in: \(result.stderr)")
+        }
+    }
+
+    /// `--timeout` bounds the whole job: a converter that never answers fails it as
+    /// `timed_out` in about that time, exit status 1, nothing filed.
+    @Test func theTimeoutOptionBoundsTheJob() async throws {
+        let cli = CLI()
+        let gotenberg = try LoopbackHTTPServer { _, response in response.hang() }
+        defer { gotenberg.stop() }
+        let start = ContinuousClock.now
+        let result = try await cli("convert", Fixtures.office("sample.docx"), "--converter", "gotenberg=\(gotenberg.baseURL)", "--timeout", "2")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("timed_out"), "\(result.stderr)")
+        #expect(start.duration(to: .now) < .seconds(8), "the CLI included its own start-up and shutdown")
+        let listing = try #require(try await cli.json("ls", "--recursive") as? [String: Any])
+        #expect((listing["documents"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func aFailedConversionExitsNonZeroAndFilesNothing() async throws {
         let cli = CLI()
         let result = try await cli("convert", Fixtures.office("protected.docx"))

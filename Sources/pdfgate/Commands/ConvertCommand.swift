@@ -61,15 +61,18 @@ struct ConvertCommand: AsyncParsableCommand {
 
             var jobs: [(source: String, id: UUID)] = []
             var failed = 0
+            let progress = JobProgress(engine: assembly.engine)
             for source in sources {
                 do {
-                    jobs.append((source, try submit(source, to: assembly.engine, owner: library.resolvedOwner)))
+                    let id = try submit(source, to: assembly.engine, owner: library.resolvedOwner)
+                    progress.track(id, source: source)
+                    jobs.append((source, id))
                 } catch let error as any GatewayError {
                     Output.printError("\(source): \(error.message) [\(error.code)]")
                     failed += 1
                 }
             }
-            let finished = try await watch(jobs, engine: assembly.engine)
+            let finished = try await watch(jobs, engine: assembly.engine, progress: progress)
             runner.cancel()
             await runner.value
             await assembly.shutdown()
@@ -124,23 +127,11 @@ struct ConvertCommand: AsyncParsableCommand {
         return try engine.submit(job.id).id
     }
 
-    /// Waits for every job to end, drawing one progress line per job on a terminal.
-    private func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine) async throws -> [(String, Job)] {
-        let start = ContinuousClock.now
-        let live = isatty(STDERR_FILENO) == 1
-        var drawn = 0
+    /// Waits for every job to end, showing their progress.
+    private func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: JobProgress) async throws -> [(String, Job)] {
         while true {
             let current = try jobs.map { ($0.source, try requireJob(engine.job($0.id), $0.id)) }
-            if live {
-                var screen = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
-                let elapsed = (ContinuousClock.now - start).components.seconds
-                for (source, job) in current {
-                    let phase = job.state.phase.map { " \($0.rawValue)" } ?? ""
-                    screen += "\u{1B}[2K\((source as NSString).lastPathComponent): \(job.state.status.rawValue)\(phase) \(elapsed)s\n"
-                }
-                FileHandle.standardError.write(Data(screen.utf8))
-                drawn = current.count
-            }
+            progress.show()
             if current.allSatisfy({ $0.1.state.status.isTerminal }) { return current }
             try await Task.sleep(for: .milliseconds(100))
         }
