@@ -31,6 +31,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         return APIError(.tooManyRequests, code, message, headers: headers)
     }
 
+    /// 503 with the `Retry-After` openapi.yaml promises on every 503 of the API.
+    static func unavailable(_ code: String, _ message: String, retryAfter seconds: Int = 5) -> APIError {
+        var headers = HTTPFields()
+        headers[.retryAfter] = String(max(1, seconds))
+        return APIError(.serviceUnavailable, code, message, headers: headers)
+    }
+
     /// Maps what the domain throws to statuses; unknown errors become a 500 that hides internals.
     static func from(_ error: any Error) -> APIError {
         switch error {
@@ -46,6 +53,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case .storage: .internalServerError
                 case .storeBusy: .serviceUnavailable
                 }
+            if status == .serviceUnavailable { return .unavailable(error.code, error.message) }
             return APIError(status, error.code, error.message)
         case let error as JobTransitionError:
             if error.status == .created, error.event == .submitted {
@@ -59,6 +67,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case "url_forbidden", "url_unresolvable", "invalid_url": .unprocessableContent
                 default: .badRequest
                 }
+            if status == .serviceUnavailable { return .unavailable(error.code, error.message) }
             return APIError(status, error.code, error.message)
         case let error as InspectionError:
             return APIError(.unprocessableContent, error.code, error.message)

@@ -14,7 +14,10 @@ public final class GatewayAPI: Sendable {
     let idempotency: IdempotencyStore
     let signer: URLSigner
     let limits: OwnerLimits
-    let uploads: UploadSlots
+    let uploads = InFlight<UUID>()
+    /// `[owner, key]` of every `Idempotency-Key` whose first request is still running.
+    let idempotencyKeysInFlight = InFlight<[String]>()
+    let admission = OwnerGates()
     public let metrics: GatewayMetrics
     let closing = ClosingSignal()
     /// The listener's port once bound (differs from the configured one with `--port 0`).
@@ -31,7 +34,6 @@ public final class GatewayAPI: Sendable {
         idempotency = IdempotencyStore(database: assembly.library.database)
         signer = URLSigner(keys: signingKeys)
         limits = OwnerLimits(perMinute: configuration.jobCreationsPerMinute)
-        uploads = UploadSlots()
         metrics = GatewayMetrics()
         self.logger = logger
     }
@@ -75,7 +77,11 @@ public final class GatewayAPI: Sendable {
 
     /// A fresh download URL: re-issued on every answer, valid for `downloadURLLifetime`.
     func downloadURL(for document: Document, base: String) -> String {
-        let path = "/v1/downloads/\(document.owner)/\(document.id.lowercased)"
+        downloadURL(documentID: document.id, owner: document.owner, base: base)
+    }
+
+    func downloadURL(documentID: UUID, owner: String, base: String) -> String {
+        let path = "/v1/downloads/\(owner)/\(documentID.lowercased)"
         let expires = Date().addingTimeInterval(JobEngine.seconds(configuration.downloadURLLifetime))
         return base + path + "?" + signer.sign(method: "GET", path: path, expires: expires)
     }
@@ -88,11 +94,14 @@ public final class GatewayAPI: Sendable {
             let upload = uploadURL(for: job, base: base)
             json.upload = .init(method: "PUT", url: upload.url, expiresAt: upload.expires, maxBytes: upload.maxBytes)
         case .succeeded:
-            if let id = job.state.documentID, let document = try? library.document(id: id, owner: job.owner) {
+            guard let id = job.state.documentID else { break }
+            // The mobile client expects a download URL on every SUCCEEDED job; once the document
+            // is deleted from the library, that URL answers 410 `document_deleted` saying so.
+            let url = downloadURL(documentID: id, owner: job.owner, base: base)
+            json.downloadURL = url
+            if let document = try? library.document(id: id, owner: job.owner) {
                 var documentJSON = DocumentJSON(document)
-                let url = downloadURL(for: document, base: base)
                 documentJSON.downloadURL = url
-                json.downloadURL = url
                 json.document = documentJSON
             }
         default: break

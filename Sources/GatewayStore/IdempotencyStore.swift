@@ -66,6 +66,18 @@ public final class IdempotencyStore: Sendable {
         }
     }
 
+    /// Whether `key` already created a job for `owner`: a request carrying it is a replay, which
+    /// is answered with that job and so is not held to the owner's limits.
+    public func hasCreatedJob(owner: String, key: String) throws -> Bool {
+        try database.pool.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT job_id IS NOT NULL FROM idempotency_keys WHERE owner = ? AND key = ?",
+                arguments: [owner, key]
+            ) ?? false
+        }
+    }
+
     public func complete(owner: String, key: String, jobID: UUID) throws {
         try database.pool.write { db in
             try db.execute(

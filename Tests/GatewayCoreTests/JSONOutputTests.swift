@@ -44,6 +44,16 @@ struct JSONOutputTests {
             let ours = try JSONSerialization.jsonObject(with: Data(out.bytes)) as? NSDictionary
             let foundation = try JSONSerialization.jsonObject(with: WireJSON.encoder().encode(json)) as? NSDictionary
             #expect(ours != nil && ours == foundation, "\(String(decoding: out.bytes, as: UTF8.self))")
+            // openapi.yaml: `folder_id` is required and null at the root, in both writers.
+            #expect(ours?["folder_id"] != nil && foundation?["folder_id"] != nil)
+            #expect((ours?["folder_id"] is NSNull) == (document.folderID == nil))
         }
+    }
+
+    @Test("a folder at the root has parent_id null, not a missing key")
+    func rootFolderParentIsNull() throws {
+        let root = Folder(id: UUID(), owner: "alice", parentID: nil, name: "Invoices", path: "Invoices", createdAt: Date(), updatedAt: Date())
+        let json = try JSONSerialization.jsonObject(with: WireJSON.encoder().encode(FolderJSON(root))) as? [String: Any]
+        #expect(json?["parent_id"] is NSNull, "\(json ?? [:])")
     }
 }

@@ -13,7 +13,7 @@ struct OwnerIsolationTests {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("another owner's job, document and folder answer 404 on every route; no token answers 401")
+    @Test("another owner's job, document and folder answer 404 on every route, in paths, bodies and queries; no token answers 401")
     func isolationTable() async throws {
         let store = FileManager.default.temporaryDirectory.path + "/pdfgate-iso-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
@@ -65,6 +65,41 @@ struct OwnerIsolationTests {
             #expect(items?.isEmpty == true, "\(path) as bob: \(answer.text)")
             #expect(try await anonymous.get(path).status == 401)
         }
+        // Another owner's ids in bodies and queries, not paths: each is a 404 and moves nothing.
+        let bobFolder = try #require(try await bob.post("/v1/folders", json: ["path": "Mine"]).string("id"))
+        let bobImport = try await bob.send(
+            "POST",
+            "/v1/documents?filename=mine.pdf",
+            body: .file(path: Fixtures.pdf("one-page.pdf")),
+            headers: [("Content-Type", "application/pdf")]
+        )
+        let bobDocument = try #require(bobImport.string("id"), "\(bobImport.text)")
+        let smuggled: [(String, String, Any?)] = [
+            ("PATCH", "/v1/documents/\(bobDocument)", ["folder_id": folder]),
+            ("GET", "/v1/documents?folder=\(folder)", nil),
+            ("GET", "/v1/documents?folder=\(folder)&recursive=true", nil),
+            ("GET", "/v1/folders?parent=\(folder)", nil),
+            ("POST", "/v1/folders", ["name": "Intruder", "parent_id": folder]),
+            ("PATCH", "/v1/folders/\(bobFolder)", ["parent_id": folder]),
+            ("POST", "/v1/jobs", ["type": "DOC_TO_PDF", "original_filename": "b.docx", "folder": folder]),
+        ]
+        for (method, path, json) in smuggled {
+            let answer = try await bob.send(method, path, json: json)
+            #expect(answer.status == 404 && answer.string("error") == "folder_not_found", "\(method) \(path) as bob: \(answer.status) \(answer.text)")
+        }
+        let oneShot = try await bob.send(
+            "POST",
+            "/v1/jobs?filename=b.rtf&folder=\(folder)",
+            body: .file(path: Fixtures.office("sample.rtf")),
+            headers: [("Content-Type", "application/octet-stream")]
+        )
+        #expect(oneShot.status == 404 && oneShot.string("error") == "folder_not_found", "one-shot into alice's folder: \(oneShot.text)")
+        #expect(try await bob.get("/v1/documents/\(bobDocument)").string("path") == "bob/mine.pdf", "bob's document stayed")
+        #expect(try await bob.get("/v1/folders/\(bobFolder)").string("path") == "Mine", "bob's folder stayed")
+        #expect((try await bob.get("/v1/jobs").json["jobs"] as? [Any])?.isEmpty == true, "no job for bob")
+        #expect((try await alice.get("/v1/folders?parent=\(folder)").json["folders"] as? [Any])?.isEmpty == true, "nothing new under alice's folder")
+        #expect((try await alice.get("/v1/documents?folder=\(folder)").json["documents"] as? [Any])?.isEmpty == true)
+
         // And alice still has everything, untouched.
         #expect(try await alice.get("/v1/documents/\(document)").string("name") == "one")
         #expect(try await alice.get("/v1/folders/\(folder)").string("path") == "Private/Deep")

@@ -168,10 +168,8 @@ extension DocumentJSON {
         out.string(name)
         out.key("folder")
         out.string(folder)
-        if let folderID {
-            out.key("folder_id")
-            out.string(folderID)
-        }
+        out.key("folder_id")
+        out.string(folderID)
         out.key("path")
         out.string(path)
         out.key("page_count")

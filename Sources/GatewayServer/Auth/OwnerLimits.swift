@@ -34,11 +34,35 @@ final class OwnerLimits: Sendable {
     }
 }
 
-/// Upload slots being written right now: a second PUT to the same job while the first is still
-/// streaming is refused, like one after it finished (single use).
-final class UploadSlots: Sendable {
-    private let active = Mutex<Set<UUID>>([])
+/// Per-owner critical sections: "count the owner's unfinished jobs, then create one" runs as one
+/// step, so two creates at limit − 1 cannot both pass the count. The body is short and
+/// synchronous (a SQLite insert), so a `Mutex` held across it is the right tool.
+final class OwnerGates: Sendable {
+    private final class Gate: Sendable {
+        let mutex = Mutex(())
+    }
 
-    func begin(_ id: UUID) -> Bool { active.withLock { $0.insert(id).inserted } }
-    func end(_ id: UUID) { _ = active.withLock { $0.remove(id) } }
+    /// One gate per owner ever seen; owners are a handful of token holders, so it stays small.
+    private let gates = Mutex<[String: Gate]>([:])
+
+    func exclusively<T: Sendable>(owner: String, _ body: () throws -> T) throws -> T {
+        let gate = gates.withLock { gates in
+            if let gate = gates[owner] { return gate }
+            let gate = Gate()
+            gates[owner] = gate
+            return gate
+        }
+        return try gate.mutex.withLock { _ in try body() }
+    }
+}
+
+/// What one request at a time may hold: an upload slot being written (a second PUT while the
+/// first streams is refused, like one after it finished: single use), or an idempotency key
+/// whose first request is still running, its body perhaps still streaming.
+final class InFlight<Element: Hashable & Sendable>: Sendable {
+    private let active = Mutex<Set<Element>>([])
+
+    /// False when another request holds `element`.
+    func begin(_ element: Element) -> Bool { active.withLock { $0.insert(element).inserted } }
+    func end(_ element: Element) { _ = active.withLock { $0.remove(element) } }
 }

@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 
 /// A `multipart/form-data` body received as a stream: the file part goes straight to disk
-/// (capped, optionally hashed), text parts are kept (each capped at 64 KiB).
+/// (capped, optionally hashed), text parts are kept: at most `maxFields` of them, each at most
+/// 64 KiB and all together at most 256 KiB, so a form of endless small fields cannot fill memory.
 struct MultipartForm {
     struct File {
         var filename: String?
@@ -15,6 +16,8 @@ struct MultipartForm {
     var file: File?
 
     static let maxFieldBytes = 64 * 1024
+    static let maxFields = 32
+    static let maxTotalFieldBytes = 256 * 1024
 
     static func receive(
         _ body: some AsyncSequence<ByteBuffer, any Error>,
@@ -38,6 +41,8 @@ struct MultipartForm {
         var hasher: SHA256?
         var current: MultipartPartHeaders?
         var text: [UInt8] = []
+        var fieldCount = 0
+        var fieldBytes = 0
         var written: Int64 = 0
         defer { try? handle?.close() }
 
@@ -57,6 +62,15 @@ struct MultipartForm {
                         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                         hasher = hashing ? SHA256() : nil
                         form.file = File(filename: headers.filename, bytes: 0, sha256: nil)
+                    } else {
+                        fieldCount += 1
+                        guard fieldCount <= maxFields else {
+                            throw APIError(
+                                .contentTooLarge,
+                                "too_many_fields",
+                                "the form has more than \(maxFields) text fields; send at most \(maxFields) besides the '\(filePart)' part"
+                            )
+                        }
                     }
                 case .body(let bytes):
                     if current?.name == filePart, let file = handle {
@@ -66,8 +80,16 @@ struct MultipartForm {
                         try file.write(contentsOf: bytes)
                     } else {
                         text += bytes
+                        fieldBytes += bytes.count
                         if text.count > maxFieldBytes {
                             throw APIError(.contentTooLarge, "field_too_large", "form field '\(current?.name ?? "?")' is over 64 KiB")
+                        }
+                        if fieldBytes > maxTotalFieldBytes {
+                            throw APIError(
+                                .contentTooLarge,
+                                "fields_too_large",
+                                "the form's text fields are over 256 KiB together; send the document in the '\(filePart)' part and keep fields short"
+                            )
                         }
                     }
                 case .partEnd:

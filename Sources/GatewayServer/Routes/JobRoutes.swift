@@ -24,20 +24,25 @@ extension GatewayAPI {
 
     func createJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let owner = try context.requireOwner()
+        let key = try Self.idempotencyKey(request)
+        // Held from the first byte on: a retry while the first request's body is still streaming
+        // hears 409 at once instead of uploading the file a second time.
+        if let key, !idempotencyKeysInFlight.begin([owner, key]) { throw Self.idempotencyKeyInProgress }
+        defer { if let key { idempotencyKeysInFlight.end([owner, key]) } }
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let created: (job: Job, replay: Bool)
         if contentType.hasPrefix("multipart/form-data") {
-            created = try await createOneShotMultipart(request, owner: owner, contentType: contentType)
+            created = try await createOneShotMultipart(request, owner: owner, key: key, contentType: contentType)
         } else if contentType.isEmpty || contentType.hasPrefix("application/json") || contentType.hasPrefix("application/x-www-form-urlencoded") {
             // curl -d sends form-urlencoded by default; the body is still our JSON.
-            created = try await createFromJSON(request, context, owner: owner)
+            created = try await createFromJSON(request, context, owner: owner, key: key)
         } else {
-            created = try await createOneShotRaw(request, owner: owner)
+            created = try await createOneShotRaw(request, owner: owner, key: key)
         }
         return try jsonResponse(jobJSON(created.job, base: baseURL(for: request)), status: created.replay ? .ok : .created)
     }
 
-    private func createFromJSON(_ request: Request, _ context: GatewayRequestContext, owner: String) async throws -> (Job, Bool) {
+    private func createFromJSON(_ request: Request, _ context: GatewayRequestContext, owner: String, key: String?) async throws -> (Job, Bool) {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         let data = Data(buffer.readableBytesView)
@@ -49,17 +54,18 @@ extension GatewayAPI {
         }
         let spec = try body.spec(defaultTypeFromFilename: true)
         try checkCallback(spec)
+        try checkFolder(spec, owner: owner)
         // The hash is of the parsed request, so key order and spacing do not make a body "different".
         let canonical = JSONEncoder()
         canonical.outputFormatting = .sortedKeys
-        return try await idempotent(request, owner: owner, requestHash: Self.sha256(try canonical.encode(spec))) {
-            try self.admit(owner: owner)
-            return try self.engine.create(owner: owner, spec: spec)
+        // Limits are checked inside: a replay answers its job even to an owner at its limit.
+        return try await idempotent(key, owner: owner, requestHash: Self.sha256(try canonical.encode(spec))) {
+            try self.createWithinLimits(owner: owner, spec: spec, takingRateToken: true)
         }
     }
 
     /// Raw body: the file itself, its name in `Content-Disposition` or `?filename=`, the rest as query parameters.
-    private func createOneShotRaw(_ request: Request, owner: String) async throws -> (Job, Bool) {
+    private func createOneShotRaw(_ request: Request, owner: String, key: String?) async throws -> (Job, Bool) {
         var fields = request.queryDictionary
         if let disposition = request.headers[.contentDisposition], let filename = ContentDisposition.filename(disposition) {
             fields["original_filename"] = filename
@@ -72,34 +78,37 @@ extension GatewayAPI {
             )
         }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
-        try checkOneShot(spec)
+        try checkOneShot(spec, owner: owner)
         let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
         try receiver.checkDeclaredLength(request)
+        // Before the body: an owner over its limits hears 429 now, not after uploading the file.
+        try admitBeforeBody(owner: owner, key: key)
         let incoming = library.paths.staging + "/incoming-\(UUID().lowercased)"
         defer { unlink(incoming) }
-        let hashing = request.headers[.idempotencyKey] != nil
-        let written = try await receiver.write(request.body, to: incoming, hashing: hashing)
+        let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
         let hash = Self.sha256(
             Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [written.sha256 ?? ""]).joined(separator: "&").utf8)
         )
-        return try await idempotent(request, owner: owner, requestHash: hash) {
+        return try await idempotent(key, owner: owner, requestHash: hash) {
             try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: written.bytes)
         }
     }
 
     /// `multipart/form-data`: a `file` part and text parts named like the JSON fields.
-    private func createOneShotMultipart(_ request: Request, owner: String, contentType: String) async throws -> (Job, Bool) {
-        let incoming = library.paths.staging + "/incoming-\(UUID().lowercased)"
-        defer { unlink(incoming) }
+    private func createOneShotMultipart(_ request: Request, owner: String, key: String?, contentType: String) async throws -> (Job, Bool) {
         let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
         try receiver.checkDeclaredLength(request)
+        // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
+        try admitBeforeBody(owner: owner, key: key)
+        let incoming = library.paths.staging + "/incoming-\(UUID().lowercased)"
+        defer { unlink(incoming) }
         let form = try await MultipartForm.receive(
             request.body,
             contentType: request.headers[.contentType] ?? contentType,
             filePart: "file",
             to: incoming,
             maxBytes: configuration.maxUploadBytes,
-            hashing: request.headers[.idempotencyKey] != nil
+            hashing: key != nil
         )
         guard let file = form.file else {
             throw APIError(.badRequest, "file_required", "the form has no 'file' part; send the document as a part named file")
@@ -107,16 +116,16 @@ extension GatewayAPI {
         var fields = form.fields
         if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
-        try checkOneShot(spec)
+        try checkOneShot(spec, owner: owner)
         let hash = Self.sha256(
             Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file.sha256 ?? ""]).joined(separator: "&").utf8)
         )
-        return try await idempotent(request, owner: owner, requestHash: hash) {
+        return try await idempotent(key, owner: owner, requestHash: hash) {
             try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: file.bytes)
         }
     }
 
-    private func checkOneShot(_ spec: JobSpec) throws {
+    private func checkOneShot(_ spec: JobSpec, owner: String) throws {
         if spec.type == .urlToPDF {
             throw APIError(.badRequest, "invalid_type", "a URL_TO_PDF job carries no file: send it as JSON with a \"url\"")
         }
@@ -124,12 +133,14 @@ extension GatewayAPI {
             throw APIError(.badRequest, "filename_required", "the file needs a name whose extension says what it is, e.g. report.docx")
         }
         try checkCallback(spec)
+        try checkFolder(spec, owner: owner)
     }
 
     /// Create, stage the received file as the job's input, submit: one request does all three.
+    /// The rate token was taken before the body was read; the unfinished-jobs count is taken
+    /// again now, atomically with the create.
     private func createAndStart(spec: JobSpec, owner: String, input: String, bytes: Int64) async throws -> Job {
-        try admit(owner: owner)
-        let job = try engine.create(owner: owner, spec: spec)
+        let job = try createWithinLimits(owner: owner, spec: spec, takingRateToken: false)
         do {
             if rename(input, engine.inputPath(job)) != 0 {
                 throw APIError(.internalServerError, "storage_error", "cannot stage the upload (errno \(errno))")
@@ -150,9 +161,17 @@ extension GatewayAPI {
         }
     }
 
-    /// Per-owner limits (issue 4 §6): creation rate, then unfinished jobs.
-    func admit(owner: String) throws {
-        if let wait = limits.takeCreation(owner: owner) {
+    /// A folder named by id must be one of the owner's, now: filing would otherwise fail the job
+    /// after the conversion. A path is created at filing if missing.
+    func checkFolder(_ spec: JobSpec, owner: String) throws {
+        if case .id(let id) = FolderReference.parse(spec.folder) {
+            _ = try library.folder(.id(id), owner: owner)
+        }
+    }
+
+    /// Per-owner limits (issue 4 §6): creation rate, then unfinished jobs; 429 when either is spent.
+    func admit(owner: String, takingRateToken: Bool) throws {
+        if takingRateToken, let wait = limits.takeCreation(owner: owner) {
             throw APIError.tooMany(
                 "rate_limited",
                 "too many jobs created in the last minute (limit \(configuration.jobCreationsPerMinute)); retry in \(wait) s",
@@ -169,12 +188,40 @@ extension GatewayAPI {
         }
     }
 
-    /// `Idempotency-Key`: the same key and body answer the job the first request created.
-    private func idempotent(_ request: Request, owner: String, requestHash: String, _ create: () async throws -> Job) async throws -> (Job, Bool) {
-        guard let key = request.headers[.idempotencyKey], !key.isEmpty else { return (try await create(), false) }
+    /// The limits of a one-shot create, checked before its body is read, except for the replay of
+    /// a key that already created its job: that answers the job, wherever the owner's limits are.
+    private func admitBeforeBody(owner: String, key: String?) throws {
+        if let key, try idempotency.hasCreatedJob(owner: owner, key: key) { return }
+        try admit(owner: owner, takingRateToken: true)
+    }
+
+    /// `admit` and `engine.create` as one step per owner, so concurrent creates at limit − 1
+    /// cannot both pass the count.
+    private func createWithinLimits(owner: String, spec: JobSpec, takingRateToken: Bool) throws -> Job {
+        try admission.exclusively(owner: owner) {
+            try admit(owner: owner, takingRateToken: takingRateToken)
+            return try engine.create(owner: owner, spec: spec)
+        }
+    }
+
+    /// The request's `Idempotency-Key`, nil without one.
+    private static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[.idempotencyKey], !key.isEmpty else { return nil }
         guard key.utf8.count <= 255 else {
             throw APIError(.badRequest, "invalid_idempotency_key", "Idempotency-Key must be at most 255 bytes")
         }
+        return key
+    }
+
+    private static let idempotencyKeyInProgress = APIError(
+        .conflict,
+        "idempotency_key_in_progress",
+        "the first request with this Idempotency-Key is still being processed; retry shortly"
+    )
+
+    /// `Idempotency-Key`: the same key and body answer the job the first request created.
+    private func idempotent(_ key: String?, owner: String, requestHash: String, _ create: () async throws -> Job) async throws -> (Job, Bool) {
+        guard let key else { return (try await create(), false) }
         switch try idempotency.claim(owner: owner, key: key, requestHash: requestHash) {
         case .claimed:
             do {
@@ -195,11 +242,7 @@ extension GatewayAPI {
                 "this Idempotency-Key was used with a different request; use a new key for a new job"
             )
         case .inProgress:
-            throw APIError(
-                .conflict,
-                "idempotency_key_in_progress",
-                "the first request with this Idempotency-Key is still being processed; retry shortly"
-            )
+            throw Self.idempotencyKeyInProgress
         }
     }
 

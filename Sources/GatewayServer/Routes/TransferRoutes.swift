@@ -51,7 +51,7 @@ extension GatewayAPI {
         let owner = try context.parameters.require("owner")
         let id = try context.parameters.require("id")
         guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
-        let document = try library.document(id: uuid, owner: owner)
+        let document = try downloadableDocument(uuid, owner: owner)
         return try await FileResponse(
             path: library.filePath(of: document),
             contentType: "application/pdf",
@@ -59,6 +59,23 @@ extension GatewayAPI {
             size: document.size,
             filename: document.name + ".pdf"
         ).response(for: request, context: context)
+    }
+
+    /// The document a download URL names. A succeeded job keeps its download URL after its
+    /// document is deleted (the mobile client expects one on every SUCCEEDED job): such a URL
+    /// answers 410 saying what happened, not a bare 404.
+    private func downloadableDocument(_ id: UUID, owner: String) throws -> Document {
+        let found = Result { () throws(LibraryError) -> Document in try library.document(id: id, owner: owner) }
+        guard case .failure(let error) = found, error.kind == .documentNotFound else { return try found.get() }
+        // A job's document id is its id with bits flipped, and flipping them again gives it back.
+        guard let job = try engine.job(JobEngine.documentID(for: id)), job.owner == owner, job.state.status == .succeeded,
+            job.state.documentID == id
+        else { throw error }
+        throw APIError(
+            .gone,
+            "document_deleted",
+            "job \(job.id.lowercased)'s document was deleted from the library after the job succeeded; convert the file again to get a new one"
+        )
     }
 }
 
