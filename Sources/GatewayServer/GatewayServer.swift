@@ -38,6 +38,7 @@ public struct GatewayServer {
         let webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
             urlGuard: URLGuard(check: assembly.engine.configuration.urlCheck),
+            outbox: WebhookOutbox(database: library.database),
             logger: logger
         )
         self.webhooks = webhooks
@@ -78,6 +79,7 @@ public struct GatewayServer {
             api.logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
         try api.idempotency.recoverAfterRestart()
+        webhooks.resumePending()
         if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {
             api.logger.warning(
                 "serve.no_public_url",

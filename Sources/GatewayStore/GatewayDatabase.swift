@@ -128,6 +128,19 @@ public final class GatewayDatabase: Sendable {
             try db.alter(table: "jobs") { t in t.add(column: "deadline", .datetime) }
             try db.create(index: "jobs_status_deadline", on: "jobs", columns: ["status", "deadline"])
         }
+        migrator.registerMigration("v6-webhook-outbox") { db in
+            // Webhook deliveries still owed: written when a job ends, removed when its delivery
+            // ends, so a restart resumes the retries instead of forgetting them.
+            try db.create(table: "webhook_outbox") { t in
+                t.primaryKey("message_id", .text)
+                t.column("job_id", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("body", .blob).notNull()
+                t.column("attempts", .integer).notNull()
+                t.column("not_before", .datetime).notNull()
+                t.column("expires_at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayConverters
 import GatewayCore
 import GatewayHTTPClient
+import GatewayStore
 import Logging
 import Synchronization
 
@@ -9,8 +10,11 @@ import Synchronization
 /// with the one `BackoffPolicy` for up to `window`. The callback URL passes the same SSRF rules
 /// as URL jobs, and the connection is pinned to the address that was checked.
 ///
-/// Deliveries live in memory: a restart during the retry window loses the remaining retries
-/// (the job itself is durable and can be polled).
+/// Deliveries are durable: each is recorded in the `WebhookOutbox` before its first attempt,
+/// rescheduled there after each failure and removed when it ends, and `resumePending()` picks
+/// up at start what a previous process still owed, under the same `webhook-id` and body. (A
+/// crash in the moment between a job's terminal write and that record loses its webhook; the
+/// job itself can still be polled.) Receivers see each message at least once.
 final class WebhookSender: Sendable {
     struct Payload: Encodable {
         var type: String
@@ -21,14 +25,17 @@ final class WebhookSender: Sendable {
     let signer: WebhookSigner
     let guardrail: URLGuard
     let client: HTTPClient
+    let outbox: WebhookOutbox
     let backoff: BackoffPolicy
     let window: Duration
     let logger: Logger
-    private let tasks = Mutex<[UUID: Task<Void, Never>]>([:])
+    /// Deliveries in progress, by message id.
+    private let tasks = Mutex<[String: Task<Void, Never>]>([:])
 
     init(
         secret: String,
         urlGuard: URLGuard,
+        outbox: WebhookOutbox,
         backoff: BackoffPolicy = BackoffPolicy(initial: .seconds(1), maximum: .seconds(300)),
         window: Duration = .seconds(3600),
         logger: Logger
@@ -36,6 +43,7 @@ final class WebhookSender: Sendable {
         signer = WebhookSigner(secret: secret)
         guardrail = urlGuard
         client = HTTPClient(configuration: .init(connectTimeout: .seconds(5), totalTimeout: .seconds(15), proxy: .direct))
+        self.outbox = outbox
         self.backoff = backoff
         self.window = window
         self.logger = logger
@@ -44,73 +52,109 @@ final class WebhookSender: Sendable {
     /// Starts delivering `json` for `job` unless a delivery for the same job and revision runs.
     func deliver(_ job: Job, json: JobJSON) {
         guard let callback = job.spec.callbackURL, job.state.status.isTerminal else { return }
-        let messageID = "msg_\(job.id.lowercased)_\(job.revision)"
         let payload = Payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: Date(), data: json)
         guard let body = try? WireJSON.encoder().encode(payload) else { return }
-        let task = Task { [self] in
-            await send(body, to: callback, messageID: messageID, jobID: job.id)
-            _ = tasks.withLock { $0.removeValue(forKey: job.id) }
-        }
-        tasks.withLock {
-            $0[job.id]?.cancel()
-            $0[job.id] = task
+        let now = Date()
+        let delivery = PendingWebhook(
+            messageID: "msg_\(job.id.lowercased)_\(job.revision)",
+            jobID: job.id,
+            url: callback,
+            body: body,
+            notBefore: now,
+            expiresAt: now.addingTimeInterval(JobEngine.seconds(window))
+        )
+        start(delivery, recording: true)
+    }
+
+    /// Resumes the deliveries a previous process left unfinished.
+    func resumePending() {
+        do {
+            let pending = try outbox.pending()
+            for delivery in pending { start(delivery, recording: false) }
+            if !pending.isEmpty { logger.notice("webhook.resumed", metadata: ["count": "\(pending.count)"]) }
+        } catch {
+            logger.error("webhook.resume_failed", metadata: ["error": "\(error)"])
         }
     }
 
+    /// Stops the deliveries in progress; what they still owe stays in the outbox for the next start.
     func shutdown() {
         for task in tasks.withLock({ Array($0.values) }) { task.cancel() }
     }
 
-    private func send(_ body: Data, to url: String, messageID: String, jobID: UUID) async {
-        let started = ContinuousClock.now
-        var attempt = 0
+    private func start(_ delivery: PendingWebhook, recording: Bool) {
+        tasks.withLock { tasks in
+            guard tasks[delivery.messageID] == nil else { return }
+            // Registered under the lock its own removal takes, so the removal cannot come first.
+            tasks[delivery.messageID] = Task { [self] in
+                // Recorded from this task, not the caller's: the engine may call from a job's
+                // task that a cancel has just cancelled, and GRDB refuses a cancelled task's writes.
+                if recording {
+                    do { try outbox.add(delivery) } catch { logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"]) }
+                }
+                await send(delivery)
+                _ = self.tasks.withLock { $0.removeValue(forKey: delivery.messageID) }
+            }
+        }
+    }
+
+    private func send(_ delivery: PendingWebhook) async {
+        var attempt = delivery.attempts
         var random = SystemRandomNumberGenerator()
-        var metadata: Logger.Metadata = ["job.id": "\(jobID.lowercased)", "webhook.id": "\(messageID)"]
+        var metadata: Logger.Metadata = ["job.id": "\(delivery.jobID.lowercased)", "webhook.id": "\(delivery.messageID)"]
+        let untilDue = delivery.notBefore.timeIntervalSinceNow
+        if untilDue > 0 { try? await Task.sleep(for: .milliseconds(Int64(untilDue * 1000))) }
         while !Task.isCancelled {
             attempt += 1
             var retryAfter: Duration?
             do {
-                let vetted = try await guardrail.vet(url)
+                let vetted = try await guardrail.vet(delivery.url)
                 let timestamp = Int64(Date().timeIntervalSince1970)
                 let request = HTTPRequest(
                     method: "POST",
-                    url: url,
+                    url: delivery.url,
                     headers: [
                         "Content-Type": "application/json",
-                        "webhook-id": messageID,
+                        "webhook-id": delivery.messageID,
                         "webhook-timestamp": String(timestamp),
-                        "webhook-signature": signer.signature(id: messageID, timestamp: timestamp, body: body),
+                        "webhook-signature": signer.signature(id: delivery.messageID, timestamp: timestamp, body: delivery.body),
                     ],
-                    body: .bytes(Array(body)),
+                    body: .bytes(Array(delivery.body)),
                     resolve: vetted.curlResolve.map { [$0] } ?? []
                 )
                 let response = try await client.execute(request, sink: .memory(limit: 64 * 1024))
                 if (200..<300).contains(response.status) {
                     logger.info("webhook.delivered", metadata: metadata)
-                    return
+                    return finish(delivery)
                 }
                 metadata["http.status"] = "\(response.status)"
                 // 4xx other than 408/429 means the receiver refuses this message: retrying won't help.
                 if (400..<500).contains(response.status) && ![408, 429].contains(response.status) {
                     logger.warning("webhook.refused", metadata: metadata)
-                    return
+                    return finish(delivery)
                 }
                 retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
             } catch let failure as JobFailure {
                 metadata["error"] = "\(failure.message)"
                 if failure.kind == .rejected {
                     logger.warning("webhook.forbidden", metadata: metadata)
-                    return
+                    return finish(delivery)
                 }
             } catch {
                 metadata["error"] = "\(error)"
             }
-            let remaining = window - (ContinuousClock.now - started)
+            let remaining = Duration.milliseconds(Int64(max(0, delivery.expiresAt.timeIntervalSinceNow) * 1000))
             guard let wait = backoff.delay(afterAttempt: attempt, retryAfter: retryAfter, remaining: remaining, using: &random) else {
                 logger.warning("webhook.gave_up", metadata: metadata)
-                return
+                return finish(delivery)
             }
+            try? outbox.reschedule(delivery.messageID, attempts: attempt, notBefore: Date().addingTimeInterval(JobEngine.seconds(wait)))
             try? await Task.sleep(for: wait)
         }
+    }
+
+    /// The delivery ended one way or another: nothing more is owed.
+    private func finish(_ delivery: PendingWebhook) {
+        do { try outbox.remove(delivery.messageID) } catch { logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"]) }
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// A webhook still owed when the server stops is delivered by the next start: same
+/// `webhook-id`, same signed body.
+@Suite("Webhooks survive a restart")
+struct WebhookDurabilityTests {
+    @Test("a receiver that is down until after a restart still gets the job's webhook, under the same id")
+    func aPendingDeliveryResumesAfterARestart() async throws {
+        let accepting = Locked(false)
+        let seen = Locked<[(id: String, status: Int, body: [UInt8])]>([])
+        let receiver = try LoopbackHTTPServer { request, response in
+            let body = try request.readBody()
+            let status = accepting.value ? 204 : 503
+            seen.update { $0.append((request.header("webhook-id") ?? "", status, body)) }
+            try response.respond(status: status)
+        }
+        defer { receiver.stop() }
+        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-hooks-\(UUID().uuidString.prefix(8))"
+        let server = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
+        let client = APIClient(base: server.baseURL)
+        let callback = receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let created = try await client.oneShot("sample.docx", query: "&callback_url=" + callback)
+        let jobID = try #require(created.string("job_id"), "\(created.text)")
+        _ = try await JobAPITests.finish(client, jobID)
+        try await waitUntil { !seen.value.isEmpty }
+        #expect(seen.value.allSatisfy { $0.status == 503 }, "the receiver was down so far")
+        await server.stop()
+
+        accepting.update { $0 = true }
+        let restarted = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
+        try await waitUntil { seen.value.contains { $0.status == 204 } }
+        let attempts = seen.value
+        let delivered = try #require(attempts.first { $0.status == 204 })
+        #expect(delivered.id == attempts[0].id && delivered.id.contains(jobID), "one message id across the restart: \(attempts.map(\.id))")
+        #expect(delivered.body == attempts[0].body, "the same payload")
+        let payload = try JSONSerialization.jsonObject(with: Data(delivered.body)) as? [String: Any]
+        #expect((payload?["data"] as? [String: Any])?["job_id"] as? String == jobID)
+        // Delivered means done: a further restart sends nothing again.
+        await restarted.stop()
+        let count = seen.value.count
+        let again = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(seen.value.count == count, "nothing owed after the delivery")
+        await again.stop()
+    }
+
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(condition(), "timed out waiting")
+    }
+}
