@@ -43,7 +43,7 @@ public struct GatewayServer {
         )
         self.webhooks = webhooks
         _ = assembly.engine.observeAll { job in
-            api.metrics.observe(job)
+            api.metrics.observe(job, backend: configuration.routes[job.spec.type]?.kind ?? "none")
             if job.spec.callbackURL != nil, job.state.status.isTerminal {
                 webhooks.deliver(job, json: api.jobJSON(job, base: api.callbackBaseURL))
             }

@@ -96,6 +96,10 @@ struct LibraryAPITests {
         #expect(ready.status == 503 && ready.string("status") == "not_ready")
         #expect(((ready.json["checks"] as? [String: Any])?["gotenberg"] as? [String: Any])?["ok"] as? Bool == false)
         #expect(((ready.json["checks"] as? [String: Any])?["store"] as? [String: Any])?["ok"] as? Bool == true)
+        // Office and ebook jobs stay local: their tools are checked, and no answer shows a path.
+        let checks = Set(((ready.json["checks"] as? [String: Any]) ?? [:]).keys)
+        #expect(checks == ["store", "gotenberg", "local.libreoffice", "local.chromium", "local.calibre"], "\(checks)")
+        #expect(!ready.text.contains(server.store) && !ready.text.contains("/usr/bin"), "\(ready.text)")
 
         var statuses: [Int] = []
         var retryAfter: String?

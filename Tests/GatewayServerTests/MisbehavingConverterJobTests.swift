@@ -90,6 +90,13 @@ struct MisbehavingConverterJobTests {
             let message = job.string("error_message") ?? ""
             #expect(message.localizedCaseInsensitiveContains(mentions), "\(misbehaviour): the reason should mention '\(mentions)': \(message)")
         }
+        if status == "FAILED", let code = job.string("error") {
+            let metrics = try await client.get("/metrics").text
+            #expect(
+                metrics.contains(#"pdfgate_job_failures_total{backend="gotenberg",kind="#) && metrics.contains(#"code="\#(code)"} 1"#),
+                "\(metrics)"
+            )
+        }
         let documents = try await client.get("/v1/documents?recursive=true")
         #expect((documents.json["documents"] as? [Any])?.count == (status == "SUCCEEDED" ? 1 : 0), "\(documents.text)")
         await server.stop()

@@ -56,6 +56,15 @@ public enum BackendChoice: Equatable, Sendable {
         return routes
     }
 
+    /// `local`, `gotenberg` or `gateway`: the backend without its address, for metric labels.
+    public var kind: String {
+        switch self {
+        case .local: "local"
+        case .gotenberg: "gotenberg"
+        case .gateway: "gateway"
+        }
+    }
+
     public var description: String {
         switch self {
         case .local: "local"

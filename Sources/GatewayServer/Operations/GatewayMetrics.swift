@@ -22,8 +22,9 @@ public final class GatewayMetrics: Sendable {
 
     public init() {}
 
-    /// Called with every published job change; counts each job once, when it ends.
-    func observe(_ job: Job) {
+    /// Called with every published job change; counts each job once, when it ends. `backend` is
+    /// the kind of converter its type is routed to (`local`, `gotenberg`, `gateway`).
+    func observe(_ job: Job, backend: String) {
         guard job.state.status.isTerminal else { return }
         state.withLock { state in
             guard state.seenTerminal.insert(job.id).inserted else { return }
@@ -33,7 +34,7 @@ public final class GatewayMetrics: Sendable {
             state.durationCount[job.state.status, default: 0] += 1
             state.durationSum[job.state.status, default: 0] += seconds
             if job.state.status == .failed, let failure = job.state.failure {
-                state.failures["\(failure.kind.rawValue)|\(failure.code)", default: 0] += 1
+                state.failures["\(backend)|\(failure.kind.rawValue)|\(failure.code)", default: 0] += 1
             }
         }
     }
@@ -61,11 +62,12 @@ public final class GatewayMetrics: Sendable {
         lines.append("pdfgate_job_duration_seconds_bucket{le=\"+Inf\"} \(total)")
         lines.append("pdfgate_job_duration_seconds_sum \(state.durationSum.values.reduce(0, +))")
         lines.append("pdfgate_job_duration_seconds_count \(total)")
-        lines.append("# HELP pdfgate_job_failures_total Failed jobs since start by failure class and code.")
+        lines.append("# HELP pdfgate_job_failures_total Failed jobs since start by backend, failure class and code.")
         lines.append("# TYPE pdfgate_job_failures_total counter")
         for (key, count) in state.failures.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "|", maxSplits: 1)
-            lines.append("pdfgate_job_failures_total{kind=\"\(parts[0])\",code=\"\(parts.count > 1 ? parts[1] : "")\"} \(count)")
+            let parts = key.split(separator: "|", maxSplits: 2).map(String.init)
+            guard parts.count == 3 else { continue }
+            lines.append("pdfgate_job_failures_total{backend=\"\(parts[0])\",kind=\"\(parts[1])\",code=\"\(parts[2])\"} \(count)")
         }
         lines.append("# HELP pdfgate_uploads_total Completed uploads since start.")
         lines.append("# TYPE pdfgate_uploads_total counter")

@@ -4,7 +4,9 @@ import GatewayHTTPClient
 import GatewayStore
 
 /// `/readyz`: can this gateway do its work right now? The store must take a write, and every
-/// configured backend must answer (remote ones over HTTP; local ones by having their tools).
+/// configured backend must answer (remote ones over HTTP; local ones by having the tools of the
+/// job types routed to them). Answers name no file system path when all is well: the route is
+/// public, and a path says more about the machine than a prober needs.
 struct Readiness: Sendable {
     struct Check: Encodable, Sendable {
         var ok: Bool
@@ -19,12 +21,14 @@ struct Readiness: Sendable {
     func run() async -> [String: Check] {
         var checks: [String: Check] = ["store": storeCheck()]
         var seen = Set<String>()
+        let localTypes = Set(routes.filter { $0.value == .local }.keys)
         for choice in routes.values where seen.insert(choice.description).inserted {
             switch choice {
             case .local:
-                for (name, path) in localTools {
+                for name in Self.tools(for: localTypes) {
+                    guard let path = localTools[name] else { continue }
                     let ok = FileManager.default.isExecutableFile(atPath: path)
-                    checks["local.\(name)"] = Check(ok: ok, message: ok ? path : "\(path) is missing; install it (scripts/install-deps.sh)")
+                    checks["local.\(name)"] = Check(ok: ok, message: ok ? "installed" : "\(path) is missing; install it (scripts/install-deps.sh)")
                 }
             case .gotenberg(let url): checks["gotenberg"] = await httpCheck(url + "/health")
             case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")
@@ -41,10 +45,20 @@ struct Readiness: Sendable {
         unlink(probe)
         do {
             try library.database.ping()
-            return Check(ok: true, message: library.paths.root)
+            return Check(ok: true, message: "writable")
         } catch {
             return Check(ok: false, message: "the database does not answer: \(error)")
         }
+    }
+
+    /// The local tools the job types need: office files (and uploaded HTML) take LibreOffice and
+    /// Chromium, URLs Chromium, ebooks Calibre.
+    static func tools(for types: Set<JobType>) -> [String] {
+        var tools = Set<String>()
+        if types.contains(.docToPDF) { tools.formUnion(["libreoffice", "chromium"]) }
+        if types.contains(.urlToPDF) { tools.insert("chromium") }
+        if types.contains(.ebookToPDF) { tools.insert("calibre") }
+        return tools.sorted()
     }
 
     private func httpCheck(_ url: String) async -> Check {
