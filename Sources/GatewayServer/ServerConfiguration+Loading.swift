@@ -20,6 +20,7 @@ extension ServerConfiguration {
         var shutdownGraceSeconds: Double?
         var remoteEventStreams: Bool?
         var gatewayToken: String?
+        var eventHeartbeatSeconds: Double?
         var signingKeys: [SigningKey]?
         var webhookSecret: String?
 
@@ -33,6 +34,7 @@ extension ServerConfiguration {
             case shutdownGraceSeconds = "shutdown_grace_seconds"
             case remoteEventStreams = "remote_event_streams"
             case gatewayToken = "gateway_token"
+            case eventHeartbeatSeconds = "event_heartbeat_seconds"
             case signingKeys = "signing_keys"
             case webhookSecret = "webhook_secret"
         }
@@ -76,6 +78,7 @@ extension ServerConfiguration {
         if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
         if let value = file.remoteEventStreams { remoteEventStreams = value }
         if let value = file.gatewayToken, !value.isEmpty { gatewayToken = value }
+        if let value = file.eventHeartbeatSeconds { try setHeartbeat(value, from: "event_heartbeat_seconds") }
         if let value = file.signingKeys { signingKeys = value }
         if let value = file.webhookSecret { webhookSecret = value }
     }
@@ -104,6 +107,10 @@ extension ServerConfiguration {
             }
         }
         if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { gatewayToken = value }
+        if let value = environment["PDFGATE_EVENT_HEARTBEAT"] {
+            guard let seconds = Double(value) else { throw ConfigurationError("PDFGATE_EVENT_HEARTBEAT '\(value)' is not a number of seconds") }
+            try setHeartbeat(seconds, from: "PDFGATE_EVENT_HEARTBEAT")
+        }
         if let value = environment["PDFGATE_MAX_ACTIVE_JOBS"] {
             guard let count = Int(value), count > 0 else { throw ConfigurationError("PDFGATE_MAX_ACTIVE_JOBS '\(value)' is not a positive number") }
             maxActiveJobsPerOwner = count
@@ -122,6 +129,13 @@ extension ServerConfiguration {
             guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }
             maxUploadBytes = bytes
         }
+    }
+
+    private mutating func setHeartbeat(_ seconds: Double, from source: String) throws(ConfigurationError) {
+        guard seconds >= 0.1 && seconds <= 300 else {
+            throw ConfigurationError("\(source) must be between 0.1 and 300 seconds, not \(seconds)")
+        }
+        heartbeat = .milliseconds(Int64(seconds * 1000))
     }
 
     /// `TYPE=BACKEND,…` on top of the current routes.

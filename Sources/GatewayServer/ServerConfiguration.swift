@@ -38,6 +38,7 @@ public struct ServerConfiguration: Sendable {
     /// Sent as `Authorization: Bearer …` to `gateway` backends: a peer that is not on loopback
     /// runs with tokens. From the file or the environment only, never a flag (`ps` shows flags).
     public var gatewayToken: String?
+    /// How often an idle event stream gets a `:` comment, so proxies keep it open.
     public var heartbeat: Duration = .seconds(15)
     /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
     /// a key is generated once and kept in the store.
