@@ -87,6 +87,21 @@ import Testing
         #expect(sleeper.waits.value.filter { $0 == .seconds(2) }.count == 2, "\(sleeper.waits.value)")
     }
 
+    @Test func pollsThatFailBackOffToo() async throws {
+        var behaviour = FakeRemoteGateway.Behaviour()
+        behaviour.busyPolls = 6
+        behaviour.busyRetryAfter = ""  // a 503 that demands nothing: the backoff decides
+        behaviour.jobDuration = .zero
+        let fake = try FakeRemoteGateway(behaviour)
+        defer { fake.stop() }
+        let sleeper = RecordingSleep()
+        let job = HTTPBackendJob()
+        try await converter(fake, sleeper).convert(job.request(.urlToPDF, .url("https://example.com"), timeout: .seconds(5)), events: { _ in })
+        let waits = sleeper.waits.value
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 <= $1 }, "waits never shrink while the peer fails: \(waits)")
+        #expect((waits.max() ?? .zero) >= (waits.min() ?? .zero) * 3, "and grow: \(waits)")
+    }
+
     @Test func aRetryAfterNeverCarriesAWaitPastTheDeadline() async throws {
         var behaviour = FakeRemoteGateway.Behaviour()
         behaviour.busyPolls = 1_000_000

@@ -32,6 +32,9 @@ struct RemoteJobPoller: Sendable {
         var random = makeRandom()
         var current = first
         var answers = first == nil ? 0 : 1
+        // Polls that failed count toward the backoff too: a peer that is down is asked less and
+        // less often, not every quarter second until the deadline.
+        var failedPolls = 0
         var hint: Duration?
         var lastProblem: JobFailure?
         var streamsLeft = policy.streamEvents ? 3 : 0
@@ -54,7 +57,7 @@ struct RemoteJobPoller: Sendable {
             }
             if answers > 0 || lastProblem != nil {
                 let wait = policy.delay(
-                    afterPoll: max(answers, 1),
+                    afterPoll: max(answers + failedPolls, 1),
                     elapsed: started.duration(to: .now),
                     hint: hint,
                     demanded: lastProblem?.retryAfter,
@@ -72,6 +75,7 @@ struct RemoteJobPoller: Sendable {
                 return .gone
             case .tryAgain(let problem):
                 (current, hint, lastProblem) = (nil, nil, problem)
+                failedPolls += 1
             }
         }
     }
