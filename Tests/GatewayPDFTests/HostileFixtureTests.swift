@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayPDF
+import GatewayTestSupport
 import Testing
 
 /// PDFs built to hang or exhaust Poppler: the pool must bound them and keep working.
@@ -26,10 +27,12 @@ import Testing
         #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
-    /// Poppler's cairo backend declines to decode the 60000×60000 image at thumbnail scale (only
-    /// the Splash backend, as in `pdftoppm`, grinds through it for about a minute), so success is
-    /// as acceptable here as a refusal: what matters is that it ends, in bounds.
-    @Test func decompressionBombEndsInBounds() async throws {
+    /// A 30000×30000 RGB image (2.7 GB decoded) in 5 KB. Poppler's cairo backend, which renders
+    /// our thumbnails, declines to decode it at thumbnail scale (only the Splash backend, as in
+    /// `pdftoppm`, grinds through it for about a minute): the inspection succeeds at once with the
+    /// page drawn around the image, under a 512 MiB cap. (`memoryCapBecomesResourceLimit` shows
+    /// what the cap does to a render that does need the memory.)
+    @Test func decompressionBombIsInspectedQuicklyWithinTheCap() async throws {
         let pool = makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 512 << 20)
         defer { Task { await pool.shutdown() } }
         let directory = try temporaryDirectory()
@@ -43,12 +46,10 @@ import Testing
                 )
             }
         }
-        print("pdfgate: hostile-bomb.pdf → \(outcome) in \(elapsed)")
-        switch outcome {
-        case .success(let info): #expect(info.pageCount == 1)
-        case .failure(let error): #expect([.resourceLimit, .damaged, .timedOut].contains((error as? InspectionError)?.kind))
-        }
-        #expect(elapsed < .seconds(40))
+        let info = try outcome.get()
+        #expect(info.pageCount == 1 && info.title == "Hostile: decompression bomb")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path), "the thumbnail was drawn")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
         #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
@@ -101,8 +102,11 @@ import Testing
         #expect(pool.workerPIDs().idle.first != pid)
     }
 
+    /// Arrays nested 100,000 deep in the Info dictionary, and a page tree whose branch lists its
+    /// own parent: Poppler recovers from both. The inspection succeeds with pdfinfo's page count
+    /// and a thumbnail, well within the limit, and the pool goes on.
     @Test(arguments: ["hostile-deep-nesting.pdf", "hostile-page-tree-loop.pdf"])
-    func malformedStructureEndsWithinTheLimit(file: String) async throws {
+    func malformedStructureIsInspectedLikePdfinfoReadsIt(file: String) async throws {
         let pool = makePool(poolSize: 1, timeout: .seconds(10))
         defer { Task { await pool.shutdown() } }
         let directory = try temporaryDirectory()
@@ -116,11 +120,10 @@ import Testing
                 )
             }
         }
-        print("pdfgate: \(file) → \(outcome) in \(elapsed)")
-        if case .failure(let error) = outcome {
-            #expect(error is InspectionError)
-        }
-        #expect(elapsed < .seconds(20))
+        let info = try outcome.get()
+        #expect(info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf(file))))
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path), "the thumbnail was drawn")
+        #expect(elapsed < .seconds(5), "\(elapsed)")
         #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
