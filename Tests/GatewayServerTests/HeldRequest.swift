@@ -19,19 +19,7 @@ final class HeldRequest: @unchecked Sendable {
     /// Connects to 127.0.0.1:`port` and writes `head` (request line and headers, without the
     /// blank line) and then `body`, which may be only the start of what `Content-Length` promises.
     init(port: Int, head: String, body: [UInt8] = []) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
-        }
+        fd = try connectToLoopback(port: port)
         try send(Array((head + "\r\n\r\n").utf8) + body)
     }
 
@@ -77,4 +65,23 @@ final class HeldRequest: @unchecked Sendable {
         guard body.count >= length else { return nil }
         return Answer(status: status, headers: headers, body: Array(body.prefix(length)))
     }
+}
+
+/// A blocking TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+func connectToLoopback(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EMFILE) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
+        close(fd)
+        throw error
+    }
+    return fd
 }

@@ -194,19 +194,7 @@ enum RawHTTPBurst {
     static func send(port: Int, count: Int, request: (Int) -> String) throws -> [String] {
         var sockets: [Int32] = []
         defer { for fd in sockets { close(fd) } }
-        for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            sockets.append(fd)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
-        }
+        for _ in 0..<count { sockets.append(try connectToLoopback(port: port)) }
         for (n, fd) in sockets.enumerated() {
             let bytes = Array(request(n).utf8)
             var sent = 0
