@@ -26,7 +26,8 @@ extension Library {
             var request = FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready)
             if recursive {
                 if let parentRecord {
-                    request = request.filter(FolderRecord.Columns.path.like(Self.likePrefix(parentRecord.path), escape: "\\"))
+                    let under = Self.pathsUnder(parentRecord.path)
+                    request = request.filter(sql: under.sql, arguments: under.arguments)
                 }
             } else {
                 request = request.filter(FolderRecord.Columns.parentID == (parentRecord?.id ?? ""))
@@ -132,8 +133,9 @@ extension Library {
                 try FileOps.fsyncParent(of: directory)
             }
             let removed = try database.pool.write { db -> [String] in
+                let under = Self.pathsUnder(record.path)
                 let subtree = FolderRecord.filter(FolderRecord.Columns.owner == record.owner)
-                    .filter(FolderRecord.Columns.path == record.path || FolderRecord.Columns.path.like(Self.likePrefix(record.path), escape: "\\"))
+                    .filter(sql: "(path = ? OR \(under.sql))", arguments: [record.path] + under.arguments)
                 let folderIDs = try subtree.select(FolderRecord.Columns.id, as: String.self).fetchAll(db)
                 let documents = DocumentRecord.filter(folderIDs.contains(DocumentRecord.Columns.folderID))
                 let documentIDs = try documents.select(DocumentRecord.Columns.id, as: String.self).fetchAll(db)
@@ -263,9 +265,10 @@ extension Library {
     }
 
     static func rewriteSubtreePaths(_ db: Database, owner: String, from old: String, to new: String) throws {
+        let under = pathsUnder(old)
         try db.execute(
-            sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND path LIKE ? ESCAPE '\\'",
-            arguments: [new, old.unicodeScalars.count + 1, owner, likePrefix(old)]
+            sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND \(under.sql)",
+            arguments: [new, old.unicodeScalars.count + 1, owner] + under.arguments
         )  // substr counts characters
     }
 
@@ -273,10 +276,14 @@ extension Library {
         record.parentID.isEmpty ? .root : .id(UUID(uuidString: record.parentID)!)
     }
 
-    /// `LIKE` pattern matching everything strictly under `path`.
-    static func likePrefix(_ path: String) -> String {
-        path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "/%"
+    /// An SQL condition on the folders' `path` column matching the paths strictly under `path`.
+    ///
+    /// Not `LIKE 'A/%'`: SQLite's LIKE ignores ASCII case, and folder `a` is not folder `A`.
+    /// Under the default binary collation every path below `A` sorts after `A/` and before `A0`
+    /// ('0' is the byte after '/'), and nothing else does, so two comparisons match exactly and
+    /// use the (owner, path) index.
+    static func pathsUnder(_ path: String) -> (sql: String, arguments: StatementArguments) {
+        ("(path > ? AND path < ?)", [path + "/", path + "0"])
     }
 
     static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "/" + name }

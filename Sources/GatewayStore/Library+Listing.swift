@@ -26,8 +26,9 @@ extension Library {
                 conditions.append("documents.folder_id = ?")
                 _ = arguments.append(contentsOf: [folder?.id ?? ""])
             } else if let folder {
-                conditions.append("documents.folder_id IN (SELECT id FROM folders WHERE owner = ? AND (path = ? OR path LIKE ? ESCAPE '\\'))")
-                _ = arguments.append(contentsOf: [query.owner, folder.path, Self.likePrefix(folder.path)])
+                let under = Self.pathsUnder(folder.path)
+                conditions.append("documents.folder_id IN (SELECT id FROM folders WHERE owner = ? AND (path = ? OR \(under.sql)))")
+                _ = arguments.append(contentsOf: [query.owner, folder.path] + under.arguments)
             }
             if let search = query.search?.trimmingCharacters(in: .whitespaces), !search.isEmpty {
                 let pattern =
