@@ -67,16 +67,10 @@ extension Library {
                 try record.insert(db)
                 return record
             }
-            if mode == .move {
-                do {
-                    try FileOps.renameNoReplace(source, staged)
-                } catch let error as FileOpsError where error.errno == EXDEV {
-                    try FileOps.copy(from: source, to: staged)
-                }
-                try FileOps.fsync(staged)
-            }
-            record = try publish(record, folderPath: folderPath)
-            if mode == .move && FileOps.exists(source) { try FileOps.removeFile(source) }
+            let stagedFile = mode == .move ? try takeIn(source, at: staged) : .copy
+            record = try publish(record, folderPath: folderPath, staged: stagedFile, conflict: conflict)
+            // A move across file systems copied: the source goes only now that the copy is filed.
+            if mode == .move, case .copy = stagedFile { try FileOps.removeFile(source) }
             // Read back so timestamps carry exactly the precision stored.
             return try existingDocument(id: id) ?? DocumentWithPath(record: record, folderPath: folderPath).document
         }
@@ -168,36 +162,6 @@ extension Library {
         if FileOps.exists((file as NSString).deletingLastPathComponent) { try FileOps.fsyncParent(of: file) }
         try FileOps.removeFile(thumbnailPath(doomed.record.id))
         _ = try database.pool.write { db in try doomed.record.delete(db) }
-    }
-
-    /// Step 2 and 3 of filing, also run by recovery: publish the staged file with a no-replace
-    /// rename, fsync the directories, mark the row ready.
-    func publish(_ record: DocumentRecord, folderPath: String) throws -> DocumentRecord {
-        let target = absolute(LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name))
-        if let staged = record.stagedPath, FileOps.exists(staged) {
-            // The folder row exists, so its directory should too; one removed by hand is recreated
-            // rather than failing the filing (fsck reports such a folder as missing).
-            try FileOps.makeDirectories((target as NSString).deletingLastPathComponent)
-            do {
-                try FileOps.renameNoReplace(staged, target)
-            } catch let error as FileOpsError where error.errno == EEXIST {
-                // A file appeared at the name after we checked (dropped in by hand): give the
-                // name back rather than overwrite what we do not own.
-                _ = try database.pool.write { db in try record.delete(db) }
-                try FileOps.removeFile(staged)
-                throw LibraryError(
-                    .nameConflict,
-                    "a file not in the library already sits at '\(target)'; run `pdfgate fsck --repair` to adopt it, then try again"
-                )
-            }
-            try FileOps.fsyncParent(of: target)
-            try FileOps.fsync(paths.filing, directory: true)
-        }
-        var ready = record
-        ready.state = .ready
-        ready.stagedPath = nil
-        try database.pool.write { db in try ready.update(db) }
-        return ready
     }
 
     func existingDocument(id: UUID) throws -> Document? {

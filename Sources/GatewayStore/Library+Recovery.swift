@@ -58,20 +58,7 @@ extension Library {
                 else { continue }
                 switch current.record.state {
                 case .filing:
-                    // The no-replace rename moves the file, so it is in exactly one of the two
-                    // places; `publish` also copes with a stranger's file sitting at the target.
-                    let staged = current.record.stagedPath.map(FileOps.exists) ?? false
-                    if staged || FileOps.exists(absolute(current.relativePath)) {
-                        do {
-                            _ = try publish(current.record, folderPath: current.folderPath)
-                            actions.append("finished filing \(current.relativePath)")
-                        } catch let error as LibraryError where error.kind == .nameConflict {
-                            actions.append("dropped filing of \(current.relativePath): \(error.message)")
-                        }
-                    } else {
-                        _ = try database.pool.write { db in try current.record.delete(db) }
-                        actions.append("dropped unfinished filing of \(current.relativePath)")
-                    }
+                    actions.append(try finishFiling(current))
                 case .deleting, .deletingTree:
                     try finishDocumentDelete(current)
                     actions.append("deleted \(current.relativePath)")
@@ -94,6 +81,37 @@ extension Library {
             for action in actions { logger.notice("library.recovered", metadata: ["action": "\(action)"]) }
             return actions
         }
+    }
+
+    /// Publishes a filing a crash cut short, or forgets it when nothing whole is left to publish.
+    private func finishFiling(_ current: DocumentWithPath) throws -> String {
+        let record = current.record
+        if let staged = record.stagedPath, let size = FileOps.size(staged) {
+            // A move's cross-file-system copy is renamed in whole, so a staged file shorter than
+            // its source was cut short by a build that copied in place. Its source is still where
+            // it was (a move deletes it only once filed): dropping loses nothing, publishing
+            // would file a broken PDF. Anything else may be a user's only copy, and is filed.
+            guard size >= record.size else {
+                _ = try database.pool.write { db in try record.delete(db) }
+                try FileOps.removeFile(staged)
+                return "dropped half-copied filing of \(current.relativePath)"
+            }
+            let filed = try publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
+            return "finished filing \(DocumentWithPath(record: filed, folderPath: current.folderPath).relativePath)"
+        }
+        // Nothing staged: the rename into the tree happened and only the ready mark is missing,
+        // if the file there holds the recorded bytes. Otherwise it is a stranger's (a move that
+        // gave its source back on a clash, then died) and stays one, for fsck to report.
+        let target = absolute(current.relativePath)
+        if FileOps.exists(target) {
+            let found = try FileOps.digest(target)
+            if found.size == record.size && found.sha256 == record.sha256 {
+                _ = try publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
+                return "finished filing \(current.relativePath)"
+            }
+        }
+        _ = try database.pool.write { db in try record.delete(db) }
+        return "dropped unfinished filing of \(current.relativePath)"
     }
 
     /// Files in `.pdfgate/filing` that no row claims (a crash before the row was written) and
