@@ -5,7 +5,7 @@ import GatewayCore
 /// One difference between the database and the tree, and whether `--repair` fixed it.
 public struct FsckIssue: Sendable, Equatable, Codable {
     public enum Kind: String, Sendable, Codable {
-        /// A mutation a crash interrupted (only reported without repair: opening repairs it).
+        /// A mutation a crash interrupted. Repair runs the reconciler, which finishes or undoes it.
         case unfinishedOperation = "unfinished_operation"
         /// A row whose PDF is gone. Repair forgets the row.
         case missingFile = "missing_file"
@@ -40,16 +40,35 @@ public struct FsckReport: Sendable {
 extension Library {
     /// Compares every row with the tree and every file in the tree with the rows.
     ///
+    /// A mutation in progress elsewhere (a server's filing) would look like damage if caught half
+    /// done, but holding the mutation lock through a walk that hashes every file would stop a
+    /// running server for minutes. So a report first walks without the lock: a clean walk is
+    /// trustworthy (a mutation in flight can only add findings, never hide one) and is the
+    /// answer. Only when something looks off, or to repair, is the walk done again holding the
+    /// lock, and that one is reported. To see what a crash left, open the library with
+    /// `reconciling: false`.
+    ///
     /// - Parameters:
-    ///   - repair: fix what can be fixed (see `FsckIssue.Kind`); otherwise change nothing.
+    ///   - repair: fix what can be fixed, reconciling first (see `FsckIssue.Kind`); otherwise
+    ///     change nothing.
     ///   - verifyHashes: re-hash every file (slow on big libraries); sizes are always checked.
     ///   - inspector: reads PDFs found in the tree so they can be adopted with their metadata.
     public func fsck(repair: Bool, verifyHashes: Bool = true, inspector: any PDFInspector) async throws -> FsckReport {
-        var issues: [FsckIssue] = []
+        if !repair {
+            let unlocked = try await compare(repair: false, verifyHashes: verifyHashes, inspector: inspector)
+            if unlocked.issues.isEmpty { return unlocked }
+        }
+        return try await lock.holding {
+            try await compare(repair: repair, verifyHashes: verifyHashes, inspector: inspector)
+        }
+    }
+
+    private func compare(repair: Bool, verifyHashes: Bool, inspector: any PDFInspector) async throws -> FsckReport {
+        // What a crash left, seen before the reconciler (with repair) deals with it.
+        var issues = try pendingOperations() + leftovers()
         if repair {
-            issues += try reconcile().map { FsckIssue(kind: .unfinishedOperation, path: "", detail: $0, repaired: true) }
-        } else {
-            issues += try pendingOperations()
+            try reconcile()
+            for index in issues.indices { issues[index].repaired = true }
         }
 
         let (documents, folders) = try read { db in
@@ -85,15 +104,19 @@ extension Library {
             )
         }
 
-        for entry in FileOps.list(paths.trash) {
-            issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/trash/" + entry, detail: "remains of a recursive delete", repaired: repair))
+        return FsckReport(documentsChecked: documents.count, foldersChecked: folders.count, issues: issues)
+    }
+
+    /// What `sweepLeftovers` would remove.
+    private func leftovers() throws -> [FsckIssue] {
+        var issues = FileOps.list(paths.trash).sorted().map {
+            FsckIssue(kind: .leftover, path: ".pdfgate/trash/" + $0, detail: "remains of a recursive delete", repaired: false)
         }
         let claimed = Set(try read { db in try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL") })
-        for entry in FileOps.list(paths.filing) where !claimed.contains(paths.filing + "/" + entry) {
-            issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/filing/" + entry, detail: "remains of an interrupted filing", repaired: repair))
+        for entry in FileOps.list(paths.filing).sorted() where !claimed.contains(paths.filing + "/" + entry) {
+            issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/filing/" + entry, detail: "remains of an interrupted filing", repaired: false))
         }
-        if repair { _ = try mutate { try sweepLeftovers() } }
-        return FsckReport(documentsChecked: documents.count, foldersChecked: folders.count, issues: issues)
+        return issues
     }
 
     private func pendingOperations() throws -> [FsckIssue] {

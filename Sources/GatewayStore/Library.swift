@@ -21,7 +21,10 @@ public final class Library: Sendable {
     let logger: Logger
 
     /// Opens (creating if needed) the store at `root` and finishes any operation a crash interrupted.
-    public init(root: String, logger: Logger = Logger(label: "pdfgate.library")) throws {
+    ///
+    /// - Parameter reconciling: false leaves interrupted operations and leftovers as they are, for
+    ///   `fsck` to report; `fsck(repair: true)` or `reconcile()` deals with them later.
+    public init(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) throws {
         paths = StorePaths(root: root)
         self.logger = logger
         do {
@@ -35,7 +38,7 @@ public final class Library: Sendable {
         } catch {
             throw LibraryError(.storage, "cannot open the library at \(paths.root): \(error)")
         }
-        try reconcile()
+        if reconciling { try reconcile() }
     }
 
     /// Runs `body` under the mutation lock, turning file-system and database failures into

@@ -134,6 +134,35 @@ struct CLITests {
         #expect(try await cli("fsck").status == 0)
     }
 
+    /// A mistyped id must fail before anything changes: the destination is not created.
+    @Test func mvOfAnUnknownTargetCreatesNothing() async throws {
+        let cli = CLI()
+        try await cli("mkdir", "Existing")
+        for target in [UUID().uuidString, "NoSuchFolder"] {
+            let result = try await cli("mv", target, "NewDir")
+            #expect(result.status == 1, "\(target): \(result.stdout)")
+            #expect(result.stderr.contains("not_found"), "\(result.stderr)")
+        }
+        let listing = try #require(try await cli.json("ls", "--recursive") as? [String: Any])
+        let folders = try #require(listing["folders"] as? [[String: Any]])
+        #expect(folders.compactMap { $0["path"] as? String } == ["Existing"])
+    }
+
+    /// Plain `fsck` only looks: debris of an interrupted filing is reported and left in place
+    /// until `--repair`.
+    @Test func fsckReportsLeftoversAndOnlyRepairRemovesThem() async throws {
+        let cli = CLI()
+        try await cli("mkdir", "Inbox")
+        let leftover = cli.store.path + "/data/.pdfgate/filing/" + UUID().uuidString.lowercased() + ".pdf"
+        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: leftover)
+        let found = try await cli("fsck")
+        #expect(found.status == 1 && found.stdout.contains("leftover"), "\(found.stdout)")
+        #expect(FileManager.default.fileExists(atPath: leftover), "fsck without --repair changes nothing")
+        #expect(try await cli("fsck", "--repair").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+        #expect(try await cli("fsck").status == 0)
+    }
+
     @Test func storeComesFromTheEnvironment() async throws {
         let store = TemporaryDirectory("cli-env")
         let result = try await run(

@@ -30,7 +30,8 @@ let library = try Library(root: store)
 let info = PDFInfo(pageCount: 1, pdfVersion: "1.4", pageWidth: 595, pageHeight: 842)
 let owners = ["churn", "other"]
 let names = ["Alpha", "Beta", "Gamma", "Delta", "Épsilon", "Zeta 01"]
-let folders = ["", "A", "A/B", "A/B/C", "D", "D/E"]
+// `a` beside `A`: folder names are case-sensitive, and subtree queries must not mix them up.
+let folders = ["", "A", "A/B", "A/B/C", "a", "a/B", "D", "D/E"]
 let incoming = store + "/../incoming"
 try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true)
 FileHandle.standardOutput.write(Data("ready\n".utf8))

@@ -36,7 +36,9 @@ struct FsckCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let store = try library.openLibrary()
+            // Not `openLibrary()`: opening reconciles, which would repair (and hide) what a crash
+            // left. fsck reports it, and only `--repair` runs the reconciler.
+            let store = try Library(root: library.resolvedStore, reconciling: false)
             let report = try await inspector.withInspector { try await store.fsck(repair: repair, verifyHashes: !quick, inspector: $0) }
             let clean = report.issues.allSatisfy(\.repaired)
             if output.json {

@@ -17,6 +17,8 @@ enum Target {
                 "no document or folder with id \(id.uuidString.lowercased()); list them with `pdfgate ls --recursive`"
             )
         }
+        // Throws folder_not_found now, before a command changes anything.
+        _ = try library.folder(.path(text), owner: owner)
         return .folder(.path(text))
     }
 }
@@ -74,9 +76,11 @@ struct MoveCommand: AsyncParsableCommand {
         try await reporting(json: output.json) {
             let store = try library.openLibrary()
             let owner = library.resolvedOwner
+            // Resolve what moves first: a mistyped id must not leave a new, empty destination behind.
+            let moving = try Target.resolve(target, in: store, owner: owner)
             var destination = FolderReference.parse(folder)
             if case .path(let path) = destination { destination = .id(try store.createFolder(path: path, owner: owner).id) }
-            switch try Target.resolve(target, in: store, owner: owner) {
+            switch moving {
             case .document(let id):
                 report(.document(try store.updateDocument(id: id, owner: owner, folder: destination, conflict: onConflict)), json: output.json)
             case .folder(let reference):
