@@ -1,16 +1,18 @@
+import CPoppler
 import Foundation
 import GatewayCore
 
-/// Cheap byte-level checks that run before Poppler sees a file: Poppler happily "repairs"
-/// truncated files and gives vague errors for non-PDFs, so these give the user a better answer.
+/// Cheap byte-level checks that run before Poppler reads a file: Poppler gives vague errors for
+/// non-PDFs and for files cut short, so these give the user a better answer.
 package enum PDFFileCheck {
     /// Poppler, like Acrobat, accepts a `%PDF-` header anywhere in the first 1024 bytes.
     static let headerWindow = 1024
-    /// `%%EOF` may be followed by a little whitespace or junk; 1 KiB is the customary slack.
+    /// Where a `%%EOF` marker usually sits: the end, give or take a little whitespace.
     static let trailerWindow = 1024
 
     /// Throws `.unreadable`, `.notAPDF` or `.damaged` unless the file at `path` looks like a
-    /// complete PDF: a `%PDF-` header near its start and a `%%EOF` marker near its end.
+    /// PDF: a `%PDF-` header near its start, and a `%%EOF` marker near its end or else a
+    /// structure Poppler can still open. Runs in the inspect worker, which may call Poppler.
     package static func check(path: String) throws(InspectionError) {
         let name = displayName(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -37,12 +39,29 @@ package enum PDFFileCheck {
 
         let tailStart = max(0, size - trailerWindow)
         let tail = try read(fd: fd, offset: tailStart, count: size - tailStart, name: name)
-        if !contains(tail, "%%EOF") {
+        // Real-world files often carry padding or junk after their last %%EOF (a block-aligned
+        // download, a mailer's footer), and Poppler and pdfinfo open them: the marker's absence
+        // alone proves nothing. A file cut short is one Poppler cannot open either.
+        if !contains(tail, "%%EOF") && !popplerCanOpen(path) {
             throw InspectionError(
                 .damaged,
-                "\(name) is truncated: it has no %%EOF marker at its end; the download or conversion was probably cut short. Get a complete copy of the file and try again"
+                "\(name) is truncated: it has no %%EOF marker at its end and cannot be opened; the download or conversion was probably cut short. Get a complete copy of the file and try again"
             )
         }
+    }
+
+    /// Whether Poppler opens the file. An encrypted one counts: the inspection proper then
+    /// reports the password, which is the more useful answer.
+    private static func popplerCanOpen(_ path: String) -> Bool {
+        guard let uri = g_filename_to_uri(path, nil, nil) else { return false }
+        defer { g_free(uri) }
+        var error: UnsafeMutablePointer<GError>?
+        let document = poppler_document_new_from_file(uri, nil, &error)
+        pdfgate_unref_document(document)
+        defer { if let error { g_error_free(error) } }
+        if document != nil { return true }
+        guard let error else { return false }
+        return error.pointee.domain == pdfgate_poppler_error_quark() && error.pointee.code == pdfgate_poppler_error_encrypted()
     }
 
     /// Whether `bytes` contain `marker`, by a plain scan over the buffer: Foundation's generic
