@@ -237,10 +237,14 @@ struct JobEngineTests {
         )
         let restarted = engine.restarted()
         let runner = Task { await restarted.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        var left = try FileManager.default.contentsOfDirectory(atPath: staging)
+        let limit = ContinuousClock.now + .seconds(10)
+        while left != [waiting.id.lowercased], ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(20))
+            left = try FileManager.default.contentsOfDirectory(atPath: staging)
+        }
         runner.cancel()
         await runner.value
-        let left = try FileManager.default.contentsOfDirectory(atPath: staging)
         #expect(left == [waiting.id.lowercased], "only the unfinished job's upload stays: \(left)")
         #expect(FileManager.default.fileExists(atPath: engine.engine.inputPath(waiting)))
     }
