@@ -77,6 +77,25 @@ import Testing
         #expect(!job.outputExists)
     }
 
+    /// A download that trickles in is cut at the job's deadline, not when the peer is done.
+    @Test func aTricklingDownloadIsCutAtTheDeadline() async throws {
+        var behaviour = FakeRemoteGateway.Behaviour()
+        behaviour.download = .trickle
+        behaviour.jobDuration = .zero
+        let fake = try FakeRemoteGateway(behaviour)
+        defer { fake.stop() }
+        let job = HTTPBackendJob()
+        let source = try job.staged(Fixtures.office("sample.docx"), as: "Report.docx")
+        let start = ContinuousClock.now
+        let failure = await thrownFailure {
+            try await converter(fake).convert(job.request(.docToPDF, source, timeout: .seconds(2)), events: { _ in })
+        }
+        #expect(failure?.kind == .timedOut, "\(failure?.message ?? "no failure")")
+        #expect(secondsSince(start) < 3.5)
+        #expect(fake.requests.contains("GET /download/remote-1"))
+        #expect(!job.outputExists)
+    }
+
     @Test func urlJobNeedsNoUploadOrSubmit() async throws {
         let fake = try FakeRemoteGateway()
         defer { fake.stop() }

@@ -30,6 +30,8 @@ final class FakeRemoteGateway: Sendable {
         case truncated
         /// This status, with a plain-text reason.
         case status(Int)
+        /// Announces the whole PDF and trickles it, a byte every 200 ms.
+        case trickle
     }
 
     struct Behaviour: Sendable {
@@ -120,6 +122,12 @@ final class FakeRemoteGateway: Sendable {
                 try response.write(Array(onePagePDF.prefix(600)))
                 response.close()
             case .status(let status): try response.respond(status: status, text: "the download broke")
+            case .trickle:
+                try response.startBody(status: 200, headers: [("Content-Type", "application/pdf")], contentLength: Int64(onePagePDF.count))
+                for byte in onePagePDF {
+                    try response.write([byte])
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
             }
         default: try json(response, 404, ["error": "not_found", "error_message": "no route"])
         }
