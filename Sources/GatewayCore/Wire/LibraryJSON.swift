@@ -5,7 +5,7 @@ public struct DocumentJSON: Encodable, Sendable {
     public var id: String
     public var name: String
     public var folder: String
-    public var folderID: String?
+    @NullWhenAbsent public var folderID: String?
     public var path: String
     public var pageCount: Int
     public var size: Int64
@@ -43,23 +43,6 @@ public struct DocumentJSON: Encodable, Sendable {
         case metadata
         case downloadURL = "download_url"
     }
-
-    /// `folder_id` is written as null at the root, so clients can rely on the key.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(folder, forKey: .folder)
-        try container.encode(folderID, forKey: .folderID)
-        try container.encode(path, forKey: .path)
-        try container.encode(pageCount, forKey: .pageCount)
-        try container.encode(size, forKey: .size)
-        try container.encode(sha256, forKey: .sha256)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(metadata, forKey: .metadata)
-        try container.encodeIfPresent(downloadURL, forKey: .downloadURL)
-    }
 }
 
 /// A folder as the CLI and the HTTP API show it.
@@ -67,7 +50,7 @@ public struct FolderJSON: Encodable, Sendable {
     public var id: String
     public var name: String
     public var path: String
-    public var parentID: String?
+    @NullWhenAbsent public var parentID: String?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -85,16 +68,5 @@ public struct FolderJSON: Encodable, Sendable {
         case parentID = "parent_id"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
-    }
-
-    /// `parent_id` is written as null at the root, so clients can rely on the key.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(path, forKey: .path)
-        try container.encode(parentID, forKey: .parentID)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
     }
 }
