@@ -90,7 +90,9 @@ final class WebhookSender: Sendable {
                 // Recorded from this task, not the caller's: the engine may call from a job's
                 // task that a cancel has just cancelled, and GRDB refuses a cancelled task's writes.
                 if recording {
-                    do { try outbox.add(delivery) } catch { logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"]) }
+                    do { try await writing { try $0.add(delivery) } } catch {
+                        logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"])
+                    }
                 }
                 await send(delivery)
                 _ = self.tasks.withLock { $0.removeValue(forKey: delivery.messageID) }
@@ -125,20 +127,20 @@ final class WebhookSender: Sendable {
                 let response = try await client.execute(request, sink: .memory(limit: 64 * 1024))
                 if (200..<300).contains(response.status) {
                     logger.info("webhook.delivered", metadata: metadata)
-                    return finish(delivery)
+                    return await finish(delivery)
                 }
                 metadata["http.status"] = "\(response.status)"
                 // 4xx other than 408/429 means the receiver refuses this message: retrying won't help.
                 if (400..<500).contains(response.status) && ![408, 429].contains(response.status) {
                     logger.warning("webhook.refused", metadata: metadata)
-                    return finish(delivery)
+                    return await finish(delivery)
                 }
                 retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
             } catch let failure as JobFailure {
                 metadata["error"] = "\(failure.message)"
                 if failure.kind == .rejected {
                     logger.warning("webhook.forbidden", metadata: metadata)
-                    return finish(delivery)
+                    return await finish(delivery)
                 }
             } catch {
                 metadata["error"] = "\(error)"
@@ -146,15 +148,25 @@ final class WebhookSender: Sendable {
             let remaining = Duration.milliseconds(Int64(max(0, delivery.expiresAt.timeIntervalSinceNow) * 1000))
             guard let wait = backoff.delay(afterAttempt: attempt, retryAfter: retryAfter, remaining: remaining, using: &random) else {
                 logger.warning("webhook.gave_up", metadata: metadata)
-                return finish(delivery)
+                return await finish(delivery)
             }
-            try? outbox.reschedule(delivery.messageID, attempts: attempt, notBefore: Date().addingTimeInterval(JobEngine.seconds(wait)))
+            let next = Date().addingTimeInterval(JobEngine.seconds(wait))
+            try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next) }
             try? await Task.sleep(for: wait)
         }
     }
 
     /// The delivery ended one way or another: nothing more is owed.
-    private func finish(_ delivery: PendingWebhook) {
-        do { try outbox.remove(delivery.messageID) } catch { logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"]) }
+    private func finish(_ delivery: PendingWebhook) async {
+        do { try await writing { try $0.remove(delivery.messageID) } } catch {
+            logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// An outbox write (a SQLite commit) on a thread of its own, off the cooperative threads
+    /// that also answer every poll.
+    private func writing(_ body: @escaping @Sendable (WebhookOutbox) throws -> Void) async throws {
+        let outbox = outbox
+        try await runBlocking { Result { try body(outbox) } }.get()
     }
 }
