@@ -188,6 +188,14 @@ struct JobStateMachineTests {
         #expect(JobType.forFilename(name) == type)
     }
 
+    @Test func aDocumentIdLeadsBackToItsJob() {
+        for _ in 0..<100 {
+            let job = UUID()
+            let document = JobEngine.documentID(for: job)
+            #expect(document != job && JobEngine.jobID(forDocument: document) == job)
+        }
+    }
+
     @Test mutating func stateSurvivesACodableRoundTrip() throws {
         var job = job(upload: false)
         _ = try job.handle(.started, now: now, random: &random)

@@ -75,7 +75,7 @@ public final class JobEngine: Sendable {
     private static let recentLimit = 20_000
     /// Listeners to every job's changes (webhooks, metrics).
     private let allJobsListeners = Mutex<[UUID: @Sendable (Job) -> Void]>([:])
-    /// When this engine was made: staged request bodies older than this belong to a dead process.
+    /// When this engine was made: staging entries last changed well before it belong to a dead process.
     private let startedAt = Date()
 
     public init(
@@ -502,6 +502,10 @@ public final class JobEngine: Sendable {
         bytes.15 ^= 0xA5
         return UUID(uuid: bytes)
     }
+
+    /// The job that filed document `id`, if a job did: `documentID(for:)` backwards (flipping the
+    /// same bits again restores them).
+    public static func jobID(forDocument id: UUID) -> UUID { documentID(for: id) }
 
     /// Maps anything a pipeline step threw to a classified failure.
     static func classify(_ error: any Error) -> JobFailure {

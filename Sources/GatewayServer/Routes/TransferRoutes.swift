@@ -67,8 +67,7 @@ extension GatewayAPI {
     private func downloadableDocument(_ id: UUID, owner: String) throws -> Document {
         let found = Result { () throws(LibraryError) -> Document in try library.document(id: id, owner: owner) }
         guard case .failure(let error) = found, error.kind == .documentNotFound else { return try found.get() }
-        // A job's document id is its id with bits flipped, and flipping them again gives it back.
-        guard let job = try engine.job(JobEngine.documentID(for: id)), job.owner == owner, job.state.status == .succeeded,
+        guard let job = try engine.job(JobEngine.jobID(forDocument: id)), job.owner == owner, job.state.status == .succeeded,
             job.state.documentID == id
         else { throw error }
         throw APIError(
