@@ -47,7 +47,7 @@ final class ChromiumConverter: Converter {
             _ = try await urlGuard.vet(url)
             proxy = try VettingProxy(page: url, urlGuard: urlGuard)
         case .file:
-            proxy = try VettingProxy(serving: work + "/input.html", at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy)
+            proxy = try VettingProxy(serving: Self.uploadedPage(in: work), at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy)
         }
         defer { proxy.stop() }
         let output = work + "/output.pdf"
@@ -155,7 +155,7 @@ final class ChromiumConverter: Converter {
             }
             return (url, url, false)
         case .file(let path, let originalFilename):
-            let page = work + "/input.html"
+            let page = Self.uploadedPage(in: work)
             do {
                 let html = try Data(contentsOf: URL(fileURLWithPath: path))
                 try Data(ChromiumPage.prepare(Array(html), options: request.options)).write(to: URL(fileURLWithPath: page))
@@ -169,6 +169,9 @@ final class ChromiumConverter: Converter {
     /// Where Chromium asks the proxy for an uploaded page: a name that resolves nowhere, so
     /// only the proxy can answer it.
     static let uploadedPageURL = "http://uploaded-page.pdfgate.invalid/input.html"
+
+    /// Our prepared copy of an uploaded page, which the proxy serves at `uploadedPageURL`.
+    static func uploadedPage(in work: String) -> String { work + "/input.html" }
 
     /// Chromium exits 0 without a PDF when the page does not load; its log says why.
     static func pageLoadFailure(in log: String, what: String) -> JobFailure? {

@@ -86,10 +86,7 @@ extension GatewayAPI {
         let incoming = library.paths.staging + "/incoming-\(UUID().lowercased)"
         defer { unlink(incoming) }
         let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
-        let hash = Self.sha256(
-            Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [written.sha256 ?? ""]).joined(separator: "&").utf8)
-        )
-        return try await idempotent(key, owner: owner, requestHash: hash) {
+        return try await idempotent(key, owner: owner, requestHash: Self.oneShotHash(fields, fileSHA256: written.sha256)) {
             try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: written.bytes)
         }
     }
@@ -117,10 +114,7 @@ extension GatewayAPI {
         if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         try checkOneShot(spec, owner: owner)
-        let hash = Self.sha256(
-            Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file.sha256 ?? ""]).joined(separator: "&").utf8)
-        )
-        return try await idempotent(key, owner: owner, requestHash: hash) {
+        return try await idempotent(key, owner: owner, requestHash: Self.oneShotHash(fields, fileSHA256: file.sha256)) {
             try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: file.bytes)
         }
     }
@@ -193,6 +187,12 @@ extension GatewayAPI {
     private func admitBeforeBody(owner: String, key: String?) throws {
         if let key, try idempotency.hasCreatedJob(owner: owner, key: key) { return }
         try admit(owner: owner, takingRateToken: true)
+    }
+
+    /// What makes two one-shot creates "the same request" for `Idempotency-Key`: their fields in
+    /// a fixed order, and the file's SHA-256.
+    private static func oneShotHash(_ fields: [String: String], fileSHA256: String?) -> String {
+        sha256(Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [fileSHA256 ?? ""]).joined(separator: "&").utf8))
     }
 
     /// `admit` and `engine.create` as one step per owner, so concurrent creates at limit − 1
