@@ -22,13 +22,12 @@ WORKDIR /src
 COPY . .
 
 # The Swift runtime is linked in statically; Poppler, cairo, libcurl and SQLite stay shared
-# and come from Debian in the runtime stage. pdfgate finds pdfgate-inspect-worker beside itself.
+# and come from Debian in the runtime stage. One binary: its helpers are hidden subcommands.
 RUN swift build -c release --static-swift-stdlib --product pdfgate \
-    && swift build -c release --static-swift-stdlib --product pdfgate-inspect-worker \
     && bin="$(swift build -c release --show-bin-path)" \
     && mkdir -p /out \
-    && cp "$bin/pdfgate" "$bin/pdfgate-inspect-worker" /out/ \
-    && strip /out/pdfgate /out/pdfgate-inspect-worker
+    && cp "$bin/pdfgate" /out/ \
+    && strip /out/pdfgate
 
 # ---------------------------------------------------------------------------------------------
 # Runtime: Debian 12 libraries and converters, no toolchain.
@@ -38,6 +37,7 @@ FROM debian:bookworm-slim
 # - libpoppler-glib8, libcairo2, libcurl4, libsqlite3-0: what the binaries link against.
 # - ca-certificates: HTTPS for URL jobs, webhooks and remote gateways; curl: the healthcheck.
 # - poppler-utils: pdfinfo/pdftoppm for poking at the library from a shell (optional).
+# - bubblewrap: the sandbox every converter process runs in (no network, read-only system).
 # - tini: PID 1 that forwards SIGTERM to pdfgate (graceful shutdown) and reaps the grandchildren
 #   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
 # - the converters themselves, and fonts so documents render with real glyphs.
@@ -45,14 +45,14 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
         libpoppler-glib8 libcairo2 libcurl4 libsqlite3-0 \
-        ca-certificates curl poppler-utils tini \
+        ca-certificates curl poppler-utils tini bubblewrap \
         libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno \
         chromium \
         calibre \
         fonts-dejavu-core fonts-liberation2 \
     && rm -rf /var/lib/apt/lists/*
 
-COPY --from=build /out/pdfgate /out/pdfgate-inspect-worker /usr/local/bin/
+COPY --from=build /out/pdfgate /usr/local/bin/
 
 # The gateway runs as root inside the container on purpose: Chromium's own sandbox needs user
 # namespaces, which Docker's default seccomp profile denies to unprivileged processes, and the

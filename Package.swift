@@ -8,8 +8,7 @@ let package = Package(
     name: "PDFGateway",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "pdfgate", targets: ["pdfgate"]),
-        .executable(name: "pdfgate-inspect-worker", targets: ["pdfgate-inspect-worker"]),
+        .executable(name: "pdfgate", targets: ["pdfgate"])
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -34,15 +33,10 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // The only Swift that touches Poppler; the worker process that runs it; the pool that drives workers.
+        // The only Swift that touches Poppler; the worker (`pdfgate inspect-worker`) that runs it; the pool that drives workers.
         .target(
             name: "GatewayPDF",
             dependencies: ["GatewayCore", "CPoppler"],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "pdfgate-inspect-worker",
-            dependencies: ["GatewayPDF"],
             swiftSettings: strict
         ),
         // Outbound HTTP: the only Swift that touches libcurl.

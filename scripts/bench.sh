@@ -8,7 +8,6 @@ documents="${BENCH_DOCUMENTS:-100000}"
 rm -rf "$out" && mkdir -p "$out/pdfs"
 
 swift build -c release --product pdfgate-bench >/dev/null
-swift build -c release --product pdfgate-inspect-worker >/dev/null
 swift build -c release --product pdfgate >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 

@@ -12,8 +12,8 @@ tool_pkgs=(poppler-utils qpdf hyperfine wrk curl)
 wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   # The local converters: LibreOffice (office), Chromium (URLs, HTML), Calibre (ebooks),
-  # and fonts so documents render with real glyphs.
-  wanted+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+  # fonts so documents render with real glyphs, and bubblewrap, the sandbox they run in.
+  wanted+=(bubblewrap libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
            python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
 fi
 

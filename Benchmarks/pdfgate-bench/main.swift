@@ -128,7 +128,7 @@ func inspectBenchmark(directory: String, rounds: Int = 3, oursRounds: Int = 9) a
         ours.append(round.seconds)
         pages = round.pages
     }
-    let workerRSS = children(named: "pdfgate-inspect").map { peakRSS(pid: $0) }.max() ?? 0
+    let workerRSS = children(named: "pdfgate").map { peakRSS(pid: $0) }.max() ?? 0
     await pool.shutdown()
     var peerRSS = 0.0
     var parallel: [Double] = []

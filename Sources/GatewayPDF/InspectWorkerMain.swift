@@ -1,7 +1,7 @@
 import Foundation
 import GatewayCore
 
-/// The body of the `pdfgate-inspect-worker` executable: caps its own memory, then answers one
+/// The body of `pdfgate inspect-worker` (hidden; the pool starts it): caps its own memory, then answers one
 /// request line at a time on stdin/stdout until stdin closes. Single-threaded on purpose: Poppler
 /// documents must not be shared across threads, and the parent serialises requests anyway.
 package enum InspectWorkerMain {

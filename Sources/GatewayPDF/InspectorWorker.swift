@@ -3,7 +3,7 @@ import Foundation
 import GatewayCore
 import Synchronization
 
-/// One `pdfgate-inspect-worker` child process and the socket it answers on.
+/// One `pdfgate inspect-worker` child process and the socket it answers on.
 ///
 /// Every method blocks: call them from a dedicated thread, never from the cooperative pool.
 /// A worker serves one call at a time (the pool guarantees it); only `interrupt()` may be called
@@ -87,7 +87,8 @@ final class InspectorWorker: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         let arguments = [
-            executable, "--memory-limit-bytes", String(memoryLimitBytes), "--parent-pid", String(getpid()),
+            executable, HelperExecutable.Subcommand.inspectWorker.rawValue, "--memory-limit-bytes", String(memoryLimitBytes), "--parent-pid",
+            String(getpid()),
         ]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -244,7 +245,7 @@ final class InspectorWorker: Sendable {
     private static func unavailable(_ executable: String, errno code: Int32) -> InspectionError {
         InspectionError(
             .inspectorUnavailable,
-            "the PDF inspector helper could not be started (\(executable): \(String(cString: strerror(code)))); install pdfgate-inspect-worker next to pdfgate or set PDFGATE_INSPECT_WORKER to its path"
+            "the PDF inspector helper could not be started (\(executable): \(String(cString: strerror(code)))); the inspector runs as `pdfgate inspect-worker`: set PDFGATE_EXECUTABLE to the pdfgate binary"
         )
     }
 }

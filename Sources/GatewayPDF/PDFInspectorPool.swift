@@ -2,14 +2,14 @@ import Foundation
 import GatewayCore
 import Synchronization
 
-/// Inspects PDFs in a small pool of long-lived `pdfgate-inspect-worker` processes, each with a
+/// Inspects PDFs in a small pool of long-lived `pdfgate inspect-worker` processes, each with a
 /// memory cap, killed past a wall-clock limit and replaced when it dies. Poppler can loop for
 /// minutes or allocate gigabytes on hostile files, and nothing in-process can stop it.
 public final class PDFInspectorPool: PDFInspector {
     /// How many workers, where to find them and how far each may go.
     public struct Configuration: Sendable {
-        /// Absolute path of the `pdfgate-inspect-worker` executable.
-        public var workerPath: String
+        /// Absolute path of the `pdfgate` executable, which runs the worker as a hidden subcommand.
+        public var executable: String
         /// At most this many worker processes exist, and inspect concurrently.
         public var poolSize: Int
         /// Wall-clock limit for one inspection, thumbnail included; past it the worker is killed.
@@ -18,14 +18,14 @@ public final class PDFInspectorPool: PDFInspector {
         /// (runtime, Foundation, Poppler, cairo), so caps under ~256 MiB leave little for the PDF.
         public var memoryLimitBytes: Int
 
-        /// Defaults: the worker found by `defaultWorkerPath()`, 2 workers, 30 s, 1 GiB.
+        /// Defaults: the `pdfgate` that `HelperExecutable` finds, 2 workers, 30 s, 1 GiB.
         public init(
-            workerPath: String = PDFInspectorPool.defaultWorkerPath() ?? PDFInspectorPool.workerExecutableName,
+            executable: String = HelperExecutable.path,
             poolSize: Int = 2,
             timeout: Duration = .seconds(30),
             memoryLimitBytes: Int = 1 << 30
         ) {
-            self.workerPath = workerPath
+            self.executable = executable
             self.poolSize = max(1, poolSize)
             self.timeout = timeout
             self.memoryLimitBytes = memoryLimitBytes
@@ -98,6 +98,22 @@ public final class PDFInspectorPool: PDFInspector {
                 .resourceLimit,
                 "inspection of \(name) crashed the inspector, which \(how); the PDF probably needs more than its \(Self.describe(bytes: configuration.memoryLimitBytes)) memory cap or is malformed in a way that crashes Poppler"
             )
+        }
+    }
+
+    /// Inspects a one-page PDF of our own: nil when a worker starts and answers, else why not.
+    /// `/readyz` asks this, so a build without a working inspector never reports ready.
+    public func selfCheck() async -> String? {
+        let path = FileManager.default.temporaryDirectory.path + "/pdfgate-selfcheck-\(getpid())-\(UUID().uuidString.prefix(8)).pdf"
+        guard FileManager.default.createFile(atPath: path, contents: Data(MinimalPDF.onePage.utf8)) else {
+            return "cannot write a probe PDF in \(FileManager.default.temporaryDirectory.path)"
+        }
+        defer { unlink(path) }
+        do {
+            let info = try await inspect(path: path, thumbnail: nil)
+            return info.pageCount == 1 ? nil : "the inspector read \(info.pageCount) pages from a one-page PDF"
+        } catch {
+            return "\(error)"
         }
     }
 
@@ -227,7 +243,7 @@ public final class PDFInspectorPool: PDFInspector {
             do throws(InspectionError) {
                 return .success(
                     try InspectorWorker.spawn(
-                        executable: configuration.workerPath,
+                        executable: configuration.executable,
                         memoryLimitBytes: configuration.memoryLimitBytes
                     )
                 )

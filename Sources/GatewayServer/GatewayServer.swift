@@ -29,6 +29,11 @@ public struct GatewayServer {
             gatewayToken: configuration.gatewayToken,
             // The upload URL's life, plus room for an upload that started just before it ended.
             uploadWindow: configuration.uploadURLLifetime + .seconds(5 * 60),
+            sandbox: ConverterSandbox(
+                isolation: configuration.unsandboxedConverters ? .none : .bubblewrap(ConverterSandbox.defaultBubblewrap),
+                limits: configuration.converterLimits,
+                hiddenPaths: [configuration.store] + (configuration.configurationFile.map { [$0] } ?? [])
+            ),
             logger: logger
         )
         let secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
@@ -80,6 +85,16 @@ public struct GatewayServer {
         }
         try api.idempotency.recoverAfterRestart()
         webhooks.resumePending()
+        if configuration.routes.values.contains(.local) {
+            if configuration.unsandboxedConverters {
+                api.logger.warning(
+                    "serve.unsandboxed_converters",
+                    metadata: ["hint": "local converters run without their sandbox: documents can reach the network and this machine's files"]
+                )
+            } else if let problem = await api.assembly.local.sandboxProblem() {
+                api.logger.error("serve.sandbox_unavailable", metadata: ["problem": "\(problem)"])
+            }
+        }
         if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {
             api.logger.warning(
                 "serve.no_public_url",

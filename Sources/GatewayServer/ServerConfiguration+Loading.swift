@@ -23,6 +23,10 @@ extension ServerConfiguration {
         var eventHeartbeatSeconds: Double?
         var signingKeys: [SigningKey]?
         var webhookSecret: String?
+        var unsandboxedConverters: Bool?
+        var converterMemoryMB: Int?
+        var converterCPUSeconds: Int?
+        var converterProcesses: Int?
 
         enum CodingKeys: String, CodingKey {
             case host, port, store, auth, routes, timeouts
@@ -37,6 +41,10 @@ extension ServerConfiguration {
             case eventHeartbeatSeconds = "event_heartbeat_seconds"
             case signingKeys = "signing_keys"
             case webhookSecret = "webhook_secret"
+            case unsandboxedConverters = "unsandboxed_converters"
+            case converterMemoryMB = "converter_memory_mb"
+            case converterCPUSeconds = "converter_cpu_seconds"
+            case converterProcesses = "converter_processes"
         }
     }
 
@@ -51,6 +59,7 @@ extension ServerConfiguration {
                 throw ConfigurationError("cannot read the configuration file \(path): \(error)")
             }
             try configuration.apply(file)
+            configuration.configurationFile = path
         }
         try configuration.apply(environment: environment)
         return configuration
@@ -81,6 +90,18 @@ extension ServerConfiguration {
         if let value = file.eventHeartbeatSeconds { try setHeartbeat(value, from: "event_heartbeat_seconds") }
         if let value = file.signingKeys { signingKeys = value }
         if let value = file.webhookSecret { webhookSecret = value }
+        if let value = file.unsandboxedConverters { unsandboxedConverters = value }
+        try setConverterLimits(memoryMB: file.converterMemoryMB, cpuSeconds: file.converterCPUSeconds, processes: file.converterProcesses)
+    }
+
+    /// Positive numbers only: a zero cap would fail every conversion with a misleading message.
+    private mutating func setConverterLimits(memoryMB: Int?, cpuSeconds: Int?, processes: Int?) throws(ConfigurationError) {
+        for (name, value) in [("converter memory (MB)", memoryMB), ("converter CPU seconds", cpuSeconds), ("converter processes", processes)] {
+            if let value, value <= 0 { throw ConfigurationError("\(name) must be a positive number, not \(value)") }
+        }
+        if let memoryMB { converterLimits.memoryBytes = memoryMB << 20 }
+        if let cpuSeconds { converterLimits.cpuSeconds = cpuSeconds }
+        if let processes { converterLimits.processes = processes }
     }
 
     mutating func apply(environment: [String: String]) throws(ConfigurationError) {
@@ -125,6 +146,23 @@ extension ServerConfiguration {
             }
             shutdownGrace = .milliseconds(Int64(seconds * 1000))
         }
+        if let value = environment["PDFGATE_UNSANDBOXED_CONVERTERS"] {
+            switch value.lowercased() {
+            case "true", "1", "on", "yes": unsandboxedConverters = true
+            case "false", "0", "off", "no", "": unsandboxedConverters = false
+            default: throw ConfigurationError("PDFGATE_UNSANDBOXED_CONVERTERS must be true or false, not '\(value)'")
+            }
+        }
+        func number(_ name: String) throws(ConfigurationError) -> Int? {
+            guard let value = environment[name] else { return nil }
+            guard let number = Int(value) else { throw ConfigurationError("\(name) '\(value)' is not a whole number") }
+            return number
+        }
+        try setConverterLimits(
+            memoryMB: try number("PDFGATE_CONVERTER_MEMORY_MB"),
+            cpuSeconds: try number("PDFGATE_CONVERTER_CPU_SECONDS"),
+            processes: try number("PDFGATE_CONVERTER_PROCESSES")
+        )
         if let value = environment["PDFGATE_MAX_UPLOAD_BYTES"] {
             guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }
             maxUploadBytes = bytes

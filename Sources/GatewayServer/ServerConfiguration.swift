@@ -1,4 +1,5 @@
 import Foundation
+import GatewayConverters
 import GatewayCore
 
 /// Everything `pdfgate serve` can be told, with the defaults of the embedded setup: loopback,
@@ -45,6 +46,13 @@ public struct ServerConfiguration: Sendable {
     public var signingKeys: [SigningKey] = []
     /// Standard Webhooks secret (`whsec_…`); nil: generated once and kept in the store.
     public var webhookSecret: String?
+    /// Run local converters without their sandbox: only when the kernel or container refuses
+    /// namespaces, and knowing documents can then reach the network and the gateway's files.
+    public var unsandboxedConverters = false
+    /// Memory, CPU time and processes one local conversion may use.
+    public var converterLimits = ResourceLimits()
+    /// The configuration file this came from, hidden from converters like the store.
+    public var configurationFile: String?
 
     public init() {}
 

@@ -10,7 +10,8 @@ struct PDFGate: AsyncParsableCommand {
         subcommands: [
             InspectCommand.self, AddCommand.self, ListCommand.self, InfoCommand.self, RenameCommand.self,
             MoveCommand.self, RemoveCommand.self, MakeFolderCommand.self, RemoveFolderCommand.self, FsckCommand.self,
-            ConvertCommand.self, JobsCommand.self, ServeCommand.self, TokenCommand.self,
+            ConvertCommand.self, JobsCommand.self, ServeCommand.self, TokenCommand.self, InspectWorkerCommand.self,
+            SandboxExecCommand.self,
         ]
     )
 }

@@ -72,7 +72,7 @@ extension LocalConverterTests {
                 let slots = converter.libreOffice.slots.slots
                 #expect(slots.map(\.startCount) == [1, 1])
                 // Separate instances: separate process groups and profiles.
-                let groups = slots.compactMap { $0.processIDs()?.group }
+                let groups = slots.compactMap { $0.processGroup() }
                 #expect(Set(groups).count == 2)
             }
         }
@@ -82,17 +82,17 @@ extension LocalConverterTests {
                 let slot = converter.libreOffice.slots.slots[0]
                 let first = JobFixture()
                 try await converter.convert(first.request(.docToPDF, first.file(Fixtures.office("sample.docx"))), events: { _ in })
-                let before = try #require(slot.processIDs())
-                kill(-before.group, SIGKILL)
+                let before = try #require(slot.processGroup())
+                kill(-before, SIGKILL)
                 try await Task.sleep(for: .milliseconds(200))
 
                 let second = JobFixture()
                 try await converter.convert(second.request(.docToPDF, second.file(Fixtures.office("sample.odt"))), events: { _ in })
                 #expect(try await pdfinfoPageCount(second.output) == 2)
-                let after = try #require(slot.processIDs())
-                #expect(after.group != before.group)
+                let after = try #require(slot.processGroup())
+                #expect(after != before)
                 #expect(slot.startCount == 2)
-                #expect(liveMembers(ofGroup: before.group).isEmpty)
+                #expect(liveMembers(ofGroup: before).isEmpty)
             }
         }
 
@@ -102,7 +102,7 @@ extension LocalConverterTests {
                 for _ in 0..<3 {
                     let job = JobFixture()
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.rtf"))), events: { _ in })
-                    groups.append(try #require(converter.libreOffice.slots.slots[0].processIDs()).group)
+                    groups.append(try #require(converter.libreOffice.slots.slots[0].processGroup()))
                 }
                 #expect(groups[0] == groups[1])
                 #expect(groups[1] != groups[2])
@@ -165,7 +165,7 @@ extension LocalConverterTests {
                 var group: pid_t?
                 for _ in 0..<100 where group == nil {
                     try await Task.sleep(for: .milliseconds(20))
-                    group = slot.processIDs()?.group
+                    group = slot.processGroup()
                 }
                 let started = try #require(group)
                 try await Task.sleep(for: .milliseconds(300))
@@ -175,7 +175,7 @@ extension LocalConverterTests {
                 #expect(error is CancellationError)
                 #expect(seconds(since: cancelled) < 1.5)
                 #expect(liveMembers(ofGroup: started).isEmpty)
-                #expect(slot.processIDs() == nil)
+                #expect(slot.processGroup() == nil)
             }
         }
 
@@ -194,7 +194,7 @@ extension LocalConverterTests {
                 #expect(failure.kind == .timedOut)
                 #expect(failure.code == "timed_out")
                 #expect(seconds(since: start) < 1.5)
-                #expect(converter.libreOffice.slots.slots[0].processIDs() == nil)
+                #expect(converter.libreOffice.slots.slots[0].processGroup() == nil)
             }
         }
     }

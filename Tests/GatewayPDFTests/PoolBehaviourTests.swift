@@ -45,10 +45,10 @@ import Testing
     }
 
     @Test func missingWorkerExecutableIsReported() async {
-        let pool = PDFInspectorPool(configuration: .init(workerPath: "/nonexistent/pdfgate-inspect-worker"))
+        let pool = PDFInspectorPool(configuration: .init(executable: "/nonexistent/pdfgate"))
         let error = await inspectionError { try await pool.inspect(path: Fixtures.pdf("one-page.pdf")) }
         #expect(error?.kind == .inspectorUnavailable)
-        #expect(error?.message.contains("PDFGATE_INSPECT_WORKER") == true)
+        #expect(error?.message.contains("PDFGATE_EXECUTABLE") == true)
     }
 
     @Test func shutdownEndsWorkersAndRefusesWork() async throws {
@@ -75,10 +75,12 @@ import Testing
         #expect(pool.workerPIDs().idle == first)
     }
 
-    @Test func lookupOrderPrefersEnvironment() {
-        #expect(PDFInspectorPool.defaultWorkerPath(environment: ["PDFGATE_INSPECT_WORKER": "/opt/w"]) == "/opt/w")
-        let found = PDFInspectorPool.defaultWorkerPath(environment: [:])
-        #expect(found?.hasSuffix("/pdfgate-inspect-worker") == true)
+    @Test func theWorkerIsPdfgateItself() {
+        #expect(HelperExecutable.locate(environment: ["PDFGATE_EXECUTABLE": "/opt/pdfgate"]) == "/opt/pdfgate")
+        // From the test bundle: the pdfgate product built beside it.
+        let found = HelperExecutable.locate(environment: [:])
+        #expect(found?.hasSuffix("/pdfgate") == true)
+        #expect(found.map { FileManager.default.isExecutableFile(atPath: $0) } == true)
     }
 
     /// Not a test of correctness: prints the per-file cost through the pool, for the record.

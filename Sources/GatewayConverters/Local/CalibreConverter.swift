@@ -10,12 +10,14 @@ final class CalibreConverter: Converter {
     let name = "local.calibre"
     let slots: SlotPool<Int>
     private let executable: String
+    private let sandbox: ConverterSandbox
 
     /// The input formats routed here; Calibre picks its input plugin by extension.
     static let formats = SourceFormats.ebook
 
     init(configuration: LocalConverter.Configuration) {
         executable = configuration.ebookConvertPath
+        sandbox = configuration.sandbox
         slots = SlotPool(Array(0..<max(1, configuration.calibreSlots)))
     }
 
@@ -48,18 +50,24 @@ final class CalibreConverter: Converter {
                 "CALIBRE_CACHE_DIRECTORY": work + "/cache",
             ]
         )
-        let spec = ChildSpec(
-            executable: executable,
-            arguments: [input, output] + Self.arguments(for: request.options),
-            environment: environment,
-            workingDirectory: work,
-            stdout: .file(log),
-            stderr: .file(log)
+        // Only `work` is writable (and visible) inside; Qt WebEngine reserves terabytes of
+        // address space, so memory is the watchdog's alone.
+        let spec = sandbox.wrap(
+            ChildSpec(
+                executable: executable,
+                arguments: [input, output] + Self.arguments(for: request.options),
+                environment: environment,
+                workingDirectory: work,
+                stdout: .file(log),
+                stderr: .file(log)
+            ),
+            mounts: .init(writable: [work]),
+            backstops: .init(addressSpace: false, cpu: true)
         )
 
         let outcome = try await LocalFailures.withSlot(slots, tool: "Calibre", what: originalFilename, deadline: request.deadline) { _ in
             do throws(SpawnFailure) {
-                return try await runOneShot(spec, deadline: request.deadline)
+                return try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
             } catch {
                 throw JobFailure(.transient, code: "converter_unavailable", "ebook-convert could not be started: \(error.message)")
             }
@@ -70,6 +78,8 @@ final class CalibreConverter: Converter {
             throw CancellationError()
         case .timedOut:
             throw LocalFailures.timedOut("Calibre", originalFilename)
+        case .limitExceeded(let kind):
+            throw sandbox.limits.failure(kind, tool: "Calibre", what: originalFilename)
         case .finished(.signaled(let signal)):
             throw LocalFailures.crashed("Calibre", originalFilename, "was killed by signal \(signal)", log: diagnostics)
         case .finished(.exited(let status)) where status != 0:

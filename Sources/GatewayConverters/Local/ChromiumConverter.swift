@@ -17,9 +17,11 @@ final class ChromiumConverter: Converter {
     private let executable: String
     private let virtualTimeBudget: Duration
     private let urlGuard: URLGuard
+    private let sandbox: ConverterSandbox
 
     init(configuration: LocalConverter.Configuration) {
         executable = configuration.chromiumPath
+        sandbox = configuration.sandbox
         urlGuard = configuration.urlGuard
         virtualTimeBudget = configuration.chromiumVirtualTimeBudget
         slots = SlotPool(Array(0..<max(1, configuration.chromiumSlots)))
@@ -38,6 +40,12 @@ final class ChromiumConverter: Converter {
             try? FileManager.default.removeItem(atPath: socketDirectory)
         }
         let (target, what, isUpload) = try prepareTarget(request, in: work)
+        // In the sandbox Chromium has no network at all: one listener, bound inside its network
+        // namespace and handed to us, is the only address it can reach, and the proxy answers it.
+        let channel = try sandbox.isSealed ? Self.listenerChannel() : nil
+        defer { if let channel { close(channel.theirs) } }
+        let listener: VettingProxy.Listener =
+            channel.map { .fromSandbox(channel: $0.ours, port: ConverterSandbox.proxyPort) } ?? .loopback
         // SSRF: the page is checked now, so a refused URL fails before Chromium starts; then
         // every request Chromium makes — redirects and subresources included — goes through a
         // proxy that checks it and connects to the address it checked (see `VettingProxy`).
@@ -45,40 +53,52 @@ final class ChromiumConverter: Converter {
         switch request.source {
         case .url(let url):
             _ = try await urlGuard.vet(url)
-            proxy = try VettingProxy(page: url, urlGuard: urlGuard)
+            proxy = try VettingProxy(page: url, urlGuard: urlGuard, listener: listener)
         case .file:
-            proxy = try VettingProxy(serving: Self.uploadedPage(in: work), at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy)
+            proxy = try VettingProxy(
+                serving: Self.uploadedPage(in: work),
+                at: target,
+                contentSecurityPolicy: ChromiumPage.contentSecurityPolicy,
+                listener: listener
+            )
         }
         defer { proxy.stop() }
         let output = work + "/output.pdf"
         let log = work + "/chromium.log"
 
         var arguments = Self.baseFlags + ["--user-data-dir=\(work)/profile"]
-        if geteuid() == 0 { arguments.append("--no-sandbox") }  // the sandbox refuses to run as root
+        if geteuid() == 0 { arguments.append("--no-sandbox") }  // its own sandbox refuses root; bubblewrap is ours
         arguments += [
-            "--proxy-server=\(proxy.chromiumProxyServer)",
+            "--proxy-server=http://127.0.0.1:\(proxy.port)",
             "--proxy-bypass-list=<-loopback>",  // loopback too: the proxy decides, by the allow-list
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
             "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         ]
-        let environment = childEnvironment(privateDirectory: work, extra: ["TMPDIR": socketDirectory])
+        // A sandbox has a private /tmp, short enough for Chromium's socket paths.
+        let environment = childEnvironment(privateDirectory: work, extra: ["TMPDIR": sandbox.isSealed ? "/tmp" : socketDirectory])
+        let sandbox = sandbox
+        let seal = { (spec: ChildSpec) in
+            sandbox.wrap(spec, mounts: .init(writable: [work]), backstops: .init(addressSpace: false, cpu: true), listenerChannel: channel?.theirs)
+        }
 
         if isUpload {
             // Our own copy of the page carries the options as CSS: the plain print switch does.
-            let spec = ChildSpec(
-                executable: executable,
-                arguments: arguments + [
-                    "--print-to-pdf=\(output)", "--no-pdf-header-footer",
-                    "--virtual-time-budget=\(Self.milliseconds(virtualTimeBudget))", target,
-                ],
-                environment: environment,
-                workingDirectory: work,
-                stdout: .file(log),
-                stderr: .file(log)
+            let spec = seal(
+                ChildSpec(
+                    executable: executable,
+                    arguments: arguments + [
+                        "--print-to-pdf=\(output)", "--no-pdf-header-footer",
+                        "--virtual-time-budget=\(Self.milliseconds(virtualTimeBudget))", target,
+                    ],
+                    environment: environment,
+                    workingDirectory: work,
+                    stdout: .file(log),
+                    stderr: .file(log)
+                )
             )
             let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
                 do throws(SpawnFailure) {
-                    return try await runOneShot(spec, deadline: request.deadline)
+                    return try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
                 } catch {
                     throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
                 }
@@ -89,6 +109,8 @@ final class ChromiumConverter: Converter {
                 throw CancellationError()
             case .timedOut:
                 throw LocalFailures.timedOut("Chromium", what)
+            case .limitExceeded(let kind):
+                throw sandbox.limits.failure(kind, tool: "Chromium", what: what)
             case .finished(.signaled(let signal)):
                 throw LocalFailures.crashed("Chromium", what, "was killed by signal \(signal)", log: diagnostics)
             case .finished(.exited(let status)):
@@ -107,6 +129,8 @@ final class ChromiumConverter: Converter {
                         executable: executable,
                         flags: arguments,
                         environment: environment,
+                        seal: seal,
+                        limits: sandbox.limits,
                         workDirectory: work,
                         log: log,
                         output: output,
@@ -121,6 +145,7 @@ final class ChromiumConverter: Converter {
             case .printed: break
             case .cancelled: throw CancellationError()
             case .timedOut: throw LocalFailures.timedOut("Chromium", what)
+            case .limitExceeded(let kind): throw sandbox.limits.failure(kind, tool: "Chromium", what: what)
             case .pageFailed(let error):
                 let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
                 throw Self.explain(failure, notes: proxy.notes)
@@ -130,6 +155,16 @@ final class ChromiumConverter: Converter {
         }
         try OutputCheck.verify(output, tool: "Chromium", diagnostics: OutputCheck.tail(ofFile: log))
         try OutputCheck.deliver(output, to: request.outputPath)
+    }
+
+    /// A socket pair over which a sandbox sends the listener it bound; both ends close-on-exec
+    /// (the spawn gives `theirs` to the sandbox by number).
+    static func listenerChannel() throws(JobFailure) -> (ours: Int32, theirs: Int32) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw JobFailure(.transient, code: "converter_unavailable", "a socket for Chromium's sandbox could not be created")
+        }
+        return (pair[0], pair[1])
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

@@ -18,6 +18,7 @@ enum ChromiumDevToolsPrint {
         case broken(String)
         case timedOut
         case cancelled
+        case limitExceeded(ResourceLimits.Kind)
     }
 
     /// Starts Chromium with `flags` (profile, proxy, sandbox…), loads `url`, lets it settle for
@@ -28,6 +29,8 @@ enum ChromiumDevToolsPrint {
         executable: String,
         flags: [String],
         environment: [String: String],
+        seal: (ChildSpec) -> ChildSpec,
+        limits: ResourceLimits,
         workDirectory: String,
         log: String,
         output: String,
@@ -44,14 +47,18 @@ enum ChromiumDevToolsPrint {
         // Chromium reads the pipe on fd 3 and writes on fd 4: a shell puts our socket there.
         // (`--no-pdf-header-footer` must not be among the flags: in this mode it makes Chromium
         // kill the page's renderer; `displayHeaderFooter: false` does its job here.)
-        let spec = ChildSpec(
-            executable: "/bin/sh",
-            arguments: ["-c", #"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null"#, executable] + flags + ["--remote-debugging-pipe", "about:blank"],
-            environment: environment,
-            workingDirectory: workDirectory,
-            stdin: .descriptor(theirs),
-            stdout: .descriptor(theirs),
-            stderr: .file(log)
+        let spec = seal(
+            ChildSpec(
+                executable: "/bin/sh",
+                arguments: ["-c", #"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null"#, executable] + flags + [
+                    "--remote-debugging-pipe", "about:blank",
+                ],
+                environment: environment,
+                workingDirectory: workDirectory,
+                stdin: .descriptor(theirs),
+                stdout: .descriptor(theirs),
+                stderr: .file(log)
+            )
         )
         let group: ProcessGroup
         do throws(SpawnFailure) {
@@ -61,6 +68,8 @@ enum ChromiumDevToolsPrint {
             throw error
         }
         close(theirs)
+        let watch = SandboxWatchdog.shared.watch(group: group.id, limits: limits) { group.stop(.misbehaving) }
+        defer { SandboxWatchdog.shared.end(watch) }
         let (outcome, stop) = await group.supervise(until: deadline) {
             let pipe = DevToolsPipe(socket: ours, deadline: deadline)
             let outcome: Outcome
@@ -77,6 +86,7 @@ enum ChromiumDevToolsPrint {
         switch stop {
         case .deadline: return .timedOut
         case .cancellation: return .cancelled
+        case .misbehaving: return watch.exceeded.map(Outcome.limitExceeded) ?? .broken("stopped")
         default:
             // The pipe's own deadline can beat the timer by a hair: still a timeout.
             if outcome != .printed && ContinuousClock.now >= deadline { return .timedOut }

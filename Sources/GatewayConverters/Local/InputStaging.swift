@@ -4,7 +4,8 @@ import GatewayCore
 /// Puts an upload where a converter wants it: tools pick their importer by extension, and the
 /// staged upload's own name is the engine's business, so each job gets `input.<original ext>`.
 enum InputStaging {
-    /// A symlink (a copy where links fail) named `<baseName>.<ext>` in `directory`.
+    /// A hard link (a copy across file systems) named `<baseName>.<ext>` in `directory`. Not a
+    /// symlink: the tool runs in a sandbox that sees `directory` and not where the upload lies.
     static func stage(_ path: String, originalFilename: String, in directory: String, baseName: String = "input") throws(JobFailure) -> String {
         let ext = fileExtension(of: originalFilename)
         let staged = directory + "/" + baseName + (ext.isEmpty ? "" : "." + ext)
@@ -14,7 +15,7 @@ enum InputStaging {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try? FileManager.default.removeItem(atPath: staged)
-            if symlink(path, staged) != 0 { try FileManager.default.copyItem(atPath: path, toPath: staged) }
+            if link(path, staged) != 0 { try FileManager.default.copyItem(atPath: path, toPath: staged) }
         } catch {
             throw JobFailure(.transient, code: "input_not_staged", "the upload could not be prepared for conversion: \(error.localizedDescription)")
         }

@@ -1,12 +1,18 @@
 import Foundation
 import GatewayCore
+import Synchronization
 
-/// Office documents → PDF through a bounded set of warm LibreOffice slots (DESIGN §4).
+/// Office documents → PDF through a bounded set of warm LibreOffice slots (DESIGN §4), with a
+/// cold, fresh LibreOffice as the safety net for a document that crashes a warm one.
 final class LibreOfficePool: Converter {
     let name = "local.libreoffice"
     let slots: SlotPool<LibreOfficeSlot>
     private let sofficePath: String
     private let pythonPath: String
+    private let sandbox: ConverterSandbox
+    /// Jobs whose document crashed a warm slot: their later attempts go straight to a cold
+    /// LibreOffice, so one document never takes more than one slot restart with it.
+    private let crashedWarm = Mutex<[UUID]>([])
 
     /// Slots are created here but start LibreOffice lazily, on their first conversion.
     /// `directory` must be private to this pool; the UNO worker script is written into it.
@@ -18,6 +24,7 @@ final class LibreOfficePool: Converter {
         let token = "\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
         sofficePath = configuration.sofficePath
         pythonPath = configuration.pythonPath
+        sandbox = configuration.sandbox
         slots = SlotPool(
             (0..<max(1, configuration.libreOfficeSlots)).map { index in
                 LibreOfficeSlot(
@@ -29,7 +36,8 @@ final class LibreOfficePool: Converter {
                         directory: directory + "/slot-\(index)",
                         pipeName: "pdfgate-\(token)-slot-\(index)",
                         maxConversions: max(1, configuration.maxConversionsPerLibreOfficeInstance),
-                        startTimeout: configuration.libreOfficeStartTimeout
+                        startTimeout: configuration.libreOfficeStartTimeout,
+                        sandbox: configuration.sandbox
                     )
                 )
             }
@@ -42,32 +50,92 @@ final class LibreOfficePool: Converter {
         }
         try Task.checkCancellation()
         events(.entered(.converting))
-        let input = try InputStaging.stage(path, originalFilename: originalFilename, in: request.workDirectory)
-        let output = request.workDirectory + "/libreoffice-output.pdf"
-        defer {
-            try? FileManager.default.removeItem(atPath: input)
-            try? FileManager.default.removeItem(atPath: output)
+        if crashedWarm.withLock({ $0.contains(request.jobID) }) {
+            return try await convertCold(path: path, originalFilename: originalFilename, request: request)
         }
+        do {
+            try await convertWarm(path: path, originalFilename: originalFilename, request: request)
+        } catch let failure as JobFailure where failure.code == LocalFailures.crashedCode && ContinuousClock.now < request.deadline {
+            // A crash is the tool's fault, not the document's: one more try, in a fresh LibreOffice.
+            crashedWarm.withLock { jobs in
+                jobs.append(request.jobID)
+                if jobs.count > 1000 { jobs.removeFirst(jobs.count - 1000) }
+            }
+            try await convertCold(path: path, originalFilename: originalFilename, request: request)
+        }
+    }
+
+    /// In a warm slot: the input goes into the slot's exchange directory, the PDF comes out of it.
+    private func convertWarm(path: String, originalFilename: String, request: ConversionRequest) async throws {
         let deadline = request.deadline
-        let outcome = try await LocalFailures.withSlot(slots, tool: "LibreOffice", what: originalFilename, deadline: deadline) { slot in
+        try await LocalFailures.withSlot(slots, tool: "LibreOffice", what: originalFilename, deadline: deadline) { slot in
+            let exchange = slot.exchangeDirectory
+            try? FileManager.default.removeItem(atPath: exchange)
+            defer { try? FileManager.default.removeItem(atPath: exchange) }
+            let input = try InputStaging.stage(path, originalFilename: originalFilename, in: exchange)
+            let output = exchange + "/output.pdf"
             slot.prepare()
-            return await withTaskCancellationHandler {
+            let outcome = await withTaskCancellationHandler {
                 await runBlocking { slot.convert(input: input, output: output, name: originalFilename, deadline: deadline) }
             } onCancel: {
                 slot.interrupt()
             }
+            switch outcome {
+            case .converted:
+                try OutputCheck.verify(output, tool: "LibreOffice")
+                try OutputCheck.deliver(output, to: request.outputPath)
+            case .failed(let failure):
+                throw failure
+            case .timedOut:
+                throw LocalFailures.timedOut("LibreOffice", originalFilename)
+            case .limitExceeded(let kind):
+                throw sandbox.limits.failure(kind, tool: "LibreOffice", what: originalFilename)
+            case .interrupted:
+                if Task.isCancelled { throw CancellationError() }
+                throw LocalFailures.shutDown("LibreOffice")
+            }
         }
+    }
+
+    /// `soffice --convert-to pdf` with a profile of its own, sealed and limited like a slot.
+    private func convertCold(path: String, originalFilename: String, request: ConversionRequest) async throws {
+        let work = request.workDirectory + "/libreoffice-cold"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
+        let log = work + "/soffice.log"
+        let spec = sandbox.wrap(
+            ChildSpec(
+                executable: sofficePath,
+                arguments: [
+                    "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck", "--nofirststartwizard",
+                    "-env:UserInstallation=\(URL(fileURLWithPath: work + "/profile").absoluteString)",
+                    "--convert-to", "pdf", "--outdir", work + "/out", input,
+                ],
+                environment: childEnvironment(privateDirectory: work),
+                workingDirectory: work,
+                stdout: .file(log),
+                stderr: .file(log)
+            ),
+            mounts: .init(writable: [work]),
+            backstops: .init(addressSpace: true, cpu: true)
+        )
+        let outcome: OneShotOutcome
+        do throws(SpawnFailure) {
+            outcome = try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
+        } catch {
+            throw JobFailure(.transient, code: "converter_unavailable", "LibreOffice could not be started: \(error.message)")
+        }
+        let diagnostics = OutputCheck.tail(ofFile: log)
         switch outcome {
-        case .converted:
-            try OutputCheck.verify(output, tool: "LibreOffice")
+        case .cancelled: throw CancellationError()
+        case .timedOut: throw LocalFailures.timedOut("LibreOffice", originalFilename)
+        case .limitExceeded(let kind): throw sandbox.limits.failure(kind, tool: "LibreOffice", what: originalFilename)
+        case .finished(.signaled(let signal)):
+            throw LocalFailures.crashed("LibreOffice", originalFilename, "was killed by signal \(signal)", log: diagnostics)
+        case .finished(.exited):
+            let output = work + "/out/" + ((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".pdf"
+            try OutputCheck.verify(output, tool: "LibreOffice", diagnostics: diagnostics)
             try OutputCheck.deliver(output, to: request.outputPath)
-        case .failed(let failure):
-            throw failure
-        case .timedOut:
-            throw LocalFailures.timedOut("LibreOffice", originalFilename)
-        case .interrupted:
-            if Task.isCancelled { throw CancellationError() }
-            throw LocalFailures.shutDown("LibreOffice")
         }
     }
 

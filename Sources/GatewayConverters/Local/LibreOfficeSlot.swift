@@ -3,7 +3,9 @@ import GatewayCore
 import Synchronization
 
 /// One warm LibreOffice: a headless soffice with a profile of its own and the Python UNO worker
-/// that drives it, both in one process group.
+/// that drives it, both in one process group and one sandbox (the UNO pipe is a socket in the
+/// sandbox's private /tmp). The sandbox sees the slot's directory and nothing else of ours: each
+/// conversion's input is put in its exchange directory and the PDF taken out of it.
 ///
 /// A cold `soffice --convert-to` spends almost all its time starting up, so the slot keeps the
 /// pair running between conversions and restarts it after `maxConversions` or as soon as it
@@ -24,6 +26,7 @@ final class LibreOfficeSlot: Sendable {
         var pipeName: String
         var maxConversions: Int
         var startTimeout: Duration
+        var sandbox: ConverterSandbox
     }
 
     /// How one conversion ended.
@@ -33,6 +36,8 @@ final class LibreOfficeSlot: Sendable {
         case timedOut
         /// `interrupt()` or `shutDown()` stopped it.
         case interrupted
+        /// The watchdog stopped it at one of the sandbox's limits.
+        case limitExceeded(ResourceLimits.Kind)
     }
 
     let index: Int
@@ -49,22 +54,23 @@ final class LibreOfficeSlot: Sendable {
 
     /// A running soffice + worker pair. Whoever removes it from `State.instance` reaps it.
     private final class Instance: Sendable {
+        /// Led by the sandbox (or, unsandboxed, by the worker itself); soffice is a member.
         let group: ProcessGroup
-        let workerPID: pid_t
         /// Our end of a socketpair serving as the worker's stdin and stdout: a socket so writing to
         /// a dead worker fails with EPIPE (MSG_NOSIGNAL) instead of raising SIGPIPE in the gateway.
         let socket: Int32
         let conversions = Atomic<Int>(0)
 
-        init(group: ProcessGroup, workerPID: pid_t, socket: Int32) {
+        init(group: ProcessGroup, socket: Int32) {
             self.group = group
-            self.workerPID = workerPID
             self.socket = socket
         }
 
         deinit { close(socket) }
 
-        var isAlive: Bool { group.isRunning(group.id) && group.isRunning(workerPID) }
+        /// The leader ends when the worker does (a sandbox ends with its command); a dead soffice
+        /// under a live worker shows in the next ping.
+        var isAlive: Bool { group.isRunning(group.id) }
     }
 
     init(index: Int, settings: Settings) {
@@ -73,6 +79,8 @@ final class LibreOfficeSlot: Sendable {
     }
 
     private var profileDirectory: String { settings.directory + "/profile" }
+    /// Where one conversion's input and output live while the slot works on it.
+    var exchangeDirectory: String { settings.directory + "/exchange" }
     private var sofficeLog: String { settings.directory + "/soffice.log" }
     private var workerLog: String { settings.directory + "/worker.log" }
 
@@ -92,9 +100,9 @@ final class LibreOfficeSlot: Sendable {
         }
     }
 
-    /// The soffice leader's pid (also the process group id) and the worker's, when running.
-    func processIDs() -> (group: pid_t, worker: pid_t)? {
-        state.withLock { state in state.instance.map { ($0.group.id, $0.workerPID) } }
+    /// The running instance's process group id (its leader's pid), if one is running.
+    func processGroup() -> pid_t? {
+        state.withLock { state in state.instance?.group.id }
     }
 
     /// How many times this slot has started LibreOffice.
@@ -122,7 +130,16 @@ final class LibreOfficeSlot: Sendable {
         }
 
         let request = UnoWorkerRequest(op: .convert, input: input, output: output, name: name)
-        switch exchange(instance, request.line(), deadline: deadline) {
+        let watch = SandboxWatchdog.shared.watch(group: instance.group.id, limits: settings.sandbox.limits) {
+            instance.group.stop(.misbehaving)
+        }
+        let result = exchange(instance, request.line(), deadline: deadline)
+        SandboxWatchdog.shared.end(watch)
+        if let kind = watch.exceeded {
+            retire(instance, gracefully: false)
+            return .limitExceeded(kind)
+        }
+        switch result {
         case .reply(let reply):
             instance.conversions.add(1, ordering: .relaxed)
             if reply.ok { return .converted }
@@ -136,9 +153,8 @@ final class LibreOfficeSlot: Sendable {
             return .interrupted
         case .died:
             let logs = diagnostics()
-            let sofficeDied = !instance.group.isRunning(instance.group.id)
             let status = retire(instance, gracefully: false)
-            let how = sofficeDied ? "soffice \(ChildTermination(waitStatus: status).description)" : "its UNO worker died"
+            let how = "its sandbox \(ChildTermination(waitStatus: status).description)"
             return .failed(
                 JobFailure(
                     .transient,
@@ -216,39 +232,37 @@ final class LibreOfficeSlot: Sendable {
         }
 
         let environment = childEnvironment(privateDirectory: settings.directory)
-        let soffice = ChildSpec(
-            executable: settings.sofficePath,
-            arguments: [
-                "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck", "--nofirststartwizard",
-                "--accept=pipe,name=\(settings.pipeName);urp;StarOffice.ComponentContext",
-                "-env:UserInstallation=\(URL(fileURLWithPath: profileDirectory).absoluteString)",
-            ],
-            environment: environment,
-            workingDirectory: settings.directory,
-            stdout: .file(sofficeLog),
-            stderr: .file(sofficeLog)
-        )
-        let worker = ChildSpec(
-            executable: settings.pythonPath,
-            arguments: [settings.scriptPath, settings.pipeName, String(Self.seconds(settings.startTimeout)), String(getpid())],
-            environment: environment,
-            workingDirectory: settings.directory,
-            stdin: .descriptor(theirs),
-            stdout: .descriptor(theirs),
-            stderr: .file(workerLog)
+        let sofficeArguments = [
+            settings.sofficePath, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
+            "--nofirststartwizard", "--accept=pipe,name=\(settings.pipeName);urp;StarOffice.ComponentContext",
+            "-env:UserInstallation=\(URL(fileURLWithPath: profileDirectory).absoluteString)",
+        ]
+        // In a sandbox the worker's parent is the sandbox's init, so it cannot watch the gateway;
+        // it needs not: the sandbox ends with it, and it ends when our socket closes.
+        let watchedParent = settings.sandbox.isSealed ? "0" : String(getpid())
+        // soffice in the background, then the shell becomes the worker (stdin/stdout: our socket).
+        let launcher =
+            #"log=$1 wlog=$2 py=$3 worker=$4 pipe=$5 timeout=$6 parent=$7; shift 7; "$@" </dev/null >>"$log" 2>&1 & exec "$py" "$worker" "$pipe" "$timeout" "$parent" 2>>"$wlog""#
+        let spec = settings.sandbox.wrap(
+            ChildSpec(
+                executable: "/bin/sh",
+                arguments: [
+                    "-c", launcher, "sh", sofficeLog, workerLog, settings.pythonPath, settings.scriptPath, settings.pipeName,
+                    String(Self.seconds(settings.startTimeout)), watchedParent,
+                ] + sofficeArguments,
+                environment: environment,
+                workingDirectory: settings.directory,
+                stdin: .descriptor(theirs),
+                stdout: .descriptor(theirs),
+                stderr: .file(workerLog)
+            ),
+            mounts: .init(writable: [settings.directory], readable: [settings.scriptPath]),
+            backstops: .init(addressSpace: true, cpu: false)
         )
 
         let instance: Instance
         do throws(SpawnFailure) {
-            let group = try ProcessGroup.start(soffice)
-            let workerPID: pid_t
-            do throws(SpawnFailure) {
-                workerPID = try group.add(worker)
-            } catch {
-                group.killAndReap()
-                throw error
-            }
-            instance = Instance(group: group, workerPID: workerPID, socket: ours)
+            instance = Instance(group: try ProcessGroup.start(spec), socket: ours)
         } catch {
             close(ours)
             return .done(.failed(Self.unavailable(error.message)))
@@ -313,7 +327,7 @@ final class LibreOfficeSlot: Sendable {
         if !send(line, to: instance.socket) {
             result = .died
         } else {
-            switch readLine(instance.socket, deadline: deadline, alive: { instance.group.isRunning(instance.workerPID) }) {
+            switch readLine(instance.socket, deadline: deadline, alive: { instance.isAlive }) {
             case .line(let line): result = UnoWorkerReply.decode(line).map(Exchange.reply) ?? .died
             case .timedOut: result = .timedOut
             case .closed: result = .died

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import Synchronization
 
 /// The embedded converter: LibreOffice for office files, Chromium for web pages and uploaded
 /// HTML, Calibre for ebooks, all as local subprocesses (DESIGN §4).
@@ -32,6 +33,8 @@ public final class LocalConverter: Converter {
         /// SSRF rules for URL jobs: the host is resolved and checked, and Chromium is pinned to
         /// the checked address.
         public var urlGuard: URLGuard
+        /// How every tool process is sealed and what it may use (DESIGN §8).
+        public var sandbox: ConverterSandbox
 
         /// Defaults suit a 2-core machine with Debian's packages installed.
         public init(
@@ -46,7 +49,8 @@ public final class LocalConverter: Converter {
             ebookConvertPath: String = Configuration.locate("ebook-convert", preferring: "/usr/bin/ebook-convert"),
             chromiumVirtualTimeBudget: Duration = .seconds(5),
             baseDirectory: String = FileManager.default.temporaryDirectory.path,
-            urlGuard: URLGuard = URLGuard()
+            urlGuard: URLGuard = URLGuard(),
+            sandbox: ConverterSandbox = ConverterSandbox()
         ) {
             self.libreOfficeSlots = libreOfficeSlots
             self.maxConversionsPerLibreOfficeInstance = maxConversionsPerLibreOfficeInstance
@@ -60,6 +64,7 @@ public final class LocalConverter: Converter {
             self.chromiumVirtualTimeBudget = chromiumVirtualTimeBudget
             self.baseDirectory = baseDirectory
             self.urlGuard = urlGuard
+            self.sandbox = sandbox
         }
 
         /// `preferred` when it is executable (Debian's /usr/bin/chromium is a shell wrapper that
@@ -83,6 +88,8 @@ public final class LocalConverter: Converter {
     let libreOffice: LibreOfficePool
     let chromium: ChromiumConverter
     let calibre: CalibreConverter
+    /// The sandbox's start-up check, run once: nil when it works.
+    private let sandboxCheck = Mutex<Task<String?, Never>?>(nil)
 
     /// Creates the converter; no tool starts until the first conversion needs it.
     public init(configuration: Configuration = Configuration()) throws {
@@ -97,14 +104,30 @@ public final class LocalConverter: Converter {
     }
 
     /// Converts with the backend for the job's type and file name; see `backend(for:)`.
+    /// Refuses while the sandbox cannot start: no tool runs unsealed unless the operator said so.
     public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+        if let problem = await sandboxProblem() {
+            throw JobFailure(.transient, code: "converter_unavailable", problem)
+        }
         try await backend(for: request).convert(request, events: events)
     }
 
-    /// True when every tool's executable is present.
+    /// True when every tool's executable is present and the sandbox starts.
     public func isReady() async -> Bool {
-        let ready = [await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady()]
+        let ready = [await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady(), await sandboxProblem() == nil]
         return !ready.contains(false)
+    }
+
+    /// Why tools cannot run sealed here, or nil; checked once (a sealed `/bin/true`), then remembered.
+    public func sandboxProblem() async -> String? {
+        let sandbox = configuration.sandbox
+        let check = sandboxCheck.withLock { check in
+            if let check { return check }
+            let started = Task { await sandbox.problem() }
+            check = started
+            return started
+        }
+        return await check.value
     }
 
     /// Ends all warm LibreOffice instances (conversions in flight fail as transient) and removes

@@ -2,6 +2,9 @@ import GatewayCore
 
 /// The failures every local converter reports the same way.
 enum LocalFailures {
+    /// The code of a tool that died under a document: transient, and worth a fresh process.
+    static let crashedCode = "converter_crashed"
+
     /// The job's deadline passed; the tool's process group was killed.
     static func timedOut(_ tool: String, _ what: String) -> JobFailure {
         JobFailure(.timedOut, code: "timed_out", "\(tool) did not finish converting \(what) before the job's deadline and was stopped")
@@ -11,7 +14,7 @@ enum LocalFailures {
     static func crashed(_ tool: String, _ what: String, _ how: String, log: String) -> JobFailure {
         JobFailure(
             .transient,
-            code: "converter_crashed",
+            code: crashedCode,
             "\(tool) crashed while converting \(what) (it \(how))" + (log.isEmpty ? "" : ": " + OutputCheck.lastLines(log))
         )
     }

@@ -9,14 +9,19 @@ enum OneShotOutcome: Sendable, Equatable {
     case timedOut
     /// The task was cancelled: the group was killed.
     case cancelled
+    /// The watchdog stopped the group at one of its resource limits.
+    case limitExceeded(ResourceLimits.Kind)
 }
 
 /// Runs a converter to completion in a process group of its own, killing the whole group at
-/// `deadline` or when the calling task is cancelled. Waiting happens on a dedicated thread.
-func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant) async throws(SpawnFailure) -> OneShotOutcome {
+/// `deadline`, when the calling task is cancelled, or when it goes past `limits`. Waiting
+/// happens on a dedicated thread.
+func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant, limits: ResourceLimits) async throws(SpawnFailure) -> OneShotOutcome {
     if Task.isCancelled { return .cancelled }
     if ContinuousClock.now >= deadline { return .timedOut }
     let group = try ProcessGroup.start(spec)
+    let watch = SandboxWatchdog.shared.watch(group: group.id, limits: limits) { group.stop(.misbehaving) }
+    defer { SandboxWatchdog.shared.end(watch) }
     let (status, stop) = await group.supervise(until: deadline) {
         group.waitForLeaderExit()
         // Helpers the leader left behind (renderers, worker pools) go with it.
@@ -25,7 +30,8 @@ func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant) async thro
     switch stop {
     case .deadline: return .timedOut
     case .cancellation: return .cancelled
-    case .shutdown, .misbehaving, nil: return .finished(ChildTermination(waitStatus: status))
+    case .misbehaving: return watch.exceeded.map(OneShotOutcome.limitExceeded) ?? .finished(ChildTermination(waitStatus: status))
+    case .shutdown, nil: return .finished(ChildTermination(waitStatus: status))
     }
 }
 

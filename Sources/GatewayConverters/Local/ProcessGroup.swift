@@ -20,6 +20,9 @@ struct ChildSpec: Sendable {
     var stdin: ChildStream = .null
     var stdout: ChildStream = .null
     var stderr: ChildStream = .null
+    /// Further descriptors the child gets, by number in the child → ours; everything else above
+    /// stderr is closed.
+    var inherited: [Int32: Int32] = [:]
 }
 
 /// A child could not be started at all.
@@ -153,9 +156,11 @@ final class ProcessGroup: Sendable {
                 posix_spawn_file_actions_adddup2(&actions, descriptor, target)
             }
         }
+        for (target, source) in spec.inherited { posix_spawn_file_actions_adddup2(&actions, source, target) }
         // Descriptors the rest of the gateway opened without CLOEXEC stay out of converters,
         // which may live for hours and would otherwise hold sockets and pipes open.
-        if let addCloseFrom = SpawnExtensions.addCloseFrom { _ = addCloseFrom(&actions, 3) }
+        let firstClosed = (spec.inherited.keys.max() ?? STDERR_FILENO) + 1
+        if let addCloseFrom = SpawnExtensions.addCloseFrom { _ = addCloseFrom(&actions, firstClosed) }
         if let directory = spec.workingDirectory, let addChdir = SpawnExtensions.addChdir {
             _ = directory.withCString { addChdir(&actions, $0) }
         }

@@ -137,7 +137,8 @@ enum UnoWorkerScript {
 
         def main():
             pipe, timeout, parent = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
-            threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
+            if parent > 0:
+                threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
             try:
                 desktop = connect(pipe, timeout)
             except Exception as e:

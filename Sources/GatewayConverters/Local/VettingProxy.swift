@@ -38,7 +38,6 @@ final class VettingProxy: Sendable {
     }
 
     let port: Int
-    private let listener: Int32
     private let mode: Mode
     private let state = Mutex(State())
 
@@ -50,6 +49,10 @@ final class VettingProxy: Sendable {
     }
 
     private struct State {
+        /// Ours to close; -1 until bound or received.
+        var listener: Int32 = -1
+        /// The socket a sandbox sends its listener over, until `stop()`.
+        var channel: Int32 = -1
         var connections: Set<Int32> = []
         var notes: [Note] = []
         var stopped = false
@@ -72,20 +75,54 @@ final class VettingProxy: Sendable {
     /// How long connecting to an origin may take before the request counts as unreachable.
     static let connectTimeoutMilliseconds: Int32 = 10_000
 
-    /// A proxy for printing `page`; it binds 127.0.0.1 on a free port and starts accepting;
-    /// `stop()` ends everything.
-    convenience init(page: String, urlGuard: URLGuard) throws(JobFailure) {
+    /// Where the proxy's listening socket comes from.
+    enum Listener: Sendable {
+        /// Bound here on 127.0.0.1, a free port (a converter running without a sandbox).
+        case loopback
+        /// Bound on 127.0.0.1:`port` inside a converter's sandbox, by `pdfgate sandbox-exec`,
+        /// which sends it over `channel`: the only address that sandbox can reach.
+        case fromSandbox(channel: Int32, port: Int)
+    }
+
+    /// A proxy for printing `page`; it starts accepting at once (or once the sandbox sends its
+    /// listener); `stop()` ends everything.
+    convenience init(page: String, urlGuard: URLGuard, listener: Listener = .loopback) throws(JobFailure) {
         let target = try urlGuard.check.checkSyntax(page)
-        try self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"))
+        try self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"), listener: listener)
     }
 
     /// A proxy that answers `url` (plain `http:`) with the HTML in `file` and refuses anything else.
-    convenience init(serving file: String, at url: String, contentSecurityPolicy: String) throws(JobFailure) {
-        try self.init(mode: .serving(file: file, url: url, policy: contentSecurityPolicy))
+    convenience init(serving file: String, at url: String, contentSecurityPolicy: String, listener: Listener = .loopback) throws(JobFailure) {
+        try self.init(mode: .serving(file: file, url: url, policy: contentSecurityPolicy), listener: listener)
     }
 
-    private init(mode: Mode) throws(JobFailure) {
+    private init(mode: Mode, listener source: Listener) throws(JobFailure) {
         self.mode = mode
+        switch source {
+        case .loopback:
+            let fd = try Self.bindLoopback()
+            port = fd.port
+            state.withLock { $0.listener = fd.socket }
+            startThread("pdfgate-vetting-proxy") { [self] in acceptLoop(fd.socket) }
+        case .fromSandbox(let channel, let port):
+            self.port = port
+            state.withLock { $0.channel = channel }
+            startThread("pdfgate-vetting-proxy") { [self] in
+                // The tool starts only after the helper sent it, so this wait is short.
+                let received = DescriptorPassing.receive(over: channel, timeout: .seconds(60))
+                let accepted = state.withLock { state in
+                    close(state.channel)  // under the lock, like every close `stop()` could race
+                    state.channel = -1
+                    if !state.stopped, let received { state.listener = received }
+                    return !state.stopped && received != nil
+                }
+                guard let fd = received else { return }
+                if accepted { acceptLoop(fd) } else { close(fd) }
+            }
+        }
+    }
+
+    private static func bindLoopback() throws(JobFailure) -> (socket: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Self.unavailable("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -102,10 +139,12 @@ final class VettingProxy: Sendable {
             close(fd)
             throw Self.unavailable("bind 127.0.0.1: \(reason)")
         }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "pdfgate-vetting-proxy"
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.name = name
         thread.start()
     }
 
@@ -119,19 +158,23 @@ final class VettingProxy: Sendable {
         state.withLock { state in
             guard !state.stopped else { return }
             state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
+            if state.listener >= 0 { shutdown(state.listener, Int32(SHUT_RDWR)) }
+            if state.channel >= 0 { shutdown(state.channel, Int32(SHUT_RDWR)) }
             for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
 
     deinit {
         stop()
-        close(listener)
+        state.withLock { state in
+            if state.listener >= 0 { close(state.listener) }
+            if state.channel >= 0 { close(state.channel) }
+        }
     }
 
     // MARK: - Connections
 
-    private func acceptLoop() {
+    private func acceptLoop(_ listener: Int32) {
         while true {
             let client = accept(listener, nil, nil)
             if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }  // Glibc's module has no accept4

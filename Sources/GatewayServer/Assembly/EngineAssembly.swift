@@ -28,6 +28,7 @@ public final class EngineAssembly: Sendable {
         remoteEventStreams: Bool = true,
         gatewayToken: String? = nil,
         uploadWindow: Duration = .seconds(20 * 60),
+        sandbox: ConverterSandbox = ConverterSandbox(),
         logger: Logger
     ) throws {
         self.library = library
@@ -37,7 +38,17 @@ public final class EngineAssembly: Sendable {
         let urlCheck = URLCheck(allowList: urlAllowList)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
-            configuration: .init(baseDirectory: library.paths.meta + "/converters", urlGuard: URLGuard(check: urlCheck))
+            configuration: .init(
+                baseDirectory: library.paths.meta + "/converters",
+                urlGuard: URLGuard(check: urlCheck),
+                sandbox: ConverterSandbox(
+                    isolation: sandbox.isolation,
+                    limits: sandbox.limits,
+                    // The store is never a converter's business; its own directories are bound back in.
+                    hiddenPaths: sandbox.hiddenPaths + [library.paths.root],
+                    helper: sandbox.helper
+                )
+            )
         )
         // One converter (and one slot budget) per distinct backend, shared by the types routed to it.
         var byChoice: [String: ConverterRouter.Route] = ["local": ConverterRouter.Route(converter: local, slots: 8)]

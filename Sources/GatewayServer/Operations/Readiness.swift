@@ -1,9 +1,12 @@
 import Foundation
+import GatewayConverters
 import GatewayCore
 import GatewayHTTPClient
+import GatewayPDF
 import GatewayStore
 
-/// `/readyz`: can this gateway do its work right now? The store must take a write, and every
+/// `/readyz`: can this gateway do its work right now? The store must take a write, the PDF
+/// inspector must start and read a PDF, and every
 /// configured backend must answer (remote ones over HTTP; local ones by having the tools of the
 /// job types routed to them). Answers name no file system path when all is well: the route is
 /// public, and a path says more about the machine than a prober needs.
@@ -14,17 +17,27 @@ struct Readiness: Sendable {
     }
 
     let library: Library
+    let inspector: PDFInspectorPool
     let routes: [JobType: BackendChoice]
     let localTools: [String: String]
+    let local: LocalConverter
     let client = HTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(3), proxy: .direct))
 
     func run() async -> [String: Check] {
         var checks: [String: Check] = ["store": storeCheck()]
+        let inspectorProblem = await inspector.selfCheck()
+        checks["inspector"] = Check(ok: inspectorProblem == nil, message: inspectorProblem ?? "answers")
         var seen = Set<String>()
         let localTypes = Set(routes.filter { $0.value == .local }.keys)
         for choice in routes.values where seen.insert(choice.description).inserted {
             switch choice {
             case .local:
+                let sandboxProblem = await local.sandboxProblem()
+                let sealed = local.configuration.sandbox.isSealed
+                checks["local.sandbox"] = Check(
+                    ok: sandboxProblem == nil,
+                    message: sandboxProblem ?? (sealed ? "bubblewrap: no network, read-only system, limits" : "off (--unsandboxed-converters)")
+                )
                 for name in Self.tools(for: localTypes) {
                     guard let path = localTools[name] else { continue }
                     let ok = FileManager.default.isExecutableFile(atPath: path)

@@ -25,8 +25,10 @@ extension GatewayAPI {
         let local = assembly.local.configuration
         let checks = await Readiness(
             library: library,
+            inspector: assembly.inspector,
             routes: assembly.routes,
-            localTools: ["libreoffice": local.sofficePath, "chromium": local.chromiumPath, "calibre": local.ebookConvertPath]
+            localTools: ["libreoffice": local.sofficePath, "chromium": local.chromiumPath, "calibre": local.ebookConvertPath],
+            local: assembly.local
         ).run()
         let ready = checks.values.allSatisfy(\.ok)
         return try jsonResponse(ReadyAnswer(status: ready ? "ready" : "not_ready", checks: checks), status: ready ? .ok : .serviceUnavailable)

@@ -51,6 +51,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds running jobs get to finish at shutdown (default 30).")
     var shutdownGrace: Double?
 
+    @Flag(
+        help:
+            "Run local converters without their sandbox ($PDFGATE_UNSANDBOXED_CONVERTERS). Only where the kernel refuses namespaces: documents can then reach the network and this machine's files."
+    )
+    var unsandboxedConverters = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default info).")
     var logLevel: String = ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
 
@@ -71,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let maxActiveJobs { configuration.maxActiveJobsPerOwner = maxActiveJobs }
             if let jobsPerMinute { configuration.jobCreationsPerMinute = jobsPerMinute }
             if let shutdownGrace { configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000)) }
+            if unsandboxedConverters { configuration.unsandboxedConverters = true }
 
             var logger = Logger(label: "pdfgate")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
