@@ -125,10 +125,11 @@ final class SandboxWatchdog: Sendable {
             // The command name may hold spaces and parentheses: fields start after the last ')'.
             guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { continue }
             let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
-            guard fields.count > 21, let group = number(fields[3]).map(pid_t.init), groups.contains(group) else { continue }
+            // Field N of stat(5) is fields[N - 3] here: pgrp (5) is 2.
+            guard fields.count > 21, let group = number(fields[2]).map(pid_t.init), groups.contains(group) else { continue }
             var usage = result[group] ?? Usage()
             usage.processes += 1
-            // utime, stime, cutime, cstime: fields 14–17 of stat(5), here 11–14.
+            // utime, stime, cutime, cstime: fields 14–17.
             let ticks = (11...14).compactMap { number(fields[$0]) }.reduce(0, +)
             usage.cpuSeconds += Double(ticks) / ticksPerSecond
             if let statm = read("/proc/\(pid)/statm") {
