@@ -46,7 +46,7 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get install -y -q --no-install-recommends \
         libpoppler-glib8 libcairo2 libcurl4 libsqlite3-0 \
         ca-certificates curl poppler-utils tini bubblewrap \
-        libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno \
+        libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math python3-uno \
         chromium \
         calibre \
         fonts-dejavu-core fonts-liberation2 \

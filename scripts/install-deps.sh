@@ -13,7 +13,9 @@ wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   # The local converters: LibreOffice (office), Chromium (URLs, HTML), Calibre (ebooks),
   # fonts so documents render with real glyphs, and bubblewrap, the sandbox they run in.
-  wanted+=(bubblewrap libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+  # Not Debian's -nogui LibreOffice: it ships no Writer UI files, and a Writer document with
+  # comments then aborts a warm soffice (its comment margin cannot find annotation.ui).
+  wanted+=(bubblewrap libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math
            python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
 fi
 

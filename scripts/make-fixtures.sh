@@ -19,7 +19,7 @@ need_pkgs=()
 $PY -c 'import reportlab' 2>/dev/null || need_pkgs+=(python3-reportlab)
 $PY -c 'import pikepdf' 2>/dev/null || need_pkgs+=(python3-pikepdf)
 $PY -c 'import uno' 2>/dev/null || need_pkgs+=(python3-uno)
-for tool in pdfinfo:poppler-utils qpdf:qpdf soffice:libreoffice-writer-nogui ebook-convert:calibre chromium:chromium; do
+for tool in pdfinfo:poppler-utils qpdf:qpdf soffice:libreoffice-writer ebook-convert:calibre chromium:chromium; do
   command -v "${tool%%:*}" >/dev/null || need_pkgs+=("${tool#*:}")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -28,7 +28,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" \
-    libreoffice-calc-nogui libreoffice-impress-nogui fonts-dejavu-core fonts-liberation >/dev/null
+    libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math fonts-dejavu-core fonts-liberation >/dev/null
 fi
 
 TMP="$(mktemp -d /tmp/make-fixtures.XXXXXX)"
@@ -827,3 +827,4 @@ PYEOF
 
 du -sh "$FIX" >&2
 echo "done: $FIX" >&2
+bash "$ROOT/scripts/make-office-set.sh"

@@ -103,6 +103,7 @@ final class LibreOfficePool: Converter {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
         let log = work + "/soffice.log"
+        LibreOfficeProfile.prepare(work + "/profile")
         let spec = sandbox.wrap(
             ChildSpec(
                 executable: sofficePath,

@@ -232,6 +232,7 @@ final class LibreOfficeSlot: Sendable {
         }
 
         let environment = childEnvironment(privateDirectory: settings.directory)
+        LibreOfficeProfile.prepare(profileDirectory)
         let sofficeArguments = [
             settings.sofficePath, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
             "--nofirststartwizard", "--accept=pipe,name=\(settings.pipeName);urp;StarOffice.ComponentContext",
