@@ -14,8 +14,8 @@ public final class PDFInspectorPool: PDFInspector {
         public var poolSize: Int
         /// Wall-clock limit for one inspection, thumbnail included; past it the worker is killed.
         public var timeout: Duration
-        /// Address-space cap (RLIMIT_AS) of each worker. An idle worker already maps about 95 MB
-        /// (runtime, Foundation, Poppler, cairo), so caps under ~256 MiB leave little for the PDF.
+        /// Address-space cap (RLIMIT_AS) of each worker. An idle worker (all of `pdfgate`) maps about 300 MB
+        /// in a debug build (runtime, Foundation, Poppler, cairo), so caps under ~512 MiB leave little for the PDF.
         public var memoryLimitBytes: Int
 
         /// Defaults: the `pdfgate` that `HelperExecutable` finds, 2 workers, 30 s, 1 GiB.

@@ -56,7 +56,7 @@ import Testing
     /// A thumbnail that cannot fit under the cap: the worker's allocation fails, and the caller
     /// hears about the memory cap rather than a broken file.
     @Test func memoryCapBecomesResourceLimit() async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 160 << 20)
+        let pool = makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 360 << 20)
         defer { Task { await pool.shutdown() } }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -67,7 +67,7 @@ import Testing
                 thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 4096)
             )
         }
-        print("pdfgate: 4096 px thumbnail under a 160 MiB cap → \(error.map { "\($0.kind): \($0.message)" } ?? "no error")")
+        print("pdfgate: 4096 px thumbnail under a 360 MiB cap → \(error.map { "\($0.kind): \($0.message)" } ?? "no error")")
         #expect(error?.kind == .resourceLimit)
         #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }

@@ -8,7 +8,7 @@ enum UnoWorkerScript {
     static let fileName = "pdfgate_uno_worker.py"
 
     static let source = #"""
-        import json, os, sys, threading, time
+        import json, os, select, sys, threading, time
 
         # Replies go to the real stdout; anything UNO or Python prints goes to stderr (the log).
         _replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -51,6 +51,18 @@ enum UnoWorkerScript {
                 time.sleep(1)
                 if os.getppid() != parent:
                     os.killpg(os.getpgrp(), 9)
+
+
+        def watch_socket():
+            # Our stdin is the gateway's socket. When the gateway goes (killed, crashed), the peer
+            # hangs up; notice it even in the middle of a conversion, without reading a byte, and
+            # take soffice along. In a sandbox this is the only watch: the parent pid is not ours.
+            poller = select.poll()
+            poller.register(0, select.POLLRDHUP)
+            while True:
+                for _, event in poller.poll(1000):
+                    if event & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
+                        os.killpg(os.getpgrp(), 9)
 
 
         def connect(pipe, timeout):
@@ -139,6 +151,7 @@ enum UnoWorkerScript {
             pipe, timeout, parent = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
             if parent > 0:
                 threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
+            threading.Thread(target=watch_socket, daemon=True).start()
             try:
                 desktop = connect(pipe, timeout)
             except Exception as e:
