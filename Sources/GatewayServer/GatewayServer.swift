@@ -32,7 +32,7 @@ public struct GatewayServer {
             sandbox: ConverterSandbox(
                 isolation: configuration.unsandboxedConverters ? .none : .bubblewrap(ConverterSandbox.defaultBubblewrap),
                 limits: configuration.converterLimits,
-                hiddenPaths: [configuration.store] + (configuration.configurationFile.map { [$0] } ?? [])
+                hiddenPaths: configuration.configurationFile.map { [$0] } ?? []
             ),
             logger: logger
         )

@@ -42,7 +42,10 @@ final class ChromiumConverter: Converter {
         let (target, what, isUpload) = try prepareTarget(request, in: work)
         // In the sandbox Chromium has no network at all: one listener, bound inside its network
         // namespace and handed to us, is the only address it can reach, and the proxy answers it.
-        let channel = try sandbox.isSealed ? Self.listenerChannel() : nil
+        let channel = sandbox.isSealed ? socketPair() : nil
+        if sandbox.isSealed && channel == nil {
+            throw JobFailure(.transient, code: "converter_unavailable", "a socket for Chromium's sandbox could not be created")
+        }
         defer { if let channel { close(channel.theirs) } }
         let listener: VettingProxy.Listener =
             channel.map { .fromSandbox(channel: $0.ours, port: ConverterSandbox.proxyPort) } ?? .loopback
@@ -69,7 +72,7 @@ final class ChromiumConverter: Converter {
         var arguments = Self.baseFlags + ["--user-data-dir=\(work)/profile"]
         if geteuid() == 0 { arguments.append("--no-sandbox") }  // its own sandbox refuses root; bubblewrap is ours
         arguments += [
-            "--proxy-server=http://127.0.0.1:\(proxy.port)",
+            "--proxy-server=\(proxy.chromiumProxyServer)",
             "--proxy-bypass-list=<-loopback>",  // loopback too: the proxy decides, by the allow-list
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
             "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -155,16 +158,6 @@ final class ChromiumConverter: Converter {
         }
         try OutputCheck.verify(output, tool: "Chromium", diagnostics: OutputCheck.tail(ofFile: log))
         try OutputCheck.deliver(output, to: request.outputPath)
-    }
-
-    /// A socket pair over which a sandbox sends the listener it bound; both ends close-on-exec
-    /// (the spawn gives `theirs` to the sandbox by number).
-    static func listenerChannel() throws(JobFailure) -> (ours: Int32, theirs: Int32) {
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw JobFailure(.transient, code: "converter_unavailable", "a socket for Chromium's sandbox could not be created")
-        }
-        return (pair[0], pair[1])
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

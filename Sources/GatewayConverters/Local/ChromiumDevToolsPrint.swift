@@ -38,11 +38,9 @@ enum ChromiumDevToolsPrint {
         deadline: ContinuousClock.Instant
     ) async throws(SpawnFailure) -> Outcome {
         if Task.isCancelled { return .cancelled }
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+        guard let (ours, theirs) = socketPair() else {
             throw SpawnFailure(message: "a socket for Chromium's DevTools pipe could not be created")
         }
-        let (ours, theirs) = (pair[0], pair[1])
         defer { close(ours) }
         // Chromium reads the pipe on fd 3 and writes on fd 4: a shell puts our socket there.
         // (`--no-pdf-header-footer` must not be among the flags: in this mode it makes Chromium
@@ -68,9 +66,7 @@ enum ChromiumDevToolsPrint {
             throw error
         }
         close(theirs)
-        let watch = SandboxWatchdog.shared.watch(group: group.id, limits: limits) { group.stop(.misbehaving) }
-        defer { SandboxWatchdog.shared.end(watch) }
-        let (outcome, stop) = await group.supervise(until: deadline) {
+        let (outcome, stop) = await group.supervise(until: deadline, limits: limits) {
             let pipe = DevToolsPipe(socket: ours, deadline: deadline)
             let outcome: Outcome
             do {
@@ -86,7 +82,7 @@ enum ChromiumDevToolsPrint {
         switch stop {
         case .deadline: return .timedOut
         case .cancellation: return .cancelled
-        case .misbehaving: return watch.exceeded.map(Outcome.limitExceeded) ?? .broken("stopped")
+        case .limit(let kind): return .limitExceeded(kind)
         default:
             // The pipe's own deadline can beat the timer by a hair: still a timeout.
             if outcome != .printed && ContinuousClock.now >= deadline { return .timedOut }

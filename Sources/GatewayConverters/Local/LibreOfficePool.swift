@@ -50,7 +50,7 @@ final class LibreOfficePool: Converter {
         }
         try Task.checkCancellation()
         events(.entered(.converting))
-        if crashedWarm.withLock({ $0.contains(request.jobID) }) {
+        if goesCold(request.jobID) {
             return try await convertCold(path: path, originalFilename: originalFilename, request: request)
         }
         do {
@@ -63,6 +63,11 @@ final class LibreOfficePool: Converter {
             }
             try await convertCold(path: path, originalFilename: originalFilename, request: request)
         }
+    }
+
+    /// Whether `jobID`'s document crashed a warm slot, so its conversions run cold.
+    func goesCold(_ jobID: UUID) -> Bool {
+        crashedWarm.withLock { $0.contains(jobID) }
     }
 
     /// In a warm slot: the input goes into the slot's exchange directory, the PDF comes out of it.

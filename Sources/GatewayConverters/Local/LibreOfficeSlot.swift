@@ -130,12 +130,10 @@ final class LibreOfficeSlot: Sendable {
         }
 
         let request = UnoWorkerRequest(op: .convert, input: input, output: output, name: name)
-        let watch = SandboxWatchdog.shared.watch(group: instance.group.id, limits: settings.sandbox.limits) {
-            instance.group.stop(.misbehaving)
-        }
+        let watch = SandboxWatchdog.shared.watch(instance.group, limits: settings.sandbox.limits)
         let result = exchange(instance, request.line(), deadline: deadline)
         SandboxWatchdog.shared.end(watch)
-        if let kind = watch.exceeded {
+        if case .limit(let kind) = instance.group.stopReason {
             retire(instance, gracefully: false)
             return .limitExceeded(kind)
         }
@@ -154,7 +152,7 @@ final class LibreOfficeSlot: Sendable {
         case .died:
             let logs = diagnostics()
             let status = retire(instance, gracefully: false)
-            let how = "its sandbox \(ChildTermination(waitStatus: status).description)"
+            let how = "its worker \(ChildTermination(waitStatus: status).description)"
             return .failed(
                 JobFailure(
                     .transient,
@@ -214,12 +212,9 @@ final class LibreOfficeSlot: Sendable {
     private func start(deadline: ContinuousClock.Instant) -> Warm {
         let fileManager = FileManager.default
         try? fileManager.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
-        var pair: [Int32] = [-1, -1]
-        // CLOEXEC from birth: a converter spawned concurrently must not inherit our end.
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+        guard let (ours, theirs) = socketPair() else {
             return .done(.failed(Self.unavailable("a socket for the LibreOffice worker could not be created")))
         }
-        let (ours, theirs) = (pair[0], pair[1])
         defer { close(theirs) }
 
         let refusal: Outcome? = state.withLock { state in

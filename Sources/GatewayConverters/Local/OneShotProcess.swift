@@ -20,9 +20,7 @@ func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant, limits: Re
     if Task.isCancelled { return .cancelled }
     if ContinuousClock.now >= deadline { return .timedOut }
     let group = try ProcessGroup.start(spec)
-    let watch = SandboxWatchdog.shared.watch(group: group.id, limits: limits) { group.stop(.misbehaving) }
-    defer { SandboxWatchdog.shared.end(watch) }
-    let (status, stop) = await group.supervise(until: deadline) {
+    let (status, stop) = await group.supervise(until: deadline, limits: limits) {
         group.waitForLeaderExit()
         // Helpers the leader left behind (renderers, worker pools) go with it.
         return group.killAndReap()
@@ -30,16 +28,22 @@ func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant, limits: Re
     switch stop {
     case .deadline: return .timedOut
     case .cancellation: return .cancelled
-    case .misbehaving: return watch.exceeded.map(OneShotOutcome.limitExceeded) ?? .finished(ChildTermination(waitStatus: status))
+    case .limit(let kind): return .limitExceeded(kind)
     case .shutdown, nil: return .finished(ChildTermination(waitStatus: status))
     }
 }
 
 extension ProcessGroup {
     /// Runs `body` (which waits on the group) on a blocking thread while the group is killed at
-    /// `deadline` or when the task is cancelled; returns its result and why the group was
-    /// stopped, if it was.
-    func supervise<T: Sendable>(until deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> T) async -> (T, StopReason?) {
+    /// `deadline`, when the task is cancelled, or past `limits`; returns its result and why the
+    /// group was stopped, if it was.
+    func supervise<T: Sendable>(
+        until deadline: ContinuousClock.Instant,
+        limits: ResourceLimits,
+        _ body: @escaping @Sendable () -> T
+    ) async -> (T, StopReason?) {
+        let watch = SandboxWatchdog.shared.watch(self, limits: limits)
+        defer { SandboxWatchdog.shared.end(watch) }
         let timer = DispatchWorkItem { self.stop(.deadline) }
         DispatchQueue.global().asyncAfter(deadline: dispatchTime(for: deadline), execute: timer)
         let result = await withTaskCancellationHandler {

@@ -51,7 +51,17 @@ enum ChildTermination: Sendable, Equatable {
 
 /// Why we stopped a group ourselves; the first reason recorded wins.
 enum StopReason: Sendable, Equatable {
-    case deadline, cancellation, shutdown, misbehaving
+    case deadline, cancellation, shutdown
+    /// The watchdog saw the group pass one of its resource limits.
+    case limit(ResourceLimits.Kind)
+}
+
+/// A connected pair of Unix stream sockets, close-on-exec from birth: a converter spawned
+/// concurrently must not inherit either end (the spawn hands the child its end by number).
+func socketPair() -> (ours: Int32, theirs: Int32)? {
+    var pair: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+    return (pair[0], pair[1])
 }
 
 /// A process group we started: a leader in a group of its own, plus members that joined it.

@@ -41,13 +41,8 @@ public final class EngineAssembly: Sendable {
             configuration: .init(
                 baseDirectory: library.paths.meta + "/converters",
                 urlGuard: URLGuard(check: urlCheck),
-                sandbox: ConverterSandbox(
-                    isolation: sandbox.isolation,
-                    limits: sandbox.limits,
-                    // The store is never a converter's business; its own directories are bound back in.
-                    hiddenPaths: sandbox.hiddenPaths + [library.paths.root],
-                    helper: sandbox.helper
-                )
+                // The store is never a converter's business; its own directories are bound back in.
+                sandbox: sandbox.hiding([library.paths.root])
             )
         )
         // One converter (and one slot budget) per distinct backend, shared by the types routed to it.

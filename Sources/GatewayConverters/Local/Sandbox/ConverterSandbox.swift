@@ -17,13 +17,16 @@ public struct ConverterSandbox: Sendable {
         case none
     }
 
-    public var isolation: Isolation
-    public var limits: ResourceLimits
+    public let isolation: Isolation
+    public let limits: ResourceLimits
     /// Paths no tool may see even when they lie inside a directory bound into the sandbox: the
     /// store and the configuration file (which may hold secrets).
-    public var hiddenPaths: [String]
+    public let hiddenPaths: [String]
     /// The `pdfgate` executable, which applies rlimits inside the sandbox (`sandbox-exec`).
-    public var helper: String
+    public let helper: String
+    /// bubblewrap's options that are the same for every tool: worked out once (they read the
+    /// file system and this process's mappings), not per conversion.
+    private let systemArguments: [String]
 
     /// Sandboxed with Debian's bubblewrap, default limits.
     public init(
@@ -36,6 +39,12 @@ public struct ConverterSandbox: Sendable {
         self.limits = limits
         self.hiddenPaths = hiddenPaths
         self.helper = helper
+        systemArguments = Self.systemArguments(helper: helper, hiddenPaths: hiddenPaths)
+    }
+
+    /// The same sandbox, hiding `paths` as well.
+    public func hiding(_ paths: [String]) -> ConverterSandbox {
+        ConverterSandbox(isolation: isolation, limits: limits, hiddenPaths: hiddenPaths + paths, helper: helper)
     }
 
     public static let defaultBubblewrap = "/usr/bin/bwrap"
@@ -100,15 +109,24 @@ public struct ConverterSandbox: Sendable {
     /// Address space an idle LibreOffice or Python maps beyond what it uses.
     static let addressSpaceHeadroom = 2 << 30
 
-    /// bubblewrap's options: new namespaces for everything but the user, no capabilities, the
-    /// system read-only, a private /tmp and a minimal /dev without a terminal.
+    /// bubblewrap's options for one tool: the system's, then its own directories.
     func bubblewrapArguments(mounts: Mounts, workingDirectory: String?) -> [String] {
+        var arguments = systemArguments
+        for path in mounts.readable { arguments += ["--ro-bind", path, path] }
+        for path in mounts.writable { arguments += ["--bind", path, path] }
+        if let workingDirectory { arguments += ["--chdir", workingDirectory] }
+        return arguments
+    }
+
+    /// New namespaces for everything but the user, no capabilities, the system read-only with
+    /// its secrets and `hiddenPaths` covered, a private /tmp and a minimal /dev without a terminal.
+    private static func systemArguments(helper: String, hiddenPaths: [String]) -> [String] {
         var arguments = [
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--cap-drop", "ALL", "--hostname", "pdfgate-sandbox",
         ]
         let fileManager = FileManager.default
-        for top in ["/usr", "/etc", "/opt"] where fileManager.fileExists(atPath: top) && !Self.isSymlink(top) {
+        for top in ["/usr", "/etc", "/opt"] where fileManager.fileExists(atPath: top) && !isSymlink(top) {
             arguments += ["--ro-bind", top, top]
         }
         // Debian's merged /usr makes these symlinks; older layouts have real directories.
@@ -122,7 +140,7 @@ public struct ConverterSandbox: Sendable {
         // Fontconfig's cache spares every start a scan of all fonts.
         arguments += ["--ro-bind-try", "/var/cache/fontconfig", "/var/cache/fontconfig"]
         // The helper and the libraries it was linked against (a debug build's Swift runtime).
-        for path in [helper] + Self.runtimeLibraryDirectories() {
+        for path in [helper] + runtimeLibraryDirectories() {
             arguments += ["--ro-bind-try", path, path]
         }
         arguments += ["--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
@@ -135,10 +153,7 @@ public struct ConverterSandbox: Sendable {
             arguments += ["--symlink", "/proc/self/fd/\(index)", "/dev/" + name]
         }
         // Secrets of the system itself, readable by uid 0 even without capabilities.
-        for path in Self.systemSecrets + hiddenPaths { arguments += Self.hide(path) }
-        for path in mounts.readable { arguments += ["--ro-bind", path, path] }
-        for path in mounts.writable { arguments += ["--bind", path, path] }
-        if let workingDirectory { arguments += ["--chdir", workingDirectory] }
+        for path in systemSecrets + hiddenPaths { arguments += hide(path) }
         return arguments
     }
 

@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Measures the processes of each running conversion and stops one that goes past its
-/// `ResourceLimits`, remembering which limit, so the job fails with `resource_limit` naming it.
+/// `ResourceLimits` with the limit as the group's stop reason, so the job fails with
+/// `resource_limit` naming it.
 ///
 /// It reads /proc: every process of a converter stays in the process group we started it in
 /// (nothing in the sandbox calls `setsid`), so one scan every `interval` serves every sandbox.
@@ -20,43 +21,27 @@ final class SandboxWatchdog: Sendable {
 
     /// One conversion being watched.
     final class Watch: Sendable {
-        let group: pid_t
+        let group: ProcessGroup
         let limits: ResourceLimits
-        private let onExceed: @Sendable () -> Void
-        private let state: Mutex<State>
+        /// CPU time the group had used before this conversion (a warm tool's earlier ones).
+        let cpuBaseline: Double
 
-        private struct State {
-            var cpuBaseline: Double
-            var exceeded: ResourceLimits.Kind?
-            var peakMemoryBytes = 0
-        }
-
-        fileprivate init(group: pid_t, limits: ResourceLimits, cpuBaseline: Double, onExceed: @escaping @Sendable () -> Void) {
+        fileprivate init(group: ProcessGroup, limits: ResourceLimits, cpuBaseline: Double) {
             self.group = group
             self.limits = limits
-            self.onExceed = onExceed
-            state = Mutex(State(cpuBaseline: cpuBaseline))
+            self.cpuBaseline = cpuBaseline
         }
 
-        /// The limit that stopped the conversion, if one did.
-        var exceeded: ResourceLimits.Kind? { state.withLock { $0.exceeded } }
-        /// The largest private memory seen, for benchmarks and logs.
-        var peakMemoryBytes: Int { state.withLock { $0.peakMemoryBytes } }
-
+        /// Stops the group at the first limit passed; the group's stop reason then names it
+        /// (a later call changes nothing: the first reason recorded wins).
         fileprivate func check(_ usage: Usage) {
-            let kind: ResourceLimits.Kind? = state.withLock { state in
-                state.peakMemoryBytes = max(state.peakMemoryBytes, usage.memoryBytes)
-                guard state.exceeded == nil else { return nil }
-                if usage.memoryBytes > limits.memoryBytes {
-                    state.exceeded = .memory
-                } else if usage.cpuSeconds - state.cpuBaseline > Double(limits.cpuSeconds) {
-                    state.exceeded = .cpu
-                } else if usage.processes > limits.processes {
-                    state.exceeded = .processes
-                }
-                return state.exceeded
+            if usage.memoryBytes > limits.memoryBytes {
+                group.stop(.limit(.memory))
+            } else if usage.cpuSeconds - cpuBaseline > Double(limits.cpuSeconds) {
+                group.stop(.limit(.cpu))
+            } else if usage.processes > limits.processes {
+                group.stop(.limit(.processes))
             }
-            if kind != nil { onExceed() }
         }
     }
 
@@ -75,10 +60,10 @@ final class SandboxWatchdog: Sendable {
     private let state = Mutex(State())
 
     /// Starts watching `group` for one conversion; CPU time already spent (a warm tool's earlier
-    /// conversions) does not count. `onExceed` runs once, from the watchdog's thread.
-    func watch(group: pid_t, limits: ResourceLimits, onExceed: @escaping @Sendable () -> Void) -> Watch {
-        let baseline = Self.usage(of: [group])[group]?.cpuSeconds ?? 0
-        let watch = Watch(group: group, limits: limits, cpuBaseline: baseline, onExceed: onExceed)
+    /// conversions) does not count. Past a limit, the group is stopped with `.limit(kind)`.
+    func watch(_ group: ProcessGroup, limits: ResourceLimits) -> Watch {
+        let baseline = Self.usage(of: [group.id])[group.id]?.cpuSeconds ?? 0
+        let watch = Watch(group: group, limits: limits, cpuBaseline: baseline)
         let startThread = state.withLock { state in
             state.watches[ObjectIdentifier(watch)] = watch
             defer { state.scanning = true }
@@ -104,8 +89,8 @@ final class SandboxWatchdog: Sendable {
                 return Array(state.watches.values)
             }
             if watches.isEmpty { return }
-            let usage = Self.usage(of: Set(watches.map(\.group)))
-            for watch in watches { watch.check(usage[watch.group] ?? Usage()) }
+            let usage = Self.usage(of: Set(watches.map(\.group.id)))
+            for watch in watches { watch.check(usage[watch.group.id] ?? Usage()) }
             let (seconds, attoseconds) = Self.interval.components
             usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         }
