@@ -23,12 +23,8 @@ for tool in pdfinfo:poppler-utils qpdf:qpdf soffice:libreoffice-writer ebook-con
   command -v "${tool%%:*}" >/dev/null || need_pkgs+=("${tool#*:}")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${need_pkgs[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" \
-    libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math fonts-dejavu-core fonts-liberation >/dev/null
+  bash "$ROOT/scripts/apt-install.sh" "${need_pkgs[@]}" \
+    libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math fonts-dejavu-core fonts-liberation
 fi
 
 TMP="$(mktemp -d /tmp/make-fixtures.XXXXXX)"

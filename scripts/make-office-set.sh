@@ -31,13 +31,7 @@ done
 [ -e /usr/lib/libreoffice/program/libsdlo.so ] || need_pkgs+=(libreoffice-impress)
 # The documents name Liberation fonts; without them page counts drift.
 [ -d /usr/share/fonts/truetype/liberation ] || need_pkgs+=(fonts-liberation)
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${need_pkgs[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
-fi
+bash "$ROOT/scripts/apt-install.sh" ${need_pkgs[@]+"${need_pkgs[@]}"}
 
 TMP="$(mktemp -d /tmp/make-office-set.XXXXXX)"
 lo_pid=""
