@@ -86,6 +86,22 @@ struct LibraryAPITests {
         await server.stop()
     }
 
+    /// One binary: a gateway whose helpers cannot start (the inspector's worker and the
+    /// sandbox's launcher are `pdfgate` itself) is not ready, and says which and why.
+    @Test func readyzFailsWhenTheHelpersCannotStart() async throws {
+        let server = try await ServerProcess(environment: ["PDFGATE_EXECUTABLE": "/nonexistent/pdfgate"])
+        defer { Task { await server.stop() } }
+        let ready = try await APIClient(base: server.baseURL).get("/readyz")
+        #expect(ready.status == 503 && ready.string("status") == "not_ready")
+        let checks = (ready.json["checks"] as? [String: Any]) ?? [:]
+        for name in ["inspector", "local.sandbox"] {
+            let check = checks[name] as? [String: Any]
+            #expect(check?["ok"] as? Bool == false, "\(name): \(ready.text)")
+            #expect((check?["message"] as? String)?.contains("PDFGATE_EXECUTABLE") == true, "\(name): \(ready.text)")
+        }
+        #expect((checks["store"] as? [String: Any])?["ok"] as? Bool == true)
+    }
+
     @Test("readyz names a backend that is down; metrics count jobs; creation limits answer 429 with Retry-After")
     func operationsAndLimits() async throws {
         let server = try await ServerProcess(arguments: ["--routes", "URL_TO_PDF=gotenberg=http://127.0.0.1:9", "--jobs-per-minute", "3"])
@@ -98,7 +114,14 @@ struct LibraryAPITests {
         #expect(((ready.json["checks"] as? [String: Any])?["store"] as? [String: Any])?["ok"] as? Bool == true)
         // Office and ebook jobs stay local: their tools are checked, and no answer shows a path.
         let checks = Set(((ready.json["checks"] as? [String: Any]) ?? [:]).keys)
-        #expect(checks == ["store", "gotenberg", "local.libreoffice", "local.chromium", "local.calibre"], "\(checks)")
+        #expect(
+            checks == ["store", "inspector", "gotenberg", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre"],
+            "\(checks)"
+        )
+        // The inspector read a PDF and the converters' sandbox started: only Gotenberg is down.
+        for name in ["inspector", "local.sandbox"] {
+            #expect(((ready.json["checks"] as? [String: Any])?[name] as? [String: Any])?["ok"] as? Bool == true, "\(name): \(ready.text)")
+        }
         #expect(!ready.text.contains(server.store) && !ready.text.contains("/usr/bin"), "\(ready.text)")
 
         var statuses: [Int] = []
