@@ -6,23 +6,61 @@ import GatewayStore
 import GatewayTestSupport
 import Logging
 
-/// (a) The same files through warm local LibreOffice slots vs a cold `soffice --convert-to`
-/// per file: throughput and p50 latency of both.
-func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
+/// (a) A varied set of real office files (kinds and sizes: `Fixtures/office-set`) through warm
+/// local LibreOffice slots, sealed and unsealed in the same run (the sandbox's cost), against a
+/// cold `soffice --convert-to` per file, one at a time and in two lanes.
+func officeBenchmark(directory: String, work: String) async throws {
     let work = URL(fileURLWithPath: work).standardizedFileURL.path  // soffice takes a file:// profile URL
-    let ext = (fixture as NSString).pathExtension
-    let inputs = work + "/inputs-\(ext)"
-    try? FileManager.default.removeItem(atPath: inputs)
-    try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
-    let files = try (0..<copies).map { i -> String in
-        let path = inputs + String(format: "/doc-%02d.", i) + ext
-        try FileManager.default.copyItem(atPath: fixture, toPath: path)
-        return path
-    }
+    try? FileManager.default.removeItem(atPath: work)
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasSuffix(".md") }.sorted()
+        .map { URL(fileURLWithPath: directory + "/" + $0).standardizedFileURL.path }
+    let sealed = try await warmSlots(files, sandbox: ConverterSandbox(), work: work + "/sealed")
+    let unsealed = try await warmSlots(files, sandbox: ConverterSandbox(isolation: .none), work: work + "/unsealed")
+    var pages = 0
+    for index in files.indices { pages += try await pdfinfoPageCount(work + "/sealed/attempt-\(index)/out.pdf") ?? 0 }
 
-    let converter = try LocalConverter(configuration: .init(libreOfficeSlots: 2, baseDirectory: work))
+    // The peer: one cold soffice per file, each with the same profile, initialised first.
+    let out = work + "/soffice-out"
+    let smallest = try files.min { try size($0) < size($1) }!
+    for profile in ["soffice-profile", "soffice-profile-lane-0", "soffice-profile-lane-1"] {
+        try coldSoffice(smallest, profile: work + "/" + profile, out: work + "/warm-up")
+    }
+    var peerLatencies: [Double] = []
+    let peer = try seconds {
+        for file in files { peerLatencies.append(try seconds { try coldSoffice(file, profile: work + "/soffice-profile", out: out) }) }
+    }
+    // The same peer two at a time, each lane with its own profile (soffice processes sharing one
+    // lose jobs): what a script on two cores could do, next to our two warm slots.
+    let parallelPeer = try await asyncSeconds {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<2 {
+                let mine = files.enumerated().filter { $0.offset % 2 == lane }.map(\.element)
+                group.addTask {
+                    for file in mine { try coldSoffice(file, profile: work + "/soffice-profile-lane-\(lane)", out: out + "-lane-\(lane)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+    let count = Double(files.count)
+    emit("office.files", count)
+    emit("office.pages", Double(pages))
+    emit("office.ours_per_s", count / sealed.seconds)
+    emit("office.ours_p50_s", median(sealed.latencies))
+    emit("office.unsealed_per_s", count / unsealed.seconds)
+    emit("office.unsealed_p50_s", median(unsealed.latencies))
+    emit("office.soffice_per_s", count / peer)
+    emit("office.soffice_p50_s", median(peerLatencies))
+    emit("office.soffice_parallel2_per_s", count / parallelPeer)
+}
+
+/// Every file through two warm slots, two at a time (the slots are started before the clock).
+private func warmSlots(_ files: [String], sandbox: ConverterSandbox, work: String) async throws -> (seconds: Double, latencies: [Double]) {
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    let converter = try LocalConverter(configuration: .init(libreOfficeSlots: 2, baseDirectory: work, sandbox: sandbox))
     func convert(_ file: String, _ index: Int) async throws -> Double {
-        let attempt = work + "/attempt-\(ext)-\(index)"
+        let attempt = work + "/attempt-\(index)"
         try? FileManager.default.removeItem(atPath: attempt)
         try FileManager.default.createDirectory(atPath: attempt, withIntermediateDirectories: true)
         let request = ConversionRequest(
@@ -35,13 +73,14 @@ func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
         )
         return try await asyncSeconds { try await converter.convert(request, events: { _ in }) }
     }
-    // Warm both slots: a server starts them once, not per document.
-    async let warmA = convert(files[0], 1000)
-    async let warmB = convert(files[1], 1001)
+    // Warm both slots with the smallest file: a server starts them once, not per document.
+    let smallest = try files.min { try size($0) < size($1) }!
+    async let warmA = convert(smallest, 1000)
+    async let warmB = convert(smallest, 1001)
     _ = try await (warmA, warmB)
 
     var latencies: [Double] = []
-    let ours = try await asyncSeconds {
+    let total = try await asyncSeconds {
         try await withThrowingTaskGroup(of: Double.self) { group in
             var next = 0
             for _ in 0..<2 where next < files.count {
@@ -60,66 +99,22 @@ func officeBenchmark(fixture: String, copies: Int, work: String) async throws {
         }
     }
     await converter.shutdown()
+    return (total, latencies)
+}
 
-    // The peer: one cold soffice per file, each with the same (already initialised) profile.
-    let profile = "file://" + work + "/soffice-profile"
-    let out = work + "/soffice-out-\(ext)"
-    _ = try runBlocking(
+/// `soffice --convert-to pdf` of one file with `profile`, as a script would run it.
+private func coldSoffice(_ file: String, profile: String, out: String) throws {
+    let result = try runBlocking(
         "soffice",
-        ["-env:UserInstallation=\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, files[0]],
+        ["-env:UserInstallation=file://\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, file],
         environment: nil,
         stdin: nil
     )
-    var peerLatencies: [Double] = []
-    let peer = try seconds {
-        for file in files {
-            peerLatencies.append(
-                try seconds {
-                    let result = try runBlocking(
-                        "soffice",
-                        ["-env:UserInstallation=\(profile)", "--headless", "--convert-to", "pdf", "--outdir", out, file],
-                        environment: nil,
-                        stdin: nil
-                    )
-                    if result.status != 0 { throw NSError(domain: "soffice", code: Int(result.status)) }
-                }
-            )
-        }
-    }
-    // The same peer two at a time, each lane with its own profile (soffice processes sharing one
-    // lose jobs): what a script on two cores could do, next to our two warm slots.
-    let lanes = (0..<2).map { "file://" + work + "/soffice-profile-lane-\($0)" }
-    for lane in lanes {
-        _ = try runBlocking(
-            "soffice",
-            ["-env:UserInstallation=\(lane)", "--headless", "--convert-to", "pdf", "--outdir", out, files[0]],
-            environment: nil,
-            stdin: nil
-        )
-    }
-    let parallelPeer = try await asyncSeconds {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (laneIndex, lane) in lanes.enumerated() {
-                let mine = files.enumerated().filter { $0.offset % lanes.count == laneIndex }.map(\.element)
-                group.addTask {
-                    for file in mine {
-                        let result = try await run(
-                            "soffice",
-                            ["-env:UserInstallation=\(lane)", "--headless", "--convert-to", "pdf", "--outdir", out + "-lane-\(laneIndex)", file]
-                        )
-                        if result.status != 0 { throw NSError(domain: "soffice", code: Int(result.status)) }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-    }
-    emit("office.\(ext).files", Double(copies))
-    emit("office.\(ext).soffice_parallel2_per_s", Double(copies) / parallelPeer)
-    emit("office.\(ext).ours_per_s", Double(copies) / ours)
-    emit("office.\(ext).ours_p50_s", median(latencies))
-    emit("office.\(ext).soffice_per_s", Double(copies) / peer)
-    emit("office.\(ext).soffice_p50_s", median(peerLatencies))
+    if result.status != 0 { throw NSError(domain: "soffice", code: Int(result.status)) }
+}
+
+private func size(_ path: String) throws -> Int {
+    (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 }
 
 /// (c) Pipeline overhead per job with an instant converter: create, stage, submit, convert

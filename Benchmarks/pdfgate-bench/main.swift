@@ -3,7 +3,7 @@
 //   pdfgate-bench inspect DIR             pool vs `pdfinfo` per file, on every PDF in DIR
 //   pdfgate-bench seed STORE COUNT PDF    a library of COUNT documents (hard links of PDF)
 //   pdfgate-bench library STORE           median latency of list/rename/move on that library
-//   pdfgate-bench office FILE N WORKDIR    N copies through warm LibreOffice slots vs cold soffice
+//   pdfgate-bench office DIR WORKDIR       the office files in DIR through warm slots (sealed, unsealed) vs cold soffice
 //   pdfgate-bench pipeline STORE N PDF     engine overhead per job with an instant converter
 //   pdfgate-bench polling PDF WORKDIR      remote jobs of 1/5/30 s: our polling vs every second
 //   pdfgate-bench fake-gotenberg PDF       a Gotenberg stand-in on 127.0.0.1 that reads any upload
@@ -206,8 +206,8 @@ case "seed" where arguments.count == 5:
     try await seed(store: arguments[2], count: Int(arguments[3]) ?? 0, template: arguments[4])
 case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
-case "office" where arguments.count == 5:
-    try await officeBenchmark(fixture: arguments[2], copies: Int(arguments[3]) ?? 20, work: arguments[4])
+case "office" where arguments.count == 4:
+    try await officeBenchmark(directory: arguments[2], work: arguments[3])
 case "polling" where arguments.count == 4:
     try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
 case "fake-gotenberg" where arguments.count == 3:
@@ -217,7 +217,7 @@ case "pipeline" where arguments.count == 5:
 default:
     FileHandle.standardError.write(
         Data(
-            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office FILE N WORKDIR"
+            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office DIR WORKDIR"
                 + " | pipeline STORE N PDF | polling PDF WORKDIR\n").utf8
         )
     )
