@@ -21,6 +21,7 @@ done
 
 # Counts print as integers, times and sizes with two decimals.
 get() { awk -v k="$1" '$1 == k { v = $2 + 0; if (v == int(v) && v >= 100) printf "%d", v; else printf "%.2f", v }' "$out/results.txt"; }
+count() { awk -v k="$1" '$1 == k { printf "%d", $2 }' "$out/results.txt"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
 
 "$bin/pdfgate-bench" inspect "$out/pdfs" > "$out/results.txt"
@@ -54,7 +55,7 @@ HTTP API on loopback (wrk, 2 threads, 64 connections, 10 s; release build, beare
   200 MB office job via a Gotenberg stand-in  RSS grows +$(get convert200.rss_growth_mib) MiB from $(get convert200.rss_before_mib) MiB (target < 50 MB; succeeded: $(get convert200.status_ok))
   1 GiB upload (PUT, streamed to disk)  RSS $(get upload.rss_before_mib) → peak $(get upload.rss_peak_mib) MiB: +$(get upload.rss_growth_mib) MiB   (target < 64 MB) at $(get upload.mib_per_s) MiB/s
 
-Local office conversion: the $(get office.files) files of Fixtures/office-set ($(get office.pages) pages, 11 kinds), two at a time on 2 warm LibreOffice slots
+Local office conversion: the $(count office.files) files of Fixtures/office-set ($(count office.pages) pages, 11 kinds), two at a time on 2 warm LibreOffice slots
   ours, sandboxed   $(get office.ours_per_s) files/s, p50 $(get office.ours_p50_s) s
   ours, unsandboxed $(get office.unsealed_per_s) files/s, p50 $(get office.unsealed_p50_s) s   → the sandbox costs $(awk -v a="$(get office.ours_per_s)" -v b="$(get office.unsealed_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') % of throughput (target ≤ 10 %)
   cold soffice --convert-to per file $(get office.soffice_per_s) files/s, p50 $(get office.soffice_p50_s) s   → ours $(ratio "$(get office.ours_per_s)" "$(get office.soffice_per_s)")× its throughput (target ≥ 5×), p50 $(ratio "$(get office.soffice_p50_s)" "$(get office.ours_p50_s)")× lower
