@@ -184,9 +184,14 @@ struct VettingProxyTests {
             return host == "other.test" ? [.v4(0x7F00_0001)] : [.v4(0x0A00_0001)]
         }
         let proxy = try VettingProxy(page: "http://127.0.0.1:\(site.port)/", urlGuard: urlGuard)
-        defer { proxy.stop() }
+        let listener = try ProxyListener(.loopback)
+        listener.route(to: proxy)
+        defer {
+            listener.stop()
+            proxy.stop()
+        }
         func fetch(_ url: String) async throws -> (status: Int32, body: String) {
-            let result = try await run("curl", ["-s", "--max-time", "10", "-x", proxy.chromiumProxyServer, url])
+            let result = try await run("curl", ["-s", "--max-time", "10", "-x", listener.proxyServer, url])
             return (result.status, result.stdout)
         }
 
@@ -197,7 +202,7 @@ struct VettingProxyTests {
         #expect(try await fetch("http://intranet.example.com/").status == 52, "a name resolving to 10.0.0.1 gets no answer")
         let tunnel = try await run(
             "curl",
-            ["-s", "-o", "/dev/null", "-w", "%{http_connect}", "--max-time", "10", "-x", proxy.chromiumProxyServer, "https://169.254.169.254/"]
+            ["-s", "-o", "/dev/null", "-w", "%{http_connect}", "--max-time", "10", "-x", listener.proxyServer, "https://169.254.169.254/"]
         )
         #expect(tunnel.stdout == "403", "CONNECT to a forbidden address: \(tunnel.stdout)")
         #expect(try await fetch("http://update.googleapis.com/service/update2/json").status == 52)

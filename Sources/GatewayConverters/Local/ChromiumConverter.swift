@@ -3,173 +3,132 @@ import GatewayCore
 
 /// Web pages and uploaded HTML → PDF with headless Chromium (DESIGN §4).
 ///
-/// Each job gets a fresh profile in its work directory; background networking, component
-/// updates, sync and the like are off so Chromium fetches nothing but the page, and all of that
-/// goes through a `VettingProxy` that applies the SSRF rules to every request. Uploaded HTML is
-/// served by that proxy from an `http:` origin with a no-fetch CSP header, never opened as a
-/// `file:` URL: a `file:` page could frame, or navigate to, any file the gateway can read and
-/// print it. It is printed with `--print-to-pdf`, its options added as CSS (`ChromiumPage`); a
-/// URL is printed through DevTools (`ChromiumDevToolsPrint`), which takes the paper size,
-/// orientation, margins and backgrounds as parameters.
+/// Each slot keeps one warm browser (`ChromiumBrowser`) and each job prints in a fresh browser
+/// context of it. Background networking, component updates, sync and the like are off, so
+/// Chromium fetches nothing but the page, and all of that goes through a `VettingProxy` that
+/// applies the SSRF rules to every request. Uploaded HTML is served by that proxy from an
+/// `http:` origin with a no-fetch CSP header, never opened as a `file:` URL: a `file:` page could
+/// frame, or navigate to, any file the gateway can read and print it. Its options are added as
+/// CSS (`ChromiumPage`); a URL's go to `Page.printToPDF` as parameters.
 final class ChromiumConverter: Converter {
     let name = "local.chromium"
-    let slots: SlotPool<Int>
+    let slots: SlotPool<ChromiumBrowser>
     private let executable: String
     private let virtualTimeBudget: Duration
     private let urlGuard: URLGuard
-    private let sandbox: ConverterSandbox
+    private let limits: ResourceLimits
 
-    init(configuration: LocalConverter.Configuration) {
+    init(configuration: LocalConverter.Configuration, directory: String) {
         executable = configuration.chromiumPath
-        sandbox = configuration.sandbox
         urlGuard = configuration.urlGuard
+        limits = configuration.sandbox.limits
         virtualTimeBudget = configuration.chromiumVirtualTimeBudget
-        slots = SlotPool(Array(0..<max(1, configuration.chromiumSlots)))
+        var flags =
+            Self.baseFlags + [
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
+                "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            ]
+        if geteuid() == 0 { flags.append("--no-sandbox") }  // its own sandbox refuses root; bubblewrap is ours
+        slots = SlotPool(
+            (0..<max(1, configuration.chromiumSlots)).map { index in
+                ChromiumBrowser(
+                    settings: .init(
+                        executable: configuration.chromiumPath,
+                        flags: flags,
+                        directory: directory + "/slot-\(index)",
+                        maxJobs: max(1, configuration.maxJobsPerChromiumInstance),
+                        startTimeout: .seconds(30),
+                        sandbox: configuration.sandbox
+                    )
+                )
+            }
+        )
     }
 
     func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
         try Task.checkCancellation()
         events(.entered(.converting))
         let work = request.workDirectory + "/chromium"
-        // Chromium puts a unix socket in TMPDIR, and socket paths are capped at 108 bytes: a
-        // store deep in the file system would make every conversion abort. So TMPDIR is short.
-        let socketDirectory = FileManager.default.temporaryDirectory.path + "/pdfgate-chromium-" + UUID().uuidString.prefix(8).lowercased()
-        try? FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
-        defer {
-            try? FileManager.default.removeItem(atPath: work)
-            try? FileManager.default.removeItem(atPath: socketDirectory)
-        }
-        let (target, what, isUpload) = try prepareTarget(request, in: work)
-        // In the sandbox Chromium has no network at all: one listener, bound inside its network
-        // namespace and handed to us, is the only address it can reach, and the proxy answers it.
-        let channel = sandbox.isSealed ? socketPair() : nil
-        if sandbox.isSealed && channel == nil {
-            throw JobFailure(.transient, code: "converter_unavailable", "a socket for Chromium's sandbox could not be created")
-        }
-        defer { if let channel { close(channel.theirs) } }
-        let listener: VettingProxy.Listener =
-            channel.map { .fromSandbox(channel: $0.ours, port: ConverterSandbox.proxyPort) } ?? .loopback
-        // SSRF: the page is checked now, so a refused URL fails before Chromium starts; then
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let (target, what) = try prepareTarget(request, in: work)
+        // SSRF: the page is checked now, so a refused URL fails before Chromium is asked; then
         // every request Chromium makes — redirects and subresources included — goes through a
         // proxy that checks it and connects to the address it checked (see `VettingProxy`).
-        let proxy: VettingProxy
+        let page: ChromiumBrowser.Page
+        let output = work + "/output.pdf"
         switch request.source {
         case .url(let url):
             _ = try await urlGuard.vet(url)
-            proxy = try VettingProxy(page: url, urlGuard: urlGuard, listener: listener)
+            page = .init(
+                url: url,
+                proxy: try VettingProxy(page: url, urlGuard: urlGuard),
+                options: request.options,
+                pageSizeFromCSS: false,
+                settle: .requestsDone(within: virtualTimeBudget),
+                output: output
+            )
         case .file:
-            proxy = try VettingProxy(
-                serving: Self.uploadedPage(in: work),
-                at: target,
-                contentSecurityPolicy: ChromiumPage.contentSecurityPolicy,
-                listener: listener
+            page = .init(
+                url: target,
+                proxy: VettingProxy(serving: Self.uploadedPage(in: work), at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy),
+                options: request.options,
+                pageSizeFromCSS: true,
+                settle: .virtualTime(virtualTimeBudget),
+                output: output
             )
         }
-        defer { proxy.stop() }
-        let output = work + "/output.pdf"
-        let log = work + "/chromium.log"
+        defer { page.proxy.stop() }
 
-        var arguments = Self.baseFlags + ["--user-data-dir=\(work)/profile"]
-        if geteuid() == 0 { arguments.append("--no-sandbox") }  // its own sandbox refuses root; bubblewrap is ours
-        arguments += [
-            "--proxy-server=\(proxy.chromiumProxyServer)",
-            "--proxy-bypass-list=<-loopback>",  // loopback too: the proxy decides, by the allow-list
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  // Chromium resolves nothing itself
-            "--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-        ]
-        // A sandbox has a private /tmp, short enough for Chromium's socket paths.
-        let environment = childEnvironment(privateDirectory: work, extra: ["TMPDIR": sandbox.isSealed ? "/tmp" : socketDirectory])
-        let sandbox = sandbox
-        let seal = { (spec: ChildSpec) in
-            sandbox.wrap(spec, mounts: .init(writable: [work]), backstops: .init(addressSpace: false, cpu: true), listenerChannel: channel?.theirs)
+        let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { browser in
+            var outcome = await print(page, in: browser, deadline: request.deadline)
+            // A browser that crashed under the page gets one fresh start: the crash may have
+            // been its own (a leak after many jobs), and a second one is the page's doing.
+            if case .broken = outcome, !Task.isCancelled, ContinuousClock.now < request.deadline {
+                outcome = await print(page, in: browser, deadline: request.deadline)
+            }
+            return (outcome, browser.diagnostics())
         }
-
-        if isUpload {
-            // Our own copy of the page carries the options as CSS: the plain print switch does.
-            let spec = seal(
-                ChildSpec(
-                    executable: executable,
-                    arguments: arguments + [
-                        "--print-to-pdf=\(output)", "--no-pdf-header-footer",
-                        "--virtual-time-budget=\(Self.milliseconds(virtualTimeBudget))", target,
-                    ],
-                    environment: environment,
-                    workingDirectory: work,
-                    stdout: .file(log),
-                    stderr: .file(log)
-                )
-            )
-            let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
-                do throws(SpawnFailure) {
-                    return try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
-                } catch {
-                    throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
-                }
-            }
-            let diagnostics = OutputCheck.tail(ofFile: log)
-            switch outcome {
-            case .cancelled:
-                throw CancellationError()
-            case .timedOut:
-                throw LocalFailures.timedOut("Chromium", what)
-            case .limitExceeded(let kind):
-                throw sandbox.limits.failure(kind, tool: "Chromium", what: what)
-            case .finished(.signaled(let signal)):
-                throw LocalFailures.crashed("Chromium", what, "was killed by signal \(signal)", log: diagnostics)
-            case .finished(.exited(let status)):
-                if let failure = Self.pageLoadFailure(in: diagnostics, what: what) { throw failure }
-                if status != 0 {
-                    throw LocalFailures.crashed("Chromium", what, "exited with status \(status)", log: diagnostics)
-                }
-            }
-        } else {
-            // Someone else's page: the options go to `Page.printToPDF` through DevTools.
-            let outcome = try await LocalFailures.withSlot(slots, tool: "Chromium", what: what, deadline: request.deadline) { _ in
-                do throws(SpawnFailure) {
-                    return try await ChromiumDevToolsPrint.print(
-                        url: target,
-                        options: request.options,
-                        executable: executable,
-                        flags: arguments,
-                        environment: environment,
-                        seal: seal,
-                        limits: sandbox.limits,
-                        workDirectory: work,
-                        log: log,
-                        output: output,
-                        settle: virtualTimeBudget,
-                        deadline: request.deadline
-                    )
-                } catch {
-                    throw JobFailure(.transient, code: "converter_unavailable", "Chromium could not be started: \(error.message)")
-                }
-            }
-            switch outcome {
-            case .printed: break
-            case .cancelled: throw CancellationError()
-            case .timedOut: throw LocalFailures.timedOut("Chromium", what)
-            case .limitExceeded(let kind): throw sandbox.limits.failure(kind, tool: "Chromium", what: what)
-            case .pageFailed(let error):
-                let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
-                throw Self.explain(failure, notes: proxy.notes)
-            case .broken(let how):
-                throw LocalFailures.crashed("Chromium", what, "broke off printing: \(how)", log: OutputCheck.tail(ofFile: log))
-            }
+        switch outcome.0 {
+        case .printed: break
+        case .interrupted:
+            if Task.isCancelled { throw CancellationError() }
+            throw LocalFailures.shutDown("Chromium")
+        case .timedOut: throw LocalFailures.timedOut("Chromium", what)
+        case .limitExceeded(let kind): throw limits.failure(kind, tool: "Chromium", what: what)
+        case .unavailable(let why): throw JobFailure(.transient, code: "converter_unavailable", why)
+        case .pageFailed(let error):
+            let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
+            throw Self.explain(failure, notes: page.proxy.notes)
+        case .broken(let how):
+            throw LocalFailures.crashed("Chromium", what, "broke off printing: \(how)", log: outcome.1)
         }
-        try OutputCheck.verify(output, tool: "Chromium", diagnostics: OutputCheck.tail(ofFile: log))
+        try OutputCheck.verify(output, tool: "Chromium", diagnostics: outcome.1)
         try OutputCheck.deliver(output, to: request.outputPath)
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    private func print(_ page: ChromiumBrowser.Page, in browser: ChromiumBrowser, deadline: ContinuousClock.Instant) async -> ChromiumBrowser.Outcome
+    {
+        browser.prepare()
+        return await withTaskCancellationHandler {
+            await runBlocking { browser.print(page, deadline: deadline) }
+        } onCancel: {
+            browser.interrupt()
+        }
     }
 
     func isReady() async -> Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
+    /// Ends every browser; prints in flight fail as transient.
+    func shutdown() async {
+        _ = slots.shutDown()
+        let all = slots.slots
+        await runBlocking { for browser in all { browser.shutDown() } }
+    }
+
     // MARK: - Helpers
 
-    /// What Chromium should open, a name for messages, and whether it is an upload.
-    private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String, Bool) {
+    /// What Chromium should open, and a name for messages.
+    private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String) {
         do {
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         } catch {
@@ -181,7 +140,7 @@ final class ChromiumConverter: Converter {
             guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw JobFailure(.rejected, code: "unsupported_url", "only http and https URLs can be converted, not \(url)")
             }
-            return (url, url, false)
+            return (url, url)
         case .file(let path, let originalFilename):
             let page = Self.uploadedPage(in: work)
             do {
@@ -190,7 +149,7 @@ final class ChromiumConverter: Converter {
             } catch {
                 throw JobFailure(.transient, code: "input_not_staged", "the uploaded HTML could not be prepared: \(error.localizedDescription)")
             }
-            return (Self.uploadedPageURL, originalFilename, true)
+            return (Self.uploadedPageURL, originalFilename)
         }
     }
 

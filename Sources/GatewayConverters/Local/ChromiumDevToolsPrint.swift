@@ -1,128 +1,154 @@
 import Foundation
 import GatewayCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Prints a web page through Chromium's DevTools protocol (`Page.printToPDF`) instead of the
-/// `--print-to-pdf` switch: the switch has no paper size, orientation, margins or backgrounds,
-/// and CSS cannot be added to someone else's page, so URL jobs could not honour the job's
-/// options. Navigation also reports its own network error here instead of a log line.
+/// One print in a warm browser, over Chromium's DevTools protocol: a fresh incognito browser
+/// context with the job's proxy, a tab, the page, its settling, `Page.printToPDF`, and the
+/// context disposed again — so no cookie, cache entry or storage outlives the job.
+///
+/// `Page.printToPDF` rather than `--print-to-pdf`: the switch has no paper size, orientation,
+/// margins or backgrounds, and CSS cannot be added to someone else's page. Navigation also
+/// reports its own network error here instead of a log line.
 enum ChromiumDevToolsPrint {
-    enum Outcome: Sendable, Equatable {
+    /// How a page is given time to finish after its load event.
+    enum Settle: Sendable, Equatable {
+        /// Until none of its requests is in flight, for at most this long (someone else's page:
+        /// scripts, fonts and images it fetches after the document).
+        case requestsDone(within: Duration)
+        /// Its own timers run this much virtual time, fast-forwarded while it waits for nothing
+        /// (an uploaded page, which has no network; `--virtual-time-budget` did this).
+        case virtualTime(Duration)
+    }
+
+    /// What became of the page.
+    enum Result: Sendable, Equatable {
         case printed
         /// The page did not load: Chromium's `net::ERR_…` text.
         case pageFailed(String)
-        /// Chromium misbehaved (crashed, broke the protocol): what happened.
-        case broken(String)
-        case timedOut
-        case cancelled
-        case limitExceeded(ResourceLimits.Kind)
     }
 
-    /// Starts Chromium with `flags` (profile, proxy, sandbox…), loads `url`, lets it settle for
-    /// up to `settle` after its load event, and writes the PDF to `output`.
+    /// Prints `url` into `output`; with `pageSizeFromCSS` the page's own `@page` size wins (an
+    /// uploaded page carries the job's options as CSS, `ChromiumPage`). Throws `DevToolsPipe.Failure` when the browser misbehaves
+    /// (crash, broken protocol, no answer by the pipe's deadline): then the browser is suspect.
     static func print(
-        url: String,
+        _ url: String,
         options: ConversionOptions,
-        executable: String,
-        flags: [String],
-        environment: [String: String],
-        seal: (ChildSpec) -> ChildSpec,
-        limits: ResourceLimits,
-        workDirectory: String,
-        log: String,
-        output: String,
-        settle: Duration,
-        deadline: ContinuousClock.Instant
-    ) async throws(SpawnFailure) -> Outcome {
-        if Task.isCancelled { return .cancelled }
-        guard let (ours, theirs) = socketPair() else {
-            throw SpawnFailure(message: "a socket for Chromium's DevTools pipe could not be created")
-        }
-        defer { close(ours) }
-        // Chromium reads the pipe on fd 3 and writes on fd 4: a shell puts our socket there.
-        // (`--no-pdf-header-footer` must not be among the flags: in this mode it makes Chromium
-        // kill the page's renderer; `displayHeaderFooter: false` does its job here.)
-        let spec = seal(
-            ChildSpec(
-                executable: "/bin/sh",
-                arguments: ["-c", #"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null"#, executable] + flags + [
-                    "--remote-debugging-pipe", "about:blank",
-                ],
-                environment: environment,
-                workingDirectory: workDirectory,
-                stdin: .descriptor(theirs),
-                stdout: .descriptor(theirs),
-                stderr: .file(log)
-            )
+        pageSizeFromCSS: Bool,
+        settle: Settle,
+        proxyServer: String,
+        pipe: DevToolsPipe,
+        output: String
+    ) throws -> Result {
+        pipe.discardEvents()
+        let context = try pipe.call(
+            "Target.createBrowserContext",
+            // Loopback too goes to the proxy, which decides by the allow-list.
+            ["proxyServer": proxyServer, "proxyBypassList": "<-loopback>"]
         )
-        let group: ProcessGroup
-        do throws(SpawnFailure) {
-            group = try ProcessGroup.start(spec)
+        guard let contextID = context["browserContextId"] as? String else { throw DevToolsPipe.Failure(description: "no browser context id") }
+        let result: Result
+        do {
+            var parameters = parameters(for: options)
+            parameters["preferCSSPageSize"] = pageSizeFromCSS
+            result = try printPage(url, in: contextID, parameters: parameters, settle: settle, pipe: pipe, output: output)
         } catch {
-            close(theirs)
+            _ = try? pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
             throw error
         }
-        close(theirs)
-        let (outcome, stop) = await group.supervise(until: deadline, limits: limits) {
-            let pipe = DevToolsPipe(socket: ours, deadline: deadline)
-            let outcome: Outcome
-            do {
-                outcome = try printPage(url: url, options: options, pipe: pipe, output: output, settle: settle)
-                _ = try? pipe.call("Browser.close")
-            } catch {
-                outcome = .broken("\(error)")
-            }
-            group.stop(.shutdown)
-            _ = group.killAndReap()
-            return outcome
-        }
-        switch stop {
-        case .deadline: return .timedOut
-        case .cancellation: return .cancelled
-        case .limit(let kind): return .limitExceeded(kind)
-        default:
-            // The pipe's own deadline can beat the timer by a hair: still a timeout.
-            if outcome != .printed && ContinuousClock.now >= deadline { return .timedOut }
-            return outcome
-        }
+        // Its tabs close with it, and with them everything the page stored.
+        try pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
+        return result
     }
 
-    /// The protocol conversation: a tab, the page, its settling, the print, the stream.
-    private static func printPage(url: String, options: ConversionOptions, pipe: DevToolsPipe, output: String, settle: Duration) throws -> Outcome {
-        let target = try pipe.call("Target.createTarget", ["url": "about:blank"])
+    private static func printPage(
+        _ url: String,
+        in contextID: String,
+        parameters: [String: Any],
+        settle: Settle,
+        pipe: DevToolsPipe,
+        output: String
+    ) throws -> Result {
+        let target = try pipe.call("Target.createTarget", ["url": "about:blank", "browserContextId": contextID])
         guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure(description: "no target id") }
         let attached = try pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])
         guard let session = attached["sessionId"] as? String else { throw DevToolsPipe.Failure(description: "no session id") }
         try pipe.call("Page.enable", session: session)
         try pipe.call("Page.setLifecycleEventsEnabled", ["enabled": true], session: session)
+        try pipe.call("Network.enable", session: session)
 
         let navigation = try pipe.call("Page.navigate", ["url": url], session: session)
         if let error = navigation["errorText"] as? String, !error.isEmpty { return .pageFailed(error) }
-        let loader = navigation["loaderId"] as? String
-        func lifecycle(_ name: String) -> ([String: Any]) -> Bool {
-            { message in
-                guard message["method"] as? String == "Page.lifecycleEvent", message["sessionId"] as? String == session,
-                    let params = message["params"] as? [String: Any], params["name"] as? String == name
-                else { return false }
-                return loader == nil || params["loaderId"] as? String == loader
+        try waitUntilSettled(session: session, loader: navigation["loaderId"] as? String, settle: settle, pipe: pipe)
+        try printToPDF(parameters, session: session, pipe: pipe, output: output)
+        return .printed
+    }
+
+    /// The load event, then the settling; with virtual time, the budget's end alone (as
+    /// `--virtual-time-budget` had it: the page's own clock says when it is done). A page whose
+    /// load never comes (an ad server that hangs) is printed as it stands once its document is
+    /// parsed, shortly before the deadline, rather than lost.
+    private static func waitUntilSettled(session: String, loader: String?, settle: Settle, pipe: DevToolsPipe) throws {
+        let printBy = pipe.deadline - min(.seconds(5), ContinuousClock.now.duration(to: pipe.deadline) / 4)
+        var loadedAt: ContinuousClock.Instant?
+        var parsed = false
+        var inFlight = Set<String>()
+        var budgetSpent = false
+        var budgetSet = false
+        func settled() throws -> Bool {
+            guard loadedAt != nil, inFlight.isEmpty else { return false }
+            guard case .virtualTime(let budget) = settle else { return true }
+            if !budgetSet {
+                budgetSet = true
+                try pipe.call(
+                    "Emulation.setVirtualTimePolicy",
+                    ["policy": "pauseIfNetworkFetchesPending", "budget": milliseconds(budget)],
+                    session: session
+                )
+            }
+            return budgetSpent
+        }
+        func limit() -> ContinuousClock.Instant {
+            guard case .requestsDone(let within) = settle, let loadedAt else { return printBy }
+            return min(loadedAt + within, printBy)
+        }
+        while try !settled(), let event = try pipe.nextEvent(until: limit()) {
+            guard event["sessionId"] as? String == session, let method = event["method"] as? String else { continue }
+            let params = event["params"] as? [String: Any] ?? [:]
+            switch method {
+            case "Page.lifecycleEvent" where loader == nil || params["loaderId"] as? String == loader:
+                if params["name"] as? String == "load" { loadedAt = .now }
+                if params["name"] as? String == "DOMContentLoaded" { parsed = true }
+            // Documents are left out: the load event already waits for frames, and a frame from
+            // another site loads in a renderer of its own whose "finished" this session never sees.
+            case "Network.requestWillBeSent" where params["type"] as? String != "Document":
+                if let id = params["requestId"] as? String { inFlight.insert(id) }
+            case "Network.loadingFinished", "Network.loadingFailed":
+                if let id = params["requestId"] as? String { inFlight.remove(id) }
+            case "Emulation.virtualTimeBudgetExpired":
+                budgetSpent = true
+            case "Inspector.targetCrashed":
+                throw DevToolsPipe.Failure(description: "the page's renderer crashed")
+            default:
+                break
             }
         }
-        // The load event, then up to `settle` for the network to go quiet (scripts, fonts). A
-        // page whose load never comes (an ad server that hangs) is printed as it stands once
-        // its document is parsed, shortly before the deadline, rather than lost.
-        let printBy = pipe.deadline - min(.seconds(5), ContinuousClock.now.duration(to: pipe.deadline) / 4)
-        if try pipe.event(until: printBy, where: lifecycle("load")) != nil {
-            _ = try pipe.event(until: min(ContinuousClock.now + settle, printBy), where: lifecycle("networkIdle"))
-        } else if try pipe.event(until: ContinuousClock.now, where: lifecycle("DOMContentLoaded")) != nil {
+        if loadedAt == nil && !budgetSpent {
+            guard parsed else { throw DevToolsPipe.Failure(description: "the page never loaded") }
             try pipe.call("Page.stopLoading", session: session)  // printing would wait for the stragglers
-        } else {
-            throw DevToolsPipe.Failure(description: "the page never loaded")
         }
+    }
 
-        let printed = try pipe.call("Page.printToPDF", parameters(for: options), session: session)
+    /// Prints and streams the PDF into `output`. Right after a load a warm browser sometimes
+    /// answers "Printing failed"; a moment later the same call succeeds.
+    private static func printToPDF(_ parameters: [String: Any], session: String, pipe: DevToolsPipe, output: String) throws {
+        var printed: [String: Any] = [:]
+        for attempt in 1...10 {
+            do {
+                printed = try pipe.call("Page.printToPDF", parameters, session: session)
+                break
+            } catch let failure as DevToolsPipe.Failure where failure.description.contains("Printing failed") && attempt < 10 {
+                usleep(100_000)
+            }
+        }
         guard let stream = printed["stream"] as? String else { throw DevToolsPipe.Failure(description: "printToPDF returned no stream") }
         guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
             throw DevToolsPipe.Failure(description: "cannot write \(output)")
@@ -138,11 +164,10 @@ enum ChromiumDevToolsPrint {
             if chunk["eof"] as? Bool == true { break }
         }
         _ = try? pipe.call("IO.close", ["handle": stream], session: session)
-        return .printed
     }
 
     /// `Page.printToPDF` parameters for the job's options; unset ones keep Chromium's defaults
-    /// (Letter, portrait, 0.4 in margins, no backgrounds), as `--print-to-pdf` had them.
+    /// (Letter, portrait, 0.4 in margins, no backgrounds).
     static func parameters(for options: ConversionOptions) -> [String: Any] {
         var parameters: [String: Any] = ["transferMode": "ReturnAsStream", "displayHeaderFooter": false]
         if let width = options.paperWidth, let height = options.paperHeight, width > 0, height > 0 {
@@ -155,5 +180,9 @@ enum ChromiumDevToolsPrint {
         }
         if let background = options.printBackground { parameters["printBackground"] = background }
         return parameters
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

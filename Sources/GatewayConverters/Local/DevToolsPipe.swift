@@ -6,9 +6,10 @@ import Glibc
 #endif
 
 /// Chromium's DevTools protocol over `--remote-debugging-pipe`: JSON messages, each ended by a
-/// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). Blocking: use it from one
-/// thread (`runBlocking`), and cut it by killing Chromium, which closes the socket.
-final class DevToolsPipe {
+/// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). Blocking, and for one
+/// caller at a time (a warm browser's slot holder, on a `runBlocking` thread): that is why it may
+/// be handed between threads unchecked. Cut it by killing Chromium, which closes the socket.
+final class DevToolsPipe: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -18,7 +19,8 @@ final class DevToolsPipe {
     private var nextID = 1
     /// Events that arrived while waiting for something else, oldest first.
     private var pending: [[String: Any]] = []
-    let deadline: ContinuousClock.Instant
+    /// No call or wait outlasts it; the holder sets it per job.
+    var deadline: ContinuousClock.Instant
 
     init(socket: Int32, deadline: ContinuousClock.Instant) {
         self.socket = socket
@@ -55,6 +57,20 @@ final class DevToolsPipe {
             if message["method"] != nil { pending.append(message) }
         }
         return nil
+    }
+
+    /// The next event (queued ones first), or nil at `limit`.
+    func nextEvent(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        while let message = try read(until: min(limit, deadline)) {
+            if message["method"] != nil { return message }  // a late answer to an abandoned call is dropped
+        }
+        return nil
+    }
+
+    /// Forgets queued events (a finished job's stragglers).
+    func discardEvents() {
+        pending.removeAll()
     }
 
     /// The next message, or nil at `limit`. Throws when Chromium has gone.

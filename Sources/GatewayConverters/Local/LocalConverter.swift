@@ -14,8 +14,10 @@ public final class LocalConverter: Converter {
         public var maxConversionsPerLibreOfficeInstance: Int
         /// How long a LibreOffice instance may take to start (the first start creates its profile).
         public var libreOfficeStartTimeout: Duration
-        /// Chromium print jobs at a time (each is a whole browser).
+        /// Chromium print jobs at a time, each slot a warm browser.
         public var chromiumSlots: Int
+        /// A browser is restarted after this many jobs (each leaves a little behind).
+        public var maxJobsPerChromiumInstance: Int
         /// Calibre mostly waits on fixed timers, so it can have more slots than there are cores.
         public var calibreSlots: Int
         /// LibreOffice's `soffice` launcher.
@@ -42,6 +44,7 @@ public final class LocalConverter: Converter {
             maxConversionsPerLibreOfficeInstance: Int = 200,
             libreOfficeStartTimeout: Duration = .seconds(60),
             chromiumSlots: Int = 2,
+            maxJobsPerChromiumInstance: Int = 100,
             calibreSlots: Int = 4,
             sofficePath: String = Configuration.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice"),
             pythonPath: String = "/usr/bin/python3",
@@ -56,6 +59,7 @@ public final class LocalConverter: Converter {
             self.maxConversionsPerLibreOfficeInstance = maxConversionsPerLibreOfficeInstance
             self.libreOfficeStartTimeout = libreOfficeStartTimeout
             self.chromiumSlots = chromiumSlots
+            self.maxJobsPerChromiumInstance = maxJobsPerChromiumInstance
             self.calibreSlots = calibreSlots
             self.sofficePath = sofficePath
             self.pythonPath = pythonPath
@@ -99,7 +103,7 @@ public final class LocalConverter: Converter {
         let base = URL(fileURLWithPath: configuration.baseDirectory).standardizedFileURL.path
         directory = base + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
         libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
-        chromium = ChromiumConverter(configuration: configuration)
+        chromium = ChromiumConverter(configuration: configuration, directory: directory + "/chromium")
         calibre = CalibreConverter(configuration: configuration)
     }
 
@@ -130,11 +134,11 @@ public final class LocalConverter: Converter {
         return await check.value
     }
 
-    /// Ends all warm LibreOffice instances (conversions in flight fail as transient) and removes
+    /// Ends all warm LibreOffice instances and browsers (conversions in flight fail as transient) and removes
     /// the private directory. The converter refuses work afterwards.
     public func shutdown() async {
-        _ = chromium.slots.shutDown()
         _ = calibre.slots.shutDown()
+        await chromium.shutdown()
         await libreOffice.shutdown()
         try? FileManager.default.removeItem(atPath: directory)
     }

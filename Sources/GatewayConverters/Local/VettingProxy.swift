@@ -6,8 +6,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// A forward proxy on 127.0.0.1 that Chromium sends every request of one conversion through
-/// (`--proxy-server`, loopback included). Each request — the page, every redirect hop, every
+/// The forward proxy that Chromium sends every request of one conversion through (its browser
+/// context's proxy is a `ProxyListener`, loopback included, routed here for the job). Each request — the page, every redirect hop, every
 /// image, script and frame — has its URL checked against the SSRF rules, its host resolved once
 /// here, and the connection made to the address that was checked. So a redirect to a private
 /// address is refused like the URL itself, and DNS rebinding cannot switch an address between
@@ -37,7 +37,6 @@ final class VettingProxy: Sendable {
         }
     }
 
-    let port: Int
     private let mode: Mode
     private let state = Mutex(State())
 
@@ -49,10 +48,6 @@ final class VettingProxy: Sendable {
     }
 
     private struct State {
-        /// Ours to close; -1 until bound or received.
-        var listener: Int32 = -1
-        /// The socket a sandbox sends its listener over, until `stop()`.
-        var channel: Int32 = -1
         var connections: Set<Int32> = []
         var notes: [Note] = []
         var stopped = false
@@ -75,71 +70,28 @@ final class VettingProxy: Sendable {
     /// How long connecting to an origin may take before the request counts as unreachable.
     static let connectTimeoutMilliseconds: Int32 = 10_000
 
-    /// Where the proxy's listening socket comes from.
-    enum Listener: Sendable {
-        /// Bound here on 127.0.0.1, a free port (a converter running without a sandbox).
-        case loopback
-        /// Bound on 127.0.0.1:`port` inside a converter's sandbox, by `pdfgate sandbox-exec`,
-        /// which sends it over `channel`: the only address that sandbox can reach.
-        case fromSandbox(channel: Int32, port: Int)
-    }
-
-    /// A proxy for printing `page`; it starts accepting at once (or once the sandbox sends its
-    /// listener); `stop()` ends everything.
-    convenience init(page: String, urlGuard: URLGuard, listener: Listener = .loopback) throws(JobFailure) {
+    /// A proxy for printing `page`; connections come from a `ProxyListener` routed to it.
+    convenience init(page: String, urlGuard: URLGuard) throws(JobFailure) {
         let target = try urlGuard.check.checkSyntax(page)
-        try self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"), listener: listener)
+        self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"))
     }
 
     /// A proxy that answers `url` (plain `http:`) with the HTML in `file` and refuses anything else.
-    convenience init(serving file: String, at url: String, contentSecurityPolicy: String, listener: Listener = .loopback) throws(JobFailure) {
-        try self.init(mode: .serving(file: file, url: url, policy: contentSecurityPolicy), listener: listener)
+    convenience init(serving file: String, at url: String, contentSecurityPolicy: String) {
+        self.init(mode: .serving(file: file, url: url, policy: contentSecurityPolicy))
     }
 
-    private init(mode: Mode, listener source: Listener) throws(JobFailure) {
+    private init(mode: Mode) {
         self.mode = mode
-        switch source {
-        case .loopback:
-            let fd = try Self.bindLoopback()
-            port = fd.port
-            state.withLock { $0.listener = fd.socket }
-            startThread("pdfgate-vetting-proxy") { [self] in acceptLoop(fd.socket) }
-        case .fromSandbox(let channel, let port):
-            self.port = port
-            state.withLock { $0.channel = channel }
-            startThread("pdfgate-vetting-proxy") { [self] in
-                // The tool starts only after the helper sent it, so this wait is short.
-                let received = DescriptorPassing.receive(over: channel, timeout: .seconds(60))
-                let accepted = state.withLock { state in
-                    close(state.channel)  // under the lock, like every close `stop()` could race
-                    state.channel = -1
-                    if !state.stopped, let received { state.listener = received }
-                    return !state.stopped && received != nil
-                }
-                guard let fd = received else { return }
-                if accepted { acceptLoop(fd) } else { close(fd) }
-            }
-        }
     }
 
-    private static func bindLoopback() throws(JobFailure) -> (socket: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Self.unavailable("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, generic, &length) == 0
-            }
+    /// Serves one connection a listener accepted, on a thread of its own; closes it once stopped.
+    func serve(_ client: Int32) {
+        guard track(client) else { return }
+        startThread("pdfgate-vetting-proxy-connection") { [self] in
+            handle(client)
+            untrackAndClose(client)
         }
-        guard bound else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw Self.unavailable("bind 127.0.0.1: \(reason)")
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
@@ -148,49 +100,20 @@ final class VettingProxy: Sendable {
         thread.start()
     }
 
-    /// `--proxy-server` for Chromium.
-    var chromiumProxyServer: String { "http://127.0.0.1:\(port)" }
-
     var notes: [Note] { state.withLock { $0.notes } }
 
-    /// Stops accepting and cuts every open connection; their threads then end.
+    /// Refuses new connections and cuts every open one; their threads then end.
     func stop() {
         state.withLock { state in
             guard !state.stopped else { return }
             state.stopped = true
-            if state.listener >= 0 { shutdown(state.listener, Int32(SHUT_RDWR)) }
-            if state.channel >= 0 { shutdown(state.channel, Int32(SHUT_RDWR)) }
             for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
 
-    deinit {
-        stop()
-        state.withLock { state in
-            if state.listener >= 0 { close(state.listener) }
-            if state.channel >= 0 { close(state.channel) }
-        }
-    }
+    deinit { stop() }
 
     // MARK: - Connections
-
-    private func acceptLoop(_ listener: Int32) {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }  // Glibc's module has no accept4
-            if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return  // shut down
-            }
-            guard track(client) else { return }
-            let thread = Thread { [self] in
-                serve(client)
-                untrackAndClose(client)
-            }
-            thread.name = "pdfgate-vetting-proxy-connection"
-            thread.start()
-        }
-    }
 
     /// Remembers a socket so `stop()` can cut it; false (and closed) once stopped.
     private func track(_ fd: Int32) -> Bool {
@@ -213,7 +136,7 @@ final class VettingProxy: Sendable {
         state.withLock { $0.notes.append(note) }
     }
 
-    private func serve(_ client: Int32) {
+    private func handle(_ client: Int32) {
         guard let (head, leftover) = Self.readHead(client), let request = ProxyRequest(head: head) else {
             _ = Self.sendAll(client, Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
             return
@@ -441,7 +364,7 @@ final class VettingProxy: Sendable {
         }
     }
 
-    private static func unavailable(_ message: String) -> JobFailure {
+    static func unavailable(_ message: String) -> JobFailure {
         JobFailure(.transient, code: "converter_unavailable", "the proxy that checks Chromium's requests could not start: \(message)")
     }
 }
