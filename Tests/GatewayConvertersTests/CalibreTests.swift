@@ -40,8 +40,16 @@ extension LocalConverterTests {
         }
 
         @Test func deadlineKillsTheWholeGroup() async throws {
-            try await withConverter { converter in
+            try await withConverter(.init(calibreSlots: 1)) { converter in
                 let job = JobFixture()
+                let worker = converter.calibre.slots.slots[0]
+                let watcher = Task {
+                    while !Task.isCancelled {
+                        if let group = worker.processGroup() { return group }
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    return pid_t(0)
+                }
                 let start = ContinuousClock.now
                 let error = await conversionError {
                     try await converter.convert(
@@ -54,29 +62,69 @@ extension LocalConverterTests {
                 #expect(failure.kind == .timedOut)
                 #expect(failure.code == "timed_out")
                 #expect(elapsed < 2, "took \(elapsed) s")
-                #expect(liveProcesses(mentioning: job.work).isEmpty)
+                watcher.cancel()
+                let group = try await watcher.value
+                #expect(group > 0, "the warm worker was running")
+                #expect(try await membersLeft(ofGroup: group).isEmpty, "its whole process group is gone")
+                #expect(worker.processGroup() == nil)
             }
         }
 
         @Test func cancellationKillsTheWholeGroupPromptly() async throws {
-            try await withConverter { converter in
+            try await withConverter(.init(calibreSlots: 1)) { converter in
                 let job = JobFixture()
+                let worker = converter.calibre.slots.slots[0]
                 let request = job.request(.ebookToPDF, job.file(Fixtures.ebook("sample.epub")))
                 let task = Task { try await converter.convert(request, events: { _ in }) }
                 // Let Calibre get going (and fork its helpers).
-                var running: [pid_t] = []
-                for _ in 0..<100 where running.count < 1 {
+                var group: pid_t?
+                for _ in 0..<100 where group == nil {
                     try await Task.sleep(for: .milliseconds(20))
-                    running = liveProcesses(mentioning: job.work)
+                    group = worker.processGroup()
                 }
-                #expect(!running.isEmpty)
+                let running = try #require(group)
                 try await Task.sleep(for: .milliseconds(500))
                 let cancelled = ContinuousClock.now
                 task.cancel()
                 let error = await conversionError { try await task.value }
                 #expect(error is CancellationError)
                 #expect(seconds(since: cancelled) < 1)
-                #expect(liveProcesses(mentioning: job.work).isEmpty)
+                #expect(try await membersLeft(ofGroup: running).isEmpty, "the worker's whole process group is gone")
+            }
+        }
+
+        /// One warm worker takes book after book; one job's options do not stick to the next.
+        @Test func aWarmWorkerTakesBookAfterBookWithoutOptionsCarryingOver() async throws {
+            try await withConverter(.init(calibreSlots: 1)) { converter in
+                func sizeOfFirstPage(_ name: String, _ options: ConversionOptions = ConversionOptions()) async throws -> (Double, Double) {
+                    let job = JobFixture()
+                    try await converter.convert(job.request(.ebookToPDF, job.file(Fixtures.ebook(name)), options: options), events: { _ in })
+                    let info = try await run("pdfinfo", [job.output]).stdout
+                    let numbers =
+                        info.split(separator: "\n").first { $0.hasPrefix("Page size:") }?.split(separator: " ").compactMap { Double($0) } ?? []
+                    return numbers.count >= 2 ? (numbers[0], numbers[1]) : (0, 0)
+                }
+                let plain = try await sizeOfFirstPage("sample.epub")
+                let landscape = try await sizeOfFirstPage("sample.fb2", ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true))
+                let plainAgain = try await sizeOfFirstPage("sample.epub")
+                #expect(landscape.0 > landscape.1 && abs(landscape.0 - 841.9) < 2, "\(landscape)")
+                #expect(plain.0 < plain.1 && plainAgain == plain, "the next book is back on the default paper: \(plain) then \(plainAgain)")
+                #expect(converter.calibre.slots.slots[0].startCount == 1)
+            }
+        }
+
+        @Test func aWorkerKilledMidBookLeavesTheBookToAColdCalibre() async throws {
+            try await withConverter(.init(calibreSlots: 1)) { converter in
+                let worker = converter.calibre.slots.slots[0]
+                let warmUp = JobFixture()
+                try await converter.convert(warmUp.request(.ebookToPDF, warmUp.file(Fixtures.ebook("sample.epub"))), events: { _ in })
+                let job = JobFixture()
+                async let conversion: Void = converter.convert(job.request(.ebookToPDF, job.file(Fixtures.ebook("sample.epub"))), events: { _ in })
+                try await Task.sleep(for: .milliseconds(300))
+                let group = try #require(worker.processGroup())
+                #expect(kill(-group, SIGKILL) == 0)
+                try await conversion
+                #expect(try await pdfinfoPageCount(job.output) == expectedPageCount("ebook/sample.epub"))
             }
         }
     }

@@ -98,6 +98,17 @@ func liveMembers(ofGroup group: pid_t) -> [pid_t] {
     return entries.compactMap { pid_t($0) }.filter { getpgid($0) == group && isLive($0) }
 }
 
+/// Live members of `group` once it has had a second to die: SIGKILL lands within moments, and a
+/// sandbox's processes die with its namespace.
+func membersLeft(ofGroup group: pid_t) async throws -> [pid_t] {
+    var left = liveMembers(ofGroup: group)
+    for _ in 0..<50 where !left.isEmpty {
+        try await Task.sleep(for: .milliseconds(20))
+        left = liveMembers(ofGroup: group)
+    }
+    return left
+}
+
 private func isLive(_ pid: pid_t) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
         let close = stat.lastIndex(of: ")")

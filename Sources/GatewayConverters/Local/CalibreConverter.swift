@@ -1,24 +1,65 @@
 import Foundation
 import GatewayCore
 
-/// Ebooks → PDF with Calibre's `ebook-convert` (DESIGN §4).
+/// Ebooks → PDF with Calibre (DESIGN §4): in warm workers (`CalibreWorkerScript` under
+/// `calibre-debug`, one per slot, each in its sandbox), with a cold `ebook-convert` as the safety
+/// net for a book that crashes a warm one.
 ///
-/// Every run gets its own HOME, config and temp directories so parallel runs never collide.
-/// A run spends most of its time in fixed settle timers rather than on the CPU, which is why
-/// this converter may have more slots than the machine has cores.
+/// Every worker and every cold run gets its own HOME, config and temp directories so parallel
+/// runs never collide. A conversion spends much of its time in Calibre's fixed settle timer
+/// (a second per rendered file) rather than on the CPU, which is why this converter may have
+/// more slots than the machine has cores.
 final class CalibreConverter: Converter {
     let name = "local.calibre"
-    let slots: SlotPool<Int>
+    let slots: SlotPool<WarmWorker>
     private let executable: String
     private let sandbox: ConverterSandbox
 
     /// The input formats routed here; Calibre picks its input plugin by extension.
     static let formats = SourceFormats.ebook
 
-    init(configuration: LocalConverter.Configuration) {
+    /// `directory` must be private to this converter; the worker script is written into it.
+    init(configuration: LocalConverter.Configuration, directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let scriptPath = directory + "/" + CalibreWorkerScript.fileName
+        try CalibreWorkerScript.source.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         executable = configuration.ebookConvertPath
         sandbox = configuration.sandbox
-        slots = SlotPool(Array(0..<max(1, configuration.calibreSlots)))
+        // calibre-debug runs a script with Calibre's modules importable; it sits beside ebook-convert.
+        let calibreDebug = (configuration.ebookConvertPath as NSString).deletingLastPathComponent + "/calibre-debug"
+        slots = SlotPool(
+            (0..<max(1, configuration.calibreSlots)).map { index in
+                let directory = directory + "/slot-\(index)"
+                let log = directory + "/worker.log"
+                return WarmWorker(
+                    settings: .init(
+                        tool: "Calibre",
+                        directory: directory,
+                        maxConversions: max(1, configuration.maxConversionsPerCalibreWorker),
+                        startTimeout: .seconds(60),
+                        sandbox: configuration.sandbox,
+                        logs: [log],
+                        launch: { socket in
+                            // Qt WebEngine reserves terabytes of address space, and a warm worker's
+                            // CPU time adds up over its books: both are the watchdog's alone.
+                            configuration.sandbox.wrap(
+                                ChildSpec(
+                                    executable: calibreDebug,
+                                    arguments: ["-e", scriptPath],
+                                    environment: Self.environment(in: directory),
+                                    workingDirectory: directory,
+                                    stdin: .descriptor(socket),
+                                    stdout: .descriptor(socket),
+                                    stderr: .file(log)
+                                ),
+                                mounts: .init(writable: [directory], readable: [scriptPath]),
+                                backstops: .init(addressSpace: false, cpu: false)
+                            )
+                        }
+                    )
+                )
+            }
+        )
     }
 
     func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
@@ -35,28 +76,63 @@ final class CalibreConverter: Converter {
         }
         try Task.checkCancellation()
         events(.entered(.converting))
+        do {
+            try await convertWarm(path: path, originalFilename: originalFilename, request: request)
+        } catch let failure as JobFailure where failure.code == LocalFailures.crashedCode && ContinuousClock.now < request.deadline {
+            // A crash is the tool's fault, not the book's: one more try in a fresh, cold Calibre.
+            try await convertCold(path: path, originalFilename: originalFilename, request: request)
+        }
+    }
+
+    /// In a warm worker: the book goes into the worker's exchange directory, the PDF comes out of it.
+    private func convertWarm(path: String, originalFilename: String, request: ConversionRequest) async throws {
+        let deadline = request.deadline
+        try await LocalFailures.withSlot(slots, tool: "Calibre", what: originalFilename, deadline: deadline) { worker in
+            let exchange = worker.exchangeDirectory
+            try? FileManager.default.removeItem(atPath: exchange)
+            defer { try? FileManager.default.removeItem(atPath: exchange) }
+            let input = try InputStaging.stage(path, originalFilename: originalFilename, in: exchange)
+            let output = exchange + "/output.pdf"
+            let arguments = Self.arguments(for: request.options)
+            worker.prepare()
+            let outcome = await withTaskCancellationHandler {
+                await runBlocking { worker.convert(input: input, output: output, name: originalFilename, arguments: arguments, deadline: deadline) }
+            } onCancel: {
+                worker.interrupt()
+            }
+            switch outcome {
+            case .converted:
+                try OutputCheck.verify(output, tool: "Calibre", diagnostics: worker.diagnostics())
+                try OutputCheck.deliver(output, to: request.outputPath)
+            case .refused(let reply):
+                throw Self.failure(status: 1, log: reply.message ?? "", name: originalFilename)
+            case .failed(let failure):
+                throw failure
+            case .timedOut:
+                throw LocalFailures.timedOut("Calibre", originalFilename)
+            case .limitExceeded(let kind):
+                throw sandbox.limits.failure(kind, tool: "Calibre", what: originalFilename)
+            case .interrupted:
+                if Task.isCancelled { throw CancellationError() }
+                throw LocalFailures.shutDown("Calibre")
+            }
+        }
+    }
+
+    /// `ebook-convert` once, sealed and limited like a worker.
+    private func convertCold(path: String, originalFilename: String, request: ConversionRequest) async throws {
         let work = request.workDirectory + "/calibre"
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
         let output = work + "/output.pdf"
         let log = work + "/ebook-convert.log"
-        let environment = childEnvironment(
-            privateDirectory: work,
-            extra: [
-                // Chromium's sandbox inside Qt WebEngine refuses to run as root.
-                "QTWEBENGINE_DISABLE_SANDBOX": "1",
-                "CALIBRE_CONFIG_DIRECTORY": work + "/config",
-                "CALIBRE_TEMP_DIR": work + "/tmp",
-                "CALIBRE_CACHE_DIRECTORY": work + "/cache",
-            ]
-        )
         // Only `work` is writable (and visible) inside; Qt WebEngine reserves terabytes of
         // address space, so memory is the watchdog's alone.
         let spec = sandbox.wrap(
             ChildSpec(
                 executable: executable,
                 arguments: [input, output] + Self.arguments(for: request.options),
-                environment: environment,
+                environment: Self.environment(in: work),
                 workingDirectory: work,
                 stdout: .file(log),
                 stderr: .file(log)
@@ -64,13 +140,11 @@ final class CalibreConverter: Converter {
             mounts: .init(writable: [work]),
             backstops: .init(addressSpace: false, cpu: true)
         )
-
-        let outcome = try await LocalFailures.withSlot(slots, tool: "Calibre", what: originalFilename, deadline: request.deadline) { _ in
-            do throws(SpawnFailure) {
-                return try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
-            } catch {
-                throw JobFailure(.transient, code: "converter_unavailable", "ebook-convert could not be started: \(error.message)")
-            }
+        let outcome: OneShotOutcome
+        do throws(SpawnFailure) {
+            outcome = try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
+        } catch {
+            throw JobFailure(.transient, code: "converter_unavailable", "ebook-convert could not be started: \(error.message)")
         }
         let diagnostics = OutputCheck.tail(ofFile: log)
         switch outcome {
@@ -88,6 +162,27 @@ final class CalibreConverter: Converter {
             try OutputCheck.verify(output, tool: "Calibre", diagnostics: diagnostics)
             try OutputCheck.deliver(output, to: request.outputPath)
         }
+    }
+
+    /// HOME, config, cache and temp all under `directory`.
+    private static func environment(in directory: String) -> [String: String] {
+        childEnvironment(
+            privateDirectory: directory,
+            extra: [
+                // Chromium's sandbox inside Qt WebEngine refuses to run as root; bubblewrap is ours.
+                "QTWEBENGINE_DISABLE_SANDBOX": "1",
+                "CALIBRE_CONFIG_DIRECTORY": directory + "/config",
+                "CALIBRE_TEMP_DIR": directory + "/tmp",
+                "CALIBRE_CACHE_DIRECTORY": directory + "/cache",
+            ]
+        )
+    }
+
+    /// Ends every warm worker; conversions in flight fail as transient.
+    func shutdown() async {
+        _ = slots.shutDown()
+        let all = slots.slots
+        await runBlocking { DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].shutDown() } }
     }
 
     func isReady() async -> Bool { FileManager.default.isExecutableFile(atPath: executable) }

@@ -6,7 +6,7 @@ import Synchronization
 /// cold, fresh LibreOffice as the safety net for a document that crashes a warm one.
 final class LibreOfficePool: Converter {
     let name = "local.libreoffice"
-    let slots: SlotPool<LibreOfficeSlot>
+    let slots: SlotPool<WarmWorker>
     private let sofficePath: String
     private let pythonPath: String
     private let sandbox: ConverterSandbox
@@ -27,20 +27,70 @@ final class LibreOfficePool: Converter {
         sandbox = configuration.sandbox
         slots = SlotPool(
             (0..<max(1, configuration.libreOfficeSlots)).map { index in
-                LibreOfficeSlot(
-                    index: index,
+                let directory = directory + "/slot-\(index)"
+                return WarmWorker(
                     settings: .init(
-                        sofficePath: configuration.sofficePath,
-                        pythonPath: configuration.pythonPath,
-                        scriptPath: scriptPath,
-                        directory: directory + "/slot-\(index)",
-                        pipeName: "pdfgate-\(token)-slot-\(index)",
+                        tool: "LibreOffice",
+                        directory: directory,
                         maxConversions: max(1, configuration.maxConversionsPerLibreOfficeInstance),
                         startTimeout: configuration.libreOfficeStartTimeout,
-                        sandbox: configuration.sandbox
+                        sandbox: configuration.sandbox,
+                        logs: [directory + "/worker.log", directory + "/soffice.log"],
+                        launch: { socket in
+                            Self.launch(
+                                configuration: configuration,
+                                scriptPath: scriptPath,
+                                directory: directory,
+                                pipeName: "pdfgate-\(token)-slot-\(index)",
+                                socket: socket
+                            )
+                        },
+                        // A profile left half-written by a killed soffice can keep it from starting: begin anew.
+                        afterFailedStart: { try? FileManager.default.removeItem(atPath: directory + "/profile") }
                     )
                 )
             }
+        )
+    }
+
+    /// soffice in the background and the UNO worker as the sandbox's command, its stdin and
+    /// stdout `socket`. The UNO pipe is a socket in the sandbox's private /tmp.
+    private static func launch(
+        configuration: LocalConverter.Configuration,
+        scriptPath: String,
+        directory: String,
+        pipeName: String,
+        socket: Int32
+    ) -> ChildSpec {
+        let profile = directory + "/profile"
+        LibreOfficeProfile.prepare(profile)
+        let sofficeArguments = [
+            configuration.sofficePath, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
+            "--nofirststartwizard", "--accept=pipe,name=\(pipeName);urp;StarOffice.ComponentContext",
+            "-env:UserInstallation=\(URL(fileURLWithPath: profile).absoluteString)",
+        ]
+        // In a sandbox the worker's parent is the sandbox's init, so it cannot watch the gateway;
+        // it needs not: the sandbox ends with it, and it ends when our socket closes.
+        let watchedParent = configuration.sandbox.isSealed ? "0" : String(getpid())
+        // soffice in the background, then the shell becomes the worker (stdin/stdout: our socket).
+        let launcher =
+            #"log=$1 wlog=$2 py=$3 worker=$4 pipe=$5 timeout=$6 parent=$7; shift 7; "$@" </dev/null >>"$log" 2>&1 & exec "$py" "$worker" "$pipe" "$timeout" "$parent" 2>>"$wlog""#
+        let (seconds, attoseconds) = configuration.libreOfficeStartTimeout.components
+        return configuration.sandbox.wrap(
+            ChildSpec(
+                executable: "/bin/sh",
+                arguments: [
+                    "-c", launcher, "sh", directory + "/soffice.log", directory + "/worker.log", configuration.pythonPath, scriptPath, pipeName,
+                    String(Double(seconds) + Double(attoseconds) / 1e18), watchedParent,
+                ] + sofficeArguments,
+                environment: childEnvironment(privateDirectory: directory),
+                workingDirectory: directory,
+                stdin: .descriptor(socket),
+                stdout: .descriptor(socket),
+                stderr: .file(directory + "/worker.log")
+            ),
+            mounts: .init(writable: [directory], readable: [scriptPath]),
+            backstops: .init(addressSpace: true, cpu: false)
         )
     }
 
@@ -89,6 +139,9 @@ final class LibreOfficePool: Converter {
             case .converted:
                 try OutputCheck.verify(output, tool: "LibreOffice")
                 try OutputCheck.deliver(output, to: request.outputPath)
+            case .refused(let reply):
+                let kind: FailureClass = reply.kind == "rejected" ? .rejected : .transient
+                throw JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(originalFilename)")
             case .failed(let failure):
                 throw failure
             case .timedOut:

@@ -19,7 +19,10 @@ public final class LocalConverter: Converter {
         /// A browser is restarted after this many jobs (each leaves a little behind).
         public var maxJobsPerChromiumInstance: Int
         /// Calibre mostly waits on fixed timers, so it can have more slots than there are cores.
+        /// Each is a warm worker, started on first use (about 200 MB while it lives).
         public var calibreSlots: Int
+        /// A Calibre worker is restarted after this many books (it keeps a little of each).
+        public var maxConversionsPerCalibreWorker: Int
         /// LibreOffice's `soffice` launcher.
         public var sofficePath: String
         /// A python3 that can `import uno` (Debian's, not a pyenv one).
@@ -46,6 +49,7 @@ public final class LocalConverter: Converter {
             chromiumSlots: Int = 2,
             maxJobsPerChromiumInstance: Int = 100,
             calibreSlots: Int = 4,
+            maxConversionsPerCalibreWorker: Int = 50,
             sofficePath: String = Configuration.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice"),
             pythonPath: String = "/usr/bin/python3",
             chromiumPath: String = Configuration.locate("chromium", preferring: "/usr/lib/chromium/chromium"),
@@ -61,6 +65,7 @@ public final class LocalConverter: Converter {
             self.chromiumSlots = chromiumSlots
             self.maxJobsPerChromiumInstance = maxJobsPerChromiumInstance
             self.calibreSlots = calibreSlots
+            self.maxConversionsPerCalibreWorker = maxConversionsPerCalibreWorker
             self.sofficePath = sofficePath
             self.pythonPath = pythonPath
             self.chromiumPath = chromiumPath
@@ -104,7 +109,7 @@ public final class LocalConverter: Converter {
         directory = base + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
         libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
         chromium = ChromiumConverter(configuration: configuration, directory: directory + "/chromium")
-        calibre = CalibreConverter(configuration: configuration)
+        calibre = try CalibreConverter(configuration: configuration, directory: directory + "/calibre")
     }
 
     /// Converts with the backend for the job's type and file name; see `backend(for:)`.
@@ -134,12 +139,13 @@ public final class LocalConverter: Converter {
         return await check.value
     }
 
-    /// Ends all warm LibreOffice instances and browsers (conversions in flight fail as transient) and removes
+    /// Ends every warm LibreOffice, browser and Calibre worker (conversions in flight fail as transient) and removes
     /// the private directory. The converter refuses work afterwards.
     public func shutdown() async {
-        _ = calibre.slots.shutDown()
-        await chromium.shutdown()
+        async let calibreDown: Void = calibre.shutdown()
+        async let chromiumDown: Void = chromium.shutdown()
         await libreOffice.shutdown()
+        _ = await (calibreDown, chromiumDown)
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -3,7 +3,7 @@
 /// It is embedded rather than shipped as a resource so the gateway stays one binary; the slot
 /// writes it to the pool's working directory at start. It needs Debian's python3 (the one with
 /// `import uno`). Protocol: one JSON object per line on stdin, one reply line per request on
-/// stdout; see `UnoWorkerRequest` / `UnoWorkerReply`.
+/// stdout; see `WorkerRequest` / `WorkerReply`.
 enum UnoWorkerScript {
     static let fileName = "pdfgate_uno_worker.py"
 

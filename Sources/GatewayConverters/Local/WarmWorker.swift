@@ -2,36 +2,42 @@ import Foundation
 import GatewayCore
 import Synchronization
 
-/// One warm LibreOffice: a headless soffice with a profile of its own and the Python UNO worker
-/// that drives it, both in one process group and one sandbox (the UNO pipe is a socket in the
-/// sandbox's private /tmp). The sandbox sees the slot's directory and nothing else of ours: each
-/// conversion's input is put in its exchange directory and the PDF taken out of it.
+/// A warm tool behind a worker that speaks one JSON line each way on a socket (its stdin and
+/// stdout): LibreOffice with the Python UNO worker beside it, Calibre's Python with its imports
+/// and Qt WebEngine loaded. Both processes run in one process group and one sandbox; the sandbox
+/// sees the worker's directory and nothing else of ours: each conversion's input is put in its
+/// exchange directory and the PDF taken out of it.
 ///
-/// A cold `soffice --convert-to` spends almost all its time starting up, so the slot keeps the
-/// pair running between conversions and restarts it after `maxConversions` or as soon as it
-/// misbehaves (crash, hang, deadline). Profiles are never shared: two soffice processes on one
-/// profile silently lose jobs.
+/// A cold tool spends most of its time starting up, so the worker keeps running between
+/// conversions and is restarted after `maxConversions` or as soon as it misbehaves (crash,
+/// hang, deadline).
 ///
-/// The blocking methods must run on a dedicated thread. The pool leases a slot to one caller at
-/// a time; only `interrupt()` and `shutDown()` may be called concurrently with a conversion.
-final class LibreOfficeSlot: Sendable {
-    /// Where the slot's programs, profile and pipe are.
+/// The blocking methods must run on a dedicated thread. The pool leases a worker to one caller
+/// at a time; only `interrupt()` and `shutDown()` may be called concurrently with a conversion.
+final class WarmWorker: Sendable {
+    /// How to start the worker and where it lives.
     struct Settings: Sendable {
-        var sofficePath: String
-        var pythonPath: String
-        var scriptPath: String
-        /// Private to this slot: profile, HOME, TMPDIR and logs live here.
+        /// The tool's name in messages ("LibreOffice").
+        var tool: String
+        /// Private to this worker: profiles, HOME, TMPDIR, logs and the exchange directory.
         var directory: String
-        /// The UNO pipe name; unique per slot and per gateway process.
-        var pipeName: String
         var maxConversions: Int
         var startTimeout: Duration
         var sandbox: ConverterSandbox
+        /// The logs whose tails explain a crash, most telling first.
+        var logs: [String]
+        /// The sealed command, given the socket to use as its stdin and stdout. It writes one
+        /// `{"ok": true}` line once ready.
+        var launch: @Sendable (_ socket: Int32) -> ChildSpec
+        /// Run after a start failed (a half-written profile can keep the next start failing too).
+        var afterFailedStart: @Sendable () -> Void = {}
     }
 
     /// How one conversion ended.
     enum Outcome: Sendable {
         case converted
+        /// The worker refused the document, in its words.
+        case refused(WorkerReply)
         case failed(JobFailure)
         case timedOut
         /// `interrupt()` or `shutDown()` stopped it.
@@ -40,7 +46,6 @@ final class LibreOfficeSlot: Sendable {
         case limitExceeded(ResourceLimits.Kind)
     }
 
-    let index: Int
     let settings: Settings
     private let state = Mutex(State())
 
@@ -52,9 +57,9 @@ final class LibreOfficeSlot: Sendable {
         var starts = 0
     }
 
-    /// A running soffice + worker pair. Whoever removes it from `State.instance` reaps it.
+    /// A running worker (and tool). Whoever removes it from `State.instance` reaps it.
     private final class Instance: Sendable {
-        /// Led by the sandbox (or, unsandboxed, by the worker itself); soffice is a member.
+        /// Led by the sandbox (or, unsandboxed, by the worker's launcher).
         let group: ProcessGroup
         /// Our end of a socketpair serving as the worker's stdin and stdout: a socket so writing to
         /// a dead worker fails with EPIPE (MSG_NOSIGNAL) instead of raising SIGPIPE in the gateway.
@@ -68,21 +73,17 @@ final class LibreOfficeSlot: Sendable {
 
         deinit { close(socket) }
 
-        /// The leader ends when the worker does (a sandbox ends with its command); a dead soffice
+        /// The leader ends when the worker does (a sandbox ends with its command); a dead tool
         /// under a live worker shows in the next ping.
         var isAlive: Bool { group.isRunning(group.id) }
     }
 
-    init(index: Int, settings: Settings) {
-        self.index = index
+    init(settings: Settings) {
         self.settings = settings
     }
 
-    private var profileDirectory: String { settings.directory + "/profile" }
-    /// Where one conversion's input and output live while the slot works on it.
+    /// Where one conversion's input and output live while the worker works on it.
     var exchangeDirectory: String { settings.directory + "/exchange" }
-    private var sofficeLog: String { settings.directory + "/soffice.log" }
-    private var workerLog: String { settings.directory + "/worker.log" }
 
     // MARK: - Called from any thread
 
@@ -91,8 +92,8 @@ final class LibreOfficeSlot: Sendable {
         state.withLock { $0.interrupted = false }
     }
 
-    /// Kills the running pair now; the blocked conversion returns `.interrupted` and the slot
-    /// starts afresh on its next use.
+    /// Kills the running worker now; the blocked conversion returns `.interrupted` and the
+    /// worker starts afresh on its next use.
     func interrupt() {
         state.withLock { state in
             state.interrupted = true
@@ -105,13 +106,13 @@ final class LibreOfficeSlot: Sendable {
         state.withLock { state in state.instance?.group.id }
     }
 
-    /// How many times this slot has started LibreOffice.
+    /// How many times this worker has been started.
     var startCount: Int { state.withLock { $0.starts } }
 
     // MARK: - Blocking
 
-    /// Converts `input` to a PDF at `output` by `deadline`.
-    func convert(input: String, output: String, name: String, deadline: ContinuousClock.Instant) -> Outcome {
+    /// Converts `input` to a PDF at `output` by `deadline`, with the tool's `arguments`.
+    func convert(input: String, output: String, name: String, arguments: [String]? = nil, deadline: ContinuousClock.Instant) -> Outcome {
         state.withLock { $0.busy = true }
         defer {
             let leftover = state.withLock { state -> Instance? in
@@ -129,7 +130,7 @@ final class LibreOfficeSlot: Sendable {
         case .done(let outcome): return outcome
         }
 
-        let request = UnoWorkerRequest(op: .convert, input: input, output: output, name: name)
+        let request = WorkerRequest(op: .convert, input: input, output: output, name: name, arguments: arguments)
         let watch = SandboxWatchdog.shared.watch(instance.group, limits: settings.sandbox.limits)
         let result = exchange(instance, request.line(), deadline: deadline)
         SandboxWatchdog.shared.end(watch)
@@ -142,7 +143,7 @@ final class LibreOfficeSlot: Sendable {
             instance.conversions.add(1, ordering: .relaxed)
             if reply.ok { return .converted }
             if reply.fatal == true { retire(instance, gracefully: false) }
-            return .failed(Self.failure(from: reply, name: name))
+            return .refused(reply)
         case .timedOut:
             retire(instance, gracefully: false)
             return .timedOut
@@ -156,14 +157,14 @@ final class LibreOfficeSlot: Sendable {
             return .failed(
                 JobFailure(
                     .transient,
-                    code: "converter_crashed",
-                    "LibreOffice crashed while converting \(name) (\(how))" + (logs.isEmpty ? "" : ": " + logs)
+                    code: LocalFailures.crashedCode,
+                    "\(settings.tool) crashed while converting \(name) (\(how))" + (logs.isEmpty ? "" : ": " + logs)
                 )
             )
         }
     }
 
-    /// Ends the pair: gracefully when idle, by SIGKILL when a conversion is running (that
+    /// Ends the worker: gracefully when idle, by SIGKILL when a conversion is running (that
     /// conversion returns `.interrupted`). The slot refuses work afterwards.
     func shutDown() {
         let (instance, busy) = state.withLock { state in
@@ -184,7 +185,7 @@ final class LibreOfficeSlot: Sendable {
         case done(Outcome)
     }
 
-    /// The running pair if it is healthy and has conversions left, else a fresh one.
+    /// The running worker if it is healthy and has conversions left, else a fresh one.
     private func warmInstance(deadline: ContinuousClock.Instant) -> Warm {
         if let current = state.withLock({ $0.instance }) {
             if current.conversions.load(ordering: .relaxed) >= settings.maxConversions {
@@ -192,9 +193,9 @@ final class LibreOfficeSlot: Sendable {
             } else if !current.isAlive {
                 retire(current, gracefully: false)
             } else {
-                // A cheap round trip over the bridge proves soffice.bin itself still answers.
+                // A cheap round trip proves the tool itself still answers (for LibreOffice, over the bridge).
                 let pingDeadline = min(deadline, .now + .seconds(5))
-                switch exchange(current, UnoWorkerRequest.ping.line(), deadline: pingDeadline) {
+                switch exchange(current, WorkerRequest.ping.line(), deadline: pingDeadline) {
                 case .reply(let reply) where reply.ok:
                     return .ready(current)
                 case .interrupted:
@@ -210,15 +211,14 @@ final class LibreOfficeSlot: Sendable {
     }
 
     private func start(deadline: ContinuousClock.Instant) -> Warm {
-        let fileManager = FileManager.default
-        try? fileManager.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
         guard let (ours, theirs) = socketPair() else {
-            return .done(.failed(Self.unavailable("a socket for the LibreOffice worker could not be created")))
+            return .done(.failed(Self.unavailable("a socket for the \(settings.tool) worker could not be created")))
         }
         defer { close(theirs) }
 
         let refusal: Outcome? = state.withLock { state in
-            if state.isShutDown { return .failed(Self.unavailable("the LibreOffice converter has been shut down")) }
+            if state.isShutDown { return .failed(Self.unavailable("the \(settings.tool) converter has been shut down")) }
             return state.interrupted ? .interrupted : nil
         }
         if let refusal {
@@ -226,36 +226,7 @@ final class LibreOfficeSlot: Sendable {
             return .done(refusal)
         }
 
-        let environment = childEnvironment(privateDirectory: settings.directory)
-        LibreOfficeProfile.prepare(profileDirectory)
-        let sofficeArguments = [
-            settings.sofficePath, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
-            "--nofirststartwizard", "--accept=pipe,name=\(settings.pipeName);urp;StarOffice.ComponentContext",
-            "-env:UserInstallation=\(URL(fileURLWithPath: profileDirectory).absoluteString)",
-        ]
-        // In a sandbox the worker's parent is the sandbox's init, so it cannot watch the gateway;
-        // it needs not: the sandbox ends with it, and it ends when our socket closes.
-        let watchedParent = settings.sandbox.isSealed ? "0" : String(getpid())
-        // soffice in the background, then the shell becomes the worker (stdin/stdout: our socket).
-        let launcher =
-            #"log=$1 wlog=$2 py=$3 worker=$4 pipe=$5 timeout=$6 parent=$7; shift 7; "$@" </dev/null >>"$log" 2>&1 & exec "$py" "$worker" "$pipe" "$timeout" "$parent" 2>>"$wlog""#
-        let spec = settings.sandbox.wrap(
-            ChildSpec(
-                executable: "/bin/sh",
-                arguments: [
-                    "-c", launcher, "sh", sofficeLog, workerLog, settings.pythonPath, settings.scriptPath, settings.pipeName,
-                    String(Self.seconds(settings.startTimeout)), watchedParent,
-                ] + sofficeArguments,
-                environment: environment,
-                workingDirectory: settings.directory,
-                stdin: .descriptor(theirs),
-                stdout: .descriptor(theirs),
-                stderr: .file(workerLog)
-            ),
-            mounts: .init(writable: [settings.directory], readable: [settings.scriptPath]),
-            backstops: .init(addressSpace: true, cpu: false)
-        )
-
+        let spec = settings.launch(theirs)
         let instance: Instance
         do throws(SpawnFailure) {
             instance = Instance(group: try ProcessGroup.start(spec), socket: ours)
@@ -272,12 +243,12 @@ final class LibreOfficeSlot: Sendable {
 
         let readyDeadline = min(deadline, .now + settings.startTimeout)
         switch readLine(instance.socket, deadline: readyDeadline, alive: { instance.isAlive }) {
-        case .line(let line) where UnoWorkerReply.decode(line)?.ok == true:
+        case .line(let line) where WorkerReply.decode(line)?.ok == true:
             return .ready(instance)
         case .timedOut:
             retire(instance, gracefully: false)
             if ContinuousClock.now >= deadline { return .done(.timedOut) }
-            return .done(.failed(Self.unavailable("LibreOffice did not start within \(describe(settings.startTimeout))")))
+            return .done(.failed(Self.unavailable("\(settings.tool) did not start within \(describe(settings.startTimeout))")))
         case .line, .closed:
             if state.withLock({ $0.interrupted }) {
                 retire(instance, gracefully: false)
@@ -285,13 +256,12 @@ final class LibreOfficeSlot: Sendable {
             }
             let logs = diagnostics()
             retire(instance, gracefully: false)
-            // A profile left half-written by a killed soffice can keep it from starting: begin anew.
-            try? fileManager.removeItem(atPath: profileDirectory)
-            return .done(.failed(Self.unavailable("LibreOffice did not start" + (logs.isEmpty ? "" : ": " + logs))))
+            settings.afterFailedStart()
+            return .done(.failed(Self.unavailable("\(settings.tool) did not start" + (logs.isEmpty ? "" : ": " + logs))))
         }
     }
 
-    /// Stops and reaps `instance` if it is still the slot's; returns soffice's wait status.
+    /// Stops and reaps `instance` if it is still the worker's; returns the leader's wait status.
     @discardableResult
     private func retire(_ instance: Instance, gracefully: Bool) -> Int32 {
         let owned = state.withLock { state in
@@ -301,8 +271,8 @@ final class LibreOfficeSlot: Sendable {
         }
         guard owned else { return 0 }
         if gracefully, instance.isAlive {
-            // Let soffice close its profile cleanly; SIGKILL follows if it dawdles.
-            _ = send(UnoWorkerRequest.quit.line(), to: instance.socket)
+            // Let the tool close its profile cleanly; SIGKILL follows if it dawdles.
+            _ = send(WorkerRequest.quit.line(), to: instance.socket)
             let deadline = ContinuousClock.now + .seconds(3)
             while instance.group.isRunning(instance.group.id), ContinuousClock.now < deadline { usleep(20_000) }
         }
@@ -312,7 +282,7 @@ final class LibreOfficeSlot: Sendable {
     // MARK: - Talking to the worker
 
     private enum Exchange {
-        case reply(UnoWorkerReply)
+        case reply(WorkerReply)
         case timedOut
         case interrupted
         case died
@@ -324,7 +294,7 @@ final class LibreOfficeSlot: Sendable {
             result = .died
         } else {
             switch readLine(instance.socket, deadline: deadline, alive: { instance.isAlive }) {
-            case .line(let line): result = UnoWorkerReply.decode(line).map(Exchange.reply) ?? .died
+            case .line(let line): result = WorkerReply.decode(line).map(Exchange.reply) ?? .died
             case .timedOut: result = .timedOut
             case .closed: result = .died
             }
@@ -382,17 +352,12 @@ final class LibreOfficeSlot: Sendable {
 
     // MARK: - Helpers
 
-    /// The tails of soffice's and the worker's logs, shortened for a message.
-    private func diagnostics() -> String {
-        [OutputCheck.tail(ofFile: workerLog), OutputCheck.tail(ofFile: sofficeLog)]
+    /// The tails of the worker's and the tool's logs, shortened for a message.
+    func diagnostics() -> String {
+        settings.logs.map { OutputCheck.tail(ofFile: $0) }
             .map { OutputCheck.lastLines($0, count: 3) }
             .filter { !$0.isEmpty }
             .joined(separator: " | ")
-    }
-
-    private static func failure(from reply: UnoWorkerReply, name: String) -> JobFailure {
-        let kind: FailureClass = reply.kind == "rejected" ? .rejected : .transient
-        return JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(name)")
     }
 
     private static func unavailable(_ message: String) -> JobFailure {
