@@ -118,8 +118,8 @@ struct LibraryAPITests {
             checks == ["store", "inspector", "gotenberg", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre"],
             "\(checks)"
         )
-        // The inspector read a PDF and the converters' sandbox started: only Gotenberg is down.
-        for name in ["inspector", "local.sandbox"] {
+        // The inspector read a PDF, the converters' sandbox and tools started: only Gotenberg is down.
+        for name in ["inspector", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre"] {
             #expect(((ready.json["checks"] as? [String: Any])?[name] as? [String: Any])?["ok"] as? Bool == true, "\(name): \(ready.text)")
         }
         #expect(!ready.text.contains(server.store) && !ready.text.contains("/usr/bin"), "\(ready.text)")

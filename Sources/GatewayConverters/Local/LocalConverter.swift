@@ -97,6 +97,8 @@ public final class LocalConverter: Converter {
     let libreOffice: LibreOfficePool
     let chromium: ChromiumConverter
     let calibre: CalibreConverter
+    /// Whether each tool starts, for readiness.
+    private let toolCheck: ToolCheck
     /// The sandbox's start-up check, run once: nil when it works.
     private let sandboxCheck = Mutex<Task<String?, Never>?>(nil)
 
@@ -108,6 +110,7 @@ public final class LocalConverter: Converter {
         let base = URL(fileURLWithPath: configuration.baseDirectory).standardizedFileURL.path
         directory = base + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
         libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
+        toolCheck = ToolCheck(configuration: configuration)
         chromium = ChromiumConverter(configuration: configuration, directory: directory + "/chromium")
         calibre = try CalibreConverter(configuration: configuration, directory: directory + "/calibre")
     }
@@ -125,6 +128,12 @@ public final class LocalConverter: Converter {
     public func isReady() async -> Bool {
         let ready = [await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady(), await sandboxProblem() == nil]
         return !ready.contains(false)
+    }
+
+    /// Why `tool` ("libreoffice", "chromium", "calibre") cannot start here, naming the Debian
+    /// package to install; nil when it starts.
+    public func toolProblem(_ tool: String) async -> String? {
+        await toolCheck.problem(tool)
     }
 
     /// Why tools cannot run sealed here, or nil; checked once (a sealed `/bin/true`), then remembered.

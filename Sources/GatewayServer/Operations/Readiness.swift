@@ -7,8 +7,8 @@ import GatewayStore
 
 /// `/readyz`: can this gateway do its work right now? The store must take a write, the PDF
 /// inspector must start and read a PDF, and every
-/// configured backend must answer (remote ones over HTTP; local ones by having the tools of the
-/// job types routed to them). Answers name no file system path when all is well: the route is
+/// configured backend must answer (remote ones over HTTP; local ones by starting the tools of
+/// the job types routed to them). Answers name no file system path when all is well: the route is
 /// public, and a path says more about the machine than a prober needs.
 struct Readiness: Sendable {
     struct Check: Encodable, Sendable {
@@ -19,7 +19,6 @@ struct Readiness: Sendable {
     let library: Library
     let inspector: PDFInspectorPool
     let routes: [JobType: BackendChoice]
-    let localTools: [String: String]
     let local: LocalConverter
     let client = HTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(3), proxy: .direct))
 
@@ -39,9 +38,8 @@ struct Readiness: Sendable {
                     message: sandboxProblem ?? (sealed ? "bubblewrap: no network, read-only system, limits" : "off (--unsandboxed-converters)")
                 )
                 for name in Self.tools(for: localTypes) {
-                    guard let path = localTools[name] else { continue }
-                    let ok = FileManager.default.isExecutableFile(atPath: path)
-                    checks["local.\(name)"] = Check(ok: ok, message: ok ? "installed" : "\(path) is missing; install it (scripts/install-deps.sh)")
+                    let problem = await local.toolProblem(name)
+                    checks["local.\(name)"] = Check(ok: problem == nil, message: problem ?? "starts")
                 }
             case .gotenberg(let url): checks["gotenberg"] = await httpCheck(url + "/health")
             case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")

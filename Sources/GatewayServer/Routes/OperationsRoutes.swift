@@ -22,12 +22,10 @@ extension GatewayAPI {
     }
 
     func readiness() async throws -> Response {
-        let local = assembly.local.configuration
         let checks = await Readiness(
             library: library,
             inspector: assembly.inspector,
             routes: assembly.routes,
-            localTools: ["libreoffice": local.sofficePath, "chromium": local.chromiumPath, "calibre": local.ebookConvertPath],
             local: assembly.local
         ).run()
         let ready = checks.values.allSatisfy(\.ok)
