@@ -125,5 +125,19 @@ extension LocalConverterTests {
                 #expect(ContinuousClock.now - started < .seconds(10))
             }
         }
+
+        /// Unsealed, Chromium's sockets go in a short TMPDIR of its own: a deep base directory
+        /// (its socket paths would pass 108 bytes) must not stop the browser from starting.
+        @Test func anUnsealedBrowserStartsUnderADeepDirectory() async throws {
+            let directory = TemporaryDirectory("pdfgate-deep")
+            let deep = directory.path + "/" + String(repeating: "d", count: 60) + "/" + String(repeating: "e", count: 60)
+            try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
+            let configuration = LocalConverter.Configuration(chromiumSlots: 1, baseDirectory: deep, sandbox: ConverterSandbox(isolation: .none))
+            try await withConverter(configuration) { converter in
+                let job = JobFixture()
+                try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.html"))), events: { _ in })
+                #expect(try await pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
+            }
+        }
     }
 }

@@ -71,16 +71,21 @@ final class ChromiumBrowser: Sendable {
         let jobs = Atomic<Int>(0)
         private let socket: Int32
 
-        init(group: ProcessGroup, socket: Int32, listener: ProxyListener) {
+        /// Unsealed only: a short TMPDIR of its own (Chromium's socket paths are capped at 108 bytes).
+        let scratch: String?
+
+        init(group: ProcessGroup, socket: Int32, listener: ProxyListener, scratch: String?) {
             self.group = group
             self.socket = socket
             self.listener = listener
-            pipe = DevToolsPipe(socket: socket, deadline: .now)
+            self.scratch = scratch
+            pipe = DevToolsPipe(socket: socket, deadline: .now, alive: { group.isRunning(group.id) })
         }
 
         deinit {
             listener.stop()
             close(socket)
+            if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
         }
 
         var isAlive: Bool { group.isRunning(group.id) }
@@ -215,7 +220,7 @@ final class ChromiumBrowser: Sendable {
         let fileManager = FileManager.default
         // A fresh profile each start: nothing a crashed browser left behind carries over.
         try? fileManager.removeItem(atPath: settings.directory)
-        try? fileManager.createDirectory(atPath: settings.directory + "/tmp", withIntermediateDirectories: true)
+        try? fileManager.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
         let refusal: Outcome? = state.withLock { state in
             if state.isShutDown { return .unavailable("the Chromium converter has been shut down") }
             return state.interrupted ? .interrupted : nil
@@ -241,11 +246,11 @@ final class ChromiumBrowser: Sendable {
         }
 
         // Chromium puts a unix socket in TMPDIR, and socket paths are capped at 108 bytes: the
-        // sandbox's private /tmp is short; unsealed, the slot's own directory must do.
-        let environment = childEnvironment(
-            privateDirectory: settings.directory,
-            extra: ["TMPDIR": sealed ? "/tmp" : settings.directory + "/tmp"]
-        )
+        // sandbox's private /tmp is short; unsealed, a short directory of its own in the system's.
+        let scratch =
+            sealed ? nil : FileManager.default.temporaryDirectory.path + "/pdfgate-chromium-" + UUID().uuidString.prefix(8).lowercased()
+        if let scratch { try? fileManager.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
+        let environment = childEnvironment(privateDirectory: settings.directory, extra: ["TMPDIR": scratch ?? "/tmp"])
         // Chromium reads the pipe on fd 3 and writes on fd 4: a shell puts our socket there.
         // (`--no-pdf-header-footer` must not be among the flags: in this mode it makes Chromium
         // kill the page's renderer; `displayHeaderFooter: false` does its job here.)
@@ -271,8 +276,9 @@ final class ChromiumBrowser: Sendable {
         )
         let instance: Instance
         do throws(SpawnFailure) {
-            instance = Instance(group: try ProcessGroup.start(spec), socket: ours, listener: listener)
+            instance = Instance(group: try ProcessGroup.start(spec), socket: ours, listener: listener, scratch: scratch)
         } catch {
+            if let scratch { try? fileManager.removeItem(atPath: scratch) }
             listener.stop()
             close(ours)
             return .done(.unavailable("Chromium could not be started: \(error.message)"))

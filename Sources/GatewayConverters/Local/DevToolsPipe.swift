@@ -22,9 +22,14 @@ final class DevToolsPipe: @unchecked Sendable {
     /// No call or wait outlasts it; the holder sets it per job.
     var deadline: ContinuousClock.Instant
 
-    init(socket: Int32, deadline: ContinuousClock.Instant) {
+    /// Whether the browser is still running: its helpers may hold the pipe open after it died,
+    /// so an end of file cannot be relied on to say so.
+    private let alive: @Sendable () -> Bool
+
+    init(socket: Int32, deadline: ContinuousClock.Instant, alive: @escaping @Sendable () -> Bool = { true }) {
         self.socket = socket
         self.deadline = deadline
+        self.alive = alive
     }
 
     /// Sends a command and waits for its answer; throws the protocol's error message.
@@ -85,10 +90,13 @@ final class DevToolsPipe: @unchecked Sendable {
             let remaining = ContinuousClock.now.duration(to: limit)
             if remaining <= .zero { return nil }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 250))
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { continue }  // re-check the limit
+            if ready <= 0 {
+                if !alive() { throw Failure(description: "Chromium exited") }
+                continue  // re-check the limit
+            }
             let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { throw Failure(description: "Chromium closed the DevTools pipe") }

@@ -23,7 +23,12 @@ final class ToolCheck: Sendable {
     init(configuration: LocalConverter.Configuration) {
         let calibreDebug = (configuration.ebookConvertPath as NSString).deletingLastPathComponent + "/calibre-debug"
         probes = [
-            Probe(tool: "libreoffice", executable: configuration.sofficePath, arguments: ["--version"], packages: "libreoffice-writer libreoffice-calc libreoffice-impress"),
+            Probe(
+                tool: "libreoffice",
+                executable: configuration.sofficePath,
+                arguments: ["--version"],
+                packages: "libreoffice-writer libreoffice-calc libreoffice-impress"
+            ),
             Probe(tool: "libreoffice", executable: configuration.pythonPath, arguments: ["-c", "import uno"], packages: "python3-uno"),
             Probe(tool: "chromium", executable: configuration.chromiumPath, arguments: ["--headless", "--version"], packages: "chromium"),
             Probe(
@@ -59,7 +64,8 @@ final class ToolCheck: Sendable {
         do throws(SpawnFailure) {
             switch try await runOneShot(spec, deadline: .now + .seconds(20), limits: ResourceLimits()) {
             case .finished(.exited(0)): return nil
-            case .finished(let termination): return "\(name) \(([probe.executable] + probe.arguments).dropFirst().joined(separator: " ")) \(termination.description); \(install)"
+            case .finished(let termination):
+                return "\(name) \(([probe.executable] + probe.arguments).dropFirst().joined(separator: " ")) \(termination.description); \(install)"
             case .timedOut: return "\(name) did not answer within 20 s"
             case .cancelled: return "the check was cancelled"
             case .limitExceeded(let kind): return "\(name) went past its \(kind) limit at start"
