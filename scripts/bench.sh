@@ -31,6 +31,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 "$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
 bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 "$bin/pdfgate-bench" office Fixtures/office-set "$out/office" >> "$out/results.txt"
+"$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
+"$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 
@@ -60,6 +62,17 @@ Local office conversion: the $(count office.files) files of Fixtures/office-set 
   ours, unsandboxed $(get office.unsealed_per_s) files/s, p50 $(get office.unsealed_p50_s) s   → the sandbox costs $(awk -v a="$(get office.ours_per_s)" -v b="$(get office.unsealed_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') % of throughput (target ≤ 10 %)
   cold soffice --convert-to per file $(get office.soffice_per_s) files/s, p50 $(get office.soffice_p50_s) s   → ours $(ratio "$(get office.ours_per_s)" "$(get office.soffice_per_s)")× its throughput (target ≥ 5×), p50 $(ratio "$(get office.soffice_p50_s)" "$(get office.ours_p50_s)")× lower
   cold soffice, 2 lanes in parallel   $(get office.soffice_parallel2_per_s) files/s   → ours $(ratio "$(get office.ours_per_s)" "$(get office.soffice_parallel2_per_s)")× its throughput (target ≥ 2.5×)
+
+URL → PDF: the $(count url.pages) pages of Fixtures/web-set ($(count url.printed_pages) PDF pages: articles with pictures, a 600-row table, SVG charts, a scripted page…) on 127.0.0.1, $(count url.jobs) jobs
+  ours, sandboxed    p50 $(get url.ours_p50_s) s (one client), $(get url.ours_per_s) pages/s (2 clients)   (target p50 ≤ 0.3 s)
+  ours, unsandboxed  p50 $(get url.unsealed_p50_s) s, $(get url.unsealed_per_s) pages/s   → the sandbox costs $(awk -v a="$(get url.ours_per_s)" -v b="$(get url.unsealed_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') % of throughput (target ≤ 10 %)
+  cold chromium --headless --print-to-pdf per page   p50 $(get url.chromium_p50_s) s, $(get url.chromium_per_s) pages/s (2 lanes)   → ours $(ratio "$(get url.ours_per_s)" "$(get url.chromium_per_s)")× its throughput (target ≥ 3×), p50 $(ratio "$(get url.chromium_p50_s)" "$(get url.ours_p50_s)")× lower
+
+EPUB → PDF: the $(count ebook.files) books of Fixtures/ebook-set ($(count ebook.pages) pages: a short story, a novel, a picture book, a technical book, an anthology), two at a time on 2 warm Calibre workers
+  ours, sandboxed    $(get ebook.ours_per_s) books/s, p50 $(get ebook.ours_p50_s) s
+  ours, unsandboxed  $(get ebook.unsealed_per_s) books/s, p50 $(get ebook.unsealed_p50_s) s   → the sandbox costs $(awk -v a="$(get ebook.ours_per_s)" -v b="$(get ebook.unsealed_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') % of throughput
+  cold ebook-convert per book   $(get ebook.cold_per_s) books/s, p50 $(get ebook.cold_p50_s) s   → ours $(ratio "$(get ebook.ours_per_s)" "$(get ebook.cold_per_s)")× its throughput
+  cold ebook-convert, 2 lanes   $(get ebook.cold_parallel2_per_s) books/s   → ours $(ratio "$(get ebook.ours_per_s)" "$(get ebook.cold_parallel2_per_s)")× its throughput
 
 Remote gateway jobs (fake v1 peer on 127.0.0.1; each duration 3× with +0.25/0.5/0.75 s; means, worst): requests per job, detection delay
   ~1 s job    ours (event stream) $(get polling.ours.1s.polls) req, $(get polling.ours.1s.delay_s) s (worst $(get polling.ours.1s.worst_delay_s))   backoff polling $(get polling.polled.1s.polls), $(get polling.polled.1s.delay_s) s   every 1 s: $(get polling.fixed.1s.polls), $(get polling.fixed.1s.delay_s) s (worst $(get polling.fixed.1s.worst_delay_s))

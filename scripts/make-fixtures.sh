@@ -19,6 +19,7 @@ need_pkgs=()
 $PY -c 'import reportlab' 2>/dev/null || need_pkgs+=(python3-reportlab)
 $PY -c 'import pikepdf' 2>/dev/null || need_pkgs+=(python3-pikepdf)
 $PY -c 'import uno' 2>/dev/null || need_pkgs+=(python3-uno)
+$PY -c 'import PIL' 2>/dev/null || need_pkgs+=(python3-pil)
 for tool in pdfinfo:poppler-utils qpdf:qpdf soffice:libreoffice-writer ebook-convert:calibre chromium:chromium; do
   command -v "${tool%%:*}" >/dev/null || need_pkgs+=("${tool#*:}")
 done
@@ -824,3 +825,5 @@ PYEOF
 du -sh "$FIX" >&2
 echo "done: $FIX" >&2
 bash "$ROOT/scripts/make-office-set.sh"
+$PY "$ROOT/scripts/make-web-set.py" "$FIX/web-set"
+$PY "$ROOT/scripts/make-ebook-set.py" "$FIX/ebook-set"

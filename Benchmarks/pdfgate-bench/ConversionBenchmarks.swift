@@ -13,35 +13,31 @@ func officeBenchmark(directory: String, work: String) async throws {
     let work = URL(fileURLWithPath: work).standardizedFileURL.path  // soffice takes a file:// profile URL
     try? FileManager.default.removeItem(atPath: work)
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-    let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasSuffix(".md") }.sorted()
-        .map { URL(fileURLWithPath: directory + "/" + $0).standardizedFileURL.path }
-    let sealed = try await warmSlots(files, sandbox: ConverterSandbox(), work: work + "/sealed")
-    let unsealed = try await warmSlots(files, sandbox: ConverterSandbox(isolation: .none), work: work + "/unsealed")
+    let files = try inputs(in: directory)
+    let sealed = try await twoWarmSlots(
+        files,
+        .docToPDF,
+        .init(libreOfficeSlots: 2, baseDirectory: work, sandbox: ConverterSandbox()),
+        work: work + "/sealed"
+    )
+    let unsealed = try await twoWarmSlots(
+        files,
+        .docToPDF,
+        .init(libreOfficeSlots: 2, baseDirectory: work, sandbox: ConverterSandbox(isolation: .none)),
+        work: work + "/unsealed"
+    )
     var pages = 0
     for index in files.indices { pages += try await pdfinfoPageCount(work + "/sealed/attempt-\(index)/out.pdf") ?? 0 }
 
-    // The peer: one cold soffice per file, each with the same profile, initialised first.
-    let out = work + "/soffice-out"
+    // The peer: one cold soffice per file, each lane with its own profile (soffice processes
+    // sharing one lose jobs), initialised first.
     let smallest = try files.min { try size($0) < size($1) }!
-    for profile in ["soffice-profile", "soffice-profile-lane-0", "soffice-profile-lane-1"] {
-        try coldSoffice(smallest, profile: work + "/" + profile, out: work + "/warm-up")
+    for lane in 0..<2 { try coldSoffice(smallest, profile: work + "/soffice-profile-\(lane)", out: work + "/warm-up") }
+    let peer = try await coldLanes(files, lanes: 1) { file, lane in
+        try coldSoffice(file, profile: work + "/soffice-profile-\(lane)", out: work + "/out")
     }
-    var peerLatencies: [Double] = []
-    let peer = try seconds {
-        for file in files { peerLatencies.append(try seconds { try coldSoffice(file, profile: work + "/soffice-profile", out: out) }) }
-    }
-    // The same peer two at a time, each lane with its own profile (soffice processes sharing one
-    // lose jobs): what a script on two cores could do, next to our two warm slots.
-    let parallelPeer = try await asyncSeconds {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<2 {
-                let mine = files.enumerated().filter { $0.offset % 2 == lane }.map(\.element)
-                group.addTask {
-                    for file in mine { try coldSoffice(file, profile: work + "/soffice-profile-lane-\(lane)", out: out + "-lane-\(lane)") }
-                }
-            }
-            try await group.waitForAll()
-        }
+    let parallelPeer = try await coldLanes(files, lanes: 2) { file, lane in
+        try coldSoffice(file, profile: work + "/soffice-profile-\(lane)", out: work + "/out-\(lane)")
     }
     let count = Double(files.count)
     emit("office.files", count)
@@ -50,26 +46,78 @@ func officeBenchmark(directory: String, work: String) async throws {
     emit("office.ours_p50_s", median(sealed.latencies))
     emit("office.unsealed_per_s", count / unsealed.seconds)
     emit("office.unsealed_p50_s", median(unsealed.latencies))
-    emit("office.soffice_per_s", count / peer)
-    emit("office.soffice_p50_s", median(peerLatencies))
-    emit("office.soffice_parallel2_per_s", count / parallelPeer)
+    emit("office.soffice_per_s", count / peer.seconds)
+    emit("office.soffice_p50_s", median(peer.latencies))
+    emit("office.soffice_parallel2_per_s", count / parallelPeer.seconds)
+}
+
+/// (a') A varied set of ebooks (`Fixtures/ebook-set`: a short story, a novel, a picture book, a
+/// technical book, an anthology) through warm Calibre workers, sealed and unsealed, against a
+/// cold `ebook-convert` per book, one at a time and in two lanes.
+func ebookBenchmark(directory: String, work: String) async throws {
+    try? FileManager.default.removeItem(atPath: work)
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    let files = try inputs(in: directory)
+    let sealed = try await twoWarmSlots(
+        files,
+        .ebookToPDF,
+        .init(calibreSlots: 2, baseDirectory: work, sandbox: ConverterSandbox()),
+        work: work + "/sealed"
+    )
+    let unsealed = try await twoWarmSlots(
+        files,
+        .ebookToPDF,
+        .init(calibreSlots: 2, baseDirectory: work, sandbox: ConverterSandbox(isolation: .none)),
+        work: work + "/unsealed"
+    )
+    var pages = 0
+    for index in files.indices { pages += try await pdfinfoPageCount(work + "/sealed/attempt-\(index)/out.pdf") ?? 0 }
+
+    @Sendable func ebookConvert(_ file: String, _ out: String) throws {
+        let result = try runBlocking("ebook-convert", [file, out], environment: ["QTWEBENGINE_DISABLE_SANDBOX": "1"], stdin: nil)
+        if result.status != 0 { throw NSError(domain: "ebook-convert", code: Int(result.status)) }
+    }
+    try ebookConvert(files[0], work + "/warm-up.pdf")  // the page cache, as ours had it
+    let peer = try await coldLanes(files, lanes: 1) { file, lane in try ebookConvert(file, work + "/cold-\(lane).pdf") }
+    let parallelPeer = try await coldLanes(files, lanes: 2) { file, lane in try ebookConvert(file, work + "/cold-\(lane).pdf") }
+    let count = Double(files.count)
+    emit("ebook.files", count)
+    emit("ebook.pages", Double(pages))
+    emit("ebook.ours_per_s", count / sealed.seconds)
+    emit("ebook.ours_p50_s", median(sealed.latencies))
+    emit("ebook.unsealed_per_s", count / unsealed.seconds)
+    emit("ebook.unsealed_p50_s", median(unsealed.latencies))
+    emit("ebook.cold_per_s", count / peer.seconds)
+    emit("ebook.cold_p50_s", median(peer.latencies))
+    emit("ebook.cold_parallel2_per_s", count / parallelPeer.seconds)
+}
+
+/// The benchmark inputs of a fixture set: every file but its README, by name.
+private func inputs(in directory: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasSuffix(".md") }.sorted()
+        .map { URL(fileURLWithPath: directory + "/" + $0).standardizedFileURL.path }
 }
 
 /// Every file through two warm slots, two at a time (the slots are started before the clock).
-private func warmSlots(_ files: [String], sandbox: ConverterSandbox, work: String) async throws -> (seconds: Double, latencies: [Double]) {
+private func twoWarmSlots(
+    _ files: [String],
+    _ type: JobType,
+    _ configuration: LocalConverter.Configuration,
+    work: String
+) async throws -> (seconds: Double, latencies: [Double]) {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-    let converter = try LocalConverter(configuration: .init(libreOfficeSlots: 2, baseDirectory: work, sandbox: sandbox))
+    let converter = try LocalConverter(configuration: configuration)
     func convert(_ file: String, _ index: Int) async throws -> Double {
         let attempt = work + "/attempt-\(index)"
         try? FileManager.default.removeItem(atPath: attempt)
         try FileManager.default.createDirectory(atPath: attempt, withIntermediateDirectories: true)
         let request = ConversionRequest(
             jobID: UUID(),
-            type: .docToPDF,
+            type: type,
             source: .file(path: file, originalFilename: (file as NSString).lastPathComponent),
             workDirectory: attempt,
             outputPath: attempt + "/out.pdf",
-            deadline: .now + .seconds(120)
+            deadline: .now + .seconds(300)
         )
         return try await asyncSeconds { try await converter.convert(request, events: { _ in }) }
     }
@@ -99,6 +147,26 @@ private func warmSlots(_ files: [String], sandbox: ConverterSandbox, work: Strin
         }
     }
     await converter.shutdown()
+    return (total, latencies)
+}
+
+/// A cold tool per file, in `lanes` lanes side by side (file i in lane i % lanes): the total
+/// time and each file's.
+private func coldLanes(
+    _ files: [String],
+    lanes: Int,
+    _ run: @escaping @Sendable (_ file: String, _ lane: Int) throws -> Void
+) async throws -> (seconds: Double, latencies: [Double]) {
+    var latencies: [Double] = []
+    let total = try await asyncSeconds {
+        try await withThrowingTaskGroup(of: [Double].self) { group in
+            for lane in 0..<lanes {
+                let mine = files.enumerated().filter { $0.offset % lanes == lane }.map(\.element)
+                group.addTask { try mine.map { file in try seconds { try run(file, lane) } } }
+            }
+            for try await times in group { latencies += times }
+        }
+    }
     return (total, latencies)
 }
 

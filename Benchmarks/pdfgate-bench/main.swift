@@ -208,6 +208,10 @@ case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
 case "office" where arguments.count == 4:
     try await officeBenchmark(directory: arguments[2], work: arguments[3])
+case "ebook" where arguments.count == 4:
+    try await ebookBenchmark(directory: arguments[2], work: arguments[3])
+case "url" where arguments.count == 4:
+    try await urlBenchmark(directory: arguments[2], work: arguments[3])
 case "polling" where arguments.count == 4:
     try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
 case "fake-gotenberg" where arguments.count == 3:
@@ -217,7 +221,7 @@ case "pipeline" where arguments.count == 5:
 default:
     FileHandle.standardError.write(
         Data(
-            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office DIR WORKDIR"
+            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
                 + " | pipeline STORE N PDF | polling PDF WORKDIR\n").utf8
         )
     )
