@@ -1,19 +1,22 @@
 import Foundation
 import GatewayCore
+import Synchronization
 
 /// Ebooks → PDF with Calibre (DESIGN §4): in warm workers (`CalibreWorkerScript` under
 /// `calibre-debug`, one per slot, each in its sandbox), with a cold `ebook-convert` as the safety
 /// net for a book that crashes a warm one.
 ///
 /// Every worker and every cold run gets its own HOME, config and temp directories so parallel
-/// runs never collide. A conversion spends much of its time in Calibre's fixed settle timer
-/// (a second per rendered file) rather than on the CPU, which is why this converter may have
-/// more slots than the machine has cores.
+/// runs never collide. A cold conversion spends much of its time in Calibre's fixed settle
+/// timer (a second per rendered file; the worker shortens it, see `CalibreWorkerScript`) rather
+/// than on the CPU, which is why this converter may have more slots than the machine has cores.
 final class CalibreConverter: Converter {
     let name = "local.calibre"
     let slots: SlotPool<WarmWorker>
     private let executable: String
     private let sandbox: ConverterSandbox
+    /// How many books went to the cold `ebook-convert` after crashing a warm worker.
+    let coldConversions = Atomic<Int>(0)
 
     /// The input formats routed here; Calibre picks its input plugin by extension.
     static let formats = SourceFormats.ebook
@@ -121,6 +124,7 @@ final class CalibreConverter: Converter {
 
     /// `ebook-convert` once, sealed and limited like a worker.
     private func convertCold(path: String, originalFilename: String, request: ConversionRequest) async throws {
+        coldConversions.add(1, ordering: .relaxed)
         let work = request.workDirectory + "/calibre"
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
