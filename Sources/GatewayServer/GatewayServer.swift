@@ -34,6 +34,7 @@ public struct GatewayServer {
                 limits: configuration.converterLimits,
                 hiddenPaths: configuration.configurationFile.map { [$0] } ?? []
             ),
+            toolSlots: configuration.toolSlots,
             logger: logger
         )
         let secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)

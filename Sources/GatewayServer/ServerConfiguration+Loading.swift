@@ -27,6 +27,9 @@ extension ServerConfiguration {
         var converterMemoryMB: Int?
         var converterCPUSeconds: Int?
         var converterProcesses: Int?
+        var libreOfficeSlots: Int?
+        var chromiumSlots: Int?
+        var calibreSlots: Int?
 
         enum CodingKeys: String, CodingKey {
             case host, port, store, auth, routes, timeouts
@@ -45,6 +48,9 @@ extension ServerConfiguration {
             case converterMemoryMB = "converter_memory_mb"
             case converterCPUSeconds = "converter_cpu_seconds"
             case converterProcesses = "converter_processes"
+            case libreOfficeSlots = "libreoffice_slots"
+            case chromiumSlots = "chromium_slots"
+            case calibreSlots = "calibre_slots"
         }
     }
 
@@ -92,6 +98,17 @@ extension ServerConfiguration {
         if let value = file.webhookSecret { webhookSecret = value }
         if let value = file.unsandboxedConverters { unsandboxedConverters = value }
         try setConverterLimits(memoryMB: file.converterMemoryMB, cpuSeconds: file.converterCPUSeconds, processes: file.converterProcesses)
+        try setToolSlots(libreOffice: file.libreOfficeSlots, chromium: file.chromiumSlots, calibre: file.calibreSlots)
+    }
+
+    /// 1 to 64 of each: none would fail every job of that kind, and each is a whole warm tool.
+    private mutating func setToolSlots(libreOffice: Int?, chromium: Int?, calibre: Int?) throws(ConfigurationError) {
+        for (name, value) in [("LibreOffice slots", libreOffice), ("Chromium slots", chromium), ("Calibre slots", calibre)] {
+            if let value, !(1...64).contains(value) { throw ConfigurationError("\(name) must be between 1 and 64, not \(value)") }
+        }
+        if let libreOffice { toolSlots.libreOffice = libreOffice }
+        if let chromium { toolSlots.chromium = chromium }
+        if let calibre { toolSlots.calibre = calibre }
     }
 
     /// Positive numbers only: a zero cap would fail every conversion with a misleading message.
@@ -162,6 +179,11 @@ extension ServerConfiguration {
             memoryMB: try number("PDFGATE_CONVERTER_MEMORY_MB"),
             cpuSeconds: try number("PDFGATE_CONVERTER_CPU_SECONDS"),
             processes: try number("PDFGATE_CONVERTER_PROCESSES")
+        )
+        try setToolSlots(
+            libreOffice: try number("PDFGATE_LIBREOFFICE_SLOTS"),
+            chromium: try number("PDFGATE_CHROMIUM_SLOTS"),
+            calibre: try number("PDFGATE_CALIBRE_SLOTS")
         )
         if let value = environment["PDFGATE_MAX_UPLOAD_BYTES"] {
             guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }

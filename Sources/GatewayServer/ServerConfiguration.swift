@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable {
     public var unsandboxedConverters = false
     /// Memory, CPU time and processes one local conversion may use.
     public var converterLimits = ResourceLimits()
+    /// Warm LibreOffice, Chromium and Calibre instances.
+    public var toolSlots = ToolSlots()
     /// The configuration file this came from, hidden from converters like the store.
     public var configurationFile: String?
 

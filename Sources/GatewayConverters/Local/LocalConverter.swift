@@ -2,6 +2,16 @@ import Foundation
 import GatewayCore
 import Synchronization
 
+/// How many warm instances of each tool the local converter keeps (each takes one document at
+/// a time): the operator's knob for a bigger machine.
+public struct ToolSlots: Sendable, Equatable {
+    public var libreOffice = 2
+    public var chromium = 2
+    public var calibre = 4
+
+    public init() {}
+}
+
 /// The embedded converter: LibreOffice for office files, Chromium for web pages and uploaded
 /// HTML, Calibre for ebooks, all as local subprocesses (DESIGN §4).
 public final class LocalConverter: Converter {
@@ -43,12 +53,12 @@ public final class LocalConverter: Converter {
 
         /// Defaults suit a 2-core machine with Debian's packages installed.
         public init(
-            libreOfficeSlots: Int = 2,
+            libreOfficeSlots: Int = ToolSlots().libreOffice,
             maxConversionsPerLibreOfficeInstance: Int = 200,
             libreOfficeStartTimeout: Duration = .seconds(60),
-            chromiumSlots: Int = 2,
+            chromiumSlots: Int = ToolSlots().chromium,
             maxJobsPerChromiumInstance: Int = 100,
-            calibreSlots: Int = 4,
+            calibreSlots: Int = ToolSlots().calibre,
             maxConversionsPerCalibreWorker: Int = 50,
             sofficePath: String = Configuration.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice"),
             pythonPath: String = "/usr/bin/python3",

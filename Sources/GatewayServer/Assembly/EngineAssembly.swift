@@ -29,6 +29,7 @@ public final class EngineAssembly: Sendable {
         gatewayToken: String? = nil,
         uploadWindow: Duration = .seconds(20 * 60),
         sandbox: ConverterSandbox = ConverterSandbox(),
+        toolSlots: ToolSlots = ToolSlots(),
         logger: Logger
     ) throws {
         self.library = library
@@ -39,6 +40,9 @@ public final class EngineAssembly: Sendable {
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
             configuration: .init(
+                libreOfficeSlots: toolSlots.libreOffice,
+                chromiumSlots: toolSlots.chromium,
+                calibreSlots: toolSlots.calibre,
                 baseDirectory: library.paths.meta + "/converters",
                 urlGuard: URLGuard(check: urlCheck),
                 // The store is never a converter's business; its own directories are bound back in.

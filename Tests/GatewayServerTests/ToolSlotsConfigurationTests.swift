@@ -1,0 +1,42 @@
+import Foundation
+import GatewayConverters
+import GatewayServer
+import GatewayStore
+import GatewayTestSupport
+import Logging
+import Testing
+
+/// The warm pools are sized by the operator: the file's `*_slots` keys, then the environment,
+/// reach the local converter; a size that cannot work is refused naming the setting.
+@Suite("Tool slots configuration")
+struct ToolSlotsConfigurationTests {
+    @Test func theFileThenTheEnvironmentSizeTheWarmPools() throws {
+        let directory = TemporaryDirectory("pdfgate-slots")
+        let file = directory.file("config.json")
+        try #"{"libreoffice_slots": 3, "chromium_slots": 5, "calibre_slots": 1}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try ServerConfiguration.load(file: file, environment: ["PDFGATE_CHROMIUM_SLOTS": "4"])
+        #expect(configuration.toolSlots.libreOffice == 3 && configuration.toolSlots.chromium == 4 && configuration.toolSlots.calibre == 1)
+        #expect(try ServerConfiguration.load(file: nil, environment: [:]).toolSlots == ToolSlots())
+
+        let library = try Library(root: directory.file("store"))
+        let assembly = try EngineAssembly(
+            library: library,
+            routes: [:],
+            toolSlots: configuration.toolSlots,
+            logger: Logger(label: "test")
+        )
+        let local = assembly.local.configuration
+        #expect(local.libreOfficeSlots == 3 && local.chromiumSlots == 4 && local.calibreSlots == 1)
+    }
+
+    @Test func aPoolThatCannotWorkIsRefusedNamingTheSetting() {
+        for (name, value, words) in [("PDFGATE_LIBREOFFICE_SLOTS", "0", "LibreOffice slots"), ("PDFGATE_CALIBRE_SLOTS", "100", "Calibre slots")] {
+            #expect {
+                _ = try ServerConfiguration.load(file: nil, environment: [name: value])
+            } throws: { error in
+                (error as? ConfigurationError)?.message == "\(words) must be between 1 and 64, not \(value)"
+            }
+        }
+        #expect(throws: ConfigurationError.self) { _ = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_CHROMIUM_SLOTS": "two"]) }
+    }
+}
