@@ -192,8 +192,7 @@ final class InspectorWorker: Sendable {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             if remaining <= .zero { return .timedOut }
-            let (seconds, attoseconds) = remaining.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(clamping: remaining.inMilliseconds + 1)
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, milliseconds)
             if ready < 0 && errno != EINTR { return .died("") }

@@ -89,7 +89,7 @@ public final class PDFInspectorPool: PDFInspector {
         case .timedOut:
             throw InspectionError(
                 .timedOut,
-                "inspection of \(name) did not finish within \(Self.describe(configuration.timeout)); the PDF is probably hostile or broken"
+                "inspection of \(name) did not finish within \(configuration.timeout.inWords); the PDF is probably hostile or broken"
             )
         case .interrupted:
             throw CancellationError()
@@ -257,13 +257,6 @@ public final class PDFInspectorPool: PDFInspector {
     // MARK: - Helpers
 
     private static let shutDownError = InspectionError(.inspectorUnavailable, "the PDF inspector has been shut down")
-
-    static func describe(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        if attoseconds == 0 { return "\(seconds) s" }
-        let value = Double(seconds) + Double(attoseconds) / 1e18
-        return String(format: "%.1f s", value)
-    }
 
     static func describe(bytes: Int) -> String {
         let mebibytes = Double(bytes) / Double(1 << 20)

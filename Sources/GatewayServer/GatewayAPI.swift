@@ -70,7 +70,7 @@ public final class GatewayAPI: Sendable {
 
     func uploadURL(for job: Job, base: String) -> (url: String, expires: Date, maxBytes: Int64) {
         let path = "/v1/uploads/\(job.id.lowercased)"
-        let expires = Date().addingTimeInterval(JobEngine.seconds(configuration.uploadURLLifetime))
+        let expires = Date().addingTimeInterval(configuration.uploadURLLifetime.inSeconds)
         let query = signer.sign(method: "PUT", path: path, expires: expires, maxBytes: configuration.maxUploadBytes)
         return (base + path + "?" + query, expires, configuration.maxUploadBytes)
     }
@@ -82,7 +82,7 @@ public final class GatewayAPI: Sendable {
 
     func downloadURL(documentID: UUID, owner: String, base: String) -> String {
         let path = "/v1/downloads/\(owner)/\(documentID.lowercased)"
-        let expires = Date().addingTimeInterval(JobEngine.seconds(configuration.downloadURLLifetime))
+        let expires = Date().addingTimeInterval(configuration.downloadURLLifetime.inSeconds)
         return base + path + "?" + signer.sign(method: "GET", path: path, expires: expires)
     }
 

@@ -105,7 +105,7 @@ enum FileOps {
             }
         }
         if output >= 0 && Glibc.fsync(output) != 0 { throw FileOpsError(errno: errno, operation: "fsync", path: to ?? "") }
-        let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let hex = hexString(hasher.finalize())
         return (hex, total)
     }
 

@@ -84,7 +84,7 @@ public final class TokenStore: Sendable {
     }
 
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        hexString(SHA256.hash(data: Data(secret.utf8)))
     }
 }
 

@@ -54,20 +54,25 @@ import Testing
     }
 
     /// A thumbnail that cannot fit under the cap: the worker's allocation fails, and the caller
-    /// hears about the memory cap rather than a broken file.
+    /// hears about the memory cap rather than a broken file. The page is four times as tall as
+    /// it is wide, so the widest thumbnail is a 4096 × 16384 surface (256 MiB) on top of the
+    /// worker's own few hundred MiB of address space: over the cap whatever the worker's arenas
+    /// happen to reserve (an A4 page's 87 MiB surface fitted on some runs and not on others).
     @Test func memoryCapBecomesResourceLimit() async throws {
         let pool = makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 360 << 20)
         defer { Task { await pool.shutdown() } }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let tall = directory.appendingPathComponent("tall.pdf").path
+        try Self.onePagePDF(width: 150, height: 600).write(to: URL(fileURLWithPath: tall))
 
         let error = await inspectionError {
             try await pool.inspect(
-                path: Fixtures.pdf("one-page.pdf"),
+                path: tall,
                 thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 4096)
             )
         }
-        print("pdfgate: 4096 px thumbnail under a 360 MiB cap → \(error.map { "\($0.kind): \($0.message)" } ?? "no error")")
+        print("pdfgate: 4096 px thumbnail of a 1:4 page under a 360 MiB cap → \(error.map { "\($0.kind): \($0.message)" } ?? "no error")")
         #expect(error?.kind == .resourceLimit)
         #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
@@ -148,5 +153,27 @@ import Testing
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(elapsed < .seconds(5))
         #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
+    }
+
+    /// A minimal valid one-page PDF of the given size in points (a black square on it).
+    static func onePagePDF(width: Int, height: Int) -> Data {
+        let content = "0 0 0 rg 10 10 50 50 re f"
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents 4 0 R >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        ]
+        var text = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (index, body) in objects.enumerated() {
+            offsets.append(text.utf8.count)
+            text += "\(index + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = text.utf8.count
+        text += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { text += String(format: "%010d 00000 n \n", offset) }
+        text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Data(text.utf8)
     }
 }

@@ -300,7 +300,7 @@ final class ChromiumBrowser: Sendable {
             if state.withLock({ $0.interrupted }) { return .done(.interrupted) }
             if ContinuousClock.now >= deadline { return .done(.timedOut) }
             let logs = diagnostics()
-            let why = timedOut ? "did not answer within \(describe(settings.startTimeout))" : "exited at start"
+            let why = timedOut ? "did not answer within \(settings.startTimeout.inWords)" : "exited at start"
             return .done(.unavailable("Chromium \(why)" + (logs.isEmpty ? "" : ": " + logs)))
         }
     }

@@ -100,7 +100,7 @@ enum ChromiumDevToolsPrint {
                 budgetSet = true
                 try pipe.call(
                     "Emulation.setVirtualTimePolicy",
-                    ["policy": "pauseIfNetworkFetchesPending", "budget": milliseconds(budget)],
+                    ["policy": "pauseIfNetworkFetchesPending", "budget": budget.inMilliseconds],
                     session: session
                 )
             }
@@ -182,7 +182,4 @@ enum ChromiumDevToolsPrint {
         return parameters
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
 }

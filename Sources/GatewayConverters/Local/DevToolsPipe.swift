@@ -90,7 +90,7 @@ final class DevToolsPipe: @unchecked Sendable {
             let remaining = ContinuousClock.now.duration(to: limit)
             if remaining <= .zero { return nil }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 250))
+            let milliseconds = Int32(min(remaining.inMilliseconds + 1, 250))
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 {

@@ -75,13 +75,12 @@ final class LibreOfficePool: Converter {
         // soffice in the background, then the shell becomes the worker (stdin/stdout: our socket).
         let launcher =
             #"log=$1 wlog=$2 py=$3 worker=$4 pipe=$5 timeout=$6 parent=$7; shift 7; "$@" </dev/null >>"$log" 2>&1 & exec "$py" "$worker" "$pipe" "$timeout" "$parent" 2>>"$wlog""#
-        let (seconds, attoseconds) = configuration.libreOfficeStartTimeout.components
         return configuration.sandbox.wrap(
             ChildSpec(
                 executable: "/bin/sh",
                 arguments: [
                     "-c", launcher, "sh", directory + "/soffice.log", directory + "/worker.log", configuration.pythonPath, scriptPath, pipeName,
-                    String(Double(seconds) + Double(attoseconds) / 1e18), watchedParent,
+                    String(configuration.libreOfficeStartTimeout.inSeconds), watchedParent,
                 ] + sofficeArguments,
                 environment: childEnvironment(privateDirectory: directory),
                 workingDirectory: directory,

@@ -64,10 +64,3 @@ func dispatchTime(for deadline: ContinuousClock.Instant) -> DispatchTime {
     let nanoseconds = min(seconds, 365 * 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
     return .now() + .nanoseconds(Int(nanoseconds))
 }
-
-/// `remaining` rendered for a message, e.g. "1.5 s".
-func describe(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
-    if attoseconds == 0 { return "\(seconds) s" }
-    return String(format: "%.1f s", Double(seconds) + Double(attoseconds) / 1e18)
-}

@@ -248,7 +248,7 @@ final class WarmWorker: Sendable {
         case .timedOut:
             retire(instance, gracefully: false)
             if ContinuousClock.now >= deadline { return .done(.timedOut) }
-            return .done(.failed(Self.unavailable("\(settings.tool) did not start within \(describe(settings.startTimeout))")))
+            return .done(.failed(Self.unavailable("\(settings.tool) did not start within \(settings.startTimeout.inWords)")))
         case .line, .closed:
             if state.withLock({ $0.interrupted }) {
                 retire(instance, gracefully: false)
@@ -332,7 +332,7 @@ final class WarmWorker: Sendable {
             if remaining <= .zero { return .timedOut }
             let slice = min(remaining, .milliseconds(250))
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, Int32(Self.seconds(slice) * 1000) + 1)
+            let ready = poll(&entry, 1, Int32(slice.inMilliseconds) + 1)
             if ready < 0 && errno != EINTR { return .closed }
             if ready <= 0 {
                 if !alive() { return .closed }
@@ -362,10 +362,5 @@ final class WarmWorker: Sendable {
 
     private static func unavailable(_ message: String) -> JobFailure {
         JobFailure(.transient, code: "converter_unavailable", message)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

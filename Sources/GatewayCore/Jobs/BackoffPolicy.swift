@@ -29,16 +29,12 @@ public struct BackoffPolicy: Sendable, Equatable {
         using random: inout some RandomNumberGenerator
     ) -> Duration? {
         let exponent = Double(max(attempt - 1, 0))
-        let base = min(seconds(initial) * pow(multiplier, exponent), seconds(maximum))
+        let base = min(initial.inSeconds * pow(multiplier, exponent), maximum.inSeconds)
         let jittered = base * (1 - jitter) + base * jitter * Double.random(in: 0...1, using: &random)
         var wait = Duration.seconds(jittered)
         if let retryAfter, retryAfter > wait { wait = retryAfter }
         if let remaining, wait >= remaining { return nil }
         return wait
-    }
-
-    private func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }
 

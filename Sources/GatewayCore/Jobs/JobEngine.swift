@@ -122,11 +122,11 @@ public final class JobEngine: Sendable {
             )
         }
         let needsUpload = spec.type != .urlToPDF
-        let timeout = Self.seconds(configuration.timeout(for: spec))
+        let timeout = configuration.timeout(for: spec).inSeconds
         let state =
             needsUpload
             ? JobStateMachine(
-                uploadBy: now.addingTimeInterval(Self.seconds(configuration.uploadWindow)),
+                uploadBy: now.addingTimeInterval(configuration.uploadWindow.inSeconds),
                 thenTimeout: timeout,
                 maxAttempts: configuration.maxAttempts
             )
@@ -530,9 +530,5 @@ public final class JobEngine: Sendable {
     static func safeFileName(_ name: String) -> String {
         let base = (name as NSString).lastPathComponent.replacingOccurrences(of: "\0", with: "")
         return base.isEmpty || base.hasPrefix(".") ? "input" + base : base
-    }
-
-    public static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

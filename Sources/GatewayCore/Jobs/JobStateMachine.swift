@@ -165,7 +165,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         status = .queued
         phase = nil
         failure = error  // kept visible while waiting, so a poll can say why it is retrying
-        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        let seconds = wait.inSeconds
         notBefore = now.addingTimeInterval(seconds)
         return [.enqueue(notBefore: notBefore), .publish]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import Synchronization
 
 /// Per-owner job creation rate: a token bucket of `perMinute` tokens that refills continuously,
@@ -23,7 +24,7 @@ final class OwnerLimits: Sendable {
         return buckets.withLock { buckets in
             var bucket = buckets[owner] ?? Bucket(tokens: capacity, updated: now)
             let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             bucket.tokens = min(capacity, bucket.tokens + seconds * perSecond)
             bucket.updated = now
             defer { buckets[owner] = bucket }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import Hummingbird
 
 /// A `multipart/form-data` body received as a stream: the file part goes straight to disk
@@ -97,7 +98,7 @@ struct MultipartForm {
                         try handle?.close()
                         handle = nil
                         form.file?.bytes = written
-                        form.file?.sha256 = hasher.map { $0.finalize().map { String(format: "%02x", $0) }.joined() }
+                        form.file?.sha256 = hasher.map { hexString($0.finalize()) }
                     } else if let name = current?.name {
                         form.fields[name] = String(decoding: text, as: UTF8.self)
                     }

@@ -307,7 +307,7 @@ extension GatewayAPI {
     }
 
     static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        hexString(SHA256.hash(data: data))
     }
 
     static func describe(_ error: any Error) -> String {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import Hummingbird
 import NIOCore
 
@@ -31,7 +32,7 @@ struct BodyToFile {
                 }
                 try handle.write(contentsOf: buffer.readableBytesView)
             }
-            return Written(bytes: total, sha256: hasher.map { $0.finalize().map { String(format: "%02x", $0) }.joined() })
+            return Written(bytes: total, sha256: hasher.map { hexString($0.finalize()) })
         } catch {
             unlink(path)
             throw error

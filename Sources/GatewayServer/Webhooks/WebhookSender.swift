@@ -61,7 +61,7 @@ final class WebhookSender: Sendable {
             url: callback,
             body: body,
             notBefore: now,
-            expiresAt: now.addingTimeInterval(JobEngine.seconds(window))
+            expiresAt: now.addingTimeInterval(window.inSeconds)
         )
         start(delivery, recording: true)
     }
@@ -150,7 +150,7 @@ final class WebhookSender: Sendable {
                 logger.warning("webhook.gave_up", metadata: metadata)
                 return await finish(delivery)
             }
-            let next = Date().addingTimeInterval(JobEngine.seconds(wait))
+            let next = Date().addingTimeInterval(wait.inSeconds)
             try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next) }
             try? await Task.sleep(for: wait)
         }

@@ -65,7 +65,7 @@ final class JobProgress: Sendable {
     }
 
     private static func line(_ name: String, _ change: Change) -> String {
-        let seconds = Double(change.elapsed.components.seconds) + Double(change.elapsed.components.attoseconds) / 1e18
+        let seconds = change.elapsed.inSeconds
         return "\(name): \(change.state) \(String(format: "%.1f", seconds))s"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +45,7 @@ enum DescriptorPassing {
     /// or never sent one). The received descriptor is close-on-exec.
     static func receive(over socket: Int32, timeout: Duration) -> Int32? {
         var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.inMilliseconds)
         while true {
             let ready = poll(&entry, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }
