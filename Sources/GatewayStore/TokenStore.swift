@@ -87,11 +87,3 @@ public final class TokenStore: Sendable {
         hexString(SHA256.hash(data: Data(secret.utf8)))
     }
 }
-
-extension Data {
-    /// RFC 4648 §5, unpadded: safe in URLs and headers.
-    public var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

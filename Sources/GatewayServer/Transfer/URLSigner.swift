@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import GatewayStore
+import GatewayCore
 
 /// Signs and checks the upload and download URLs of DESIGN §3.1.
 ///
@@ -68,14 +68,5 @@ public struct URLSigner: Sendable {
 
     static func message(method: String, path: String, exp: Int64, max: Int64?) -> String {
         [method.uppercased(), path, String(exp), max.map(String.init) ?? "-"].joined(separator: "\n")
-    }
-}
-
-extension Data {
-    /// Decodes unpadded base64url (RFC 4648 §5).
-    init?(base64URLEncoded text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
     }
 }
