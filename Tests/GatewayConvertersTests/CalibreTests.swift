@@ -42,7 +42,7 @@ extension LocalConverterTests {
         @Test func deadlineKillsTheWholeGroup() async throws {
             try await withConverter(.init(calibreSlots: 1)) { converter in
                 let job = JobFixture()
-                let worker = converter.calibre.slots.slots[0]
+                let worker = converter.calibre.workers.slots.slots[0]
                 let watcher = Task {
                     while !Task.isCancelled {
                         if let group = worker.processGroup() { return group }
@@ -73,7 +73,7 @@ extension LocalConverterTests {
         @Test func cancellationKillsTheWholeGroupPromptly() async throws {
             try await withConverter(.init(calibreSlots: 1)) { converter in
                 let job = JobFixture()
-                let worker = converter.calibre.slots.slots[0]
+                let worker = converter.calibre.workers.slots.slots[0]
                 let request = job.request(.ebookToPDF, job.file(Fixtures.ebook("sample.epub")))
                 let task = Task { try await converter.convert(request, events: { _ in }) }
                 // Let Calibre get going (and fork its helpers).
@@ -109,25 +109,47 @@ extension LocalConverterTests {
                 let plainAgain = try await sizeOfFirstPage("sample.epub")
                 #expect(landscape.0 > landscape.1 && abs(landscape.0 - 841.9) < 2, "\(landscape)")
                 #expect(plain.0 < plain.1 && plainAgain == plain, "the next book is back on the default paper: \(plain) then \(plainAgain)")
-                #expect(converter.calibre.slots.slots[0].startCount == 1)
+                #expect(converter.calibre.workers.slots.slots[0].startCount == 1)
             }
         }
 
         @Test func aWorkerKilledMidBookLeavesTheBookToAColdCalibre() async throws {
             try await withConverter(.init(calibreSlots: 1)) { converter in
-                let worker = converter.calibre.slots.slots[0]
+                let worker = converter.calibre.workers.slots.slots[0]
                 let warmUp = JobFixture()
                 try await converter.convert(warmUp.request(.ebookToPDF, warmUp.file(Fixtures.ebook("sample.epub"))), events: { _ in })
                 // A long book (a novel of 281 pages, seconds of work even warm), killed a second in.
                 let job = JobFixture()
                 let novel = Fixtures.root + "/ebook-set/novel.epub"
-                async let conversion: Void = converter.convert(job.request(.ebookToPDF, job.file(novel)), events: { _ in })
+                let request = job.request(.ebookToPDF, job.file(novel))
+                async let conversion: Void = converter.convert(request, events: { _ in })
                 try await Task.sleep(for: .seconds(1))
                 let group = try #require(worker.processGroup())
                 #expect(kill(-group, SIGKILL) == 0)
                 try await conversion
-                #expect(converter.calibre.coldConversions.load(ordering: .relaxed) == 1, "the cold Calibre took the book over")
+                #expect(converter.calibre.workers.goesCold(request.jobID), "the cold Calibre took the book over")
                 #expect(try await pdfinfoPageCount(job.output) == 281)
+            }
+        }
+
+        /// The warm worker shortens Calibre's fixed settle wait; what it prints must still be
+        /// what a cold `ebook-convert` prints: the same pages and the same text.
+        @Test func aWarmWorkerPrintsWhatAColdEbookConvertPrints() async throws {
+            let book = Fixtures.root + "/ebook-set/short-story.epub"
+            let directory = TemporaryDirectory("pdfgate-cold-calibre")
+            let cold = directory.file("cold.pdf")
+            let result = try await run(
+                LocalConverter.Configuration().ebookConvertPath,
+                [book, cold],
+                environment: ["QTWEBENGINE_DISABLE_SANDBOX": "1", "HOME": directory.path]
+            )
+            #expect(result.status == 0)
+            try await withConverter(.init(calibreSlots: 1)) { converter in
+                let job = JobFixture()
+                try await converter.convert(job.request(.ebookToPDF, job.file(book)), events: { _ in })
+                #expect(try await pdfinfoPageCount(job.output) == pdfinfoPageCount(cold))
+                let (warmText, coldText) = (try await run("pdftotext", [job.output, "-"]).stdout, try await run("pdftotext", [cold, "-"]).stdout)
+                #expect(!warmText.isEmpty && warmText == coldText)
             }
         }
     }

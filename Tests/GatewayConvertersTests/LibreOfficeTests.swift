@@ -27,7 +27,7 @@ extension LocalConverterTests {
                     // The work directory holds no leftovers: staged input and scratch PDF are gone.
                     #expect((try? FileManager.default.contentsOfDirectory(atPath: job.work)) == [], "\(name)")
                 }
-                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
+                #expect(converter.libreOffice.workers.slots.slots[0].startCount == 1)
             }
         }
 
@@ -40,7 +40,7 @@ extension LocalConverterTests {
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office(fixture))), events: { _ in })
                     #expect(try await pdfinfoPageCount(job.output) == pages, "\(fixture)")
                 }
-                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
+                #expect(converter.libreOffice.workers.slots.slots[0].startCount == 1)
             }
         }
 
@@ -51,7 +51,7 @@ extension LocalConverterTests {
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.xlsx"))), events: { _ in })
                     #expect(try await pdfinfoPageCount(job.output) == 1)
                 }
-                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
+                #expect(converter.libreOffice.workers.slots.slots[0].startCount == 1)
             }
         }
 
@@ -69,7 +69,7 @@ extension LocalConverterTests {
                     return try await group.reduce(into: [String: Int?]()) { $0[$1.0] = $1.1 }
                 }
                 for name in names { #expect(pages[name] == (try expectedPageCount("office/\(name)")), "\(name)") }
-                let slots = converter.libreOffice.slots.slots
+                let slots = converter.libreOffice.workers.slots.slots
                 #expect(slots.map(\.startCount) == [1, 1])
                 // Separate instances: separate process groups and profiles.
                 let groups = slots.compactMap { $0.processGroup() }
@@ -79,7 +79,7 @@ extension LocalConverterTests {
 
         @Test func slotRestartsAfterBeingKilledFromOutside() async throws {
             try await withConverter(.init(libreOfficeSlots: 1)) { converter in
-                let slot = converter.libreOffice.slots.slots[0]
+                let slot = converter.libreOffice.workers.slots.slots[0]
                 let first = JobFixture()
                 try await converter.convert(first.request(.docToPDF, first.file(Fixtures.office("sample.docx"))), events: { _ in })
                 let before = try #require(slot.processGroup())
@@ -102,7 +102,7 @@ extension LocalConverterTests {
                 for _ in 0..<3 {
                     let job = JobFixture()
                     try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.rtf"))), events: { _ in })
-                    groups.append(try #require(converter.libreOffice.slots.slots[0].processGroup()))
+                    groups.append(try #require(converter.libreOffice.workers.slots.slots[0].processGroup()))
                 }
                 #expect(groups[0] == groups[1])
                 #expect(groups[1] != groups[2])
@@ -161,7 +161,7 @@ extension LocalConverterTests {
                 let job = JobFixture()
                 let request = job.request(.docToPDF, job.file(Fixtures.office("sample.docx")))
                 let task = Task { try await converter.convert(request, events: { _ in }) }
-                let slot = converter.libreOffice.slots.slots[0]
+                let slot = converter.libreOffice.workers.slots.slots[0]
                 var group: pid_t?
                 for _ in 0..<100 where group == nil {
                     try await Task.sleep(for: .milliseconds(20))
@@ -194,7 +194,7 @@ extension LocalConverterTests {
                 #expect(failure.kind == .timedOut)
                 #expect(failure.code == "timed_out")
                 #expect(seconds(since: start) < 1.5)
-                #expect(converter.libreOffice.slots.slots[0].processGroup() == nil)
+                #expect(converter.libreOffice.workers.slots.slots[0].processGroup() == nil)
             }
         }
     }

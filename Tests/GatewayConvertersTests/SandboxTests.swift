@@ -277,7 +277,7 @@ extension LocalConverterTests {
             try await withConverter(.init(libreOfficeSlots: 1)) { converter in
                 let warm = JobFixture()
                 try await converter.convert(warm.request(.docToPDF, warm.file(Fixtures.office("sample.rtf"))), events: { _ in })
-                let slot = converter.libreOffice.slots.slots[0]
+                let slot = converter.libreOffice.workers.slots.slots[0]
                 let group = try #require(slot.processGroup())
 
                 let job = JobFixture()
@@ -289,7 +289,7 @@ extension LocalConverterTests {
                 #expect(kill(soffice, SIGKILL) == 0)
                 try await conversion.value
                 #expect(try await pdfinfoPageCount(job.output) ?? 0 > 50)
-                #expect(converter.libreOffice.goesCold(request.jobID), "the PDF came from the cold retry, not the killed slot")
+                #expect(converter.libreOffice.workers.goesCold(request.jobID), "the PDF came from the cold retry, not the killed slot")
                 // Later attempts of the same job go straight to a cold LibreOffice.
                 let again = await conversionError { try await converter.convert(request, events: { _ in }) }
                 #expect(again == nil)
@@ -346,9 +346,9 @@ extension LocalConverterTests {
                     try await converter.convert(request, events: { _ in })
                     #expect(try await run("pdftotext", [job.output, "-"]).stdout.contains("Paragraph 19 with a comment."))
                     // A crash would be hidden by the cold retry's PDF: it must not have happened.
-                    #expect(!converter.libreOffice.goesCold(request.jobID), "the warm slot crashed on comments")
+                    #expect(!converter.libreOffice.workers.goesCold(request.jobID), "the warm slot crashed on comments")
                 }
-                #expect(converter.libreOffice.slots.slots[0].startCount == 1)
+                #expect(converter.libreOffice.workers.slots.slots[0].startCount == 1)
             }
         }
     }

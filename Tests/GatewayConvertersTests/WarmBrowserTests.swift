@@ -139,5 +139,22 @@ extension LocalConverterTests {
                 #expect(try await pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
             }
         }
+
+        /// A browser that stops answering (here: every process of it frozen with SIGSTOP) fails
+        /// the ping before the next job and is replaced; the job prints on the fresh one.
+        @Test func aBrowserThatStopsAnsweringIsReplaced() async throws {
+            try await withConverter(.init(chromiumSlots: 1)) { converter in
+                let browser = converter.chromium.slots.slots[0]
+                let first = JobFixture()
+                try await converter.convert(first.request(.docToPDF, first.file(Fixtures.office("sample.html"))), events: { _ in })
+                let group = try #require(browser.processGroup())
+                #expect(kill(-group, SIGSTOP) == 0)
+                let job = JobFixture()
+                try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.html"))), events: { _ in })
+                #expect(try await pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
+                #expect(browser.startCount == 2 && browser.processGroup() != group, "the frozen browser was replaced")
+                #expect(try await membersLeft(ofGroup: group).isEmpty, "and killed, not left frozen")
+            }
+        }
     }
 }

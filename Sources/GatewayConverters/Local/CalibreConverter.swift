@@ -4,7 +4,7 @@ import Synchronization
 
 /// Ebooks → PDF with Calibre (DESIGN §4): in warm workers (`CalibreWorkerScript` under
 /// `calibre-debug`, one per slot, each in its sandbox), with a cold `ebook-convert` as the safety
-/// net for a book that crashes a warm one.
+/// net for a book that crashes a warm one (`WarmWorkerPool`).
 ///
 /// Every worker and every cold run gets its own HOME, config and temp directories so parallel
 /// runs never collide. A cold conversion spends much of its time in Calibre's fixed settle
@@ -12,11 +12,9 @@ import Synchronization
 /// than on the CPU, which is why this converter may have more slots than the machine has cores.
 final class CalibreConverter: Converter {
     let name = "local.calibre"
-    let slots: SlotPool<WarmWorker>
+    let workers: WarmWorkerPool
     private let executable: String
     private let sandbox: ConverterSandbox
-    /// How many books went to the cold `ebook-convert` after crashing a warm worker.
-    let coldConversions = Atomic<Int>(0)
 
     /// The input formats routed here; Calibre picks its input plugin by extension.
     static let formats = SourceFormats.ebook
@@ -30,39 +28,38 @@ final class CalibreConverter: Converter {
         sandbox = configuration.sandbox
         // calibre-debug runs a script with Calibre's modules importable; it sits beside ebook-convert.
         let calibreDebug = (configuration.ebookConvertPath as NSString).deletingLastPathComponent + "/calibre-debug"
-        slots = SlotPool(
-            (0..<max(1, configuration.calibreSlots)).map { index in
-                let directory = directory + "/slot-\(index)"
-                let log = directory + "/worker.log"
-                return WarmWorker(
-                    settings: .init(
-                        tool: "Calibre",
-                        directory: directory,
-                        maxConversions: max(1, configuration.maxConversionsPerCalibreWorker),
-                        startTimeout: .seconds(60),
-                        sandbox: configuration.sandbox,
-                        logs: [log],
-                        launch: { socket in
-                            // Qt WebEngine reserves terabytes of address space, and a warm worker's
-                            // CPU time adds up over its books: both are the watchdog's alone.
-                            configuration.sandbox.wrap(
-                                ChildSpec(
-                                    executable: calibreDebug,
-                                    arguments: ["-e", scriptPath],
-                                    environment: Self.environment(in: directory),
-                                    workingDirectory: directory,
-                                    stdin: .descriptor(socket),
-                                    stdout: .descriptor(socket),
-                                    stderr: .file(log)
-                                ),
-                                mounts: .init(writable: [directory], readable: [scriptPath]),
-                                backstops: .init(addressSpace: false, cpu: false)
-                            )
-                        }
-                    )
+        let workers = (0..<max(1, configuration.calibreSlots)).map { index in
+            let directory = directory + "/slot-\(index)"
+            let log = directory + "/worker.log"
+            return WarmWorker(
+                settings: .init(
+                    tool: "Calibre",
+                    directory: directory,
+                    maxConversions: max(1, configuration.maxConversionsPerCalibreWorker),
+                    startTimeout: .seconds(60),
+                    sandbox: configuration.sandbox,
+                    logs: [log],
+                    launch: { socket in
+                        // Qt WebEngine reserves terabytes of address space, and a warm worker's
+                        // CPU time adds up over its books: both are the watchdog's alone.
+                        configuration.sandbox.wrap(
+                            ChildSpec(
+                                executable: calibreDebug,
+                                arguments: ["-e", scriptPath],
+                                environment: Self.environment(in: directory),
+                                workingDirectory: directory,
+                                stdin: .descriptor(socket),
+                                stdout: .descriptor(socket),
+                                stderr: .file(log)
+                            ),
+                            mounts: .init(writable: [directory], readable: [scriptPath]),
+                            backstops: .init(addressSpace: false, cpu: false)
+                        )
+                    }
                 )
-            }
-        )
+            )
+        }
+        self.workers = WarmWorkerPool(tool: "Calibre", workers: workers, limits: configuration.sandbox.limits)
     }
 
     func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
@@ -79,52 +76,18 @@ final class CalibreConverter: Converter {
         }
         try Task.checkCancellation()
         events(.entered(.converting))
-        do {
-            try await convertWarm(path: path, originalFilename: originalFilename, request: request)
-        } catch let failure as JobFailure where failure.code == LocalFailures.crashedCode && ContinuousClock.now < request.deadline {
-            // A crash is the tool's fault, not the book's: one more try in a fresh, cold Calibre.
-            try await convertCold(path: path, originalFilename: originalFilename, request: request)
-        }
-    }
-
-    /// In a warm worker: the book goes into the worker's exchange directory, the PDF comes out of it.
-    private func convertWarm(path: String, originalFilename: String, request: ConversionRequest) async throws {
-        let deadline = request.deadline
-        try await LocalFailures.withSlot(slots, tool: "Calibre", what: originalFilename, deadline: deadline) { worker in
-            let exchange = worker.exchangeDirectory
-            try? FileManager.default.removeItem(atPath: exchange)
-            defer { try? FileManager.default.removeItem(atPath: exchange) }
-            let input = try InputStaging.stage(path, originalFilename: originalFilename, in: exchange)
-            let output = exchange + "/output.pdf"
-            let arguments = Self.arguments(for: request.options)
-            worker.prepare()
-            let outcome = await withTaskCancellationHandler {
-                await runBlocking { worker.convert(input: input, output: output, name: originalFilename, arguments: arguments, deadline: deadline) }
-            } onCancel: {
-                worker.interrupt()
-            }
-            switch outcome {
-            case .converted:
-                try OutputCheck.verify(output, tool: "Calibre", diagnostics: worker.diagnostics())
-                try OutputCheck.deliver(output, to: request.outputPath)
-            case .refused(let reply):
-                throw Self.failure(status: 1, log: reply.message ?? "", name: originalFilename)
-            case .failed(let failure):
-                throw failure
-            case .timedOut:
-                throw LocalFailures.timedOut("Calibre", originalFilename)
-            case .limitExceeded(let kind):
-                throw sandbox.limits.failure(kind, tool: "Calibre", what: originalFilename)
-            case .interrupted:
-                if Task.isCancelled { throw CancellationError() }
-                throw LocalFailures.shutDown("Calibre")
-            }
-        }
+        try await workers.convert(
+            path: path,
+            originalFilename: originalFilename,
+            request: request,
+            arguments: Self.arguments(for: request.options),
+            refused: { reply in Self.failure(status: 1, log: reply.message ?? "", name: originalFilename) },
+            cold: { try await convertCold(path: path, originalFilename: originalFilename, request: request) }
+        )
     }
 
     /// `ebook-convert` once, sealed and limited like a worker.
     private func convertCold(path: String, originalFilename: String, request: ConversionRequest) async throws {
-        coldConversions.add(1, ordering: .relaxed)
         let work = request.workDirectory + "/calibre"
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
@@ -144,28 +107,18 @@ final class CalibreConverter: Converter {
             mounts: .init(writable: [work]),
             backstops: .init(addressSpace: false, cpu: true)
         )
-        let outcome: OneShotOutcome
-        do throws(SpawnFailure) {
-            outcome = try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
-        } catch {
-            throw JobFailure(.transient, code: "converter_unavailable", "ebook-convert could not be started: \(error.message)")
-        }
+        let status = try await LocalFailures.runCold(
+            spec,
+            tool: "Calibre",
+            what: originalFilename,
+            log: log,
+            request: request,
+            limits: sandbox.limits
+        )
         let diagnostics = OutputCheck.tail(ofFile: log)
-        switch outcome {
-        case .cancelled:
-            throw CancellationError()
-        case .timedOut:
-            throw LocalFailures.timedOut("Calibre", originalFilename)
-        case .limitExceeded(let kind):
-            throw sandbox.limits.failure(kind, tool: "Calibre", what: originalFilename)
-        case .finished(.signaled(let signal)):
-            throw LocalFailures.crashed("Calibre", originalFilename, "was killed by signal \(signal)", log: diagnostics)
-        case .finished(.exited(let status)) where status != 0:
-            throw Self.failure(status: status, log: diagnostics, name: originalFilename)
-        case .finished:
-            try OutputCheck.verify(output, tool: "Calibre", diagnostics: diagnostics)
-            try OutputCheck.deliver(output, to: request.outputPath)
-        }
+        if status != 0 { throw Self.failure(status: status, log: diagnostics, name: originalFilename) }
+        try OutputCheck.verify(output, tool: "Calibre", diagnostics: diagnostics)
+        try OutputCheck.deliver(output, to: request.outputPath)
     }
 
     /// HOME, config, cache and temp all under `directory`.
@@ -184,9 +137,7 @@ final class CalibreConverter: Converter {
 
     /// Ends every warm worker; conversions in flight fail as transient.
     func shutdown() async {
-        _ = slots.shutDown()
-        let all = slots.slots
-        await runBlocking { DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].shutDown() } }
+        await workers.shutdown()
     }
 
     func isReady() async -> Bool { FileManager.default.isExecutableFile(atPath: executable) }

@@ -53,18 +53,10 @@ final class ChromiumBrowser: Sendable {
     }
 
     let settings: Settings
-    private let state = Mutex(State())
+    private let life = WarmLife<Instance>()
 
-    private struct State {
-        var instance: Instance?
-        var interrupted = false
-        var busy = false
-        var isShutDown = false
-        var starts = 0
-    }
-
-    /// A running browser. Whoever removes it from `State.instance` reaps it.
-    private final class Instance: Sendable {
+    /// A running browser. Whoever takes it out of `life` reaps it.
+    private final class Instance: WarmInstance {
         let group: ProcessGroup
         let pipe: DevToolsPipe
         let listener: ProxyListener
@@ -100,39 +92,26 @@ final class ChromiumBrowser: Sendable {
     // MARK: - Called from any thread
 
     /// Clears a stale interruption; call before installing the cancellation handler.
-    func prepare() {
-        state.withLock { $0.interrupted = false }
-    }
+    func prepare() { life.prepare() }
 
     /// Kills the browser now; the blocked print returns `.interrupted` and the next one starts
     /// a fresh browser.
-    func interrupt() {
-        state.withLock { state in
-            state.interrupted = true
-            state.instance?.group.stop(.cancellation)
-        }
-    }
+    func interrupt() { life.interrupt() }
 
     /// The running browser's process group id, if one is running.
-    func processGroup() -> pid_t? {
-        state.withLock { $0.instance?.group.id }
-    }
+    func processGroup() -> pid_t? { life.processGroup }
 
     /// How many times this slot has started Chromium.
-    var startCount: Int { state.withLock { $0.starts } }
+    var startCount: Int { life.startCount }
 
     // MARK: - Blocking
 
     /// Prints `page` by `deadline` in a fresh browser context.
     func print(_ page: Page, deadline: ContinuousClock.Instant) -> Outcome {
-        state.withLock { $0.busy = true }
-        defer {
-            let leftover = state.withLock { state -> Instance? in
-                state.busy = false
-                return state.isShutDown ? state.instance : nil
-            }
-            if let leftover { retire(leftover) }
-        }
+        life.whileBusy({ printNow(page, deadline: deadline) }, retire: retire)
+    }
+
+    private func printNow(_ page: Page, deadline: ContinuousClock.Instant) -> Outcome {
         if ContinuousClock.now >= deadline { return .timedOut }
         let instance: Instance
         switch warmInstance(deadline: deadline) {
@@ -167,7 +146,7 @@ final class ChromiumBrowser: Sendable {
         case .success(.pageFailed(let error)): return .pageFailed(error)
         case .failure(let error):
             retire(instance)
-            if state.withLock({ $0.interrupted }) { return .interrupted }
+            if life.isInterrupted { return .interrupted }
             if ContinuousClock.now >= deadline { return .timedOut }
             return .broken("\(error)")
         }
@@ -176,15 +155,7 @@ final class ChromiumBrowser: Sendable {
     /// Ends the browser: at once, since it holds nothing worth saving. A print in flight
     /// returns `.interrupted`. The slot refuses work afterwards.
     func shutDown() {
-        let (instance, busy) = state.withLock { state in
-            state.isShutDown = true
-            if state.busy {
-                state.interrupted = true
-                state.instance?.group.stop(.shutdown)
-            }
-            return (state.instance, state.busy)
-        }
-        if let instance, !busy { retire(instance) }
+        if let idle = life.shutDown() { retire(idle) }
     }
 
     /// The tail of the browser's log, for a message.
@@ -201,7 +172,7 @@ final class ChromiumBrowser: Sendable {
 
     /// The running browser if it is healthy and has jobs left, else a fresh one.
     private func warmInstance(deadline: ContinuousClock.Instant) -> Warm {
-        if let current = state.withLock({ $0.instance }) {
+        if let current = life.current {
             if current.jobs.load(ordering: .relaxed) >= settings.maxJobs || !current.isAlive {
                 retire(current)
             } else {
@@ -209,7 +180,7 @@ final class ChromiumBrowser: Sendable {
                 current.pipe.deadline = min(deadline, .now + .seconds(5))
                 if (try? current.pipe.call("Browser.getVersion")) != nil { return .ready(current) }
                 retire(current)
-                if state.withLock({ $0.interrupted }) { return .done(.interrupted) }
+                if life.isInterrupted { return .done(.interrupted) }
                 if ContinuousClock.now >= deadline { return .done(.timedOut) }
             }
         }
@@ -221,11 +192,11 @@ final class ChromiumBrowser: Sendable {
         // A fresh profile each start: nothing a crashed browser left behind carries over.
         try? fileManager.removeItem(atPath: settings.directory)
         try? fileManager.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
-        let refusal: Outcome? = state.withLock { state in
-            if state.isShutDown { return .unavailable("the Chromium converter has been shut down") }
-            return state.interrupted ? .interrupted : nil
+        switch life.refusal() {
+        case .shutDown: return .done(.unavailable("the Chromium converter has been shut down"))
+        case .interrupted: return .done(.interrupted)
+        case nil: break
         }
-        if let refusal { return .done(refusal) }
 
         guard let (ours, theirs) = socketPair() else { return .done(.unavailable("a socket for Chromium's DevTools pipe could not be created")) }
         defer { close(theirs) }
@@ -283,12 +254,7 @@ final class ChromiumBrowser: Sendable {
             close(ours)
             return .done(.unavailable("Chromium could not be started: \(error.message)"))
         }
-        state.withLock { state in
-            state.instance = instance
-            state.starts += 1
-            // An interruption that raced with the spawn must still land.
-            if state.interrupted || state.isShutDown { instance.group.stop(.cancellation) }
-        }
+        life.install(instance)
 
         instance.pipe.deadline = min(deadline, .now + settings.startTimeout)
         do {
@@ -297,7 +263,7 @@ final class ChromiumBrowser: Sendable {
         } catch {
             let timedOut = ContinuousClock.now >= instance.pipe.deadline
             retire(instance)
-            if state.withLock({ $0.interrupted }) { return .done(.interrupted) }
+            if life.isInterrupted { return .done(.interrupted) }
             if ContinuousClock.now >= deadline { return .done(.timedOut) }
             let logs = diagnostics()
             let why = timedOut ? "did not answer within \(settings.startTimeout.inWords)" : "exited at start"
@@ -307,12 +273,7 @@ final class ChromiumBrowser: Sendable {
 
     /// Stops and reaps `instance` if it is still the slot's.
     private func retire(_ instance: Instance) {
-        let owned = state.withLock { state in
-            guard state.instance === instance else { return false }
-            state.instance = nil
-            return true
-        }
-        guard owned else { return }
+        guard life.release(instance) else { return }
         instance.listener.stop()
         instance.group.killAndReap()
     }

@@ -16,6 +16,8 @@ final class DevToolsPipe: @unchecked Sendable {
 
     private let socket: Int32
     private var buffer: [UInt8] = []
+    /// Where `recv` writes; allocated once, not per message (a page sends hundreds of events).
+    private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     private var nextID = 1
     /// Events that arrived while waiting for something else, oldest first.
     private var pending: [[String: Any]] = []
@@ -80,7 +82,6 @@ final class DevToolsPipe: @unchecked Sendable {
 
     /// The next message, or nil at `limit`. Throws when Chromium has gone.
     private func read(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             if let end = buffer.firstIndex(of: 0) {
                 let data = Data(buffer[..<end])

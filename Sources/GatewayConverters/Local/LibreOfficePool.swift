@@ -1,18 +1,14 @@
 import Foundation
 import GatewayCore
-import Synchronization
 
 /// Office documents → PDF through a bounded set of warm LibreOffice slots (DESIGN §4), with a
 /// cold, fresh LibreOffice as the safety net for a document that crashes a warm one.
 final class LibreOfficePool: Converter {
     let name = "local.libreoffice"
-    let slots: SlotPool<WarmWorker>
+    let workers: WarmWorkerPool
     private let sofficePath: String
     private let pythonPath: String
     private let sandbox: ConverterSandbox
-    /// Jobs whose document crashed a warm slot: their later attempts go straight to a cold
-    /// LibreOffice, so one document never takes more than one slot restart with it.
-    private let crashedWarm = Mutex<[UUID]>([])
 
     /// Slots are created here but start LibreOffice lazily, on their first conversion.
     /// `directory` must be private to this pool; the UNO worker script is written into it.
@@ -25,32 +21,31 @@ final class LibreOfficePool: Converter {
         sofficePath = configuration.sofficePath
         pythonPath = configuration.pythonPath
         sandbox = configuration.sandbox
-        slots = SlotPool(
-            (0..<max(1, configuration.libreOfficeSlots)).map { index in
-                let directory = directory + "/slot-\(index)"
-                return WarmWorker(
-                    settings: .init(
-                        tool: "LibreOffice",
-                        directory: directory,
-                        maxConversions: max(1, configuration.maxConversionsPerLibreOfficeInstance),
-                        startTimeout: configuration.libreOfficeStartTimeout,
-                        sandbox: configuration.sandbox,
-                        logs: [directory + "/worker.log", directory + "/soffice.log"],
-                        launch: { socket in
-                            Self.launch(
-                                configuration: configuration,
-                                scriptPath: scriptPath,
-                                directory: directory,
-                                pipeName: "pdfgate-\(token)-slot-\(index)",
-                                socket: socket
-                            )
-                        },
-                        // A profile left half-written by a killed soffice can keep it from starting: begin anew.
-                        afterFailedStart: { try? FileManager.default.removeItem(atPath: directory + "/profile") }
-                    )
+        let workers = (0..<max(1, configuration.libreOfficeSlots)).map { index in
+            let directory = directory + "/slot-\(index)"
+            return WarmWorker(
+                settings: .init(
+                    tool: "LibreOffice",
+                    directory: directory,
+                    maxConversions: max(1, configuration.maxConversionsPerLibreOfficeInstance),
+                    startTimeout: configuration.libreOfficeStartTimeout,
+                    sandbox: configuration.sandbox,
+                    logs: [directory + "/worker.log", directory + "/soffice.log"],
+                    launch: { socket in
+                        Self.launch(
+                            configuration: configuration,
+                            scriptPath: scriptPath,
+                            directory: directory,
+                            pipeName: "pdfgate-\(token)-slot-\(index)",
+                            socket: socket
+                        )
+                    },
+                    // A profile left half-written by a killed soffice can keep it from starting: begin anew.
+                    afterFailedStart: { try? FileManager.default.removeItem(atPath: directory + "/profile") }
                 )
-            }
-        )
+            )
+        }
+        self.workers = WarmWorkerPool(tool: "LibreOffice", workers: workers, limits: configuration.sandbox.limits)
     }
 
     /// soffice in the background and the UNO worker as the sandbox's command, its stdin and
@@ -99,59 +94,16 @@ final class LibreOfficePool: Converter {
         }
         try Task.checkCancellation()
         events(.entered(.converting))
-        if goesCold(request.jobID) {
-            return try await convertCold(path: path, originalFilename: originalFilename, request: request)
-        }
-        do {
-            try await convertWarm(path: path, originalFilename: originalFilename, request: request)
-        } catch let failure as JobFailure where failure.code == LocalFailures.crashedCode && ContinuousClock.now < request.deadline {
-            // A crash is the tool's fault, not the document's: one more try, in a fresh LibreOffice.
-            crashedWarm.withLock { jobs in
-                jobs.append(request.jobID)
-                if jobs.count > 1000 { jobs.removeFirst(jobs.count - 1000) }
-            }
-            try await convertCold(path: path, originalFilename: originalFilename, request: request)
-        }
-    }
-
-    /// Whether `jobID`'s document crashed a warm slot, so its conversions run cold.
-    func goesCold(_ jobID: UUID) -> Bool {
-        crashedWarm.withLock { $0.contains(jobID) }
-    }
-
-    /// In a warm slot: the input goes into the slot's exchange directory, the PDF comes out of it.
-    private func convertWarm(path: String, originalFilename: String, request: ConversionRequest) async throws {
-        let deadline = request.deadline
-        try await LocalFailures.withSlot(slots, tool: "LibreOffice", what: originalFilename, deadline: deadline) { slot in
-            let exchange = slot.exchangeDirectory
-            try? FileManager.default.removeItem(atPath: exchange)
-            defer { try? FileManager.default.removeItem(atPath: exchange) }
-            let input = try InputStaging.stage(path, originalFilename: originalFilename, in: exchange)
-            let output = exchange + "/output.pdf"
-            slot.prepare()
-            let outcome = await withTaskCancellationHandler {
-                await runBlocking { slot.convert(input: input, output: output, name: originalFilename, deadline: deadline) }
-            } onCancel: {
-                slot.interrupt()
-            }
-            switch outcome {
-            case .converted:
-                try OutputCheck.verify(output, tool: "LibreOffice")
-                try OutputCheck.deliver(output, to: request.outputPath)
-            case .refused(let reply):
+        try await workers.convert(
+            path: path,
+            originalFilename: originalFilename,
+            request: request,
+            refused: { reply in
                 let kind: FailureClass = reply.kind == "rejected" ? .rejected : .transient
-                throw JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(originalFilename)")
-            case .failed(let failure):
-                throw failure
-            case .timedOut:
-                throw LocalFailures.timedOut("LibreOffice", originalFilename)
-            case .limitExceeded(let kind):
-                throw sandbox.limits.failure(kind, tool: "LibreOffice", what: originalFilename)
-            case .interrupted:
-                if Task.isCancelled { throw CancellationError() }
-                throw LocalFailures.shutDown("LibreOffice")
-            }
-        }
+                return JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(originalFilename)")
+            },
+            cold: { try await convertCold(path: path, originalFilename: originalFilename, request: request) }
+        )
     }
 
     /// `soffice --convert-to pdf` with a profile of its own, sealed and limited like a slot.
@@ -177,24 +129,11 @@ final class LibreOfficePool: Converter {
             mounts: .init(writable: [work]),
             backstops: .init(addressSpace: true, cpu: true)
         )
-        let outcome: OneShotOutcome
-        do throws(SpawnFailure) {
-            outcome = try await runOneShot(spec, deadline: request.deadline, limits: sandbox.limits)
-        } catch {
-            throw JobFailure(.transient, code: "converter_unavailable", "LibreOffice could not be started: \(error.message)")
-        }
-        let diagnostics = OutputCheck.tail(ofFile: log)
-        switch outcome {
-        case .cancelled: throw CancellationError()
-        case .timedOut: throw LocalFailures.timedOut("LibreOffice", originalFilename)
-        case .limitExceeded(let kind): throw sandbox.limits.failure(kind, tool: "LibreOffice", what: originalFilename)
-        case .finished(.signaled(let signal)):
-            throw LocalFailures.crashed("LibreOffice", originalFilename, "was killed by signal \(signal)", log: diagnostics)
-        case .finished(.exited):
-            let output = work + "/out/" + ((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".pdf"
-            try OutputCheck.verify(output, tool: "LibreOffice", diagnostics: diagnostics)
-            try OutputCheck.deliver(output, to: request.outputPath)
-        }
+        // soffice exits 0 whether or not it converted: the output file says.
+        _ = try await LocalFailures.runCold(spec, tool: "LibreOffice", what: originalFilename, log: log, request: request, limits: sandbox.limits)
+        let output = work + "/out/" + ((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".pdf"
+        try OutputCheck.verify(output, tool: "LibreOffice", diagnostics: OutputCheck.tail(ofFile: log))
+        try OutputCheck.deliver(output, to: request.outputPath)
     }
 
     func isReady() async -> Bool {
@@ -203,11 +142,6 @@ final class LibreOfficePool: Converter {
 
     /// Ends every slot's LibreOffice: idle ones gracefully, busy ones by SIGKILL.
     func shutdown() async {
-        _ = slots.shutDown()
-        let all = slots.slots
-        await runBlocking {
-            // Each slot waits up to a few seconds for a clean exit; do them side by side.
-            DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].shutDown() }
-        }
+        await workers.shutdown()
     }
 }

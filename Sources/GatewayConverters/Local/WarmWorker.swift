@@ -47,18 +47,10 @@ final class WarmWorker: Sendable {
     }
 
     let settings: Settings
-    private let state = Mutex(State())
+    private let life = WarmLife<Instance>()
 
-    private struct State {
-        var instance: Instance?
-        var interrupted = false
-        var busy = false
-        var isShutDown = false
-        var starts = 0
-    }
-
-    /// A running worker (and tool). Whoever removes it from `State.instance` reaps it.
-    private final class Instance: Sendable {
+    /// A running worker (and tool). Whoever takes it out of `life` reaps it.
+    private final class Instance: WarmInstance {
         /// Led by the sandbox (or, unsandboxed, by the worker's launcher).
         let group: ProcessGroup
         /// Our end of a socketpair serving as the worker's stdin and stdout: a socket so writing to
@@ -88,40 +80,29 @@ final class WarmWorker: Sendable {
     // MARK: - Called from any thread
 
     /// Clears a stale interruption; call before installing the cancellation handler.
-    func prepare() {
-        state.withLock { $0.interrupted = false }
-    }
+    func prepare() { life.prepare() }
 
     /// Kills the running worker now; the blocked conversion returns `.interrupted` and the
     /// worker starts afresh on its next use.
-    func interrupt() {
-        state.withLock { state in
-            state.interrupted = true
-            state.instance?.group.stop(.cancellation)
-        }
-    }
+    func interrupt() { life.interrupt() }
 
     /// The running instance's process group id (its leader's pid), if one is running.
-    func processGroup() -> pid_t? {
-        state.withLock { state in state.instance?.group.id }
-    }
+    func processGroup() -> pid_t? { life.processGroup }
 
     /// How many times this worker has been started.
-    var startCount: Int { state.withLock { $0.starts } }
+    var startCount: Int { life.startCount }
 
     // MARK: - Blocking
 
     /// Converts `input` to a PDF at `output` by `deadline`, with the tool's `arguments`.
     func convert(input: String, output: String, name: String, arguments: [String]? = nil, deadline: ContinuousClock.Instant) -> Outcome {
-        state.withLock { $0.busy = true }
-        defer {
-            let leftover = state.withLock { state -> Instance? in
-                state.busy = false
-                return state.isShutDown ? state.instance : nil
-            }
-            if let leftover { retire(leftover, gracefully: true) }
-        }
+        life.whileBusy(
+            { convertNow(input: input, output: output, name: name, arguments: arguments, deadline: deadline) },
+            retire: { retire($0, gracefully: true) }
+        )
+    }
 
+    private func convertNow(input: String, output: String, name: String, arguments: [String]?, deadline: ContinuousClock.Instant) -> Outcome {
         // Past the deadline already: fail without putting a healthy instance at risk.
         if ContinuousClock.now >= deadline { return .timedOut }
         let instance: Instance
@@ -167,15 +148,7 @@ final class WarmWorker: Sendable {
     /// Ends the worker: gracefully when idle, by SIGKILL when a conversion is running (that
     /// conversion returns `.interrupted`). The slot refuses work afterwards.
     func shutDown() {
-        let (instance, busy) = state.withLock { state in
-            state.isShutDown = true
-            if state.busy {
-                state.interrupted = true
-                state.instance?.group.stop(.shutdown)
-            }
-            return (state.instance, state.busy)
-        }
-        if let instance, !busy { retire(instance, gracefully: true) }
+        if let idle = life.shutDown() { retire(idle, gracefully: true) }
     }
 
     // MARK: - Life cycle
@@ -187,7 +160,7 @@ final class WarmWorker: Sendable {
 
     /// The running worker if it is healthy and has conversions left, else a fresh one.
     private func warmInstance(deadline: ContinuousClock.Instant) -> Warm {
-        if let current = state.withLock({ $0.instance }) {
+        if let current = life.current {
             if current.conversions.load(ordering: .relaxed) >= settings.maxConversions {
                 retire(current, gracefully: true)
             } else if !current.isAlive {
@@ -217,13 +190,12 @@ final class WarmWorker: Sendable {
         }
         defer { close(theirs) }
 
-        let refusal: Outcome? = state.withLock { state in
-            if state.isShutDown { return .failed(Self.unavailable("the \(settings.tool) converter has been shut down")) }
-            return state.interrupted ? .interrupted : nil
-        }
-        if let refusal {
+        if let refusal = life.refusal() {
             close(ours)
-            return .done(refusal)
+            switch refusal {
+            case .shutDown: return .done(.failed(Self.unavailable("the \(settings.tool) converter has been shut down")))
+            case .interrupted: return .done(.interrupted)
+            }
         }
 
         let spec = settings.launch(theirs)
@@ -234,12 +206,7 @@ final class WarmWorker: Sendable {
             close(ours)
             return .done(.failed(Self.unavailable(error.message)))
         }
-        state.withLock { state in
-            state.instance = instance
-            state.starts += 1
-            // An interruption that raced with the spawn must still land.
-            if state.interrupted || state.isShutDown { instance.group.stop(.cancellation) }
-        }
+        life.install(instance)
 
         let readyDeadline = min(deadline, .now + settings.startTimeout)
         switch readLine(instance.socket, deadline: readyDeadline, alive: { instance.isAlive }) {
@@ -250,7 +217,7 @@ final class WarmWorker: Sendable {
             if ContinuousClock.now >= deadline { return .done(.timedOut) }
             return .done(.failed(Self.unavailable("\(settings.tool) did not start within \(settings.startTimeout.inWords)")))
         case .line, .closed:
-            if state.withLock({ $0.interrupted }) {
+            if life.isInterrupted {
                 retire(instance, gracefully: false)
                 return .done(.interrupted)
             }
@@ -264,12 +231,7 @@ final class WarmWorker: Sendable {
     /// Stops and reaps `instance` if it is still the worker's; returns the leader's wait status.
     @discardableResult
     private func retire(_ instance: Instance, gracefully: Bool) -> Int32 {
-        let owned = state.withLock { state in
-            guard state.instance === instance else { return false }
-            state.instance = nil
-            return true
-        }
-        guard owned else { return 0 }
+        guard life.release(instance) else { return 0 }
         if gracefully, instance.isAlive {
             // Let the tool close its profile cleanly; SIGKILL follows if it dawdles.
             _ = send(WorkerRequest.quit.line(), to: instance.socket)
@@ -300,7 +262,7 @@ final class WarmWorker: Sendable {
             }
         }
         if case .reply = result { return result }
-        return state.withLock({ $0.interrupted }) ? .interrupted : result
+        return life.isInterrupted ? .interrupted : result
     }
 
     private func send(_ bytes: [UInt8], to socket: Int32) -> Bool {
