@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Every worker and every cold run gets its own HOME, config and temp directories so parallel
 /// runs never collide. A cold conversion spends much of its time in Calibre's fixed settle
-/// timer (a second per rendered file; the worker shortens it, see `CalibreWorkerScript`) rather
-/// than on the CPU, which is why this converter may have more slots than the machine has cores.
+/// timer (a second per rendered file); the worker shortens it (`CalibreWorkerScript`), which
+/// leaves it busy on the CPU: more workers than cores buys memory use, not speed.
 final class CalibreConverter: Converter {
     let name = "local.calibre"
     let workers: WarmWorkerPool
