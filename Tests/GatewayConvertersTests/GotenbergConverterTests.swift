@@ -141,11 +141,11 @@ import Testing
             status: 429,
             headers: [("Retry-After", "3")],
             body: "Too Many Requests",
-            kind: .transient,
+            kind: .unavailable,
             code: "converter_busy",
             retryAfter: .seconds(3)
         ),
-        StatusCase(status: 503, body: "Service Unavailable", kind: .transient, code: "converter_unavailable"),
+        StatusCase(status: 503, body: "Service Unavailable", kind: .unavailable, code: "converter_unavailable"),
         StatusCase(status: 500, body: "Internal Server Error", kind: .transient, code: "converter_error"),
         StatusCase(status: 502, kind: .transient, code: "converter_error"),
         StatusCase(status: 501, body: "Not Implemented", kind: .rejected, code: "not_supported"),
@@ -208,14 +208,14 @@ import Testing
         #expect(failure?.code == "converter_connection_lost")
     }
 
-    @Test func refusedConnectionIsTransient() async throws {
+    @Test func refusedConnectionIsUnavailable() async throws {
         let server = try FakeHTTPServer { _, response in try response.respond(status: 200) }
         let base = server.baseURL
         server.stop()
         let converter = GotenbergConverter(configuration: .init(baseURL: base, http: httpTestTransport(), urlGuard: hostsTable))
         let job = HTTPBackendJob()
         let failure = await thrownFailure { try await converter.convert(job.request(.urlToPDF, .url("https://example.com")), events: { _ in }) }
-        #expect(failure?.kind == .transient)
+        #expect(failure?.kind == .unavailable)
         #expect(failure?.code == "converter_unreachable")
         #expect(await !converter.isReady())
     }

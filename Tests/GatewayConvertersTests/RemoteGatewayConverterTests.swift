@@ -224,7 +224,7 @@ import Testing
         defer { fake.stop() }
         let job = HTTPBackendJob()
         let failure = await thrownFailure { try await converter(fake).convert(job.request(.urlToPDF, .url("https://example.com")), events: { _ in }) }
-        #expect(failure?.kind == .transient)
+        #expect(failure?.kind == .unavailable, "a 503 says the gateway has not tried the input")
         #expect(failure?.retryAfter == .seconds(7))
         #expect(failure?.message.contains("the gateway is overloaded") == true)
     }

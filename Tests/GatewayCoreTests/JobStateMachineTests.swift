@@ -81,7 +81,7 @@ struct JobStateMachineTests {
 
     @Test mutating func aBackendThatIsDownIsWaitedForUntilTheDeadline() throws {
         var job = job(upload: false, attempts: 3, deadlineIn: 600)
-        let down = JobFailure(.transient, code: "converter_unreachable", "Gotenberg could not be reached: connection refused")
+        let down = JobFailure.converterUnreachable("Gotenberg could not be reached: connection refused")
         var clock = now
         // Far more failures than maxAttempts: each one waits and retries while time remains.
         for _ in 0..<10 {
@@ -113,7 +113,7 @@ struct JobStateMachineTests {
     @Test mutating func aRetryThatCannotStartBeforeTheDeadlineFailsAsTimedOut() throws {
         var job = job(upload: false, deadlineIn: 1)
         _ = try job.handle(.started, now: now, random: &random)
-        _ = try job.handle(.failed(JobFailure(.transient, code: "converter_unavailable", "503", retryAfter: .seconds(30))), now: now, random: &random)
+        _ = try job.handle(.failed(JobFailure.converterUnavailable("503", retryAfter: .seconds(30))), now: now, random: &random)
         #expect(job.status == .failed && job.failure?.kind == .timedOut)
         #expect(job.failure?.message.contains("503") == true)
     }

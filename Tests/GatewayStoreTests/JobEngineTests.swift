@@ -96,7 +96,7 @@ struct JobEngineTests {
     }
 
     @Test func transientFailuresAreRetriedThenSucceed() async throws {
-        let busy = JobFailure(.transient, code: "converter_busy", "busy")
+        let busy = JobFailure.converterBusy("busy")
         let converter = ScriptedConverter([.fail(busy), .fail(busy)])
         let engine = try EngineFixture(converter)
         let done = try await engine.runUntilDone(try engine.submit().id)
@@ -105,7 +105,7 @@ struct JobEngineTests {
     }
 
     @Test func aRetryWaitsForItsBackoffOnTheInjectedClockAndNoLonger() async throws {
-        let busy = JobFailure(.transient, code: "converter_busy", "busy")
+        let busy = JobFailure.converterBusy("busy")
         let converter = ScriptedConverter([.fail(busy)])
         let engine = try EngineFixture(converter)
         let submitted = try engine.submit()
@@ -138,7 +138,7 @@ struct JobEngineTests {
 
     @Test func retryDelaysAreReproducibleFromTheSeed() async throws {
         func firstRetryDelay() async throws -> TimeInterval {
-            let busy = JobFailure(.transient, code: "converter_busy", "busy")
+            let busy = JobFailure.converterBusy("busy")
             let engine = try EngineFixture(ScriptedConverter([.fail(busy)]))
             let start = engine.clock.now
             let submitted = try engine.submit()

@@ -95,7 +95,7 @@ final class ChromiumConverter: Converter {
             throw LocalFailures.shutDown("Chromium")
         case .timedOut: throw LocalFailures.timedOut("Chromium", what)
         case .limitExceeded(let kind): throw limits.failure(kind, tool: "Chromium", what: what)
-        case .unavailable(let why): throw JobFailure(.transient, code: "converter_unavailable", why)
+        case .unavailable(let why): throw JobFailure.converterUnavailable(why)
         case .pageFailed(let error):
             let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
             throw Self.explain(failure, notes: page.proxy.notes)

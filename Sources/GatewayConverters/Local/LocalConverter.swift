@@ -130,7 +130,7 @@ public final class LocalConverter: Converter {
     /// Refuses while the sandbox cannot start: no tool runs unsealed unless the operator said so.
     public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
         if let problem = await sandboxProblem() {
-            throw JobFailure(.transient, code: "converter_unavailable", problem)
+            throw JobFailure.converterUnavailable(problem)
         }
         try await backend(for: request).convert(request, events: events)
     }

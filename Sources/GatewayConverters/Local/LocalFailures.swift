@@ -20,7 +20,7 @@ enum LocalFailures {
     }
 
     static func shutDown(_ tool: String) -> JobFailure {
-        JobFailure(.transient, code: "converter_unavailable", "the \(tool) converter is shutting down")
+        JobFailure.converterUnavailable("the \(tool) converter is shutting down")
     }
 
     /// Runs `body` in a slot of `pool`, turning the pool's own errors into job failures.

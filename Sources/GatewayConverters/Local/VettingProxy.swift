@@ -365,7 +365,7 @@ final class VettingProxy: Sendable {
     }
 
     static func unavailable(_ message: String) -> JobFailure {
-        JobFailure(.transient, code: "converter_unavailable", "the proxy that checks Chromium's requests could not start: \(message)")
+        JobFailure.converterUnavailable("the proxy that checks Chromium's requests could not start: \(message)")
     }
 }
 

@@ -323,6 +323,6 @@ final class WarmWorker: Sendable {
     }
 
     private static func unavailable(_ message: String) -> JobFailure {
-        JobFailure(.transient, code: "converter_unavailable", message)
+        JobFailure.converterUnavailable(message)
     }
 }

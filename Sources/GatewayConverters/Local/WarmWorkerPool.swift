@@ -112,7 +112,7 @@ extension LocalFailures {
         do throws(SpawnFailure) {
             outcome = try await runOneShot(spec, deadline: request.deadline, limits: limits)
         } catch {
-            throw JobFailure(.transient, code: "converter_unavailable", "\(tool) could not be started: \(error.message)")
+            throw JobFailure.converterUnavailable("\(tool) could not be started: \(error.message)")
         }
         switch outcome {
         case .cancelled: throw CancellationError()

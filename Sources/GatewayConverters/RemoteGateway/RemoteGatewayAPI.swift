@@ -88,7 +88,7 @@ struct RemoteGatewayAPI: Sendable {
             )
         } catch let error as HTTPClientError {
             let failure = RemoteFailures.forTransport(error, service: Self.service, doing: what, deadline: deadline)
-            guard failure.kind == .transient else { throw failure }
+            guard failure.kind.isRetryable else { throw failure }
             return .tryAgain(failure)
         }
         let retryAfter = RemoteFailures.retryAfter(of: response)
@@ -108,7 +108,7 @@ struct RemoteGatewayAPI: Sendable {
                 detail: detail(of: response),
                 retryAfter: retryAfter
             )
-            guard failure.kind == .transient else { throw failure }
+            guard failure.kind.isRetryable else { throw failure }
             return .tryAgain(failure)
         }
     }

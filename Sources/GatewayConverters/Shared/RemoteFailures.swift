@@ -28,15 +28,15 @@ enum RemoteFailures {
         let kind: FailureClass
         let code: String
         switch status {
-        case 429: (kind, code) = (.transient, "converter_busy")
-        case 503: (kind, code) = (.transient, "converter_unavailable")
+        case 429: (kind, code) = (.unavailable, "converter_busy")
+        case 503: (kind, code) = (.unavailable, "converter_unavailable")
         case 501: (kind, code) = (.rejected, "not_supported")
         case 500...599: (kind, code) = (.transient, "converter_error")
         case 400, 409, 422: (kind, code) = (.rejected, "conversion_rejected")
         case 413: (kind, code) = (.rejected, "input_too_large")
         default: (kind, code) = (.rejected, "converter_refused")
         }
-        return JobFailure(kind, code: code, "\(service) answered \(status) while \(what)\(said)", retryAfter: kind == .transient ? retryAfter : nil)
+        return JobFailure(kind, code: code, "\(service) answered \(status) while \(what)\(said)", retryAfter: kind.isRetryable ? retryAfter : nil)
     }
 
     /// The `Retry-After` of an answer, in seconds or as an HTTP date.
@@ -52,7 +52,7 @@ enum RemoteFailures {
         let code: String
         let kind: FailureClass
         switch error.kind {
-        case .connectFailed: (kind, code) = (.transient, "converter_unreachable")
+        case .connectFailed: (kind, code) = (.unavailable, "converter_unreachable")
         case .connectionReset, .truncated: (kind, code) = (.transient, "converter_connection_lost")
         case .tooSlow: (kind, code) = (.transient, "converter_too_slow")
         case .timedOut: (kind, code) = (.transient, "converter_timeout")

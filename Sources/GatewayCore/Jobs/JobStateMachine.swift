@@ -156,8 +156,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     ) -> [Action] {
         // A backend that is down or full has not tried the input yet: the job waits for it until
         // its deadline instead of spending its attempts (issue 3: "wait and retry, not fail").
-        let backendNotReady = Self.backendNotReadyCodes.contains(error.code)
-        guard error.kind == .transient, attempts < maxAttempts || backendNotReady else { return fail(error) }
+        guard error.kind == .unavailable || (error.kind == .transient && attempts < maxAttempts) else { return fail(error) }
         let remaining = Duration.milliseconds(Int64(deadline.timeIntervalSince(now) * 1000))
         guard let wait = backoff.delay(afterAttempt: attempts, retryAfter: error.retryAfter, remaining: remaining, using: &random) else {
             return fail(JobFailure(.timedOut, code: "timed_out", timeoutMessage + "; the last attempt failed: \(error.message)"))
@@ -178,9 +177,6 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         let cancelRemote: [Action] = error.kind == .timedOut ? (remoteID.map { [.cancelRemote($0)] } ?? []) : []
         return (wasRunning && error.kind == .timedOut ? [.stopWork] : []) + cancelRemote + [.cleanUpStaging, .discardDocument, .publish]
     }
-
-    /// Failures that say the converter is unavailable rather than that the conversion failed.
-    public static let backendNotReadyCodes: Set<String> = ["converter_unreachable", "converter_busy", "converter_unavailable"]
 
     private var timeoutMessage: String { "the job did not finish before its deadline" }
 

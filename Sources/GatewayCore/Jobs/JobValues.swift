@@ -31,14 +31,21 @@ public enum JobPhase: String, Sendable, Codable, CaseIterable {
     case uploading, converting, polling, downloading, inspecting, filing
 }
 
-/// How a converter failed, which decides what the job does next (DESIGN §4).
+/// How a converter failed, which decides what the job does next (DESIGN §4): the state machine
+/// reads only this, never the code.
 public enum FailureClass: String, Sendable, Codable {
-    /// Worth retrying: connection errors, 429, 503, other 5xx but 501, a crashed converter.
+    /// Worth another attempt: a crashed converter, a dropped connection, a 5xx but 501 and 503.
     case transient
+    /// The converter is down, full or shutting down, so it has not tried the input: the job
+    /// waits for it until its deadline without spending attempts ("wait and retry, not fail").
+    case unavailable
     /// The input is bad: fail at once with the converter's message.
     case rejected
     /// The deadline passed.
     case timedOut = "timed_out"
+
+    /// Whether the same input may succeed later.
+    public var isRetryable: Bool { self == .transient || self == .unavailable }
 }
 
 /// A classified failure with the words a user will read.
@@ -55,5 +62,20 @@ public struct JobFailure: GatewayError, Equatable, Codable {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+    }
+
+    /// The converter cannot take work: not started, not installed, shutting down, 503.
+    public static func converterUnavailable(_ message: String, retryAfter: Duration? = nil) -> JobFailure {
+        JobFailure(.unavailable, code: "converter_unavailable", message, retryAfter: retryAfter)
+    }
+
+    /// The converter is full (429): it asks us to come back later.
+    public static func converterBusy(_ message: String, retryAfter: Duration? = nil) -> JobFailure {
+        JobFailure(.unavailable, code: "converter_busy", message, retryAfter: retryAfter)
+    }
+
+    /// The converter's address refused or did not answer the connection.
+    public static func converterUnreachable(_ message: String) -> JobFailure {
+        JobFailure(.unavailable, code: "converter_unreachable", message)
     }
 }
