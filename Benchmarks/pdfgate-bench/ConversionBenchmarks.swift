@@ -191,13 +191,15 @@ func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws
     let library = try Library(root: store)
     let inspector = PDFInspectorPool()
     let engine = JobEngine(
-        configuration: .init(stagingDirectory: library.paths.staging, idlePoll: .milliseconds(50)),
+        configuration: .init(idlePoll: .milliseconds(50)),
         store: SQLiteJobStore(database: library.database),
+        staging: library.staging,
         router: ConverterRouter(everything: PassthroughConverter(), slots: 2),
         inspector: inspector,
         filer: library,
         logger: quietLogger
     )
+    let intake = JobIntake(engine: engine, filer: library, urlCheck: URLCheck(), limits: .none, idempotency: nil)
     let runner = Task { await engine.run() }
     _ = try await inspector.inspect(path: pdf)  // warm the inspector
 
@@ -205,10 +207,9 @@ func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws
     let total = try await asyncSeconds {
         for i in 0..<count {
             let start = ContinuousClock.now
-            let job = try engine.create(owner: "bench", spec: JobSpec(type: .docToPDF, originalFilename: "job-\(i).pdf"))
-            try FileManager.default.copyItem(atPath: pdf, toPath: engine.inputPath(job))
-            try engine.inputReceived(job.id)
-            try engine.submit(job.id)
+            // No extension: the intake lets LibreOffice tell by content, and the passthrough takes the PDF.
+            let spec = JobSpec(type: .docToPDF, originalFilename: "job-\(i)")
+            let job = try await intake.create(spec, owner: "bench", input: .copying(pdf)).job
             while try engine.job(job.id)?.state.status.isTerminal == false { try await Task.sleep(for: .microseconds(200)) }
             latencies.append(seconds(ContinuousClock.now - start))
         }

@@ -55,20 +55,31 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 }
             if status == .serviceUnavailable { return .unavailable(error.code, error.message) }
             return APIError(status, error.code, error.message)
-        case let error as JobTransitionError:
-            if error.status == .created, error.event == .submitted {
-                return APIError(.conflict, "upload_missing", "nothing has been uploaded yet: PUT the file to the job's upload URL, then submit")
+        case let error as IntakeError:
+            switch error.kind {
+            case .invalid: return APIError(.badRequest, error.code, error.message)
+            case .unsupportedFormat: return APIError(.unsupportedMediaType, error.code, error.message)
+            case .urlRefused, .idempotencyKeyReused: return APIError(.unprocessableContent, error.code, error.message)
+            case .noConverter: return .unavailable(error.code, error.message)
+            case .rateLimited(let seconds): return .tooMany(error.code, error.message, retryAfter: seconds)
+            case .tooManyJobs: return .tooMany(error.code, error.message, retryAfter: 5)
+            case .idempotencyKeyInProgress: return APIError(.conflict, error.code, error.message)
+            case .idempotencyJobGone: return APIError(.notFound, error.code, error.message)
             }
-            return APIError(.conflict, error.code, error.message)
-        case let error as JobFailure:
-            let status: HTTPResponse.Status =
-                switch error.code {
-                case "no_converter": .serviceUnavailable
-                case "url_forbidden", "url_unresolvable", "invalid_url": .unprocessableContent
-                default: .badRequest
-                }
-            if status == .serviceUnavailable { return .unavailable(error.code, error.message) }
-            return APIError(status, error.code, error.message)
+        case let error as StagingError:
+            switch error.kind {
+            case .inputExists: return APIError(.conflict, error.code, error.message)
+            case .storage: return APIError(.internalServerError, error.code, error.message)
+            }
+        case let error as JobTransitionError:
+            switch (error.status, error.event) {
+            case (.created, .submitted):
+                return APIError(.conflict, "upload_missing", "nothing has been uploaded yet: PUT the file to the job's upload URL, then submit")
+            case (_, .uploaded):
+                return APIError(.conflict, "already_uploaded", "this job's file has already been uploaded; an upload URL works once")
+            default:
+                return APIError(.conflict, error.code, error.message)
+            }
         case let error as InspectionError:
             return APIError(.unprocessableContent, error.code, error.message)
         case let error as HTTPError:

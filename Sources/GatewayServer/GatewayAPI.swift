@@ -11,13 +11,7 @@ public final class GatewayAPI: Sendable {
     public let configuration: ServerConfiguration
     public let assembly: EngineAssembly
     let tokens: TokenStore
-    let idempotency: IdempotencyStore
     let signer: URLSigner
-    let limits: OwnerLimits
-    let uploads = InFlight<UUID>()
-    /// `[owner, key]` of every `Idempotency-Key` whose first request is still running.
-    let idempotencyKeysInFlight = InFlight<[String]>()
-    let admission = OwnerGates()
     public let metrics: GatewayMetrics
     let closing = ClosingSignal()
     /// The listener's port once bound (differs from the configured one with `--port 0`).
@@ -25,15 +19,14 @@ public final class GatewayAPI: Sendable {
     let logger: Logger
 
     var engine: JobEngine { assembly.engine }
+    var intake: JobIntake { assembly.intake }
     var library: Library { assembly.library }
 
     public init(configuration: ServerConfiguration, assembly: EngineAssembly, signingKeys: [SigningKey], logger: Logger) {
         self.configuration = configuration
         self.assembly = assembly
         tokens = TokenStore(database: assembly.library.database)
-        idempotency = IdempotencyStore(database: assembly.library.database)
         signer = URLSigner(keys: signingKeys)
-        limits = OwnerLimits(perMinute: configuration.jobCreationsPerMinute)
         metrics = GatewayMetrics()
         self.logger = logger
     }

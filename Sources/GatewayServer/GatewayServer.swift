@@ -35,6 +35,10 @@ public struct GatewayServer {
                 hiddenPaths: configuration.configurationFile.map { [$0] } ?? []
             ),
             toolSlots: configuration.toolSlots,
+            limits: JobIntake.Limits(
+                creationsPerMinute: configuration.jobCreationsPerMinute,
+                activeJobsPerOwner: configuration.maxActiveJobsPerOwner
+            ),
             logger: logger
         )
         let secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
@@ -43,7 +47,7 @@ public struct GatewayServer {
         self.api = api
         let webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
-            urlGuard: URLGuard(check: assembly.engine.configuration.urlCheck),
+            urlGuard: URLGuard(check: assembly.intake.urlCheck),
             outbox: WebhookOutbox(database: library.database),
             logger: logger
         )
@@ -84,7 +88,7 @@ public struct GatewayServer {
         if configuration.effectiveAuth == .tokens, try !api.tokens.hasLiveTokens() {
             api.logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
-        try api.idempotency.recoverAfterRestart()
+        try api.assembly.idempotency.recoverAfterRestart()
         webhooks.resumePending()
         if configuration.routes.values.contains(.local) {
             if configuration.unsandboxedConverters {

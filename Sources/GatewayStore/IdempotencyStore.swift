@@ -1,20 +1,12 @@
 import Foundation
 import GRDB
+import GatewayCore
 import Synchronization
 
 /// `Idempotency-Key` on job creation: the same key and body give the same job, a different body
 /// is refused, and a key whose first request is still running answers "in progress".
-public final class IdempotencyStore: Sendable {
-    public enum Claim: Sendable, Equatable {
-        /// First use: create the job, then `complete`.
-        case claimed
-        /// Seen before with the same body: answer with this job.
-        case replay(jobID: UUID)
-        /// Seen before with another body.
-        case mismatch
-        /// The first request with this key has not finished yet.
-        case inProgress
-    }
+public final class IdempotencyStore: IdempotencyKeys {
+    public typealias Claim = IdempotencyClaim
 
     let database: GatewayDatabase
     /// How long a key is remembered (a day, as Stripe and the IETF draft suggest).

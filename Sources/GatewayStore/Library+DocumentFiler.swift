@@ -16,6 +16,13 @@ extension Library: DocumentFiler {
         try file(path, mode: .move, owner: owner, folder: FolderReference.parse(folder), name: name, conflict: conflict, info: info, id: id)
     }
 
+    /// A folder named by id must be one of the owner's now; a path is created at filing if missing.
+    public func checkDestination(folder: String?, owner: String) throws {
+        if case .id(let id) = FolderReference.parse(folder) {
+            _ = try self.folder(.id(id), owner: owner)
+        }
+    }
+
     public func discardConverted(id: UUID, owner: String) throws {
         do {
             try deleteDocument(id: id, owner: owner)

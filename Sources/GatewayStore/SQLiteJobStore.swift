@@ -11,8 +11,14 @@ public final class SQLiteJobStore: JobStore {
         self.database = database
     }
 
-    public func insert(_ job: Job) throws {
-        try database.pool.write { db in try JobRecord(job).insert(db) }
+    public func insert(_ job: Job, activeLimit: Int?) throws {
+        try database.pool.write { db in
+            if let activeLimit {
+                let active = try Self.active(owner: job.owner).fetchCount(db)
+                if active >= activeLimit { throw ActiveJobLimitReached(active: active, limit: activeLimit) }
+            }
+            try JobRecord(job).insert(db)
+        }
     }
 
     public func job(id: UUID) throws -> Job? {
@@ -53,11 +59,13 @@ public final class SQLiteJobStore: JobStore {
     }
 
     public func activeCount(owner: String) throws -> Int {
-        try database.pool.read { db in
-            try JobRecord.filter(JobRecord.Columns.owner == owner)
-                .filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
-                .fetchCount(db)
-        }
+        try database.pool.read { db in try Self.active(owner: owner).fetchCount(db) }
+    }
+
+    /// The owner's unfinished jobs (an index range on `jobs_owner_status`).
+    private static func active(owner: String) -> QueryInterfaceRequest<JobRecord> {
+        JobRecord.filter(JobRecord.Columns.owner == owner)
+            .filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
     }
 
     public func statusCounts() throws -> [JobStatus: Int] {

@@ -138,7 +138,7 @@ struct OpenAPIShapesTests {
     func unavailableSendsRetryAfter() {
         let errors: [any Error] = [
             LibraryError(.storeBusy, "another process holds the store"),
-            JobFailure(.rejected, code: "no_converter", "no converter is configured for URL_TO_PDF jobs"),
+            IntakeError(.noConverter, code: "no_converter", "no converter is configured for URL_TO_PDF jobs"),
         ]
         for error in errors {
             let answer = APIError.from(error)

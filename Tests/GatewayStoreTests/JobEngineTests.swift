@@ -25,7 +25,6 @@ struct EngineFixture {
         store = SQLiteJobStore(database: fixture.library.database)
         engine = JobEngine(
             configuration: .init(
-                stagingDirectory: fixture.library.paths.staging,
                 defaultTimeout: [.docToPDF: timeout],
                 maxAttempts: maxAttempts,
                 idlePoll: .milliseconds(20),
@@ -33,6 +32,7 @@ struct EngineFixture {
                 clock: clock.jobClock
             ),
             store: store,
+            staging: fixture.library.staging,
             router: routes.map { ConverterRouter(routes: $0) } ?? ConverterRouter(everything: converter, slots: 2),
             inspector: fixture.inspector,
             filer: makeFiler(fixture.library)
@@ -42,8 +42,7 @@ struct EngineFixture {
     /// Creates a DOC job for a fixture PDF, uploads it and submits it.
     func submit(_ pdf: String = "one-page.pdf", name: String? = nil) throws -> Job {
         let job = try engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: pdf, folder: "Converted", name: name))
-        try FileManager.default.copyItem(atPath: Fixtures.pdf(pdf), toPath: engine.inputPath(job))
-        try engine.inputReceived(job.id)
+        try engine.receiveInput(Fixtures.pdf(pdf), for: job, copying: true)
         return try engine.submit(job.id)
     }
 
@@ -68,6 +67,7 @@ struct EngineFixture {
         JobEngine(
             configuration: engine.configuration,
             store: store,
+            staging: fixture.library.staging,
             router: ConverterRouter(everything: converter, slots: 1),
             inspector: fixture.inspector,
             filer: fixture.library
@@ -173,7 +173,7 @@ struct JobEngineTests {
         }
         #expect(job.state.status == .failed && job.state.failure?.code == "upload_expired", "\(job.state)")
         #expect(try engine.store.activeCount(owner: "alice") == 0)
-        #expect(!FileManager.default.fileExists(atPath: engine.engine.inputPath(job)), "its staging is gone")
+        #expect(!FileManager.default.fileExists(atPath: engine.engine.staging.inputPath(for: job)), "its staging is gone")
     }
 
     @Test func aBacklogOnOneBackendNeitherHidesAnotherBackendsJobsNorOutlivesItsDeadline() async throws {
@@ -187,8 +187,7 @@ struct JobEngineTests {
         )
         let backlog = try (0..<70).map { _ in try engine.submit() }
         let book = try engine.engine.create(owner: "alice", spec: JobSpec(type: .ebookToPDF, originalFilename: "book.epub"))
-        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: engine.engine.inputPath(book))
-        try engine.engine.inputReceived(book.id)
+        try engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: book, copying: true)
         _ = try engine.engine.submit(book.id)
 
         let runner = Task { await engine.engine.run() }
@@ -219,10 +218,11 @@ struct JobEngineTests {
         let finished = try engine.submit()
         _ = try await engine.runUntilDone(finished.id)
         let waiting = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
-        try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: engine.engine.inputPath(waiting))
+        try engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: waiting, copying: true)
         // Left by a process killed after the terminal write, by one killed mid-upload, and a
         // directory no job owns.
-        let leftovers = [finished.id.lowercased + "/input", "incoming-\(UUID().lowercased)", UUID().lowercased + "/attempt-1"]
+        let incoming = (engine.engine.staging.incomingPath() as NSString).lastPathComponent
+        let leftovers = [finished.id.lowercased + "/input", incoming, UUID().lowercased + "/attempt-1"]
         for leftover in leftovers {
             let path = staging + "/" + leftover
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -246,7 +246,7 @@ struct JobEngineTests {
         runner.cancel()
         await runner.value
         #expect(left == [waiting.id.lowercased], "only the unfinished job's upload stays: \(left)")
-        #expect(FileManager.default.fileExists(atPath: engine.engine.inputPath(waiting)))
+        #expect(FileManager.default.fileExists(atPath: engine.engine.staging.inputPath(for: waiting)))
     }
 
     @Test func rejectionsFailAtOnceAndFileNothing() async throws {
@@ -314,7 +314,7 @@ struct JobEngineTests {
         let engine = try EngineFixture(PassthroughConverter())
         let job = try engine.submit()
         // What an attempt that filed and then died before marking success leaves behind.
-        let copy = engine.fixture.library.paths.staging + "/left-by-a-crash.pdf"
+        let copy = engine.engine.staging.incomingPath()
         try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: copy)
         let info = try await engine.fixture.inspector.inspect(path: copy)
         _ = try engine.fixture.library.fileConverted(
@@ -388,6 +388,10 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
         filed += 1
         _ = try #require(engine).cancel(try #require(jobID))
         return document
+    }
+
+    func checkDestination(folder: String?, owner: String) throws {
+        try #require(library).checkDestination(folder: folder, owner: owner)
     }
 
     func discardConverted(id: UUID, owner: String) throws {

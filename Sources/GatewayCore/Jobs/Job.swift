@@ -88,7 +88,10 @@ public struct Job: Sendable, Equatable {
 /// Durable jobs (DESIGN §1). Behind a protocol so a PostgreSQL store can replace SQLite for
 /// scale-out without touching the engine.
 public protocol JobStore: Sendable {
-    func insert(_ job: Job) throws
+    /// Writes a new job. With `activeLimit`, in the same transaction, refuses it with
+    /// `ActiveJobLimitReached` when its owner already has that many unfinished jobs: the limit
+    /// holds for concurrent creates, whichever process makes them.
+    func insert(_ job: Job, activeLimit: Int?) throws
     /// The job, whoever owns it; nil when there is none.
     func job(id: UUID) throws -> Job?
     /// Reads, changes and writes one job atomically; returns the stored result.
@@ -122,7 +125,24 @@ public protocol DocumentFiler: Sendable {
         conflict: ConflictPolicy,
         info: PDFInfo
     ) throws -> Document
+    /// Refuses now a destination filing would refuse later (a folder id that is not the
+    /// owner's), so a job does not fail after its conversion for it.
+    func checkDestination(folder: String?, owner: String) throws
     /// Removes the document filed under `id`, if there is one: a job that ends without
     /// success takes back what it filed.
     func discardConverted(id: UUID, owner: String) throws
+}
+
+/// An owner has as many unfinished jobs as it may have.
+public struct ActiveJobLimitReached: GatewayError, Equatable {
+    public var active: Int
+    public var limit: Int
+
+    public init(active: Int, limit: Int) {
+        self.active = active
+        self.limit = limit
+    }
+
+    public var code: String { "too_many_jobs" }
+    public var message: String { "\(active) jobs are still unfinished (limit \(limit)); wait for some to finish" }
 }

@@ -98,6 +98,9 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         }
         switch (event, status) {
         case (.uploaded, .created):
+            guard !inputReady else {
+                throw JobTransitionError(event: event, status: status, reason: "the file has already been uploaded; an upload URL works once")
+            }
             inputReady = true
             return [.publish]
         case (.submitted, .created):

@@ -10,6 +10,9 @@ import Logging
 public final class EngineAssembly: Sendable {
     public let library: Library
     public let engine: JobEngine
+    /// The way in for new jobs, with the limits this assembly was given.
+    public let intake: JobIntake
+    public let idempotency: IdempotencyStore
     public let inspector: PDFInspectorPool
     public let local: LocalConverter
     /// The backend each job type goes to, as configured.
@@ -30,6 +33,7 @@ public final class EngineAssembly: Sendable {
         uploadWindow: Duration = .seconds(20 * 60),
         sandbox: ConverterSandbox = ConverterSandbox(),
         toolSlots: ToolSlots = ToolSlots(),
+        limits: JobIntake.Limits = .none,
         logger: Logger
     ) throws {
         self.library = library
@@ -78,19 +82,16 @@ public final class EngineAssembly: Sendable {
         }
         converters = byChoice.values.map(\.converter)
         engine = JobEngine(
-            configuration: .init(
-                stagingDirectory: library.paths.staging,
-                defaultTimeout: timeouts,
-                shutdownGrace: shutdownGrace,
-                urlCheck: urlCheck,
-                uploadWindow: uploadWindow
-            ),
+            configuration: .init(defaultTimeout: timeouts, shutdownGrace: shutdownGrace, uploadWindow: uploadWindow),
             store: SQLiteJobStore(database: library.database),
+            staging: library.staging,
             router: ConverterRouter(routes: table),
             inspector: inspector,
             filer: library,
             logger: logger
         )
+        idempotency = IdempotencyStore(database: library.database)
+        intake = JobIntake(engine: engine, filer: library, urlCheck: urlCheck, limits: limits, idempotency: idempotency)
     }
 
     public func shutdown() async {

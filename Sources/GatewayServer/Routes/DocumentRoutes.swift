@@ -121,8 +121,8 @@ extension GatewayAPI {
     /// `POST /v1/documents`: file an existing PDF, as multipart (`file` part) or a raw body.
     func importDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let owner = try context.requireOwner()
-        let incoming = library.paths.staging + "/import-\(UUID().lowercased).pdf"
-        defer { unlink(incoming) }
+        let incoming = engine.staging.incomingPath()
+        defer { engine.staging.discardIncoming(incoming) }
         let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         var fields = request.queryDictionary

@@ -22,27 +22,32 @@ extension GatewayAPI {
 
     // MARK: - Create
 
+    /// Every create goes through `JobIntake`: the routes only read the request's shape.
     func createJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let owner = try context.requireOwner()
         let key = try Self.idempotencyKey(request)
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
         // Held from the first byte on: a retry while the first request's body is still streaming
         // hears 409 at once instead of uploading the file a second time.
-        if let key, !idempotencyKeysInFlight.begin([owner, key]) { throw Self.idempotencyKeyInProgress }
-        defer { if let key { idempotencyKeysInFlight.end([owner, key]) } }
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        let created: (job: Job, replay: Bool)
-        if contentType.hasPrefix("multipart/form-data") {
-            created = try await createOneShotMultipart(request, owner: owner, key: key, contentType: contentType)
-        } else if contentType.isEmpty || contentType.hasPrefix("application/json") || contentType.hasPrefix("application/x-www-form-urlencoded") {
-            // curl -d sends form-urlencoded by default; the body is still our JSON.
-            created = try await createFromJSON(request, context, owner: owner, key: key)
-        } else {
-            created = try await createOneShotRaw(request, owner: owner, key: key)
+        let created = try await intake.holdingKey(owner: owner, key: key) {
+            if contentType.hasPrefix("multipart/form-data") {
+                return try await createOneShotMultipart(request, owner: owner, key: key, contentType: contentType)
+            } else if contentType.isEmpty || contentType.hasPrefix("application/json") || contentType.hasPrefix("application/x-www-form-urlencoded") {
+                // curl -d sends form-urlencoded by default; the body is still our JSON.
+                return try await createFromJSON(request, context, owner: owner, key: key)
+            } else {
+                return try await createOneShotRaw(request, owner: owner, key: key)
+            }
         }
         return try jsonResponse(jobJSON(created.job, base: baseURL(for: request)), status: created.replay ? .ok : .created)
     }
 
-    private func createFromJSON(_ request: Request, _ context: GatewayRequestContext, owner: String, key: String?) async throws -> (Job, Bool) {
+    private func createFromJSON(
+        _ request: Request,
+        _ context: GatewayRequestContext,
+        owner: String,
+        key: String?
+    ) async throws -> (job: Job, replay: Bool) {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         let data = Data(buffer.readableBytesView)
@@ -53,19 +58,15 @@ extension GatewayAPI {
             throw APIError(.badRequest, "invalid_json", "the body is not a job request: \(Self.describe(error))")
         }
         let spec = try body.spec(defaultTypeFromFilename: true)
-        try checkCallback(spec)
-        try checkFolder(spec, owner: owner)
         // The hash is of the parsed request, so key order and spacing do not make a body "different".
         let canonical = JSONEncoder()
         canonical.outputFormatting = .sortedKeys
-        // Limits are checked inside: a replay answers its job even to an owner at its limit.
-        return try await idempotent(key, owner: owner, requestHash: Self.sha256(try canonical.encode(spec))) {
-            try self.createWithinLimits(owner: owner, spec: spec, takingRateToken: true)
-        }
+        let hash = Self.sha256(try canonical.encode(spec))
+        return try await intake.create(spec, owner: owner, key: key.map { JobIntake.Key($0, requestHash: hash) })
     }
 
     /// Raw body: the file itself, its name in `Content-Disposition` or `?filename=`, the rest as query parameters.
-    private func createOneShotRaw(_ request: Request, owner: String, key: String?) async throws -> (Job, Bool) {
+    private func createOneShotRaw(_ request: Request, owner: String, key: String?) async throws -> (job: Job, replay: Bool) {
         var fields = request.queryDictionary
         if let disposition = request.headers[.contentDisposition], let filename = ContentDisposition.filename(disposition) {
             fields["original_filename"] = filename
@@ -78,130 +79,63 @@ extension GatewayAPI {
             )
         }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
-        try checkOneShot(spec, owner: owner)
+        try intake.check(spec, owner: owner, withInput: true)
         let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body: an owner over its limits hears 429 now, not after uploading the file.
-        try admitBeforeBody(owner: owner, key: key)
-        let incoming = library.paths.staging + "/incoming-\(UUID().lowercased)"
-        defer { unlink(incoming) }
-        let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
-        return try await idempotent(key, owner: owner, requestHash: Self.oneShotHash(fields, fileSHA256: written.sha256)) {
-            try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: written.bytes)
+        try intake.admitBeforeBody(owner: owner, key: key)
+        return try await intake.staging.withIncomingFile { incoming in
+            let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
+            let created = try await intake.create(
+                spec,
+                owner: owner,
+                input: .moving(incoming),
+                key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields, fileSHA256: written.sha256)) },
+                rateTaken: true
+            )
+            if !created.replay { metrics.uploaded(bytes: written.bytes) }
+            return created
         }
     }
 
     /// `multipart/form-data`: a `file` part and text parts named like the JSON fields.
-    private func createOneShotMultipart(_ request: Request, owner: String, key: String?, contentType: String) async throws -> (Job, Bool) {
+    private func createOneShotMultipart(_ request: Request, owner: String, key: String?, contentType: String) async throws -> (job: Job, replay: Bool)
+    {
         let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
-        try admitBeforeBody(owner: owner, key: key)
-        let incoming = library.paths.staging + "/incoming-\(UUID().lowercased)"
-        defer { unlink(incoming) }
-        let form = try await MultipartForm.receive(
-            request.body,
-            contentType: request.headers[.contentType] ?? contentType,
-            filePart: "file",
-            to: incoming,
-            maxBytes: configuration.maxUploadBytes,
-            hashing: key != nil
-        )
-        guard let file = form.file else {
-            throw APIError(.badRequest, "file_required", "the form has no 'file' part; send the document as a part named file")
-        }
-        var fields = form.fields
-        if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
-        let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
-        try checkOneShot(spec, owner: owner)
-        return try await idempotent(key, owner: owner, requestHash: Self.oneShotHash(fields, fileSHA256: file.sha256)) {
-            try await self.createAndStart(spec: spec, owner: owner, input: incoming, bytes: file.bytes)
-        }
-    }
-
-    private func checkOneShot(_ spec: JobSpec, owner: String) throws {
-        if spec.type == .urlToPDF {
-            throw APIError(.badRequest, "invalid_type", "a URL_TO_PDF job carries no file: send it as JSON with a \"url\"")
-        }
-        if spec.originalFilename?.isEmpty ?? true {
-            throw APIError(.badRequest, "filename_required", "the file needs a name whose extension says what it is, e.g. report.docx")
-        }
-        try checkCallback(spec)
-        try checkFolder(spec, owner: owner)
-    }
-
-    /// Create, stage the received file as the job's input, submit: one request does all three.
-    /// The rate token was taken before the body was read; the unfinished-jobs count is taken
-    /// again now, atomically with the create.
-    private func createAndStart(spec: JobSpec, owner: String, input: String, bytes: Int64) async throws -> Job {
-        let job = try createWithinLimits(owner: owner, spec: spec, takingRateToken: false)
-        do {
-            if rename(input, engine.inputPath(job)) != 0 {
-                throw APIError(.internalServerError, "storage_error", "cannot stage the upload (errno \(errno))")
+        try intake.admitBeforeBody(owner: owner, key: key)
+        return try await intake.staging.withIncomingFile { incoming in
+            let form = try await MultipartForm.receive(
+                request.body,
+                contentType: request.headers[.contentType] ?? contentType,
+                filePart: "file",
+                to: incoming,
+                maxBytes: configuration.maxUploadBytes,
+                hashing: key != nil
+            )
+            guard let file = form.file else {
+                throw APIError(.badRequest, "file_required", "the form has no 'file' part; send the document as a part named file")
             }
-            try engine.inputReceived(job.id)
-            metrics.uploaded(bytes: bytes)
-            return try engine.submit(job.id)
-        } catch {
-            _ = try? engine.cancel(job.id)
-            throw error
-        }
-    }
-
-    /// Refuses callback URLs the SSRF rules would refuse anyway, at creation rather than at delivery.
-    func checkCallback(_ spec: JobSpec) throws {
-        if let callback = spec.callbackURL {
-            _ = try engine.configuration.urlCheck.checkSyntax(callback)
-        }
-    }
-
-    /// A folder named by id must be one of the owner's, now: filing would otherwise fail the job
-    /// after the conversion. A path is created at filing if missing.
-    func checkFolder(_ spec: JobSpec, owner: String) throws {
-        if case .id(let id) = FolderReference.parse(spec.folder) {
-            _ = try library.folder(.id(id), owner: owner)
-        }
-    }
-
-    /// Per-owner limits (issue 4 §6): creation rate, then unfinished jobs; 429 when either is spent.
-    func admit(owner: String, takingRateToken: Bool) throws {
-        if takingRateToken, let wait = limits.takeCreation(owner: owner) {
-            throw APIError.tooMany(
-                "rate_limited",
-                "too many jobs created in the last minute (limit \(configuration.jobCreationsPerMinute)); retry in \(wait) s",
-                retryAfter: wait
+            var fields = form.fields
+            if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
+            let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
+            let created = try await intake.create(
+                spec,
+                owner: owner,
+                input: .moving(incoming),
+                key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields, fileSHA256: file.sha256)) },
+                rateTaken: true
             )
+            if !created.replay { metrics.uploaded(bytes: file.bytes) }
+            return created
         }
-        let active = try engine.activeJobCount(owner: owner)
-        if active >= configuration.maxActiveJobsPerOwner {
-            throw APIError.tooMany(
-                "too_many_jobs",
-                "\(active) jobs are still unfinished (limit \(configuration.maxActiveJobsPerOwner)); wait for some to finish",
-                retryAfter: 5
-            )
-        }
-    }
-
-    /// The limits of a one-shot create, checked before its body is read, except for the replay of
-    /// a key that already created its job: that answers the job, wherever the owner's limits are.
-    private func admitBeforeBody(owner: String, key: String?) throws {
-        if let key, try idempotency.hasCreatedJob(owner: owner, key: key) { return }
-        try admit(owner: owner, takingRateToken: true)
     }
 
     /// What makes two one-shot creates "the same request" for `Idempotency-Key`: their fields in
     /// a fixed order, and the file's SHA-256.
     private static func oneShotHash(_ fields: [String: String], fileSHA256: String?) -> String {
         sha256(Data((fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [fileSHA256 ?? ""]).joined(separator: "&").utf8))
-    }
-
-    /// `admit` and `engine.create` as one step per owner, so concurrent creates at limit − 1
-    /// cannot both pass the count.
-    private func createWithinLimits(owner: String, spec: JobSpec, takingRateToken: Bool) throws -> Job {
-        try admission.exclusively(owner: owner) {
-            try admit(owner: owner, takingRateToken: takingRateToken)
-            return try engine.create(owner: owner, spec: spec)
-        }
     }
 
     /// The request's `Idempotency-Key`, nil without one.
@@ -211,39 +145,6 @@ extension GatewayAPI {
             throw APIError(.badRequest, "invalid_idempotency_key", "Idempotency-Key must be at most 255 bytes")
         }
         return key
-    }
-
-    private static let idempotencyKeyInProgress = APIError(
-        .conflict,
-        "idempotency_key_in_progress",
-        "the first request with this Idempotency-Key is still being processed; retry shortly"
-    )
-
-    /// `Idempotency-Key`: the same key and body answer the job the first request created.
-    private func idempotent(_ key: String?, owner: String, requestHash: String, _ create: () async throws -> Job) async throws -> (Job, Bool) {
-        guard let key else { return (try await create(), false) }
-        switch try idempotency.claim(owner: owner, key: key, requestHash: requestHash) {
-        case .claimed:
-            do {
-                let job = try await create()
-                try idempotency.complete(owner: owner, key: key, jobID: job.id)
-                return (job, false)
-            } catch {
-                try? idempotency.release(owner: owner, key: key)
-                throw error
-            }
-        case .replay(let id):
-            guard let job = try engine.job(id) else { throw APIError(.notFound, "job_not_found", "the job this key created is gone") }
-            return (job, true)
-        case .mismatch:
-            throw APIError(
-                .unprocessableContent,
-                "idempotency_key_reused",
-                "this Idempotency-Key was used with a different request; use a new key for a new job"
-            )
-        case .inProgress:
-            throw Self.idempotencyKeyInProgress
-        }
     }
 
     // MARK: - The rest of the protocol

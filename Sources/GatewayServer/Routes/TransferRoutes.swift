@@ -27,23 +27,15 @@ extension GatewayAPI {
         guard let uuid = UUID(uuidString: id), let job = try engine.job(uuid) else {
             throw APIError(.notFound, "job_not_found", "no job with id '\(id)'")
         }
-        let alreadyUploaded = APIError(.conflict, "already_uploaded", "this job's file has already been uploaded; an upload URL works once")
-        guard job.state.status == .created, !job.state.inputReady else { throw alreadyUploaded }
-        guard uploads.begin(uuid) else { throw alreadyUploaded }
-        defer { uploads.end(uuid) }
-
         let receiver = BodyToFile(maxBytes: min(grant.maxBytes ?? configuration.maxUploadBytes, configuration.maxUploadBytes))
         try receiver.checkDeclaredLength(request)
-        let partial = engine.inputPath(job) + ".part"
-        let written = try await receiver.write(request.body, to: partial)
-        // Published under its final name only when complete: a crash mid-upload leaves no input.
-        guard rename(partial, engine.inputPath(job)) == 0 else {
-            unlink(partial)
-            throw APIError(.internalServerError, "storage_error", "cannot stage the upload (errno \(errno))")
+        // Written under a name of its own and published whole, once: a crash mid-upload leaves no
+        // input, and of two concurrent PUTs only one becomes it.
+        let (updated, bytes) = try await intake.receiveUpload(for: job) { partial in
+            try await receiver.write(request.body, to: partial).bytes
         }
-        let updated = try engine.inputReceived(uuid)
-        metrics.uploaded(bytes: written.bytes)
-        return try jsonResponse(UploadAnswer(jobID: updated.id.lowercased, status: updated.state.status, size: written.bytes))
+        metrics.uploaded(bytes: bytes)
+        return try jsonResponse(UploadAnswer(jobID: updated.id.lowercased, status: updated.state.status, size: bytes))
     }
 
     func download(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {

@@ -80,7 +80,8 @@ struct JobCreateRequest: Decodable, Sendable {
         return options == ConversionOptions() ? nil : options
     }
 
-    /// The job spec, or a 400 naming the field that is wrong.
+    /// The job spec, or a 400 naming the field that cannot be read. What the values mean (a
+    /// format the type converts, a URL the rules allow) is `JobIntake.check`'s business.
     func spec(defaultTypeFromFilename: Bool) throws(APIError) -> JobSpec {
         let jobType: JobType
         if let type {
@@ -97,18 +98,12 @@ struct JobCreateRequest: Decodable, Sendable {
         } else {
             throw APIError(.badRequest, "type_required", "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF or EBOOK_TO_PDF")
         }
-        if let originalFilename, let problem = SourceFormats.problem(with: originalFilename, for: jobType) {
-            throw APIError(.unsupportedMediaType, "unsupported_format", problem)
-        }
         var conflict = ConflictPolicy.rename
         if let onConflict {
             guard let parsed = ConflictPolicy(rawValue: onConflict) else {
                 throw APIError(.badRequest, "invalid_argument", "on_conflict '\(onConflict)' is not fail or rename")
             }
             conflict = parsed
-        }
-        if let timeoutSeconds, !(timeoutSeconds > 0 && timeoutSeconds <= 3600) {
-            throw APIError(.badRequest, "invalid_argument", "timeout_seconds must be between 0 and 3600")
         }
         return JobSpec(
             type: jobType,

@@ -64,7 +64,7 @@ struct ConvertCommand: AsyncParsableCommand {
             let progress = JobProgress(engine: assembly.engine)
             for source in sources {
                 do {
-                    let id = try submit(source, to: assembly.engine, owner: library.resolvedOwner)
+                    let id = try await submit(source, to: assembly.intake, owner: library.resolvedOwner)
                     progress.track(id, source: source)
                     jobs.append((source, id))
                 } catch let error as any GatewayError {
@@ -101,12 +101,13 @@ struct ConvertCommand: AsyncParsableCommand {
         }
     }
 
-    /// Creates the job; for a file, stages a copy as its upload and submits it.
-    private func submit(_ source: String, to engine: JobEngine, owner: String) throws -> UUID {
+    /// Creates the job through the intake (the API's rules, without an operator's pacing limits);
+    /// for a file, a copy becomes its input and the job is submitted.
+    private func submit(_ source: String, to intake: JobIntake, owner: String) async throws -> UUID {
         let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
         if isURL {
             let spec = JobSpec(type: .urlToPDF, url: source, folder: folder, name: name, onConflict: onConflict, timeoutSeconds: timeout)
-            return try engine.create(owner: owner, spec: spec).id
+            return try await intake.create(spec, owner: owner).job.id
         }
         let path = URL(fileURLWithPath: source).standardizedFileURL.path
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -121,10 +122,7 @@ struct ConvertCommand: AsyncParsableCommand {
             onConflict: onConflict,
             timeoutSeconds: timeout
         )
-        let job = try engine.create(owner: owner, spec: spec)
-        try FileManager.default.copyItem(atPath: path, toPath: engine.inputPath(job))
-        try engine.inputReceived(job.id)
-        return try engine.submit(job.id).id
+        return try await intake.create(spec, owner: owner, input: .copying(path)).job.id
     }
 
     /// Waits for every job to end, showing their progress.

@@ -1,0 +1,209 @@
+import Foundation
+import Logging
+
+/// Durable jobs (DESIGN §1): the facade the API and the CLI talk to. It creates jobs, takes
+/// client events (upload, submit, cancel) and answers queries; `run()` works the queue.
+///
+/// Following a job: `JobIntake` checks and creates it → `JobScheduler` starts it in a free slot
+/// → `AttemptPipeline` converts, inspects and files it. Every status change on the way goes
+/// through `JobRecorder`, which applies the state machine and carries out its actions.
+public final class JobEngine: Sendable {
+    public struct Configuration: Sendable {
+        /// Deadline per job type when the job does not set one.
+        public var defaultTimeout: [JobType: Duration]
+        public var maxAttempts: Int
+        public var backoff: BackoffPolicy
+        /// Longest a free slot waits before looking for due retries again.
+        public var idlePoll: Duration
+        /// How long a shutdown waits for running attempts before cancelling them.
+        public var shutdownGrace: Duration
+        /// Time, randomness and sleep for scheduling and backoff (see `JobClock`).
+        public var clock: JobClock
+        /// How long a file job may wait in CREATED for its upload and submit; past it the job
+        /// fails as `upload_expired` (and stops counting against its owner's limit). Its own
+        /// timeout starts at the submit.
+        public var uploadWindow: Duration
+
+        public init(
+            defaultTimeout: [JobType: Duration] = [:],
+            maxAttempts: Int = 3,
+            backoff: BackoffPolicy = BackoffPolicy(),
+            idlePoll: Duration = .milliseconds(250),
+            shutdownGrace: Duration = .seconds(30),
+            clock: JobClock = .system,
+            uploadWindow: Duration = .seconds(20 * 60)
+        ) {
+            self.defaultTimeout = defaultTimeout
+            self.maxAttempts = maxAttempts
+            self.backoff = backoff
+            self.idlePoll = idlePoll
+            self.shutdownGrace = shutdownGrace
+            self.clock = clock
+            self.uploadWindow = uploadWindow
+        }
+
+        public func timeout(for spec: JobSpec) -> Duration {
+            if let seconds = spec.timeoutSeconds { return .milliseconds(Int64(seconds * 1000)) }
+            return defaultTimeout[spec.type] ?? .seconds(120)
+        }
+    }
+
+    public let configuration: Configuration
+    /// Where inputs wait and attempts work.
+    public let staging: any InputStaging
+    /// Which converter takes each job type.
+    public let router: ConverterRouter
+    let store: any JobStore
+    private let cache = JobCache()
+    private let observers = JobObservers()
+    private let recorder: JobRecorder
+    private let scheduler: JobScheduler
+
+    public init(
+        configuration: Configuration,
+        store: any JobStore,
+        staging: any InputStaging,
+        router: ConverterRouter,
+        inspector: any PDFInspector,
+        filer: any DocumentFiler,
+        logger: Logger = Logger(label: "pdfgate.jobs")
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.staging = staging
+        self.router = router
+        let slots = SlotLedger()
+        let wakeUp = WakeUp()
+        recorder = JobRecorder(
+            store: store,
+            cache: cache,
+            observers: observers,
+            slots: slots,
+            wakeUp: wakeUp,
+            router: router,
+            staging: staging,
+            filer: filer,
+            backoff: configuration.backoff,
+            clock: configuration.clock
+        )
+        scheduler = JobScheduler(
+            store: store,
+            router: router,
+            recorder: recorder,
+            pipeline: AttemptPipeline(
+                recorder: recorder,
+                staging: staging,
+                inspector: inspector,
+                filer: filer,
+                clock: configuration.clock,
+                logger: logger
+            ),
+            slots: slots,
+            wakeUp: wakeUp,
+            staging: staging,
+            clock: configuration.clock,
+            idlePoll: configuration.idlePoll,
+            shutdownGrace: configuration.shutdownGrace,
+            logger: logger
+        )
+    }
+
+    // MARK: - Client events
+
+    /// Creates a job as given: URL jobs are queued at once, file jobs wait for their input.
+    /// `JobIntake` checks the request and the owner's limits first; with `activeLimit` the store
+    /// refuses the insert, in the same transaction, when the owner already has that many
+    /// unfinished jobs.
+    public func create(owner: String, spec: JobSpec, activeLimit: Int? = nil) throws -> Job {
+        let now = configuration.clock.now()
+        let timeout = configuration.timeout(for: spec).inSeconds
+        let maxAttempts = configuration.maxAttempts
+        let state =
+            spec.type == .urlToPDF
+            ? JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(timeout), maxAttempts: maxAttempts)
+            : JobStateMachine(
+                uploadBy: now.addingTimeInterval(configuration.uploadWindow.inSeconds),
+                thenTimeout: timeout,
+                maxAttempts: maxAttempts
+            )
+        let job = Job(owner: owner, spec: spec, state: state, createdAt: now, updatedAt: now)
+        try staging.prepare(jobID: job.id)
+        do {
+            try store.insert(job, activeLimit: activeLimit)
+        } catch {
+            staging.remove(jobID: job.id)
+            throw error
+        }
+        cache.remember(job)
+        if job.state.status == .queued { scheduler.wakeUp.signal() }
+        return job
+    }
+
+    /// Makes `file` the job's input (moved, or copied when `copying`) and records it: once per
+    /// job, whichever process and request tries.
+    @discardableResult
+    public func receiveInput(_ file: String, for job: Job, copying: Bool = false) throws -> Job {
+        try staging.publishInput(file, for: job, copying: copying)
+        return try recorder.apply(.uploaded, to: job.id)
+    }
+
+    /// The client asks to start (after the upload).
+    @discardableResult
+    public func submit(_ id: UUID) throws -> Job { try recorder.apply(.submitted, to: id) }
+
+    @discardableResult
+    public func cancel(_ id: UUID) throws -> Job { try recorder.apply(.cancelRequested, to: id) }
+
+    // MARK: - Queries
+
+    public func job(_ id: UUID) throws -> Job? {
+        if let cached = cache[id] { return cached }
+        guard let job = try store.job(id: id) else { return nil }
+        cache.rememberIfAbsent(job)
+        return job
+    }
+
+    /// The owner's jobs, newest first.
+    public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
+        try store.list(owner: owner, status: status, type: type, limit: limit, cursor: cursor)
+    }
+
+    /// Jobs per status across owners.
+    public func jobCounts() throws -> [JobStatus: Int] { try store.statusCounts() }
+
+    /// How many of the owner's jobs are not finished.
+    public func activeJobCount(owner: String) throws -> Int { try store.activeCount(owner: owner) }
+
+    // MARK: - Observing
+
+    /// Calls `listener` with every published change of job `id` until the token is removed.
+    public func observe(_ id: UUID, _ listener: @escaping @Sendable (Job) -> Void) -> UUID { observers.observe(id, listener) }
+
+    /// Calls `listener` with every published change of any job, until `stopObserving(token:)`.
+    public func observeAll(_ listener: @escaping @Sendable (Job) -> Void) -> UUID { observers.observeAll(listener) }
+
+    public func stopObserving(token: UUID) { observers.stopAll(token: token) }
+
+    public func stopObserving(_ id: UUID, token: UUID) { observers.stop(id, token: token) }
+
+    // MARK: - Running
+
+    /// Resumes unfinished jobs, then starts due jobs as slots free up, until the task is cancelled.
+    /// On cancellation it stops taking jobs and gives running ones `shutdownGrace` to finish.
+    public func run() async { await scheduler.run() }
+
+    // MARK: - Document ids
+
+    /// The id the job's document gets: derived from the job id so filing twice finds the first.
+    public static func documentID(for jobID: UUID) -> UUID {
+        var bytes = jobID.uuid
+        // Flip bits outside the version (byte 6) and variant (byte 8) fields, so it stays a v4 UUID.
+        bytes.0 ^= 0x5A
+        bytes.15 ^= 0xA5
+        return UUID(uuid: bytes)
+    }
+
+    /// The job that filed document `id`, if a job did: `documentID(for:)` backwards (flipping the
+    /// same bits again restores them).
+    public static func jobID(forDocument id: UUID) -> UUID { documentID(for: id) }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// The one way in for a new job, whatever the client: the API's JSON create, its one-shot raw
+/// and multipart creates, the mobile protocol's upload, and `pdfgate convert`. It holds the
+/// rules of a create — what a valid request is, the owner's limits, `Idempotency-Key` — so they
+/// hold the same for every entry point; the owner's unfinished-jobs limit is enforced by the
+/// store in the transaction that inserts the job.
+public final class JobIntake: Sendable {
+    public struct Limits: Sendable {
+        /// Creations per owner per minute (a token bucket); nil for no limit.
+        public var creationsPerMinute: Int?
+        /// Unfinished jobs per owner; nil for no limit.
+        public var activeJobsPerOwner: Int?
+
+        public init(creationsPerMinute: Int? = nil, activeJobsPerOwner: Int? = nil) {
+            self.creationsPerMinute = creationsPerMinute
+            self.activeJobsPerOwner = activeJobsPerOwner
+        }
+
+        /// The operator's own tool on the operator's own machine: no pacing.
+        public static let none = Limits()
+    }
+
+    /// An `Idempotency-Key` and the hash of the request it came with.
+    public struct Key: Sendable {
+        public var key: String
+        public var requestHash: String
+
+        public init(_ key: String, requestHash: String) {
+            self.key = key
+            self.requestHash = requestHash
+        }
+    }
+
+    /// A file that becomes the new job's input.
+    public enum Input: Sendable {
+        /// Taken: a request body the caller received into `InputStaging.incomingPath()`.
+        case moving(String)
+        /// Copied: a file the caller keeps (the CLI's argument).
+        case copying(String)
+    }
+
+    public let engine: JobEngine
+    public let limits: Limits
+    /// SSRF rules for page and callback URLs: their form is checked here, the resolved
+    /// addresses by whatever fetches.
+    public let urlCheck: URLCheck
+    private let filer: any DocumentFiler
+    private let idempotency: (any IdempotencyKeys)?
+    private let rate: CreationRate?
+    /// `[owner, key]` of every key whose first request is still running here.
+    private let keysInFlight = InFlight<[String]>()
+
+    public init(engine: JobEngine, filer: any DocumentFiler, urlCheck: URLCheck, limits: Limits, idempotency: (any IdempotencyKeys)?) {
+        self.engine = engine
+        self.filer = filer
+        self.urlCheck = urlCheck
+        self.limits = limits
+        self.idempotency = idempotency
+        rate = limits.creationsPerMinute.map(CreationRate.init(perMinute:))
+    }
+
+    /// Where inputs wait: a one-shot create receives its body at `staging.incomingPath()`.
+    public var staging: any InputStaging { engine.staging }
+
+    // MARK: - Checks
+
+    /// Everything about `spec` that can be known before storing it. `withInput` says whether the
+    /// request carries a file (a one-shot create, the CLI with a path).
+    public func check(_ spec: JobSpec, owner: String, withInput: Bool = false) throws {
+        guard engine.router.route(for: spec.type) != nil else {
+            throw IntakeError(
+                .noConverter,
+                code: "no_converter",
+                "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration"
+            )
+        }
+        if spec.type == .urlToPDF {
+            if withInput {
+                throw IntakeError(.invalid, code: "invalid_type", "a URL_TO_PDF job carries no file: send it as JSON with a \"url\"")
+            }
+            guard let url = spec.url else { throw IntakeError(.invalid, code: "url_required", "a URL_TO_PDF job needs a \"url\"") }
+            try checkURL(url)
+        } else {
+            guard let filename = spec.originalFilename, !filename.isEmpty else {
+                throw IntakeError(
+                    .invalid,
+                    code: "filename_required",
+                    "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. report.docx"
+                )
+            }
+            if let problem = SourceFormats.problem(with: filename, for: spec.type) {
+                throw IntakeError(.unsupportedFormat, code: "unsupported_format", problem)
+            }
+        }
+        if let timeout = spec.timeoutSeconds, !(timeout > 0 && timeout <= 3600) {
+            throw IntakeError(.invalid, code: "invalid_argument", "timeout_seconds must be between 0 and 3600")
+        }
+        if let callback = spec.callbackURL { try checkURL(callback) }
+        try filer.checkDestination(folder: spec.folder, owner: owner)
+    }
+
+    private func checkURL(_ url: String) throws(IntakeError) {
+        do {
+            _ = try urlCheck.checkSyntax(url)
+        } catch {
+            throw IntakeError(.urlRefused, code: error.code, error.message)
+        }
+    }
+
+    /// The owner's limits, for a request about to send a body: an owner over them hears 429
+    /// before uploading a file. A key that already created its job is a replay, answered with
+    /// that job wherever the owner's limits stand. Takes a creation from the rate.
+    public func admitBeforeBody(owner: String, key: String?) throws {
+        if let key, let idempotency, try idempotency.hasCreatedJob(owner: owner, key: key) { return }
+        try takeCreation(owner: owner)
+        if let limit = limits.activeJobsPerOwner {
+            let active = try engine.activeJobCount(owner: owner)
+            if active >= limit { throw Self.tooMany(ActiveJobLimitReached(active: active, limit: limit)) }
+        }
+    }
+
+    private func takeCreation(owner: String) throws(IntakeError) {
+        guard let rate, let wait = rate.take(owner: owner) else { return }
+        throw IntakeError(
+            .rateLimited(retryAfterSeconds: wait),
+            code: "rate_limited",
+            "too many jobs created in the last minute (limit \(rate.perMinute)); retry in \(wait) s"
+        )
+    }
+
+    private static func tooMany(_ reached: ActiveJobLimitReached) -> IntakeError {
+        IntakeError(.tooManyJobs, code: reached.code, reached.message)
+    }
+
+    // MARK: - Creating
+
+    /// Runs `body` — receiving a request that carries `key` — while holding the key, so a retry
+    /// arriving while the first request's body still streams hears "in progress" at once
+    /// instead of uploading the file a second time.
+    public func holdingKey<T>(owner: String, key: String?, _ body: () async throws -> T) async throws -> T {
+        guard let key else { return try await body() }
+        guard keysInFlight.begin([owner, key]) else { throw Self.keyInProgress }
+        defer { keysInFlight.end([owner, key]) }
+        return try await body()
+    }
+
+    /// Creates a job for `spec` (checked here), with its input when one came with the request
+    /// (the job is then submitted at once). `rateTaken` says `admitBeforeBody` already took
+    /// this request's creation from the rate. Answers the key's earlier job on a replay.
+    public func create(
+        _ spec: JobSpec,
+        owner: String,
+        input: Input? = nil,
+        key: Key? = nil,
+        rateTaken: Bool = false
+    ) async throws -> (job: Job, replay: Bool) {
+        try check(spec, owner: owner, withInput: input != nil)
+        guard let key, let idempotency else {
+            return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken), false)
+        }
+        switch try idempotency.claim(owner: owner, key: key.key, requestHash: key.requestHash, now: Date()) {
+        case .claimed:
+            do {
+                let job = try insert(spec, owner: owner, input: input, rateTaken: rateTaken)
+                try idempotency.complete(owner: owner, key: key.key, jobID: job.id)
+                return (job, false)
+            } catch {
+                try? idempotency.release(owner: owner, key: key.key)
+                throw error
+            }
+        case .replay(let id):
+            guard let job = try engine.job(id) else {
+                throw IntakeError(.idempotencyJobGone, code: "job_not_found", "the job this key created is gone")
+            }
+            return (job, true)
+        case .mismatch:
+            throw IntakeError(
+                .idempotencyKeyReused,
+                code: "idempotency_key_reused",
+                "this Idempotency-Key was used with a different request; use a new key for a new job"
+            )
+        case .inProgress:
+            throw Self.keyInProgress
+        }
+    }
+
+    private func insert(_ spec: JobSpec, owner: String, input: Input?, rateTaken: Bool) throws -> Job {
+        if !rateTaken { try takeCreation(owner: owner) }
+        let job: Job
+        do {
+            job = try engine.create(owner: owner, spec: spec, activeLimit: limits.activeJobsPerOwner)
+        } catch let reached as ActiveJobLimitReached {
+            throw Self.tooMany(reached)
+        }
+        guard let input else { return job }
+        do {
+            switch input {
+            case .moving(let path): try engine.receiveInput(path, for: job)
+            case .copying(let path): try engine.receiveInput(path, for: job, copying: true)
+            }
+            return try engine.submit(job.id)
+        } catch {
+            _ = try? engine.cancel(job.id)
+            throw error
+        }
+    }
+
+    /// The mobile protocol's upload: `write` streams the body to the path it is given and
+    /// returns the bytes written; the file then becomes the job's input, once.
+    public func receiveUpload(for job: Job, _ write: (String) async throws -> Int64) async throws -> (job: Job, bytes: Int64) {
+        guard job.state.status == .created, !job.state.inputReady else { throw Self.alreadyUploaded }
+        let partial = staging.partialInputPath(for: job)
+        do {
+            let bytes = try await write(partial)
+            return (try engine.receiveInput(partial, for: job), bytes)
+        } catch {
+            unlink(partial)
+            throw error
+        }
+    }
+
+    private static let keyInProgress = IntakeError(
+        .idempotencyKeyInProgress,
+        code: "idempotency_key_in_progress",
+        "the first request with this Idempotency-Key is still being processed; retry shortly"
+    )
+
+    private static let alreadyUploaded = StagingError(.inputExists, "this job's file has already been uploaded; an upload URL works once")
+}

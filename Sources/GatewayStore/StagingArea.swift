@@ -1,0 +1,107 @@
+import Foundation
+import GatewayCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `<store>/.pdfgate/staging`, the one owner of its layout:
+///
+///     <job id>/input/<original file name>   the published input
+///     <job id>/upload-<uuid>.part           an upload still streaming
+///     <job id>/attempt-<n>/                 an attempt's work directory (the converter's output)
+///     incoming-<uuid>                       a request body whose job does not exist yet
+///
+/// It sits on the store's file system, so publishing is one no-replace rename: whatever
+/// process shares the store, a job's input appears whole and once.
+public struct StagingArea: InputStaging {
+    public let root: String
+
+    public init(root: String) {
+        self.root = root
+    }
+
+    public func prepare(jobID: UUID) throws {
+        try FileManager.default.createDirectory(atPath: inputDirectory(jobID), withIntermediateDirectories: true)
+    }
+
+    public func incomingPath() -> String { root + "/incoming-\(UUID().lowercased)" }
+
+    public func discardIncoming(_ path: String) {
+        guard path.hasPrefix(root + "/incoming-") else { return }
+        unlink(path)
+    }
+
+    public func partialInputPath(for job: Job) -> String {
+        jobDirectory(job.id) + "/upload-\(UUID().lowercased).part"
+    }
+
+    public func publishInput(_ file: String, for job: Job, copying: Bool) throws(StagingError) {
+        let target = inputPath(for: job)
+        var source = file
+        do {
+            if copying {
+                source = partialInputPath(for: job)
+                try FileOps.copy(from: file, to: source)
+            }
+            try FileOps.renameNoReplace(source, target)
+        } catch let error as FileOpsError {
+            if copying { unlink(source) }
+            if error.errno == EEXIST {
+                throw StagingError(.inputExists, "this job's file has already been uploaded; an upload URL works once")
+            }
+            throw StagingError(.storage, "cannot stage the input: \(error); check the store's disk and permissions")
+        } catch {
+            throw StagingError(.storage, "cannot stage the input: \(error)")
+        }
+    }
+
+    public func inputPath(for job: Job) -> String {
+        inputDirectory(job.id) + "/" + Self.safeFileName(job.spec.originalFilename ?? "input")
+    }
+
+    public func attemptDirectory(for job: Job) throws(StagingError) -> String {
+        let directory = jobDirectory(job.id) + "/attempt-\(job.state.attempts)"
+        do {
+            // A directory left by a crashed attempt of the same number starts empty again.
+            try? FileManager.default.removeItem(atPath: directory)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StagingError(.storage, "cannot make the attempt's work directory \(directory): \(error)")
+        }
+        return directory
+    }
+
+    public func remove(jobID: UUID) {
+        try? FileManager.default.removeItem(atPath: jobDirectory(jobID))
+    }
+
+    public func sweep(changedBefore before: Date, isUnfinished: (UUID) throws -> Bool) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return 0 }
+        var removed = 0
+        for name in names {
+            let path = root + "/" + name
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            guard let modified, modified < before else { continue }
+            if let id = UUID(uuidString: name) {
+                guard let unfinished = try? isUnfinished(id), !unfinished else { continue }
+            }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    private func jobDirectory(_ id: UUID) -> String { root + "/" + id.lowercased }
+    private func inputDirectory(_ id: UUID) -> String { jobDirectory(id) + "/input" }
+
+    /// The file name part of what a client called its file: never a path, never hidden.
+    static func safeFileName(_ name: String) -> String {
+        let base = (name as NSString).lastPathComponent.replacingOccurrences(of: "\0", with: "")
+        return base.isEmpty || base.hasPrefix(".") ? "input" + base : base
+    }
+}
+
+extension Library {
+    /// The staging area beside this library.
+    public var staging: StagingArea { StagingArea(root: paths.staging) }
+}

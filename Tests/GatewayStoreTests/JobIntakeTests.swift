@@ -1,0 +1,100 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+/// The rules of a create, held by `JobIntake` and the store rather than by any one client: the
+/// owner's limit in the insert's own transaction, an input published once, the same checks
+/// for every entry point. Real SQLite, real staging on disk.
+@Suite("Job intake")
+struct JobIntakeTests {
+    @Test func theActiveLimitHoldsForConcurrentCreatesFromTwoStoresOnOneDatabase() async throws {
+        // Two engines on one database file, as two processes would be: no lock of either one's
+        // memory can hold the limit, only the insert's transaction.
+        let fixture = try LibraryFixture()
+        let second = try Library(root: fixture.root)
+        let intakes = [fixture.library, second].map { library in
+            JobIntake(
+                engine: JobEngine(
+                    configuration: .init(),
+                    store: SQLiteJobStore(database: library.database),
+                    staging: library.staging,
+                    router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
+                    inspector: fixture.inspector,
+                    filer: library
+                ),
+                filer: library,
+                urlCheck: URLCheck(),
+                limits: JobIntake.Limits(activeJobsPerOwner: 5),
+                idempotency: nil
+            )
+        }
+        let spec = JobSpec(type: .docToPDF, originalFilename: "report.docx")
+        let outcomes = await withTaskGroup(of: Result<Job, any Error>.self) { group in
+            for attempt in 0..<24 {
+                group.addTask {
+                    do {
+                        return .success(try await intakes[attempt % 2].create(spec, owner: "alice").job)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let created = outcomes.filter { if case .success = $0 { true } else { false } }
+        let refusals = outcomes.compactMap { outcome -> IntakeError? in
+            if case .failure(let error) = outcome { error as? IntakeError } else { nil }
+        }
+        #expect(created.count == 5, "exactly the limit is created")
+        #expect(refusals.count == 19 && refusals.allSatisfy { $0.kind == IntakeError.Kind.tooManyJobs && $0.code == "too_many_jobs" })
+        #expect(try SQLiteJobStore(database: fixture.library.database).activeCount(owner: "alice") == 5)
+        // A refused create leaves no staging behind.
+        let staged = try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.staging)
+        #expect(staged.count == 5, "\(staged)")
+    }
+
+    @Test func anInputIsPublishedOnceWhicheverRequestComesSecond() async throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let job = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.pdf"))
+        let first = try engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: job, copying: true)
+        #expect(first.state.inputReady)
+        // A second upload of the same job, say on another node, is refused before it replaces anything.
+        #expect(throws: StagingError(.inputExists, "this job's file has already been uploaded; an upload URL works once")) {
+            try engine.engine.receiveInput(Fixtures.pdf("many-pages.pdf"), for: job, copying: true)
+        }
+        let staged = engine.engine.staging.inputPath(for: job)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: staged)) == Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+        // And the state machine refuses a second `.uploaded` on its own.
+        var state = first.state
+        var random = SystemRandomNumberGenerator()
+        #expect(throws: JobTransitionError.self) { _ = try state.handle(.uploaded, now: engine.clock.now, random: &random) }
+    }
+
+    @Test func everyEntryPointGetsTheSameChecks() async throws {
+        let engine = try EngineFixture(PassthroughConverter())
+        let intake = JobIntake(engine: engine.engine, filer: engine.fixture.library, urlCheck: URLCheck(), limits: .none, idempotency: nil)
+        func refusal(_ spec: JobSpec, input: JobIntake.Input? = nil) async -> IntakeError? {
+            do {
+                _ = try await intake.create(spec, owner: "alice", input: input)
+                return nil
+            } catch {
+                return error as? IntakeError
+            }
+        }
+        let epubAsOffice = await refusal(JobSpec(type: .docToPDF, originalFilename: "novel.epub"), input: .copying(Fixtures.pdf("one-page.pdf")))
+        #expect(epubAsOffice?.kind == .unsupportedFormat && epubAsOffice?.message.contains("EBOOK_TO_PDF") == true)
+        let loopback = await refusal(JobSpec(type: .urlToPDF, url: "http://127.0.0.1:9/"))
+        #expect(loopback?.kind == .urlRefused && loopback?.code == "url_forbidden", "\(String(describing: loopback))")
+        let callback = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/", callbackURL: "http://169.254.169.254/"))
+        #expect(callback?.kind == .urlRefused)
+        let urlWithFile = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/"), input: .copying(Fixtures.pdf("one-page.pdf")))
+        #expect(urlWithFile?.code == "invalid_type")
+        let nameless = await refusal(JobSpec(type: .ebookToPDF))
+        #expect(nameless?.code == "filename_required")
+        let forever = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/", timeoutSeconds: 86_400))
+        #expect(forever?.code == "invalid_argument")
+        #expect(try engine.store.activeCount(owner: "alice") == 0, "no refusal stored a job")
+    }
+}
