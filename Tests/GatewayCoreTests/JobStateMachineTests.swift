@@ -203,4 +203,33 @@ struct JobStateMachineTests {
         let copy = try JSONDecoder().decode(JobStateMachine.self, from: JSONEncoder().encode(job))
         #expect(copy == job)
     }
+
+    @Test mutating func aSecondUploadIsRefusedByTheStateMachine() throws {
+        var job = job()
+        _ = try job.handle(.uploaded, now: now, random: &random)
+        #expect(
+            throws: JobTransitionError(event: .uploaded, status: .created, reason: "the file has already been uploaded; an upload URL works once")
+        ) {
+            try job.handle(.uploaded, now: now, random: &random)
+        }
+        #expect(job.stage == .created(uploaded: true), "the refusal changed nothing")
+    }
+
+    @Test func rowsWrittenBeforeTheStagesReadBackAsTheyWere() throws {
+        // The flat `state` JSON of the first release: a retry waiting, its failure kept.
+        let stored = #"""
+            {"status":"QUEUED","attempts":1,"maxAttempts":3,"deadline":800000120,"inputReady":true,"notBefore":800000010,
+             "failure":{"kind":"transient","code":"converter_crashed","message":"LibreOffice crashed"},"remoteID":"r-1","resumesRemotePoll":true}
+            """#
+        let job = try JSONDecoder().decode(JobStateMachine.self, from: Data(stored.utf8))
+        let failure = JobFailure(.transient, code: "converter_crashed", "LibreOffice crashed")
+        let waiting = JobStateMachine.Queued(notBefore: Date(timeIntervalSinceReferenceDate: 800_000_010), retrying: failure, resumesRemotePoll: true)
+        #expect(job.stage == .queued(waiting))
+        #expect(job.attempts == 1 && job.remoteID == "r-1" && job.failure == failure && job.inputReady)
+        // And what this release writes, an older one reads: the same flat fields.
+        let written = try JSONSerialization.jsonObject(with: JSONEncoder().encode(job)) as? [String: Any] ?? [:]
+        #expect(written["status"] as? String == "QUEUED" && written["inputReady"] as? Bool == true)
+        #expect(written["resumesRemotePoll"] as? Bool == true && (written["failure"] as? [String: Any])?["code"] as? String == "converter_crashed")
+        #expect(try JSONDecoder().decode(JobStateMachine.self, from: JSONEncoder().encode(job)) == job)
+    }
 }

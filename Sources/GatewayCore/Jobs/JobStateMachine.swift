@@ -3,10 +3,41 @@ import Foundation
 /// The lifecycle of one job as a pure value: events in, actions out (DESIGN §2).
 ///
 /// It owns every rule about statuses — what may follow what, when a failure is retried, when
-/// the deadline wins — so the runner, the store and the API only carry out its actions.
-public struct JobStateMachine: Sendable, Equatable, Codable {
-    public private(set) var status: JobStatus
-    public private(set) var phase: JobPhase?
+/// the deadline wins, that an input is received once — so the runner, the store and the API
+/// only carry out its actions. Where the job is lives in `stage`, an enum whose cases carry only
+/// their own data (a retry's wait exists only while queued, a document id only once succeeded);
+/// what every stage shares — attempts, the deadline, the remote job's id — sits beside it.
+public struct JobStateMachine: Sendable, Equatable {
+    /// Where the job is, with what only that stage knows.
+    public enum Stage: Sendable, Equatable {
+        /// Waiting for its file and the client's submit (file jobs).
+        case created(uploaded: Bool)
+        case queued(Queued)
+        case processing(JobPhase)
+        case succeeded(documentID: UUID)
+        case failed(JobFailure)
+        case cancelled
+    }
+
+    /// A job waiting for a slot.
+    public struct Queued: Sendable, Equatable {
+        /// A retry must not start before this.
+        public var notBefore: Date?
+        /// The failure being retried, kept so a poll can say why the job waits.
+        public var retrying: JobFailure?
+        /// True from a restart that found the job polling its remote job until the next start:
+        /// that start resumes the poll and is not a new attempt. Every other start is one, remote
+        /// id or not, so a peer that keeps failing cannot retry a job past `maxAttempts`.
+        public var resumesRemotePoll: Bool
+
+        public init(notBefore: Date? = nil, retrying: JobFailure? = nil, resumesRemotePoll: Bool = false) {
+            self.notBefore = notBefore
+            self.retrying = retrying
+            self.resumesRemotePoll = resumesRemotePoll
+        }
+    }
+
+    public private(set) var stage: Stage
     /// Conversion attempts started so far.
     public private(set) var attempts: Int
     public let maxAttempts: Int
@@ -16,24 +47,12 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     /// The conversion's time budget, applied from the submit of a file job; nil for jobs whose
     /// deadline was fixed at creation (URL jobs, and jobs stored before this existed).
     public private(set) var timeout: TimeInterval?
-    /// True once the input file is staged (file jobs) — URL jobs need none.
-    public private(set) var inputReady: Bool
     /// The remote converter's job id, kept so a restart resumes polling instead of re-uploading.
     public private(set) var remoteID: String?
-    /// True from a restart that found the job polling its remote job until the next start: that
-    /// start resumes the poll and is not a new attempt. Every other start is one, remote id or
-    /// not, so a peer that keeps failing cannot retry a job past `maxAttempts`. (Optional: states
-    /// stored before it existed decode as nil.)
-    private var resumesRemotePoll: Bool?
-    /// A retry must not start before this.
-    public private(set) var notBefore: Date?
-    public private(set) var failure: JobFailure?
-    public private(set) var documentID: UUID?
 
     /// A new job: URL jobs are queued at once, file jobs wait for their upload.
     public init(needsUpload: Bool, deadline: Date, maxAttempts: Int = 3) {
-        status = needsUpload ? .created : .queued
-        inputReady = !needsUpload
+        stage = needsUpload ? .created(uploaded: false) : .queued(Queued())
         self.deadline = deadline
         self.maxAttempts = max(1, maxAttempts)
         attempts = 0
@@ -45,6 +64,52 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         self.init(needsUpload: true, deadline: uploadDeadline, maxAttempts: maxAttempts)
         self.timeout = timeout
     }
+
+    // MARK: - What the stage says
+
+    public var status: JobStatus {
+        switch stage {
+        case .created: .created
+        case .queued: .queued
+        case .processing: .processing
+        case .succeeded: .succeeded
+        case .failed: .failed
+        case .cancelled: .cancelled
+        }
+    }
+
+    public var phase: JobPhase? {
+        guard case .processing(let phase) = stage else { return nil }
+        return phase
+    }
+
+    /// True once the input file is staged (file jobs); URL jobs need none.
+    public var inputReady: Bool {
+        guard case .created(let uploaded) = stage else { return true }
+        return uploaded
+    }
+
+    public var notBefore: Date? {
+        guard case .queued(let queued) = stage else { return nil }
+        return queued.notBefore
+    }
+
+    /// Why the job failed or was cancelled, or the failure a queued retry waits on.
+    public var failure: JobFailure? {
+        switch stage {
+        case .failed(let failure): failure
+        case .cancelled: Self.cancelledFailure
+        case .queued(let queued): queued.retrying
+        default: nil
+        }
+    }
+
+    public var documentID: UUID? {
+        guard case .succeeded(let id) = stage else { return nil }
+        return id
+    }
+
+    // MARK: - Events and actions
 
     public enum Event: Sendable, Equatable {
         /// The input file is fully staged.
@@ -82,7 +147,7 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
     }
 
     /// Applies `event` at `now`. Throws `JobTransitionError` for an event that makes no sense
-    /// in the current status (say, a second submit), changing nothing.
+    /// in the current stage (say, a second submit or a second upload), changing nothing.
     public mutating func handle(
         _ event: Event,
         now: Date,
@@ -96,32 +161,29 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         if now >= deadline, event != .cancelRequested {
             if case .filed = event {} else { return fail(deadlineFailure) }
         }
-        switch (event, status) {
-        case (.uploaded, .created):
-            guard !inputReady else {
+        switch (event, stage) {
+        case (.uploaded, .created(let uploaded)):
+            guard !uploaded else {
                 throw JobTransitionError(event: event, status: status, reason: "the file has already been uploaded; an upload URL works once")
             }
-            inputReady = true
+            stage = .created(uploaded: true)
             return [.publish]
-        case (.submitted, .created):
-            guard inputReady else {
+        case (.submitted, .created(let uploaded)):
+            guard uploaded else {
                 throw JobTransitionError(event: event, status: status, reason: "upload the file to the job's upload URL before submitting")
             }
-            status = .queued
+            stage = .queued(Queued())
             if let timeout { deadline = now.addingTimeInterval(timeout) }
             return [.enqueue(notBefore: nil), .publish]
         case (.submitted, .queued), (.submitted, .processing):
             return []  // a repeated submit is harmless: the job is already on its way
-        case (.started, .queued):
-            status = .processing
-            phase = remoteID == nil ? .converting : .polling
-            attempts += resumesRemotePoll == true ? 0 : 1
-            resumesRemotePoll = nil
-            notBefore = nil
+        case (.started, .queued(let queued)):
+            stage = .processing(remoteID == nil ? .converting : .polling)
+            attempts += queued.resumesRemotePoll ? 0 : 1
             return [.publish]
-        case (.entered(let next), .processing):
+        case (.entered(let next), .processing(let phase)):
             guard next != phase else { return [] }
-            phase = next
+            stage = .processing(next)
             return [.publish]
         case (.remoteCreated(let id), .processing):
             remoteID = id
@@ -129,23 +191,17 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         case (.failed(let error), .processing):
             return retryOrFail(error, now: now, backoff: backoff, random: &random)
         case (.filed(let id), .processing):
-            documentID = id
-            status = .succeeded
-            phase = nil
+            stage = .succeeded(documentID: id)
             return [.cleanUpStaging, .publish]
-        case (.cancelRequested, _):
-            let wasRunning = status == .processing
-            status = .cancelled
-            phase = nil
-            failure = JobFailure(.rejected, code: "cancelled", "the job was cancelled")
-            return (wasRunning ? [.stopWork] : []) + (remoteID.map { [.cancelRemote($0)] } ?? []) + [.cleanUpStaging, .discardDocument, .publish]
+        case (.cancelRequested, let current):
+            stage = .cancelled
+            let stopWork: [Action] = if case .processing = current { [.stopWork] } else { [] }
+            return stopWork + (remoteID.map { [.cancelRemote($0)] } ?? []) + [.cleanUpStaging, .discardDocument, .publish]
         case (.resumedAfterRestart, .processing):
-            status = .queued
-            phase = nil
-            resumesRemotePoll = remoteID != nil ? true : nil
+            stage = .queued(Queued(resumesRemotePoll: remoteID != nil))
             return [.enqueue(notBefore: nil), .publish]
-        case (.resumedAfterRestart, .queued):
-            return [.enqueue(notBefore: notBefore)]
+        case (.resumedAfterRestart, .queued(let queued)):
+            return [.enqueue(notBefore: queued.notBefore)]
         default:
             throw JobTransitionError(event: event, status: status)
         }
@@ -162,33 +218,29 @@ public struct JobStateMachine: Sendable, Equatable, Codable {
         guard error.kind == .unavailable || (error.kind == .transient && attempts < maxAttempts) else { return fail(error) }
         let remaining = Duration.milliseconds(Int64(deadline.timeIntervalSince(now) * 1000))
         guard let wait = backoff.delay(afterAttempt: attempts, retryAfter: error.retryAfter, remaining: remaining, using: &random) else {
-            return fail(JobFailure(.timedOut, code: "timed_out", timeoutMessage + "; the last attempt failed: \(error.message)"))
+            return fail(JobFailure(.timedOut, code: "timed_out", Self.timeoutMessage + "; the last attempt failed: \(error.message)"))
         }
-        status = .queued
-        phase = nil
-        failure = error  // kept visible while waiting, so a poll can say why it is retrying
-        let seconds = wait.inSeconds
-        notBefore = now.addingTimeInterval(seconds)
+        let notBefore = now.addingTimeInterval(wait.inSeconds)
+        stage = .queued(Queued(notBefore: notBefore, retrying: error))
         return [.enqueue(notBefore: notBefore), .publish]
     }
 
     private mutating func fail(_ error: JobFailure) -> [Action] {
         let wasRunning = status == .processing
-        status = .failed
-        phase = nil
-        failure = error
+        stage = .failed(error)
         let cancelRemote: [Action] = error.kind == .timedOut ? (remoteID.map { [.cancelRemote($0)] } ?? []) : []
         return (wasRunning && error.kind == .timedOut ? [.stopWork] : []) + cancelRemote + [.cleanUpStaging, .discardDocument, .publish]
     }
 
-    private var timeoutMessage: String { "the job did not finish before its deadline" }
+    private static let timeoutMessage = "the job did not finish before its deadline"
+    private static let cancelledFailure = JobFailure(.rejected, code: "cancelled", "the job was cancelled")
 
-    /// What passing the deadline means in the job's status: a file job still waiting for its
+    /// What passing the deadline means in the job's stage: a file job still waiting for its
     /// upload expired; anything else ran out of time.
     private var deadlineFailure: JobFailure {
-        guard status == .created else { return JobFailure(.timedOut, code: "timed_out", timeoutMessage) }
+        guard case .created(let uploaded) = stage else { return JobFailure(.timedOut, code: "timed_out", Self.timeoutMessage) }
         let what =
-            inputReady
+            uploaded
             ? "the file was uploaded but the job was not submitted before its upload window closed"
             : "nothing was uploaded before the job's upload window closed"
         return JobFailure(.timedOut, code: "upload_expired", what + "; create the job again")
@@ -210,5 +262,69 @@ public struct JobTransitionError: GatewayError, Equatable {
     public var code: String { "invalid_job_state" }
     public var message: String {
         "cannot apply \(event) to a job that is \(status.rawValue)" + (reason.map { ": \($0)" } ?? "")
+    }
+}
+
+/// The stored form: the flat record jobs have been written in since the first release (the
+/// `state` column), so rows written before the stages existed read back unchanged, and rows
+/// written now read in an older binary.
+extension JobStateMachine: Codable {
+    private struct Stored: Codable {
+        var status: JobStatus
+        var phase: JobPhase?
+        var attempts: Int
+        var maxAttempts: Int
+        var deadline: Date
+        var timeout: TimeInterval?
+        var inputReady: Bool
+        var remoteID: String?
+        var resumesRemotePoll: Bool?
+        var notBefore: Date?
+        var failure: JobFailure?
+        var documentID: UUID?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let stored = try Stored(from: decoder)
+        attempts = stored.attempts
+        maxAttempts = stored.maxAttempts
+        deadline = stored.deadline
+        timeout = stored.timeout
+        remoteID = stored.remoteID
+        switch stored.status {
+        case .created: stage = .created(uploaded: stored.inputReady)
+        case .queued:
+            stage = .queued(
+                Queued(notBefore: stored.notBefore, retrying: stored.failure, resumesRemotePoll: stored.resumesRemotePoll ?? false)
+            )
+        case .processing: stage = .processing(stored.phase ?? .converting)
+        case .succeeded:
+            guard let id = stored.documentID else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a SUCCEEDED job without a document id"))
+            }
+            stage = .succeeded(documentID: id)
+        case .failed:
+            stage = .failed(stored.failure ?? JobFailure(.transient, code: "internal_error", "the job failed without a recorded reason"))
+        case .cancelled: stage = .cancelled
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var resumesRemotePoll: Bool?
+        if case .queued(let queued) = stage, queued.resumesRemotePoll { resumesRemotePoll = true }
+        try Stored(
+            status: status,
+            phase: phase,
+            attempts: attempts,
+            maxAttempts: maxAttempts,
+            deadline: deadline,
+            timeout: timeout,
+            inputReady: inputReady,
+            remoteID: remoteID,
+            resumesRemotePoll: resumesRemotePoll,
+            notBefore: notBefore,
+            failure: failure,
+            documentID: documentID
+        ).encode(to: encoder)
     }
 }
