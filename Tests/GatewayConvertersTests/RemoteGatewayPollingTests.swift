@@ -67,8 +67,7 @@ import Testing
                 cancelTimeout: .seconds(1),
                 cancelRemoteJobOnTaskCancellation: cancelOnCancel,
                 http: httpTestTransport(),
-                sleep: sleeper.sleep,
-                makeRandom: { SeededRandom(seed: 7) }
+                clock: JobClock(makeRandom: { SeededRandom(seed: 7) }, sleep: sleeper.sleep)
             )
         )
     }

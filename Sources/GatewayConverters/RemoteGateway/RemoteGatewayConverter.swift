@@ -39,10 +39,9 @@ public struct RemoteGatewayConverter: Converter {
         public var readinessTimeout: Duration
         /// Transport settings; the default gives up on a transfer that moves under 1 byte/s for 30 s.
         public var http: HTTPClientConfiguration
-        /// How polling waits; tests inject a fast or recording one. Must throw `CancellationError` when cancelled.
-        public var sleep: @Sendable (Duration) async throws -> Void
-        /// The jitter's source; tests inject a seeded one so the waits they record repeat.
-        public var makeRandom: @Sendable () -> any RandomNumberGenerator
+        /// How polling waits and where its jitter comes from: the engine's clock, so tests inject
+        /// a recording sleep and a seeded generator and the waits they record repeat.
+        public var clock: JobClock
 
         /// A configuration for the peer at `baseURL`.
         public init(
@@ -57,8 +56,7 @@ public struct RemoteGatewayConverter: Converter {
                 connectTimeout: .seconds(5),
                 lowSpeedLimit: .init(bytesPerSecond: 1, duration: .seconds(30))
             ),
-            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-            makeRandom: @escaping @Sendable () -> any RandomNumberGenerator = { SystemRandomNumberGenerator() }
+            clock: JobClock = .system
         ) {
             self.baseURL = baseURL
             self.bearerToken = bearerToken
@@ -68,8 +66,7 @@ public struct RemoteGatewayConverter: Converter {
             self.cancelRemoteJobOnTaskCancellation = cancelRemoteJobOnTaskCancellation
             self.readinessTimeout = readinessTimeout
             self.http = http
-            self.sleep = sleep
-            self.makeRandom = makeRandom
+            self.clock = clock
         }
     }
 
@@ -90,7 +87,7 @@ public struct RemoteGatewayConverter: Converter {
             bearerToken: configuration.bearerToken,
             requestTimeout: configuration.requestTimeout
         )
-        poller = RemoteJobPoller(api: api, policy: configuration.polling, sleep: configuration.sleep, makeRandom: configuration.makeRandom)
+        poller = RemoteJobPoller(api: api, policy: configuration.polling, clock: configuration.clock)
     }
 
     /// Runs the job on the peer (or resumes `request.remoteID`) and leaves the PDF at `request.outputPath`.

@@ -17,10 +17,8 @@ enum RemoteJobEnd: Sendable, Equatable {
 struct RemoteJobPoller: Sendable {
     let api: RemoteGatewayAPI
     let policy: RemotePollingPolicy
-    /// Injected so tests need not wait in real time; must throw `CancellationError` when cancelled.
-    let sleep: @Sendable (Duration) async throws -> Void
-    /// The jitter's source, injected for the same reason.
-    let makeRandom: @Sendable () -> any RandomNumberGenerator
+    /// Sleep and jitter, injected so tests need not wait in real time.
+    let clock: JobClock
 
     /// Waits for job `id` to end. `first` is an answer already in hand (create or submit); without
     /// one the first poll goes out at once.
@@ -29,7 +27,7 @@ struct RemoteJobPoller: Sendable {
     ///   further poll could fix (a 4xx other than 404, an unusable answer to a finished job).
     func waitForEnd(of id: String, first: RemoteJobAnswer?, deadline: RemoteDeadline) async throws -> RemoteJobEnd {
         let started = ContinuousClock.now
-        var random = makeRandom()
+        var random = clock.makeRandom()
         var current = first
         var answers = first == nil ? 0 : 1
         // Polls that failed count toward the backoff too: a peer that is down is asked less and
@@ -63,7 +61,7 @@ struct RemoteJobPoller: Sendable {
                     demanded: lastProblem?.retryAfter,
                     using: &random
                 )
-                try await sleep(min(wait, deadline.remaining))
+                try await clock.sleep(min(wait, deadline.remaining))
                 try Task.checkCancellation()
             }
             if deadline.hasPassed { throw Self.timedOut(id, lastProblem: lastProblem) }

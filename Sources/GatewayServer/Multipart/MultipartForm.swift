@@ -20,6 +20,29 @@ struct MultipartForm {
     static let maxFields = 32
     static let maxTotalFieldBytes = 256 * 1024
 
+    /// Receives the form of `request` with its `file` part at `path`: what a one-shot create and
+    /// a document import both take. Refuses a form without that part, saying what it should hold.
+    static func receiveFile(
+        of request: Request,
+        to path: String,
+        maxBytes: Int64,
+        hashing: Bool,
+        holding what: String
+    ) async throws -> (form: MultipartForm, file: File) {
+        let form = try await receive(
+            request.body,
+            contentType: request.headers[.contentType] ?? "",
+            filePart: "file",
+            to: path,
+            maxBytes: maxBytes,
+            hashing: hashing
+        )
+        guard let file = form.file else {
+            throw APIError(.badRequest, "file_required", "the form has no 'file' part; send \(what) as a part named file")
+        }
+        return (form, file)
+    }
+
     static func receive(
         _ body: some AsyncSequence<ByteBuffer, any Error>,
         contentType: String,

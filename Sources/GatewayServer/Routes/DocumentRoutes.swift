@@ -82,13 +82,7 @@ extension GatewayAPI {
 
     func documentContent(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try ownedDocument(context)
-        return try await FileResponse(
-            path: library.filePath(of: document),
-            contentType: "application/pdf",
-            etag: document.sha256,
-            size: document.size,
-            filename: document.name + ".pdf"
-        ).response(for: request, context: context)
+        return try await FileResponse(document: document, in: library).response(for: request, context: context)
     }
 
     /// A PNG of page 1, rendered once per width and kept under `.pdfgate/thumbnails/<id>/`.
@@ -137,17 +131,13 @@ extension GatewayAPI {
             )
         }
         if contentType.hasPrefix("multipart/form-data") {
-            let form = try await MultipartForm.receive(
-                request.body,
-                contentType: request.headers[.contentType] ?? contentType,
-                filePart: "file",
+            let (form, file) = try await MultipartForm.receiveFile(
+                of: request,
                 to: incoming,
                 maxBytes: configuration.maxUploadBytes,
-                hashing: false
+                hashing: false,
+                holding: "the PDF"
             )
-            guard let file = form.file else {
-                throw APIError(.badRequest, "file_required", "the form has no 'file' part; send the PDF as a part named file")
-            }
             fields.merge(form.fields) { _, form in form }
             filename = file.filename ?? filename
         } else {

@@ -31,7 +31,7 @@ extension GatewayAPI {
         // hears 409 at once instead of uploading the file a second time.
         let created = try await intake.holdingKey(owner: owner, key: key) {
             if contentType.hasPrefix("multipart/form-data") {
-                return try await createOneShotMultipart(request, owner: owner, key: key, contentType: contentType)
+                return try await createOneShotMultipart(request, owner: owner, key: key)
             } else if contentType.isEmpty || contentType.hasPrefix("application/json") || contentType.hasPrefix("application/x-www-form-urlencoded") {
                 // curl -d sends form-urlencoded by default; the body is still our JSON.
                 return try await createFromJSON(request, context, owner: owner, key: key)
@@ -99,24 +99,19 @@ extension GatewayAPI {
     }
 
     /// `multipart/form-data`: a `file` part and text parts named like the JSON fields.
-    private func createOneShotMultipart(_ request: Request, owner: String, key: String?, contentType: String) async throws -> (job: Job, replay: Bool)
-    {
+    private func createOneShotMultipart(_ request: Request, owner: String, key: String?) async throws -> (job: Job, replay: Bool) {
         let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
         try intake.admitBeforeBody(owner: owner, key: key)
         return try await intake.staging.withIncomingFile { incoming in
-            let form = try await MultipartForm.receive(
-                request.body,
-                contentType: request.headers[.contentType] ?? contentType,
-                filePart: "file",
+            let (form, file) = try await MultipartForm.receiveFile(
+                of: request,
                 to: incoming,
                 maxBytes: configuration.maxUploadBytes,
-                hashing: key != nil
+                hashing: key != nil,
+                holding: "the document"
             )
-            guard let file = form.file else {
-                throw APIError(.badRequest, "file_required", "the form has no 'file' part; send the document as a part named file")
-            }
             var fields = form.fields
             if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
             let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
@@ -169,28 +164,8 @@ extension GatewayAPI {
 
     func listJobs(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
         let owner = try context.requireOwner()
-        var status: JobStatus?
-        if let text = request.query("status") {
-            guard let parsed = JobStatus(rawValue: text.uppercased()) else {
-                throw APIError(
-                    .badRequest,
-                    "invalid_argument",
-                    "status '\(text)' is not one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            status = parsed
-        }
-        var type: JobType?
-        if let text = request.query("type") {
-            guard let parsed = JobType(rawValue: text.uppercased()) else {
-                throw APIError(
-                    .badRequest,
-                    "invalid_type",
-                    "type '\(text)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            type = parsed
-        }
+        let status: JobStatus? = try Self.filter(request, "status", code: "invalid_argument")
+        let type: JobType? = try Self.filter(request, "type", code: "invalid_type")
         let limit = try Self.limit(request)
         let page = try engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.query("cursor"))
         let base = baseURL(for: request)
@@ -198,6 +173,17 @@ extension GatewayAPI {
     }
 
     // MARK: - Helpers
+
+    /// A query parameter naming one of an enumeration's values (any case); nil when absent.
+    static func filter<Value: RawRepresentable & CaseIterable>(_ request: Request, _ name: String, code: String) throws -> Value?
+    where Value.RawValue == String {
+        guard let text = request.query(name) else { return nil }
+        guard let value = Value(rawValue: text.uppercased()) else {
+            let allowed = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw APIError(.badRequest, code, "\(name) '\(text)' is not one of \(allowed)")
+        }
+        return value
+    }
 
     static func limit(_ request: Request) throws -> Int {
         guard let text = request.query("limit") else { return 50 }

@@ -44,13 +44,7 @@ extension GatewayAPI {
         let id = try context.parameters.require("id")
         guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
         let document = try downloadableDocument(uuid, owner: owner)
-        return try await FileResponse(
-            path: library.filePath(of: document),
-            contentType: "application/pdf",
-            etag: document.sha256,
-            size: document.size,
-            filename: document.name + ".pdf"
-        ).response(for: request, context: context)
+        return try await FileResponse(document: document, in: library).response(for: request, context: context)
     }
 
     /// The document a download URL names. A succeeded job keeps its download URL after its

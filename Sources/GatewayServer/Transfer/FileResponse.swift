@@ -1,4 +1,6 @@
 import Foundation
+import GatewayCore
+import GatewayStore
 import Hummingbird
 
 /// A file as an HTTP answer: streamed in chunks, with `ETag`/`If-None-Match` and a single
@@ -11,6 +13,25 @@ struct FileResponse {
     var etag: String
     var size: Int64
     var filename: String?
+
+    /// A library document's PDF, named after the document, its SHA-256 the validator.
+    init(document: Document, in library: Library) {
+        self.init(
+            path: library.filePath(of: document),
+            contentType: "application/pdf",
+            etag: document.sha256,
+            size: document.size,
+            filename: document.name + ".pdf"
+        )
+    }
+
+    init(path: String, contentType: String, etag: String, size: Int64, filename: String?) {
+        self.path = path
+        self.contentType = contentType
+        self.etag = etag
+        self.size = size
+        self.filename = filename
+    }
 
     func response(for request: Request, context: GatewayRequestContext) async throws -> Response {
         var headers = HTTPFields()

@@ -28,6 +28,8 @@ final class WebhookSender: Sendable {
     let outbox: WebhookOutbox
     let backoff: BackoffPolicy
     let window: Duration
+    /// Time, retry jitter and the waits between attempts.
+    let clock: JobClock
     let logger: Logger
     /// Deliveries in progress, by message id.
     private let tasks = Mutex<[String: Task<Void, Never>]>([:])
@@ -38,6 +40,7 @@ final class WebhookSender: Sendable {
         outbox: WebhookOutbox,
         backoff: BackoffPolicy = BackoffPolicy(initial: .seconds(1), maximum: .seconds(300)),
         window: Duration = .seconds(3600),
+        clock: JobClock = .system,
         logger: Logger
     ) {
         signer = WebhookSigner(secret: secret)
@@ -46,15 +49,16 @@ final class WebhookSender: Sendable {
         self.outbox = outbox
         self.backoff = backoff
         self.window = window
+        self.clock = clock
         self.logger = logger
     }
 
     /// Starts delivering `json` for `job` unless a delivery for the same job and revision runs.
     func deliver(_ job: Job, json: JobJSON) {
         guard let callback = job.spec.callbackURL, job.state.status.isTerminal else { return }
-        let payload = Payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: Date(), data: json)
+        let now = clock.now()
+        let payload = Payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: now, data: json)
         guard let body = try? WireJSON.encoder().encode(payload) else { return }
-        let now = Date()
         let delivery = PendingWebhook(
             messageID: "msg_\(job.id.lowercased)_\(job.revision)",
             jobID: job.id,
@@ -102,16 +106,16 @@ final class WebhookSender: Sendable {
 
     private func send(_ delivery: PendingWebhook) async {
         var attempt = delivery.attempts
-        var random = SystemRandomNumberGenerator()
+        var random = clock.makeRandom()
         var metadata: Logger.Metadata = ["job.id": "\(delivery.jobID.lowercased)", "webhook.id": "\(delivery.messageID)"]
-        let untilDue = delivery.notBefore.timeIntervalSinceNow
-        if untilDue > 0 { try? await Task.sleep(for: .milliseconds(Int64(untilDue * 1000))) }
+        let untilDue = delivery.notBefore.timeIntervalSince(clock.now())
+        if untilDue > 0 { try? await clock.sleep(.milliseconds(Int64(untilDue * 1000))) }
         while !Task.isCancelled {
             attempt += 1
             var retryAfter: Duration?
             do {
                 let vetted = try await guardrail.vet(delivery.url)
-                let timestamp = Int64(Date().timeIntervalSince1970)
+                let timestamp = Int64(clock.now().timeIntervalSince1970)
                 let request = HTTPRequest(
                     method: "POST",
                     url: delivery.url,
@@ -135,7 +139,7 @@ final class WebhookSender: Sendable {
                     logger.warning("webhook.refused", metadata: metadata)
                     return await finish(delivery)
                 }
-                retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
+                retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: clock.now()) }
             } catch let failure as JobFailure {
                 metadata["error"] = "\(failure.message)"
                 if failure.kind == .rejected {
@@ -145,14 +149,14 @@ final class WebhookSender: Sendable {
             } catch {
                 metadata["error"] = "\(error)"
             }
-            let remaining = Duration.milliseconds(Int64(max(0, delivery.expiresAt.timeIntervalSinceNow) * 1000))
+            let remaining = Duration.milliseconds(Int64(max(0, delivery.expiresAt.timeIntervalSince(clock.now())) * 1000))
             guard let wait = backoff.delay(afterAttempt: attempt, retryAfter: retryAfter, remaining: remaining, using: &random) else {
                 logger.warning("webhook.gave_up", metadata: metadata)
                 return await finish(delivery)
             }
-            let next = Date().addingTimeInterval(wait.inSeconds)
+            let next = clock.now().addingTimeInterval(wait.inSeconds)
             try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next) }
-            try? await Task.sleep(for: wait)
+            try? await clock.sleep(wait)
         }
     }
 

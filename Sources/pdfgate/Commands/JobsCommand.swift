@@ -16,45 +16,6 @@ struct JobsCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
     @OptionGroup var output: OutputOptions
 
-    struct JobJSON: Encodable {
-        var jobID: String
-        var type: String
-        var status: String
-        var phase: String?
-        var attempts: Int
-        var source: String?
-        var documentID: String?
-        var error: String?
-        var errorMessage: String?
-        var createdAt: Date
-        var updatedAt: Date
-
-        init(_ job: Job) {
-            jobID = job.id.lowercased
-            type = job.spec.type.rawValue
-            status = job.state.status.rawValue
-            phase = job.state.phase?.rawValue
-            attempts = job.state.attempts
-            source = job.spec.url ?? job.spec.originalFilename
-            documentID = job.state.documentID?.lowercased
-            let failed = job.state.status == .failed || job.state.status == .cancelled
-            error = failed ? job.state.failure?.code : nil
-            errorMessage = failed ? job.state.failure?.message : nil
-            createdAt = job.createdAt
-            updatedAt = job.updatedAt
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case jobID = "job_id"
-            case type, status, phase, attempts, source
-            case documentID = "document_id"
-            case error
-            case errorMessage = "error_message"
-            case createdAt = "created_at"
-            case updatedAt = "updated_at"
-        }
-    }
-
     func run() async throws {
         try await reporting(json: output.json) {
             let filter = try status.map { text -> JobStatus in

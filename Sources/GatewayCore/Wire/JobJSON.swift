@@ -1,14 +1,21 @@
 import Foundation
-import GatewayCore
 
-/// A job as the API answers it: the mobile client's keys (`job_id`, `status`, `upload`,
-/// `download_url`, `error_message`) plus the additive ones of DESIGN §3.1.
-struct JobJSON: Encodable, Sendable {
-    struct Upload: Encodable, Sendable {
-        var method: String
-        var url: String
-        var expiresAt: Date
-        var maxBytes: Int64
+/// A job as the API answers it and `pdfgate jobs --json` prints it: the mobile client's keys
+/// (`job_id`, `status`, `upload`, `download_url`, `error_message`) plus the additive ones of
+/// DESIGN §3.1. The server adds the signed URLs and the document; the CLI has none to sign.
+public struct JobJSON: Encodable, Sendable {
+    public struct Upload: Encodable, Sendable {
+        public var method: String
+        public var url: String
+        public var expiresAt: Date
+        public var maxBytes: Int64
+
+        public init(method: String, url: String, expiresAt: Date, maxBytes: Int64) {
+            self.method = method
+            self.url = url
+            self.expiresAt = expiresAt
+            self.maxBytes = maxBytes
+        }
 
         enum CodingKeys: String, CodingKey {
             case method, url
@@ -17,26 +24,28 @@ struct JobJSON: Encodable, Sendable {
         }
     }
 
-    var jobID: String
-    var type: JobType
-    var status: JobStatus
-    var phase: JobPhase?
-    var createdAt: Date
-    var updatedAt: Date
-    var attempts: Int
-    var url: String?
-    var originalFilename: String?
-    var folder: String?
-    var name: String?
+    public var jobID: String
+    public var type: JobType
+    public var status: JobStatus
+    public var phase: JobPhase?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var attempts: Int
+    public var url: String?
+    public var originalFilename: String?
+    public var folder: String?
+    public var name: String?
     /// The conversion options the job was created with; absent when it set none.
-    var options: ConversionOptions?
-    var upload: Upload?
-    var downloadURL: String?
-    var document: DocumentJSON?
-    var error: String?
-    var errorMessage: String?
+    public var options: ConversionOptions?
+    public var upload: Upload?
+    public var downloadURL: String?
+    /// The filed document's id, on every `SUCCEEDED` job.
+    public var documentID: String?
+    public var document: DocumentJSON?
+    public var error: String?
+    public var errorMessage: String?
 
-    init(_ job: Job) {
+    public init(_ job: Job) {
         jobID = job.id.lowercased
         type = job.spec.type
         status = job.state.status
@@ -49,6 +58,7 @@ struct JobJSON: Encodable, Sendable {
         folder = job.spec.folder
         name = job.spec.name
         options = job.spec.options == ConversionOptions() ? nil : job.spec.options
+        documentID = job.state.documentID?.lowercased
         if let failure = job.state.failure, job.state.status == .failed || job.state.status == .cancelled {
             error = failure.code
             errorMessage = failure.message
@@ -67,12 +77,13 @@ struct JobJSON: Encodable, Sendable {
         case originalFilename = "original_filename"
         case folder, name, options, upload
         case downloadURL = "download_url"
+        case documentID = "document_id"
         case document, error
         case errorMessage = "error_message"
     }
 
     /// `phase` is written as null while absent, so clients can rely on the key.
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(jobID, forKey: .jobID)
         try container.encode(type, forKey: .type)
@@ -88,6 +99,7 @@ struct JobJSON: Encodable, Sendable {
         try container.encodeIfPresent(options, forKey: .options)
         try container.encodeIfPresent(upload, forKey: .upload)
         try container.encodeIfPresent(downloadURL, forKey: .downloadURL)
+        try container.encodeIfPresent(documentID, forKey: .documentID)
         try container.encodeIfPresent(document, forKey: .document)
         try container.encodeIfPresent(error, forKey: .error)
         try container.encodeIfPresent(errorMessage, forKey: .errorMessage)
