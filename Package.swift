@@ -62,11 +62,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The composition root of the engine: converters, inspector, store and intake wired from
+        // plain settings. Shared by `pdfgate serve` (through the HTTP module) and `pdfgate convert`,
+        // which so needs nothing of HTTP.
+        .target(
+            name: "GatewayAssembly",
+            dependencies: [
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The HTTP API (DESIGN §3): routes, signed URLs, tokens, events, webhooks.
         .target(
             name: "GatewayServer",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayHTTPClient",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayHTTPClient", "GatewayAssembly",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -82,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "pdfgate",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayServer",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -123,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "GatewayHTTPClient", "GatewayTestSupport",
+                "GatewayServer", "GatewayAssembly", "GatewayHTTPClient", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

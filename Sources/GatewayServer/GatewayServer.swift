@@ -1,4 +1,5 @@
 import Foundation
+import GatewayAssembly
 import GatewayConverters
 import GatewayCore
 import GatewayStore
