@@ -136,6 +136,8 @@ let package = Package(
             dependencies: [
                 "GatewayServer", "GatewayAssembly", "GatewayHTTPClient", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // In-process requests through the router, for API behaviour that needs no socket.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -11,10 +11,16 @@ import ServiceLifecycle
 /// SIGTERM/SIGINT stop the listener first, then the engine, which lets running jobs finish within
 /// `shutdownGrace` and leaves the rest to resume at the next start.
 public struct GatewayServer {
-    public let api: GatewayAPI
+    public let configuration: ServerConfiguration
+    public let assembly: EngineAssembly
     public let routes: RouteTable
+    public let metrics: GatewayMetrics
+    let tokens: TokenStore
+    let links: APILinks
+    let closing = ClosingSignal()
     let router: Router<GatewayRequestContext>
     let webhooks: WebhookSender
+    let logger: Logger
 
     /// Opens the store, wires the engine and builds the router; nothing listens yet.
     public init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -44,8 +50,13 @@ public struct GatewayServer {
         )
         let secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
         let keys = configuration.signingKeys.isEmpty ? secrets.signingKeys : configuration.signingKeys
-        let api = GatewayAPI(configuration: configuration, assembly: assembly, signingKeys: keys, logger: logger)
-        self.api = api
+        self.configuration = configuration
+        self.assembly = assembly
+        self.logger = logger
+        tokens = TokenStore(database: library.database)
+        let (links, metrics) = (APILinks(configuration: configuration, signer: URLSigner(keys: keys), library: library), GatewayMetrics())
+        self.links = links
+        self.metrics = metrics
         let webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
             urlGuard: URLGuard(check: assembly.intake.urlCheck),
@@ -54,26 +65,55 @@ public struct GatewayServer {
         )
         self.webhooks = webhooks
         _ = assembly.engine.observeAll { job in
-            api.metrics.observe(job, backend: configuration.routes[job.spec.type]?.kind ?? "none")
+            metrics.observe(job, backend: configuration.routes[job.spec.type]?.kind ?? "none")
             if job.spec.callbackURL != nil, job.state.status.isTerminal {
-                webhooks.deliver(job, json: api.jobJSON(job, base: api.callbackBaseURL))
+                webhooks.deliver(job, json: links.jobJSON(job, base: links.callbackBaseURL))
             }
         }
-        (router, routes) = Self.makeRouter(api)
+        (router, routes) = Self.buildRouter(
+            configuration: configuration,
+            assembly: assembly,
+            links: links,
+            metrics: metrics,
+            tokens: tokens,
+            closing: closing
+        )
     }
 
-    static func makeRouter(_ api: GatewayAPI) -> (Router<GatewayRequestContext>, RouteTable) {
+    /// The API's routes, each controller given only what it uses. No listener: tests can drive
+    /// it in-process.
+    static func buildRouter(
+        configuration: ServerConfiguration,
+        assembly: EngineAssembly,
+        links: APILinks,
+        metrics: GatewayMetrics,
+        tokens: TokenStore,
+        closing: ClosingSignal
+    ) -> (Router<GatewayRequestContext>, RouteTable) {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         var routes = RouteTable()
-        api.registerOperationsRoutes(&routes, router: router)
-        api.registerTransferRoutes(&routes, router: router)
+        let maxUploadBytes = configuration.maxUploadBytes
+        OperationsController(assembly: assembly, metrics: metrics).addRoutes(to: router, in: &routes)
+        TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
+            .addRoutes(to: router, in: &routes)
         let authenticated = router.group().add(
-            middleware: AuthMiddleware(mode: api.configuration.effectiveAuth, tokens: api.tokens, cache: TokenCache())
+            middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
         )
-        api.registerJobRoutes(&routes, api: authenticated)
-        api.registerDocumentRoutes(&routes, api: authenticated)
-        api.registerFolderRoutes(&routes, api: authenticated)
+        JobController(intake: assembly.intake, links: links, metrics: metrics, maxUploadBytes: maxUploadBytes).addRoutes(
+            to: authenticated,
+            in: &routes
+        )
+        JobEventsController(engine: assembly.engine, links: links, heartbeat: configuration.heartbeat, closing: closing)
+            .addRoutes(to: authenticated, in: &routes)
+        DocumentController(
+            library: assembly.library,
+            inspector: assembly.inspector,
+            staging: assembly.engine.staging,
+            links: links,
+            maxUploadBytes: maxUploadBytes
+        ).addRoutes(to: authenticated, in: &routes)
+        FolderController(library: assembly.library).addRoutes(to: authenticated, in: &routes)
         routes.addMethodNotAllowed(to: router)
         return (router, routes)
     }
@@ -85,52 +125,51 @@ public struct GatewayServer {
     /// server then drains, no longer held open by streams; the engine gives running jobs their
     /// grace. The whole shutdown is bounded by the grace plus a margin, whatever a client does.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let configuration = api.configuration
-        if configuration.effectiveAuth == .tokens, try !api.tokens.hasLiveTokens() {
-            api.logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
+        if configuration.effectiveAuth == .tokens, try !tokens.hasLiveTokens() {
+            logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
-        try api.assembly.idempotency.recoverAfterRestart()
+        try assembly.idempotency.recoverAfterRestart()
         webhooks.resumePending()
         if configuration.routes.values.contains(.local) {
             if configuration.unsandboxedConverters {
-                api.logger.warning(
+                logger.warning(
                     "serve.unsandboxed_converters",
                     metadata: ["hint": "local converters run without their sandbox: documents can reach the network and this machine's files"]
                 )
-            } else if let problem = await api.assembly.local.sandboxProblem() {
-                api.logger.error("serve.sandbox_unavailable", metadata: ["problem": "\(problem)"])
+            } else if let problem = await assembly.local.sandboxProblem() {
+                logger.error("serve.sandbox_unavailable", metadata: ["problem": "\(problem)"])
             }
         }
         if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {
-            api.logger.warning(
+            logger.warning(
                 "serve.no_public_url",
                 metadata: ["hint": "webhook payloads will point at 127.0.0.1; set --public-url to the address clients reach this server at"]
             )
         }
-        let api = self.api
+        let (links, configuration) = (self.links, self.configuration)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pdfgate"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                api.listening(onPort: port)
+                links.listening(onPort: port)
                 await onListening(port)
             },
-            logger: api.logger
+            logger: logger
         )
         var group = ServiceGroupConfiguration(
             services: [
-                .init(service: EngineService(engine: api.engine, closing: api.closing)),
+                .init(service: EngineService(engine: assembly.engine, closing: closing)),
                 .init(service: app),
-                .init(service: ShutdownAnnouncer(closing: api.closing)),
+                .init(service: ShutdownAnnouncer(closing: closing)),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: api.logger
+            logger: logger
         )
         group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(10)
         try await ServiceGroup(configuration: group).run()
         webhooks.shutdown()
-        await api.assembly.shutdown()
+        await assembly.shutdown()
     }
 }
 

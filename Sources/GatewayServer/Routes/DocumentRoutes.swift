@@ -1,11 +1,19 @@
 import Foundation
 import GatewayCore
+import GatewayPDF
 import GatewayStore
 import Hummingbird
 
 /// DESIGN §3.2: the library's documents, through the same `Library` calls as the CLI.
-extension GatewayAPI {
-    func registerDocumentRoutes(_ routes: inout RouteTable, api group: RouterGroup<GatewayRequestContext>) {
+struct DocumentController: Sendable {
+    let library: Library
+    let inspector: PDFInspectorPool
+    /// Where an imported PDF is received.
+    let staging: any InputStaging
+    let links: APILinks
+    let maxUploadBytes: Int64
+
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(group, .get, "/v1/documents") { request, context in try self.listDocuments(request, context) }
         routes.add(group, .post, "/v1/documents") { request, context in try await self.importDocument(request, context) }
         routes.add(group, .get, "/v1/documents/{id}") { request, context in try self.getDocument(request, context) }
@@ -22,9 +30,7 @@ extension GatewayAPI {
     }
 
     private func documentJSON(_ document: Document, request: Request) -> DocumentJSON {
-        var json = DocumentJSON(document)
-        json.downloadURL = downloadURL(for: document, base: baseURL(for: request))
-        return json
+        links.documentJSON(document, base: links.baseURL(for: request))
     }
 
     func listDocuments(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
@@ -33,10 +39,10 @@ extension GatewayAPI {
             DocumentQuery(
                 owner: try context.requireOwner(),
                 folder: .parse(request.query("folder")),
-                recursive: try Self.bool(request, "recursive"),
+                recursive: try request.flag("recursive"),
                 search: request.query("q").flatMap { $0.isEmpty ? nil : $0 },
                 sort: sort,
-                limit: try Self.limit(request),
+                limit: try request.pageLimit(),
                 cursor: request.query("cursor")
             )
         )
@@ -101,7 +107,7 @@ extension GatewayAPI {
         if !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let temporary = path + ".tmp-\(UUID().lowercased)"
-            _ = try await assembly.inspector.inspect(
+            _ = try await inspector.inspect(
                 path: library.filePath(of: document),
                 thumbnail: ThumbnailRequest(outputPath: temporary, width: width)
             )
@@ -115,9 +121,9 @@ extension GatewayAPI {
     /// `POST /v1/documents`: file an existing PDF, as multipart (`file` part) or a raw body.
     func importDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let owner = try context.requireOwner()
-        let incoming = engine.staging.incomingPath()
-        defer { engine.staging.discardIncoming(incoming) }
-        let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
+        let incoming = staging.incomingPath()
+        defer { staging.discardIncoming(incoming) }
+        let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         var fields = request.queryDictionary
         var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename) ?? fields["filename"]
@@ -134,7 +140,7 @@ extension GatewayAPI {
             let (form, file) = try await MultipartForm.receiveFile(
                 of: request,
                 to: incoming,
-                maxBytes: configuration.maxUploadBytes,
+                maxBytes: maxUploadBytes,
                 hashing: false,
                 holding: "the PDF"
             )
@@ -150,7 +156,7 @@ extension GatewayAPI {
                 }
                 return policy
             } ?? .fail
-        let info = try await assembly.inspector.inspect(path: incoming, thumbnail: nil)
+        let info = try await inspector.inspect(path: incoming, thumbnail: nil)
         let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
         let folder = FolderReference.parse(fields["folder"])
         let library = self.library
@@ -158,15 +164,6 @@ extension GatewayAPI {
             try library.file(incoming, mode: .move, owner: owner, folder: folder, name: name, conflict: conflict, info: info)
         }
         return try jsonResponse(documentJSON(document, request: request), status: .created)
-    }
-
-    static func bool(_ request: Request, _ name: String) throws -> Bool {
-        guard let text = request.query(name) else { return false }
-        switch text.lowercased() {
-        case "true", "1", "yes", "": return true
-        case "false", "0", "no": return false
-        default: throw APIError(.badRequest, "invalid_argument", "\(name) '\(text)' must be true or false")
-        }
     }
 }
 

@@ -7,19 +7,26 @@ import Hummingbird
 /// each event's `id:` is the job's revision (monotonic), `Last-Event-ID` skips what the client
 /// has seen, a `:` comment every `heartbeat` keeps proxies from closing an idle stream, and the
 /// stream ends after the terminal event.
-extension GatewayAPI {
+struct JobEventsController: Sendable {
+    let engine: JobEngine
+    let links: APILinks
+    let heartbeat: Duration
+    let closing: ClosingSignal
+
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
+        routes.add(group, .get, "/v1/jobs/{id}/events") { request, context in try self.jobEvents(request, context) }
+    }
+
     private enum StreamItem: Sendable {
         case changed(Job)
         case heartbeat
     }
 
     func jobEvents(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try ownedJob(try context.parameters.require("id"), owner: try context.requireOwner())
+        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         let seen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        let base = baseURL(for: request)
-        let heartbeat = configuration.heartbeat
-        let engine = self.engine
-        let closing = self.closing
+        let base = links.baseURL(for: request)
+        let (engine, closing, heartbeat) = (self.engine, self.closing, self.heartbeat)
 
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
@@ -72,7 +79,7 @@ extension GatewayAPI {
     }
 
     private func event(_ job: Job, base: String) -> String {
-        let data = (try? WireJSON.encoder().encode(jobJSON(job, base: base))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let data = (try? WireJSON.encoder().encode(links.jobJSON(job, base: base))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "id: \(job.revision)\nevent: job\ndata: \(data)\n\n"
     }
 }

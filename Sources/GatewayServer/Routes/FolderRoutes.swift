@@ -1,10 +1,13 @@
 import Foundation
 import GatewayCore
+import GatewayStore
 import Hummingbird
 
 /// DESIGN §3.2: folders — real directories with stable ids.
-extension GatewayAPI {
-    func registerFolderRoutes(_ routes: inout RouteTable, api group: RouterGroup<GatewayRequestContext>) {
+struct FolderController: Sendable {
+    let library: Library
+
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(group, .get, "/v1/folders") { request, context in try self.listFolders(request, context) }
         routes.add(group, .post, "/v1/folders") { request, context in try await self.createFolder(request, context) }
         routes.add(group, .get, "/v1/folders/{id}") { request, context in try self.getFolder(request, context) }
@@ -30,7 +33,7 @@ extension GatewayAPI {
         let folders = try library.listFolders(
             owner: try context.requireOwner(),
             parent: .parse(request.query("parent")),
-            recursive: try Self.bool(request, "recursive")
+            recursive: try request.flag("recursive")
         )
         return try jsonResponse(["folders": folders.map(FolderJSON.init)])
     }
@@ -74,7 +77,7 @@ extension GatewayAPI {
 
     func deleteFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let folder = try ownedFolder(context)
-        let recursive = try Self.bool(request, "recursive")
+        let recursive = try request.flag("recursive")
         let library = self.library
         try await blocking { try library.deleteFolder(.id(folder.id), owner: folder.owner, recursive: recursive) }
         return Response(status: .noContent)

@@ -10,14 +10,20 @@ extension HTTPField.Name {
 }
 
 /// DESIGN §3.1: the mobile client's job protocol, plus the one-shot create, listing and cancel.
-extension GatewayAPI {
-    func registerJobRoutes(_ routes: inout RouteTable, api group: RouterGroup<GatewayRequestContext>) {
+struct JobController: Sendable {
+    let intake: JobIntake
+    let links: APILinks
+    let metrics: GatewayMetrics
+    let maxUploadBytes: Int64
+
+    var engine: JobEngine { intake.engine }
+
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(group, .post, "/v1/jobs") { request, context in try await self.createJob(request, context) }
         routes.add(group, .get, "/v1/jobs") { request, context in try self.listJobs(request, context) }
         routes.add(group, .get, "/v1/jobs/{id}") { request, context in try self.getJob(request, context) }
         routes.add(group, .delete, "/v1/jobs/{id}") { request, context in try self.cancelJob(request, context) }
         routes.add(group, .post, "/v1/jobs/{id}/submit") { request, context in try self.submitJob(request, context) }
-        routes.add(group, .get, "/v1/jobs/{id}/events") { request, context in try self.jobEvents(request, context) }
     }
 
     // MARK: - Create
@@ -39,7 +45,7 @@ extension GatewayAPI {
                 return try await createOneShotRaw(request, owner: owner, key: key)
             }
         }
-        return try jsonResponse(jobJSON(created.job, base: baseURL(for: request)), status: created.replay ? .ok : .created)
+        return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: created.replay ? .ok : .created)
     }
 
     private func createFromJSON(
@@ -80,7 +86,7 @@ extension GatewayAPI {
         }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         try intake.check(spec, owner: owner, withInput: true)
-        let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
+        let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body: an owner over its limits hears 429 now, not after uploading the file.
         try intake.admitBeforeBody(owner: owner, key: key)
@@ -100,7 +106,7 @@ extension GatewayAPI {
 
     /// `multipart/form-data`: a `file` part and text parts named like the JSON fields.
     private func createOneShotMultipart(_ request: Request, owner: String, key: String?) async throws -> (job: Job, replay: Bool) {
-        let receiver = BodyToFile(maxBytes: configuration.maxUploadBytes)
+        let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
         try intake.admitBeforeBody(owner: owner, key: key)
@@ -108,7 +114,7 @@ extension GatewayAPI {
             let (form, file) = try await MultipartForm.receiveFile(
                 of: request,
                 to: incoming,
-                maxBytes: configuration.maxUploadBytes,
+                maxBytes: maxUploadBytes,
                 hashing: key != nil,
                 holding: "the document"
             )
@@ -145,53 +151,34 @@ extension GatewayAPI {
     // MARK: - The rest of the protocol
 
     func getJob(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try ownedJob(try context.parameters.require("id"), owner: try context.requireOwner())
+        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         var headers = HTTPFields()
         if !job.state.status.isTerminal { headers[.retryAfter] = job.state.status == .created ? "2" : "1" }
-        return try jsonResponse(jobJSON(job, base: baseURL(for: request)), headers: headers)
+        return try jsonResponse(links.jobJSON(job, base: links.baseURL(for: request)), headers: headers)
     }
 
     func submitJob(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try ownedJob(try context.parameters.require("id"), owner: try context.requireOwner())
+        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         let submitted = job.state.status == .created ? try engine.submit(job.id) : job
-        return try jsonResponse(jobJSON(submitted, base: baseURL(for: request)))
+        return try jsonResponse(links.jobJSON(submitted, base: links.baseURL(for: request)))
     }
 
     func cancelJob(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try ownedJob(try context.parameters.require("id"), owner: try context.requireOwner())
-        return try jsonResponse(jobJSON(try engine.cancel(job.id), base: baseURL(for: request)))
+        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
+        return try jsonResponse(links.jobJSON(try engine.cancel(job.id), base: links.baseURL(for: request)))
     }
 
     func listJobs(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
         let owner = try context.requireOwner()
-        let status: JobStatus? = try Self.filter(request, "status", code: "invalid_argument")
-        let type: JobType? = try Self.filter(request, "type", code: "invalid_type")
-        let limit = try Self.limit(request)
+        let status: JobStatus? = try request.choice("status", code: "invalid_argument")
+        let type: JobType? = try request.choice("type", code: "invalid_type")
+        let limit = try request.pageLimit()
         let page = try engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.query("cursor"))
-        let base = baseURL(for: request)
-        return try jsonResponse(JobPage(jobs: page.jobs.map { jobJSON($0, base: base) }, nextCursor: page.nextCursor))
+        let base = links.baseURL(for: request)
+        return try jsonResponse(JobPage(jobs: page.jobs.map { links.jobJSON($0, base: base) }, nextCursor: page.nextCursor))
     }
 
     // MARK: - Helpers
-
-    /// A query parameter naming one of an enumeration's values (any case); nil when absent.
-    static func filter<Value: RawRepresentable & CaseIterable>(_ request: Request, _ name: String, code: String) throws -> Value?
-    where Value.RawValue == String {
-        guard let text = request.query(name) else { return nil }
-        guard let value = Value(rawValue: text.uppercased()) else {
-            let allowed = Value.allCases.map(\.rawValue).joined(separator: ", ")
-            throw APIError(.badRequest, code, "\(name) '\(text)' is not one of \(allowed)")
-        }
-        return value
-    }
-
-    static func limit(_ request: Request) throws -> Int {
-        guard let text = request.query("limit") else { return 50 }
-        guard let limit = Int(text), (1...200).contains(limit) else {
-            throw APIError(.badRequest, "invalid_argument", "limit '\(text)' must be a number from 1 to 200")
-        }
-        return limit
-    }
 
     static func sha256(_ data: Data) -> String {
         hexString(SHA256.hash(data: data))

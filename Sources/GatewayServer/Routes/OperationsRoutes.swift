@@ -1,9 +1,13 @@
 import Foundation
+import GatewayAssembly
 import Hummingbird
 
 /// DESIGN §3.3: `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml` — no token needed.
-extension GatewayAPI {
-    func registerOperationsRoutes(_ routes: inout RouteTable, router: Router<GatewayRequestContext>) {
+struct OperationsController: Sendable {
+    let assembly: EngineAssembly
+    let metrics: GatewayMetrics
+
+    func addRoutes(to router: Router<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(router, .get, "/healthz") { _, _ in try jsonResponse(["status": "ok"]) }
         routes.add(router, .get, "/readyz") { _, _ in try await self.readiness() }
         routes.add(router, .get, "/metrics") { _, _ in try self.metricsText() }
@@ -23,7 +27,7 @@ extension GatewayAPI {
 
     func readiness() async throws -> Response {
         let checks = await Readiness(
-            library: library,
+            library: assembly.library,
             inspector: assembly.inspector,
             routes: assembly.routes,
             local: assembly.local
@@ -33,7 +37,7 @@ extension GatewayAPI {
     }
 
     func metricsText() throws -> Response {
-        let text = metrics.render(jobsByStatus: try engine.jobCounts())
+        let text = metrics.render(jobsByStatus: try assembly.engine.jobCounts())
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -1,11 +1,20 @@
 import Foundation
 import GatewayCore
+import GatewayStore
 import Hummingbird
 
 /// The signed URLs of DESIGN §3.1: single-use uploads and re-issuable downloads. No bearer token:
 /// the signature is the permission, and it names exactly one method, path and expiry.
-extension GatewayAPI {
-    func registerTransferRoutes(_ routes: inout RouteTable, router: Router<GatewayRequestContext>) {
+struct TransferController: Sendable {
+    let intake: JobIntake
+    let library: Library
+    let signer: URLSigner
+    let metrics: GatewayMetrics
+    let maxUploadBytes: Int64
+
+    var engine: JobEngine { intake.engine }
+
+    func addRoutes(to router: Router<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(router, .put, "/v1/uploads/{id}") { request, context in try await self.upload(request, context) }
         routes.add(router, .get, "/v1/downloads/{owner}/{id}") { request, context in try await self.download(request, context) }
     }
@@ -27,7 +36,7 @@ extension GatewayAPI {
         guard let uuid = UUID(uuidString: id), let job = try engine.job(uuid) else {
             throw APIError(.notFound, "job_not_found", "no job with id '\(id)'")
         }
-        let receiver = BodyToFile(maxBytes: min(grant.maxBytes ?? configuration.maxUploadBytes, configuration.maxUploadBytes))
+        let receiver = BodyToFile(maxBytes: min(grant.maxBytes ?? maxUploadBytes, maxUploadBytes))
         try receiver.checkDeclaredLength(request)
         // Written under a name of its own and published whole, once: a crash mid-upload leaves no
         // input, and of two concurrent PUTs only one becomes it.

@@ -1,0 +1,69 @@
+import Foundation
+import GatewayCore
+import Hummingbird
+
+/// The query parameters every controller reads the same way.
+extension Request {
+    /// A query parameter, percent-decoded.
+    func query(_ name: String) -> String? { uri.queryParameters[Substring(name)].map(String.init) }
+
+    /// Query parameters as a plain dictionary (last one wins).
+    var queryDictionary: [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in uri.queryParameters { result[String(key)] = String(value) }
+        return result
+    }
+
+    /// `?limit=`: 1 to 200, 50 when absent.
+    func pageLimit() throws -> Int {
+        guard let text = query("limit") else { return 50 }
+        guard let limit = Int(text), (1...200).contains(limit) else {
+            throw APIError(.badRequest, "invalid_argument", "limit '\(text)' must be a number from 1 to 200")
+        }
+        return limit
+    }
+
+    /// A true/false query parameter; false when absent, true when present without a value.
+    func flag(_ name: String) throws -> Bool {
+        guard let text = query(name) else { return false }
+        switch text.lowercased() {
+        case "true", "1", "yes", "": return true
+        case "false", "0", "no": return false
+        default: throw APIError(.badRequest, "invalid_argument", "\(name) '\(text)' must be true or false")
+        }
+    }
+
+    /// A query parameter naming one of an enumeration's values (any case); nil when absent.
+    func choice<Value: RawRepresentable & CaseIterable>(_ name: String, code: String) throws -> Value? where Value.RawValue == String {
+        guard let text = query(name) else { return nil }
+        guard let value = Value(rawValue: text.uppercased()) else {
+            let allowed = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw APIError(.badRequest, code, "\(name) '\(text)' is not one of \(allowed)")
+        }
+        return value
+    }
+}
+
+/// JSON answers with the API's encoder.
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    var headers = headers
+    headers[.contentType] = "application/json; charset=utf-8"
+    let data = try WireJSON.encoder().encode(value)
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+/// Runs a library mutation (flock, renames, fsync) on a thread of its own: an fsync can take
+/// milliseconds, and the two cooperative threads also answer every poll.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await runBlocking { Result { try body() } }.get()
+}
+
+extension JobEngine {
+    /// A job of `owner`, or 404: another owner's job does not exist for this one.
+    func job(_ id: String, ownedBy owner: String) throws -> Job {
+        guard let uuid = UUID(uuidString: id), let job = try job(uuid), job.owner == owner else {
+            throw APIError(.notFound, "job_not_found", "no job with id '\(id)'")
+        }
+        return job
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import GatewayServer
+
+/// The whole API in this process, driven through its router with no socket: for behaviour that
+/// needs none (validation, status codes, the library's routes). The real-process tests stay for
+/// what does: the mobile-client flow, event streams, libcurl, kill and restart.
+struct InProcessGateway {
+    let directory = TemporaryDirectory("router")
+    let server: GatewayServer
+
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = ServerConfiguration()
+        configuration.store = directory.path + "/store"
+        configure(&configuration)
+        server = try GatewayServer(configuration: configuration, logger: Logger(label: "test"))
+    }
+
+    /// Runs `body` with a client of the router, then ends the engine's helper processes.
+    func run(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        do {
+            try await Application(router: server.router).test(.router, body)
+        } catch {
+            await server.assembly.shutdown()
+            throw error
+        }
+        await server.assembly.shutdown()
+    }
+}
+
+extension TestResponse {
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
+    }
+
+    /// The API error's code and message.
+    var error: (code: String?, message: String?) { (json["error"] as? String, json["error_message"] as? String) }
+}
+
+extension TestClientProtocol {
+    /// POSTs `object` as JSON.
+    func post(_ uri: String, json object: [String: Any], headers: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        let body = try JSONSerialization.data(withJSONObject: object)
+        return try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(bytes: body))
+    }
+}
