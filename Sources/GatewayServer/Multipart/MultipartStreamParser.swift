@@ -330,9 +330,8 @@ public struct MultipartError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "\(code): \(message)" }
 }
 
-// MARK: - Header values
-
-private enum Byte {
+/// The bytes the multipart and header parsers look for.
+enum Byte {
     static let tab: UInt8 = 0x09
     static let lf: UInt8 = 0x0A
     static let cr: UInt8 = 0x0D

@@ -92,15 +92,7 @@ struct JobController: Sendable {
         try intake.admitBeforeBody(owner: owner, key: key)
         return try await intake.staging.withIncomingFile { incoming in
             let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
-            let created = try await intake.create(
-                spec,
-                owner: owner,
-                input: .moving(incoming),
-                key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields, fileSHA256: written.sha256)) },
-                rateTaken: true
-            )
-            if !created.replay { metrics.uploaded(bytes: written.bytes) }
-            return created
+            return try await createOneShot(spec, owner: owner, key: key, fields: fields, file: incoming, sha256: written.sha256, bytes: written.bytes)
         }
     }
 
@@ -121,16 +113,30 @@ struct JobController: Sendable {
             var fields = form.fields
             if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
             let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
-            let created = try await intake.create(
-                spec,
-                owner: owner,
-                input: .moving(incoming),
-                key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields, fileSHA256: file.sha256)) },
-                rateTaken: true
-            )
-            if !created.replay { metrics.uploaded(bytes: file.bytes) }
-            return created
+            return try await createOneShot(spec, owner: owner, key: key, fields: fields, file: incoming, sha256: file.sha256, bytes: file.bytes)
         }
+    }
+
+    /// A one-shot create once its body is in: the received file becomes the new job's input. The
+    /// rate was taken before the body (`admitBeforeBody`); the key's hash covers fields and file.
+    private func createOneShot(
+        _ spec: JobSpec,
+        owner: String,
+        key: String?,
+        fields: [String: String],
+        file: String,
+        sha256: String?,
+        bytes: Int64
+    ) async throws -> (job: Job, replay: Bool) {
+        let created = try await intake.create(
+            spec,
+            owner: owner,
+            input: .moving(file),
+            key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields, fileSHA256: sha256)) },
+            rateTaken: true
+        )
+        if !created.replay { metrics.uploaded(bytes: bytes) }
+        return created
     }
 
     /// What makes two one-shot creates "the same request" for `Idempotency-Key`: their fields in

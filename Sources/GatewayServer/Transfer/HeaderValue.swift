@@ -98,13 +98,3 @@ enum HeaderValue {
         }
     }
 }
-
-private enum Byte {
-    static let tab: UInt8 = 0x09
-    static let space: UInt8 = 0x20
-    static let quote: UInt8 = 0x22
-    static let percent: UInt8 = 0x25
-    static let semicolon: UInt8 = 0x3B
-    static let equals: UInt8 = 0x3D
-    static let backslash: UInt8 = 0x5C
-}
