@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "GatewayAssembly", "GatewayHTTPClient", "GatewayTestSupport",
+                "GatewayServer", "GatewayAssembly", "GatewayStore", "GatewayHTTPClient", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

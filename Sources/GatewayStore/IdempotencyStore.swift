@@ -3,16 +3,16 @@ import GRDB
 import GatewayCore
 import Synchronization
 
-/// `Idempotency-Key` on job creation: the same key and body give the same job, a different body
-/// is refused, and a key whose first request is still running answers "in progress".
+/// `Idempotency-Key` on job creation, in the store's database: a key is held from its request's
+/// first byte (so a retry while the body streams hears "in progress", on any process), completed
+/// with the request's hash and its job, and answered from then on with that job, or refused
+/// for a different request.
 public final class IdempotencyStore: IdempotencyKeys {
-    public typealias Claim = IdempotencyClaim
-
     let database: GatewayDatabase
     /// How long a key is remembered (a day, as Stripe and the IETF draft suggest).
     public let lifetime: TimeInterval
-    /// A claim older than this with no job is an abandoned one (its request died mid-create),
-    /// not one in progress: creating a job takes milliseconds, not minutes.
+    /// A hold not refreshed for this long is an abandoned one (its request died), not one in
+    /// progress: a request refreshes its hold every minute while its body streams.
     public let abandonedAfter: TimeInterval
     private let lastSweep = Mutex<Date?>(nil)
 
@@ -33,7 +33,7 @@ public final class IdempotencyStore: IdempotencyKeys {
         lastSweep.withLock { $0 = now }
     }
 
-    public func claim(owner: String, key: String, requestHash: String, now: Date = Date()) throws -> Claim {
+    public func hold(owner: String, key: String, now: Date = Date()) throws -> KeyHold {
         try sweepIfDue(now: now)
         return try database.pool.write { db in
             if let row = try Row.fetchOne(
@@ -41,40 +41,36 @@ public final class IdempotencyStore: IdempotencyKeys {
                 sql: "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = ? AND key = ?",
                 arguments: [owner, key]
             ) {
-                let created: Date = row["created_at"]
-                let abandoned = (row["job_id"] as String?) == nil && now.timeIntervalSince(created) > abandonedAfter
-                if !abandoned {
-                    guard row["request_sha256"] as String == requestHash else { return .mismatch }
-                    guard let job: String = row["job_id"], let id = UUID(uuidString: job) else { return .inProgress }
-                    return .replay(jobID: id)
+                if let job: String = row["job_id"], let id = UUID(uuidString: job) {
+                    return .used(requestHash: row["request_sha256"], jobID: id)
                 }
+                // Held and refreshed within `abandonedAfter`: its request is still running.
+                guard now.timeIntervalSince(row["created_at"] as Date) > abandonedAfter else { return .inProgress }
                 try db.execute(sql: "DELETE FROM idempotency_keys WHERE owner = ? AND key = ?", arguments: [owner, key])
             }
+            // The request's hash is known only once its body is in: `complete` writes it.
             try db.execute(
-                sql: "INSERT INTO idempotency_keys (owner, key, request_sha256, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [owner, key, requestHash, now]
+                sql: "INSERT INTO idempotency_keys (owner, key, request_sha256, created_at) VALUES (?, ?, '', ?)",
+                arguments: [owner, key, now]
             )
-            return .claimed
+            return .held
         }
     }
 
-    /// Whether `key` already created a job for `owner`: a request carrying it is a replay, which
-    /// is answered with that job and so is not held to the owner's limits.
-    public func hasCreatedJob(owner: String, key: String) throws -> Bool {
-        try database.pool.read { db in
-            try Bool.fetchOne(
-                db,
-                sql: "SELECT job_id IS NOT NULL FROM idempotency_keys WHERE owner = ? AND key = ?",
-                arguments: [owner, key]
-            ) ?? false
-        }
-    }
-
-    public func complete(owner: String, key: String, jobID: UUID) throws {
+    public func refresh(owner: String, key: String, now: Date = Date()) throws {
         try database.pool.write { db in
             try db.execute(
-                sql: "UPDATE idempotency_keys SET job_id = ? WHERE owner = ? AND key = ?",
-                arguments: [jobID.uuidString.lowercased(), owner, key]
+                sql: "UPDATE idempotency_keys SET created_at = ? WHERE owner = ? AND key = ? AND job_id IS NULL",
+                arguments: [now, owner, key]
+            )
+        }
+    }
+
+    public func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws {
+        try database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE idempotency_keys SET request_sha256 = ?, job_id = ? WHERE owner = ? AND key = ?",
+                arguments: [requestHash, jobID.uuidString.lowercased(), owner, key]
             )
         }
     }

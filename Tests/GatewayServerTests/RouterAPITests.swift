@@ -1,4 +1,6 @@
 import Foundation
+import GatewayCore
+import GatewayStore
 import GatewayTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -79,6 +81,25 @@ struct RouterAPITests {
             let second = try await client.post("/v1/jobs", json: page)
             #expect(second.status == .tooManyRequests && second.error.code == "rate_limited", "\(second.json)")
             #expect(second.headers[.retryAfter].flatMap(Int.init).map { (1...60).contains($0) } == true, "\(second.headers)")
+        }
+    }
+
+    @Test("a key another process holds answers 409 in progress, and works once that process completes it")
+    func aKeyHeldElsewhereIsInProgress() async throws {
+        let gateway = try InProcessGateway()
+        // Another process on the same store, in the middle of a create with this key.
+        let elsewhere = IdempotencyStore(database: try Library(root: gateway.server.assembly.library.paths.root).database)
+        #expect(try elsewhere.hold(owner: "default", key: "shared", now: Date()) == .held)
+        try await gateway.run { client in
+            let page = ["type": "URL_TO_PDF", "url": "https://example.com/"]
+            let meanwhile = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "shared"])
+            #expect(meanwhile.status == .conflict && meanwhile.error.code == "idempotency_key_in_progress", "\(meanwhile.json)")
+            // The other process gives up: the key is free again, and this request creates the job.
+            try elsewhere.release(owner: "default", key: "shared")
+            let created = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "shared"])
+            #expect(created.status == .created, "\(created.json)")
+            let replay = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "shared"])
+            #expect(replay.status == .ok && replay.json["job_id"] as? String == created.json["job_id"] as? String)
         }
     }
 

@@ -35,14 +35,14 @@ struct JobController: Sendable {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         // Held from the first byte on: a retry while the first request's body is still streaming
         // hears 409 at once instead of uploading the file a second time.
-        let created = try await intake.holdingKey(owner: owner, key: key) {
+        let created = try await intake.holdingKey(owner: owner, key: key) { held in
             if contentType.hasPrefix("multipart/form-data") {
-                return try await createOneShotMultipart(request, owner: owner, key: key)
+                return try await createOneShotMultipart(request, owner: owner, key: held)
             } else if contentType.isEmpty || contentType.hasPrefix("application/json") || contentType.hasPrefix("application/x-www-form-urlencoded") {
                 // curl -d sends form-urlencoded by default; the body is still our JSON.
-                return try await createFromJSON(request, context, owner: owner, key: key)
+                return try await createFromJSON(request, context, owner: owner, key: held)
             } else {
-                return try await createOneShotRaw(request, owner: owner, key: key)
+                return try await createOneShotRaw(request, owner: owner, key: held)
             }
         }
         return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: created.replay ? .ok : .created)
@@ -52,7 +52,7 @@ struct JobController: Sendable {
         _ request: Request,
         _ context: GatewayRequestContext,
         owner: String,
-        key: String?
+        key: JobIntake.HeldKey?
     ) async throws -> (job: Job, replay: Bool) {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
@@ -72,7 +72,7 @@ struct JobController: Sendable {
     }
 
     /// Raw body: the file itself, its name in `Content-Disposition` or `?filename=`, the rest as query parameters.
-    private func createOneShotRaw(_ request: Request, owner: String, key: String?) async throws -> (job: Job, replay: Bool) {
+    private func createOneShotRaw(_ request: Request, owner: String, key: JobIntake.HeldKey?) async throws -> (job: Job, replay: Bool) {
         var fields = request.queryDictionary
         if let disposition = request.headers[.contentDisposition], let filename = ContentDisposition.filename(disposition) {
             fields["original_filename"] = filename
@@ -97,7 +97,7 @@ struct JobController: Sendable {
     }
 
     /// `multipart/form-data`: a `file` part and text parts named like the JSON fields.
-    private func createOneShotMultipart(_ request: Request, owner: String, key: String?) async throws -> (job: Job, replay: Bool) {
+    private func createOneShotMultipart(_ request: Request, owner: String, key: JobIntake.HeldKey?) async throws -> (job: Job, replay: Bool) {
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
@@ -122,7 +122,7 @@ struct JobController: Sendable {
     private func createOneShot(
         _ spec: JobSpec,
         owner: String,
-        key: String?,
+        key: JobIntake.HeldKey?,
         fields: [String: String],
         file: String,
         sha256: String?,

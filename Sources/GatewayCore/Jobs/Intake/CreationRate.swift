@@ -32,13 +32,3 @@ final class CreationRate: Sendable {
         }
     }
 }
-
-/// What one request at a time may hold: an idempotency key whose first request is still
-/// running, its body perhaps still streaming.
-final class InFlight<Element: Hashable & Sendable>: Sendable {
-    private let active = Mutex<Set<Element>>([])
-
-    /// False when another request holds `element`.
-    func begin(_ element: Element) -> Bool { active.withLock { $0.insert(element).inserted } }
-    func end(_ element: Element) { _ = active.withLock { $0.remove(element) } }
-}

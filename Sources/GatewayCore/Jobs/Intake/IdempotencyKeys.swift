@@ -1,24 +1,26 @@
 import Foundation
 
-/// What `Idempotency-Key` found when a create claimed it.
-public enum IdempotencyClaim: Sendable, Equatable {
-    /// First use: create the job, then `complete`.
-    case claimed
-    /// Seen before with the same request: answer with this job.
-    case replay(jobID: UUID)
-    /// Seen before with another request.
-    case mismatch
-    /// The first request with this key has not finished yet.
+/// What holding an `Idempotency-Key` found, at a request's first byte.
+public enum KeyHold: Sendable, Equatable {
+    /// This request holds the key now: create the job, then `complete` (or `release`).
+    case held
+    /// The key created a job already, for a request that hashed to `requestHash`.
+    case used(requestHash: String, jobID: UUID)
+    /// Another request holds it and has not finished.
     case inProgress
 }
 
 /// `Idempotency-Key`s of job creates, kept durably: the same key and request give the same job,
-/// a different request is refused. `IdempotencyStore` keeps them in the store's database.
+/// a different request is refused, and a key whose first request is still running (its body
+/// perhaps still streaming) answers "in progress" to any process sharing the store.
+/// `IdempotencyStore` keeps them in the store's database.
 public protocol IdempotencyKeys: Sendable {
-    func claim(owner: String, key: String, requestHash: String, now: Date) throws -> IdempotencyClaim
-    /// Whether `key` already created a job for `owner`: a request carrying it is a replay.
-    func hasCreatedJob(owner: String, key: String) throws -> Bool
-    func complete(owner: String, key: String, jobID: UUID) throws
+    /// Takes `key` for a request that has just begun, unless it is in use or was used.
+    func hold(owner: String, key: String, now: Date) throws -> KeyHold
+    /// Keeps a held key from looking abandoned while its request's body still streams.
+    func refresh(owner: String, key: String, now: Date) throws
+    /// The held key created `jobID` for a request that hashed to `requestHash`.
+    func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws
     /// The create failed: the key may be used again.
     func release(owner: String, key: String) throws
 }

@@ -21,13 +21,23 @@ public final class JobIntake: Sendable {
         public static let none = Limits()
     }
 
-    /// An `Idempotency-Key` and the hash of the request it came with.
+    /// An `Idempotency-Key` this request holds (see `holdingKey`), and what it found there.
+    public struct HeldKey: Sendable {
+        public let key: String
+        /// The job the key created before, and the hash of the request that created it.
+        let used: (requestHash: String, jobID: UUID)?
+
+        /// Whether the key already created its job: this request is a replay.
+        public var isReplay: Bool { used != nil }
+    }
+
+    /// A held key and the hash of the request it came with.
     public struct Key: Sendable {
-        public var key: String
+        public var held: HeldKey
         public var requestHash: String
 
-        public init(_ key: String, requestHash: String) {
-            self.key = key
+        public init(_ held: HeldKey, requestHash: String) {
+            self.held = held
             self.requestHash = requestHash
         }
     }
@@ -48,8 +58,6 @@ public final class JobIntake: Sendable {
     private let filer: any DocumentFiler
     private let idempotency: (any IdempotencyKeys)?
     private let rate: CreationRate?
-    /// `[owner, key]` of every key whose first request is still running here.
-    private let keysInFlight = InFlight<[String]>()
 
     public init(engine: JobEngine, filer: any DocumentFiler, urlCheck: URLCheck, limits: Limits, idempotency: (any IdempotencyKeys)?) {
         self.engine = engine
@@ -111,8 +119,8 @@ public final class JobIntake: Sendable {
     /// The owner's limits, for a request about to send a body: an owner over them hears 429
     /// before uploading a file. A key that already created its job is a replay, answered with
     /// that job wherever the owner's limits stand. Takes a creation from the rate.
-    public func admitBeforeBody(owner: String, key: String?) throws {
-        if let key, let idempotency, try idempotency.hasCreatedJob(owner: owner, key: key) { return }
+    public func admitBeforeBody(owner: String, key: HeldKey?) throws {
+        if key?.isReplay == true { return }
         try takeCreation(owner: owner)
         if let limit = limits.activeJobsPerOwner {
             let active = try engine.activeJobCount(owner: owner)
@@ -135,14 +143,32 @@ public final class JobIntake: Sendable {
 
     // MARK: - Creating
 
-    /// Runs `body` — receiving a request that carries `key` — while holding the key, so a retry
-    /// arriving while the first request's body still streams hears "in progress" at once
-    /// instead of uploading the file a second time.
-    public func holdingKey<T>(owner: String, key: String?, _ body: () async throws -> T) async throws -> T {
-        guard let key else { return try await body() }
-        guard keysInFlight.begin([owner, key]) else { throw Self.keyInProgress }
-        defer { keysInFlight.end([owner, key]) }
-        return try await body()
+    /// Runs `body` — receiving a request that carries `key` — while holding the key in the store,
+    /// from the first byte: a retry arriving while the first request's body still streams hears
+    /// "in progress" at once, on any process, instead of uploading the file a second time. The
+    /// hold is refreshed while the body streams, and released if the request fails.
+    public func holdingKey<T>(owner: String, key: String?, _ body: (HeldKey?) async throws -> T) async throws -> T {
+        guard let key, let idempotency else { return try await body(nil) }
+        switch try idempotency.hold(owner: owner, key: key, now: Date()) {
+        case .inProgress:
+            throw Self.keyInProgress
+        case .used(let requestHash, let jobID):
+            return try await body(HeldKey(key: key, used: (requestHash, jobID)))
+        case .held:
+            let refresher = Task {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(60))
+                    try? idempotency.refresh(owner: owner, key: key, now: Date())
+                }
+            }
+            defer { refresher.cancel() }
+            do {
+                return try await body(HeldKey(key: key, used: nil))
+            } catch {
+                try? idempotency.release(owner: owner, key: key)
+                throw error
+            }
+        }
     }
 
     /// Creates a job for `spec` (checked here), with its input when one came with the request
@@ -159,30 +185,22 @@ public final class JobIntake: Sendable {
         guard let key, let idempotency else {
             return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken), false)
         }
-        switch try idempotency.claim(owner: owner, key: key.key, requestHash: key.requestHash, now: Date()) {
-        case .claimed:
-            do {
-                let job = try insert(spec, owner: owner, input: input, rateTaken: rateTaken)
-                try idempotency.complete(owner: owner, key: key.key, jobID: job.id)
-                return (job, false)
-            } catch {
-                try? idempotency.release(owner: owner, key: key.key)
-                throw error
+        if let used = key.held.used {
+            guard used.requestHash == key.requestHash else {
+                throw IntakeError(
+                    .idempotencyKeyReused,
+                    code: "idempotency_key_reused",
+                    "this Idempotency-Key was used with a different request; use a new key for a new job"
+                )
             }
-        case .replay(let id):
-            guard let job = try engine.job(id) else {
+            guard let job = try engine.job(used.jobID) else {
                 throw IntakeError(.idempotencyJobGone, code: "job_not_found", "the job this key created is gone")
             }
             return (job, true)
-        case .mismatch:
-            throw IntakeError(
-                .idempotencyKeyReused,
-                code: "idempotency_key_reused",
-                "this Idempotency-Key was used with a different request; use a new key for a new job"
-            )
-        case .inProgress:
-            throw Self.keyInProgress
         }
+        let job = try insert(spec, owner: owner, input: input, rateTaken: rateTaken)
+        try idempotency.complete(owner: owner, key: key.held.key, requestHash: key.requestHash, jobID: job.id)
+        return (job, false)
     }
 
     private func insert(_ spec: JobSpec, owner: String, input: Input?, rateTaken: Bool) throws -> Job {
