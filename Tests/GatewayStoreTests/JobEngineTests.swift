@@ -50,16 +50,38 @@ struct EngineFixture {
     func runUntilDone(_ id: UUID, limit: Duration = .seconds(30)) async throws -> Job {
         let runner = Task { await engine.run() }
         defer { runner.cancel() }
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let job = try engine.job(id) {
-                if job.state.status.isTerminal { return job }
-                // Waiting out a retry is the clock's job, not the test's.
-                if job.state.status == .queued, let notBefore = job.state.notBefore { clock.advance(to: notBefore) }
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        return try await wait(for: id, limit: limit, skippingRetryWaits: true) { $0.state.status.isTerminal }
+    }
+
+    /// Waits, without polling, for job `id` to satisfy `condition`: the job's current state and
+    /// each change the engine publishes are checked as they come. With `skippingRetryWaits`, a
+    /// retry's wait is the clock's business: the clock jumps to it. Returns the last state seen
+    /// when `limit` passes first.
+    func wait(
+        for id: UUID,
+        on engine: JobEngine? = nil,
+        limit: Duration = .seconds(30),
+        skippingRetryWaits: Bool = false,
+        until condition: @escaping @Sendable (Job) -> Bool
+    ) async throws -> Job {
+        let engine = engine ?? self.engine
+        let (changes, continuation) = AsyncStream.makeStream(of: Job.self)
+        let token = engine.observe(id) { continuation.yield($0) }
+        defer { engine.stopObserving(id, token: token) }
+        let timeout = Task {
+            try? await Task.sleep(for: limit)
+            continuation.finish()
         }
-        return try #require(try engine.job(id))
+        defer { timeout.cancel() }
+        // Read after subscribing, so no change falls between the two.
+        if let current = try engine.job(id) { continuation.yield(current) }
+        var last: Job?
+        for await job in changes {
+            last = job
+            if condition(job) { return job }
+            if skippingRetryWaits, job.state.status == .queued, let notBefore = job.state.notBefore { clock.advance(to: notBefore) }
+        }
+        return try #require(last)
     }
 
     /// A new engine on the same store and library, as after a restart of the process.
@@ -112,11 +134,7 @@ struct JobEngineTests {
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
         let start = engine.clock.now
-        var waiting = try #require(try engine.engine.job(submitted.id))
-        for _ in 0..<500 where waiting.state.notBefore == nil {
-            try await Task.sleep(for: .milliseconds(10))
-            waiting = try #require(try engine.engine.job(submitted.id))
-        }
+        let waiting = try await engine.wait(for: submitted.id) { $0.state.notBefore != nil }
         // The delay is the one policy's, drawn with the clock's next generator: known exactly.
         let notBefore = try #require(waiting.state.notBefore)
         let delay = notBefore.timeIntervalSince(start)
@@ -144,12 +162,12 @@ struct JobEngineTests {
             let submitted = try engine.submit()
             let runner = Task { await engine.engine.run() }
             defer { runner.cancel() }
-            for _ in 0..<500 {
-                if let notBefore = try engine.engine.job(submitted.id)?.state.notBefore { return notBefore.timeIntervalSince(start) }
-                try await Task.sleep(for: .milliseconds(10))
+            let waiting = try await engine.wait(for: submitted.id) { $0.state.notBefore != nil }
+            guard let notBefore = waiting.state.notBefore else {
+                Issue.record("the job never scheduled a retry")
+                return -1
             }
-            Issue.record("the job never scheduled a retry")
-            return -1
+            return notBefore.timeIntervalSince(start)
         }
         let first = try await firstRetryDelay()
         #expect(first > 0)
@@ -166,11 +184,7 @@ struct JobEngineTests {
         #expect(try engine.engine.job(waiting.id)?.state.status == .created, "inside its window it waits")
 
         engine.clock.advance(by: 20 * 60 + 1)  // the default upload window, and a second
-        var job = try #require(try engine.engine.job(waiting.id))
-        for _ in 0..<300 where job.state.status == .created {
-            try await Task.sleep(for: .milliseconds(10))
-            job = try #require(try engine.engine.job(waiting.id))
-        }
+        let job = try await engine.wait(for: waiting.id, limit: .seconds(3)) { $0.state.status != .created }
         #expect(job.state.status == .failed && job.state.failure?.code == "upload_expired", "\(job.state)")
         #expect(try engine.store.activeCount(owner: "alice") == 0)
         #expect(!FileManager.default.fileExists(atPath: engine.engine.staging.inputPath(for: job)), "its staging is gone")
@@ -281,7 +295,7 @@ struct JobEngineTests {
         let job = try engine.submit()
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
-        while try engine.engine.job(job.id)?.state.status != .processing { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await engine.wait(for: job.id) { $0.state.status == .processing }
         let cancelled = try engine.engine.cancel(job.id)
         #expect(cancelled.state.status == .cancelled)
         try await Task.sleep(for: .milliseconds(200))
@@ -336,7 +350,7 @@ struct JobEngineTests {
         let fixture = try EngineFixture(ScriptedConverter([.hang]))
         let job = try fixture.submit()
         let runner = Task { await fixture.engine.run() }
-        while try fixture.engine.job(job.id)?.state.status != .processing { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await fixture.wait(for: job.id) { $0.state.status == .processing }
         runner.cancel()
         await runner.value
         #expect(try fixture.engine.job(job.id)?.state.status == .processing, "shutdown leaves it to resume")
@@ -344,11 +358,7 @@ struct JobEngineTests {
         let restarted = fixture.restarted(with: PassthroughConverter())
         let second = Task { await restarted.run() }
         defer { second.cancel() }
-        var status = JobStatus.processing
-        for _ in 0..<1000 where !status.isTerminal {
-            try await Task.sleep(for: .milliseconds(10))
-            status = try restarted.job(job.id)?.state.status ?? .failed
-        }
+        let status = try await fixture.wait(for: job.id, on: restarted) { $0.state.status.isTerminal }.state.status
         #expect(status == .succeeded)
         #expect(try fixture.documents().count == 1)
     }
