@@ -81,7 +81,10 @@ struct AdmissionTests {
         // A converter that never answers keeps the first job unfinished, so the owner stays at 1 of 1.
         let converter = try LoopbackHTTPServer { _, response in response.hang() }
         defer { converter.stop() }
-        let server = try await ServerProcess(arguments: ["--max-active-jobs", "1", "--routes", "DOC_TO_PDF=gotenberg=\(converter.baseURL)"])
+        // A short grace: at the end the hung job is cut, not waited for 30 s.
+        let server = try await ServerProcess(
+            arguments: ["--max-active-jobs", "1", "--routes", "DOC_TO_PDF=gotenberg=\(converter.baseURL)", "--shutdown-grace", "0.5"]
+        )
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
         func create(key: String) async throws -> APIClient.Answer {
