@@ -9,10 +9,13 @@ public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async 
     }
 }
 
-/// Threads for `runBlocking`: every call gets a thread at once (a new one when none is idle,
-/// so a long wait never delays another), and a finished thread waits a minute for more work
-/// before it exits. A thread per call cost an inspection a `pthread_create` each, which on
-/// this VM varied enough to double a batch's wall time.
+/// Threads for `runBlocking`: a call gets a thread at once (a new one when none is idle, so a
+/// long wait never delays another) up to `maxThreads`; past that, calls queue for the next
+/// free thread, so a flood of blocking work cannot exhaust the process's threads. A finished
+/// thread waits `idleLifetime` for more work before it exits. A thread per call cost an
+/// inspection a `pthread_create` each, which on this VM varied enough to double a batch's wall
+/// time. The bound is far above what the slots of every backend, the inspector pool and the
+/// store's writes hold at once (a few dozen at most).
 final class BlockingThreads: @unchecked Sendable {
     static let shared = BlockingThreads()
 
@@ -20,18 +23,22 @@ final class BlockingThreads: @unchecked Sendable {
     // Guarded by `condition`.
     private var queue: [@Sendable () -> Void] = []
     private var idle = 0
+    private var threads = 0
     private let idleLifetime: TimeInterval
+    let maxThreads: Int
 
-    init(idleLifetime: TimeInterval = 60) {
+    init(idleLifetime: TimeInterval = 60, maxThreads: Int = 128) {
         self.idleLifetime = idleLifetime
+        self.maxThreads = maxThreads
     }
 
     func run(_ work: @escaping @Sendable () -> Void) {
         condition.lock()
         queue.append(work)
-        // Each idle thread takes one queued item; any item beyond them gets a new thread.
-        let spawn = queue.count > idle
-        if !spawn { condition.signal() }
+        // Each idle thread takes one queued item; any item beyond them gets a new thread while
+        // the bound allows, else waits in the queue.
+        let spawn = queue.count > idle && threads < maxThreads
+        if spawn { threads += 1 } else { condition.signal() }
         condition.unlock()
         if spawn {
             let thread = Thread { [self] in serve() }
@@ -48,6 +55,7 @@ final class BlockingThreads: @unchecked Sendable {
                 let signalled = condition.wait(until: Date().addingTimeInterval(idleLifetime))
                 idle -= 1
                 if !signalled && queue.isEmpty {
+                    threads -= 1
                     condition.unlock()
                     return
                 }
