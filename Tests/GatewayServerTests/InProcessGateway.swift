@@ -45,6 +45,28 @@ extension TestResponse {
 }
 
 extension TestClientProtocol {
+    /// Sends `json` (an object, or nil for no body) or raw `bytes`, with a bearer `token` when given.
+    func send(
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        token: String? = nil,
+        json: Any? = nil,
+        bytes: [UInt8]? = nil,
+        contentType: String? = nil
+    ) async throws -> TestResponse {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json {
+            headers[.contentType] = "application/json"
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+        } else if let bytes {
+            headers[.contentType] = contentType ?? "application/octet-stream"
+            body = ByteBuffer(bytes: bytes)
+        }
+        return try await execute(uri: uri, method: method, headers: headers, body: body)
+    }
+
     /// POSTs `object` as JSON.
     func post(_ uri: String, json object: [String: Any], headers: HTTPFields = [:]) async throws -> TestResponse {
         var headers = headers

@@ -1,12 +1,17 @@
 import Foundation
-import GatewayHTTPClient
 import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
 import Testing
 
-/// Auth and owners over real HTTP: every route answered with another owner's ids is a 404,
-/// and without a token a 401.
+@testable import GatewayServer
+
+/// Auth and owners: every route answered with another owner's ids is a 404, and without a
+/// token a 401. Through the router in-process (the answers need no socket); binding beyond
+/// loopback without tokens is a real start.
 @Suite("Tokens and owner isolation")
 struct OwnerIsolationTests {
+    /// A token made the way an operator makes one: `pdfgate token create`.
     static func token(_ store: String, owner: String) async throws -> String {
         let result = try await run(builtProduct("pdfgate"), ["token", "create", "--owner", owner, "--store", store])
         #expect(result.status == 0, "token create: \(result.stderr)")
@@ -15,98 +20,106 @@ struct OwnerIsolationTests {
 
     @Test("another owner's job, document and folder answer 404 on every route, in paths, bodies and queries; no token answers 401")
     func isolationTable() async throws {
-        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-iso-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
-        let aliceToken = try await Self.token(store, owner: "alice")
-        let bobToken = try await Self.token(store, owner: "bob")
-        let server = try await ServerProcess(store: store, arguments: ["--auth", "tokens"])
-        defer { Task { await server.stop() } }
-        let alice = APIClient(base: server.baseURL, token: aliceToken)
-        let bob = APIClient(base: server.baseURL, token: bobToken)
-        let anonymous = APIClient(base: server.baseURL)
+        let gateway = try InProcessGateway { $0.auth = .tokens }
+        let aliceToken = try gateway.server.tokens.create(owner: "alice").secret
+        let bobToken = try gateway.server.tokens.create(owner: "bob").secret
+        let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+        try await gateway.run { client in
+            func alice(_ method: HTTPRequest.Method, _ uri: String, json: Any? = nil) async throws -> TestResponse {
+                try await client.send(method, uri, token: aliceToken, json: json)
+            }
+            func bob(_ method: HTTPRequest.Method, _ uri: String, json: Any? = nil) async throws -> TestResponse {
+                try await client.send(method, uri, token: bobToken, json: json)
+            }
 
-        // Alice owns a job, a folder and a document.
-        let job = try #require(try await alice.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).string("job_id"))
-        let folder = try #require(try await alice.post("/v1/folders", json: ["path": "Private/Deep"]).string("id"))
-        let imported = try await alice.send(
-            "POST",
-            "/v1/documents?folder=Private&filename=one.pdf",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        #expect(imported.status == 201, "import: \(imported.text)")
-        let document = try #require(imported.string("id"))
+            // Alice owns a job, a folder and a document.
+            let job = try #require(
+                try await alice(.post, "/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).json["job_id"] as? String
+            )
+            let folder = try #require(try await alice(.post, "/v1/folders", json: ["path": "Private/Deep"]).json["id"] as? String)
+            let imported = try await client.send(
+                .post,
+                "/v1/documents?folder=Private&filename=one.pdf",
+                token: aliceToken,
+                bytes: pdf,
+                contentType: "application/pdf"
+            )
+            #expect(imported.status == .created, "import: \(imported.json)")
+            let document = try #require(imported.json["id"] as? String)
 
-        let routes: [(String, String, Any?)] = [
-            ("GET", "/v1/jobs/\(job)", nil),
-            ("DELETE", "/v1/jobs/\(job)", nil),
-            ("POST", "/v1/jobs/\(job)/submit", nil),
-            ("GET", "/v1/jobs/\(job)/events", nil),
-            ("GET", "/v1/documents/\(document)", nil),
-            ("PATCH", "/v1/documents/\(document)", ["name": "stolen"]),
-            ("DELETE", "/v1/documents/\(document)", nil),
-            ("GET", "/v1/documents/\(document)/content", nil),
-            ("GET", "/v1/documents/\(document)/thumbnail", nil),
-            ("GET", "/v1/folders/\(folder)", nil),
-            ("PATCH", "/v1/folders/\(folder)", ["name": "stolen"]),
-            ("DELETE", "/v1/folders/\(folder)?recursive=true", nil),
-        ]
-        for (method, path, json) in routes {
-            let answer = try await bob.send(method, path, json: json)
-            #expect(answer.status == 404, "\(method) \(path) as bob: \(answer.status) \(answer.text)")
-            let noToken = try await anonymous.send(method, path, json: json)
-            #expect(noToken.status == 401, "\(method) \(path) without a token: \(noToken.status)")
-        }
-        // Lists are per owner: bob sees nothing of alice's.
-        for path in ["/v1/jobs", "/v1/documents?recursive=true", "/v1/folders?recursive=true"] {
-            let answer = try await bob.get(path)
-            #expect(answer.status == 200)
-            let items = (answer.json["jobs"] ?? answer.json["documents"] ?? answer.json["folders"]) as? [Any]
-            #expect(items?.isEmpty == true, "\(path) as bob: \(answer.text)")
-            #expect(try await anonymous.get(path).status == 401)
-        }
-        // Another owner's ids in bodies and queries, not paths: each is a 404 and moves nothing.
-        let bobFolder = try #require(try await bob.post("/v1/folders", json: ["path": "Mine"]).string("id"))
-        let bobImport = try await bob.send(
-            "POST",
-            "/v1/documents?filename=mine.pdf",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        let bobDocument = try #require(bobImport.string("id"), "\(bobImport.text)")
-        let smuggled: [(String, String, Any?)] = [
-            ("PATCH", "/v1/documents/\(bobDocument)", ["folder_id": folder]),
-            ("GET", "/v1/documents?folder=\(folder)", nil),
-            ("GET", "/v1/documents?folder=\(folder)&recursive=true", nil),
-            ("GET", "/v1/folders?parent=\(folder)", nil),
-            ("POST", "/v1/folders", ["name": "Intruder", "parent_id": folder]),
-            ("PATCH", "/v1/folders/\(bobFolder)", ["parent_id": folder]),
-            ("POST", "/v1/jobs", ["type": "DOC_TO_PDF", "original_filename": "b.docx", "folder": folder]),
-        ]
-        for (method, path, json) in smuggled {
-            let answer = try await bob.send(method, path, json: json)
-            #expect(answer.status == 404 && answer.string("error") == "folder_not_found", "\(method) \(path) as bob: \(answer.status) \(answer.text)")
-        }
-        let oneShot = try await bob.send(
-            "POST",
-            "/v1/jobs?filename=b.rtf&folder=\(folder)",
-            body: .file(path: Fixtures.office("sample.rtf")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
-        #expect(oneShot.status == 404 && oneShot.string("error") == "folder_not_found", "one-shot into alice's folder: \(oneShot.text)")
-        #expect(try await bob.get("/v1/documents/\(bobDocument)").string("path") == "bob/mine.pdf", "bob's document stayed")
-        #expect(try await bob.get("/v1/folders/\(bobFolder)").string("path") == "Mine", "bob's folder stayed")
-        #expect((try await bob.get("/v1/jobs").json["jobs"] as? [Any])?.isEmpty == true, "no job for bob")
-        #expect((try await alice.get("/v1/folders?parent=\(folder)").json["folders"] as? [Any])?.isEmpty == true, "nothing new under alice's folder")
-        #expect((try await alice.get("/v1/documents?folder=\(folder)").json["documents"] as? [Any])?.isEmpty == true)
+            let routes: [(HTTPRequest.Method, String, Any?)] = [
+                (.get, "/v1/jobs/\(job)", nil),
+                (.delete, "/v1/jobs/\(job)", nil),
+                (.post, "/v1/jobs/\(job)/submit", nil),
+                (.get, "/v1/jobs/\(job)/events", nil),
+                (.get, "/v1/documents/\(document)", nil),
+                (.patch, "/v1/documents/\(document)", ["name": "stolen"]),
+                (.delete, "/v1/documents/\(document)", nil),
+                (.get, "/v1/documents/\(document)/content", nil),
+                (.get, "/v1/documents/\(document)/thumbnail", nil),
+                (.get, "/v1/folders/\(folder)", nil),
+                (.patch, "/v1/folders/\(folder)", ["name": "stolen"]),
+                (.delete, "/v1/folders/\(folder)?recursive=true", nil),
+            ]
+            for (method, path, json) in routes {
+                let answer = try await bob(method, path, json: json)
+                #expect(answer.status == .notFound, "\(method) \(path) as bob: \(answer.status) \(answer.json)")
+                let noToken = try await client.send(method, path, json: json)
+                #expect(noToken.status == .unauthorized, "\(method) \(path) without a token: \(noToken.status)")
+            }
+            // Lists are per owner: bob sees nothing of alice's.
+            for path in ["/v1/jobs", "/v1/documents?recursive=true", "/v1/folders?recursive=true"] {
+                let answer = try await bob(.get, path)
+                #expect(answer.status == .ok)
+                let items = (answer.json["jobs"] ?? answer.json["documents"] ?? answer.json["folders"]) as? [Any]
+                #expect(items?.isEmpty == true, "\(path) as bob: \(answer.json)")
+                #expect(try await client.send(.get, path).status == .unauthorized)
+            }
+            // Another owner's ids in bodies and queries, not paths: each is a 404 and moves nothing.
+            let bobFolder = try #require(try await bob(.post, "/v1/folders", json: ["path": "Mine"]).json["id"] as? String)
+            let bobImport = try await client.send(
+                .post,
+                "/v1/documents?filename=mine.pdf",
+                token: bobToken,
+                bytes: pdf,
+                contentType: "application/pdf"
+            )
+            let bobDocument = try #require(bobImport.json["id"] as? String, "\(bobImport.json)")
+            let smuggled: [(HTTPRequest.Method, String, Any?)] = [
+                (.patch, "/v1/documents/\(bobDocument)", ["folder_id": folder]),
+                (.get, "/v1/documents?folder=\(folder)", nil),
+                (.get, "/v1/documents?folder=\(folder)&recursive=true", nil),
+                (.get, "/v1/folders?parent=\(folder)", nil),
+                (.post, "/v1/folders", ["name": "Intruder", "parent_id": folder]),
+                (.patch, "/v1/folders/\(bobFolder)", ["parent_id": folder]),
+                (.post, "/v1/jobs", ["type": "DOC_TO_PDF", "original_filename": "b.docx", "folder": folder]),
+            ]
+            for (method, path, json) in smuggled {
+                let answer = try await bob(method, path, json: json)
+                #expect(
+                    answer.status == .notFound && answer.error.code == "folder_not_found",
+                    "\(method) \(path) as bob: \(answer.status) \(answer.json)"
+                )
+            }
+            let rtf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.rtf"))))
+            let oneShot = try await client.send(.post, "/v1/jobs?filename=b.rtf&folder=\(folder)", token: bobToken, bytes: rtf)
+            #expect(oneShot.status == .notFound && oneShot.error.code == "folder_not_found", "one-shot into alice's folder: \(oneShot.json)")
+            #expect(try await bob(.get, "/v1/documents/\(bobDocument)").json["path"] as? String == "bob/mine.pdf", "bob's document stayed")
+            #expect(try await bob(.get, "/v1/folders/\(bobFolder)").json["path"] as? String == "Mine", "bob's folder stayed")
+            #expect((try await bob(.get, "/v1/jobs").json["jobs"] as? [Any])?.isEmpty == true, "no job for bob")
+            #expect(
+                (try await alice(.get, "/v1/folders?parent=\(folder)").json["folders"] as? [Any])?.isEmpty == true,
+                "nothing new under alice's folder"
+            )
+            #expect((try await alice(.get, "/v1/documents?folder=\(folder)").json["documents"] as? [Any])?.isEmpty == true)
 
-        // And alice still has everything, untouched.
-        #expect(try await alice.get("/v1/documents/\(document)").string("name") == "one")
-        #expect(try await alice.get("/v1/folders/\(folder)").string("path") == "Private/Deep")
-        #expect(try await alice.get("/v1/jobs/\(job)").string("status") == "CREATED")
-        // A revoked or made-up token is refused.
-        #expect(try await APIClient(base: server.baseURL, token: "pg_nope").get("/v1/jobs").status == 401)
-        await server.stop()
+            // And alice still has everything, untouched.
+            #expect(try await alice(.get, "/v1/documents/\(document)").json["name"] as? String == "one")
+            #expect(try await alice(.get, "/v1/folders/\(folder)").json["path"] as? String == "Private/Deep")
+            #expect(try await alice(.get, "/v1/jobs/\(job)").json["status"] as? String == "CREATED")
+            // A revoked or made-up token is refused.
+            #expect(try await client.send(.get, "/v1/jobs", token: "pg_nope").status == .unauthorized)
+        }
     }
 
     @Test("binding beyond loopback without tokens is refused at start")
