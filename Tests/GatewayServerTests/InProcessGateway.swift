@@ -75,3 +75,30 @@ extension TestClientProtocol {
         return try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(bytes: body))
     }
 }
+
+/// A `multipart/form-data` body: text fields and files, in order.
+enum FormPart {
+    case text(String, String)
+    case file(String, path: String)
+
+    /// The Content-Type (with its boundary) and the body.
+    static func encode(_ parts: [FormPart]) throws -> (contentType: String, bytes: [UInt8]) {
+        let boundary = "pdfgate-test-\(UUID().uuidString)"
+        var body: [UInt8] = []
+        for part in parts {
+            body += Array("--\(boundary)\r\n".utf8)
+            switch part {
+            case .text(let name, let value):
+                body += Array("Content-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+            case .file(let name, let path):
+                let filename = (path as NSString).lastPathComponent
+                body += Array("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n".utf8)
+                body += Array("Content-Type: application/octet-stream\r\n\r\n".utf8)
+                body += Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                body += Array("\r\n".utf8)
+            }
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return ("multipart/form-data; boundary=\(boundary)", body)
+    }
+}

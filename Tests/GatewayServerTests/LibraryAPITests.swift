@@ -1,89 +1,93 @@
 import Foundation
 import GatewayHTTPClient
 import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
 import Testing
 
-/// DESIGN §3.2 over HTTP: documents and folders through the same library code as the CLI,
-/// plus the operational endpoints and the per-owner limits.
+@testable import GatewayServer
+
+/// DESIGN §3.2: documents and folders through the same library code as the CLI (through the
+/// router in-process), plus the operational endpoints and the per-owner limits (over HTTP).
 @Suite("Library API, operations and limits over HTTP")
 struct LibraryAPITests {
     @Test("import, content with ETag and Range, thumbnail, rename/move with conflicts, folders CRUD")
     func documentsAndFolders() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-
-        // Multipart import, parsed as a stream.
-        let imported = try await client.send(
-            "POST",
-            "/v1/documents",
-            body: .multipart([.file("file", path: Fixtures.pdf("many-pages.pdf")), .text("folder", "Books/Novels"), .text("name", "Saga")])
-        )
-        #expect(imported.status == 201, "\(imported.text)")
-        let id = try #require(imported.string("id"))
-        #expect(imported.string("path") == "default/Books/Novels/Saga.pdf")
-        let pages = imported.json["page_count"] as? Int
-        let expectedPages = try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))
-        #expect(pages != nil && pages == expectedPages)
-        // Not a PDF: refused with the inspector's reason, nothing filed.
-        let junk = try await client.send("POST", "/v1/documents?filename=junk.pdf", body: .file(path: Fixtures.pdf("not-a-pdf.pdf")))
-        #expect(junk.status == 422, "\(junk.text)")
-
-        // Content: the bytes, an ETag that revalidates, and ranges.
-        let content = try await client.get("/v1/documents/\(id)/content")
+        // Through the router in-process: none of this needs a socket.
+        let gateway = try InProcessGateway()
+        let root = gateway.server.assembly.library.paths.root
         let original = try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf")))
-        #expect(content.status == 200 && Data(content.body) == original)
-        let etag = try #require(content.headers["ETag"])
-        #expect(try await client.get("/v1/documents/\(id)/content", headers: [("If-None-Match", etag)]).status == 304)
-        let part = try await client.get("/v1/documents/\(id)/content", headers: [("Range", "bytes=10-19")])
-        #expect(part.status == 206 && Data(part.body) == original.subdata(in: 10..<20))
-        #expect(part.headers["Content-Range"] == "bytes 10-19/\(original.count)")
-        #expect(try await client.get("/v1/documents/\(id)/content", headers: [("Range", "bytes=\(original.count + 5)-")]).status == 416)
+        let expectedPages = try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))
+        try await gateway.run { client in
+            // Multipart import, parsed as a stream.
+            let form = try FormPart.encode([
+                .file("file", path: Fixtures.pdf("many-pages.pdf")), .text("folder", "Books/Novels"), .text("name", "Saga"),
+            ])
+            let imported = try await client.send(.post, "/v1/documents", bytes: form.bytes, contentType: form.contentType)
+            #expect(imported.status == .created, "\(imported.json)")
+            let id = try #require(imported.json["id"] as? String)
+            #expect(imported.json["path"] as? String == "default/Books/Novels/Saga.pdf")
+            #expect(imported.json["page_count"] as? Int == expectedPages)
+            // Not a PDF: refused with the inspector's reason, nothing filed.
+            let notAPDF = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("not-a-pdf.pdf"))))
+            let junk = try await client.send(.post, "/v1/documents?filename=junk.pdf", bytes: notAPDF)
+            #expect(junk.status == .unprocessableContent, "\(junk.json)")
 
-        // Thumbnail: a real PNG of the requested width.
-        let thumbnail = try await client.get("/v1/documents/\(id)/thumbnail?width=120")
-        #expect(thumbnail.status == 200 && thumbnail.body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        let width = thumbnail.body.count > 24 ? thumbnail.body[16..<20].reduce(0) { $0 << 8 | Int($1) } : 0
-        #expect(width == 120)
+            // Content: the bytes, an ETag that revalidates, and ranges.
+            let content = try await client.execute(uri: "/v1/documents/\(id)/content", method: .get)
+            #expect(content.status == .ok && Data(content.body.readableBytesView) == original)
+            let etag = try #require(content.headers[.eTag])
+            #expect(try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: [.ifNoneMatch: etag]).status == .notModified)
+            let part = try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: [.range: "bytes=10-19"])
+            #expect(part.status == .partialContent && Data(part.body.readableBytesView) == original.subdata(in: 10..<20))
+            #expect(part.headers[.contentRange] == "bytes 10-19/\(original.count)")
+            let beyond = try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: [.range: "bytes=\(original.count + 5)-"])
+            #expect(beyond.status == .rangeNotSatisfiable)
 
-        // A second document with the same name elsewhere, then a move onto the clash.
-        let second = try await client.send(
-            "POST",
-            "/v1/documents?folder=Inbox&name=Saga",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        let secondID = try #require(second.string("id"))
-        let novels = try #require(imported.string("folder_id"))
-        let clash = try await client.send("PATCH", "/v1/documents/\(secondID)", json: ["folder_id": novels])
-        #expect(clash.status == 409 && clash.string("error") == "name_conflict", "\(clash.text)")
-        let renamed = try await client.send("PATCH", "/v1/documents/\(secondID)?on_conflict=rename", json: ["folder_id": novels])
-        #expect(renamed.status == 200 && renamed.string("name") == "Saga 01" && renamed.string("id") == secondID)
-        let toRoot = try await client.send("PATCH", "/v1/documents/\(secondID)", json: ["folder_id": NSNull(), "name": "Loose"])
-        #expect(toRoot.string("path") == "default/Loose.pdf" && toRoot.string("id") == secondID)
+            // Thumbnail: a real PNG of the requested width.
+            let thumbnail = Array(try await client.execute(uri: "/v1/documents/\(id)/thumbnail?width=120", method: .get).body.readableBytesView)
+            #expect(thumbnail.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            let width = thumbnail.count > 24 ? thumbnail[16..<20].reduce(0) { $0 << 8 | Int($1) } : 0
+            #expect(width == 120)
 
-        // Listing: by folder, recursive, sorted, searched, paged.
-        let listed = try await client.get("/v1/documents?folder=Books&recursive=true&sort=-page_count&limit=1")
-        #expect((listed.json["documents"] as? [[String: Any]])?.first?["id"] as? String == id)
-        let searched = try await client.get("/v1/documents?recursive=true&q=loo")
-        #expect((searched.json["documents"] as? [[String: Any]])?.map { $0["id"] as? String } == [secondID])
-        #expect(try await client.get("/v1/documents?sort=colour").status == 400)
+            // A second document with the same name elsewhere, then a move onto the clash.
+            let onePage = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let second = try await client.send(.post, "/v1/documents?folder=Inbox&name=Saga", bytes: onePage, contentType: "application/pdf")
+            let secondID = try #require(second.json["id"] as? String)
+            let novels = try #require(imported.json["folder_id"] as? String)
+            let clash = try await client.send(.patch, "/v1/documents/\(secondID)", json: ["folder_id": novels])
+            #expect(clash.status == .conflict && clash.error.code == "name_conflict", "\(clash.json)")
+            let renamed = try await client.send(.patch, "/v1/documents/\(secondID)?on_conflict=rename", json: ["folder_id": novels])
+            #expect(renamed.status == .ok && renamed.json["name"] as? String == "Saga 01" && renamed.json["id"] as? String == secondID)
+            let toRoot = try await client.send(.patch, "/v1/documents/\(secondID)", json: ["folder_id": NSNull(), "name": "Loose"])
+            #expect(toRoot.json["path"] as? String == "default/Loose.pdf" && toRoot.json["id"] as? String == secondID)
 
-        // Folders: create with parents, rename, move, refuse to delete non-empty, delete recursively.
-        let folder = try await client.post("/v1/folders", json: ["path": "Archive/2025/Q4"])
-        #expect(folder.status == 201 && folder.string("path") == "Archive/2025/Q4")
-        let books = try #require(try await client.get("/v1/folders").json["folders"] as? [[String: Any]]).first { $0["name"] as? String == "Books" }
-        let booksID = try #require(books?["id"] as? String)
-        let moved = try await client.send("PATCH", "/v1/folders/\(booksID)", json: ["name": "Library", "parent_id": folder.string("id")!])
-        #expect(moved.string("path") == "Archive/2025/Q4/Library" && moved.string("id") == booksID)
-        #expect(try await client.get("/v1/documents/\(id)").string("path") == "default/Archive/2025/Q4/Library/Novels/Saga.pdf")
-        let notEmpty = try await client.send("DELETE", "/v1/folders/\(booksID)")
-        #expect(notEmpty.status == 409 && notEmpty.string("error") == "folder_not_empty")
-        #expect(try await client.send("DELETE", "/v1/folders/\(booksID)?recursive=true").status == 204)
-        #expect(try await client.get("/v1/documents/\(id)").status == 404)
-        #expect(try await client.send("DELETE", "/v1/documents/\(secondID)").status == 204)
-        #expect(!FileManager.default.fileExists(atPath: server.store + "/default/Loose.pdf"))
-        await server.stop()
+            // Listing: by folder, recursive, sorted, searched, paged.
+            let listed = try await client.send(.get, "/v1/documents?folder=Books&recursive=true&sort=-page_count&limit=1")
+            #expect((listed.json["documents"] as? [[String: Any]])?.first?["id"] as? String == id)
+            let searched = try await client.send(.get, "/v1/documents?recursive=true&q=loo")
+            #expect((searched.json["documents"] as? [[String: Any]])?.map { $0["id"] as? String } == [secondID])
+            #expect(try await client.send(.get, "/v1/documents?sort=colour").status == .badRequest)
+
+            // Folders: create with parents, rename, move, refuse to delete non-empty, delete recursively.
+            let folder = try await client.post("/v1/folders", json: ["path": "Archive/2025/Q4"])
+            #expect(folder.status == .created && folder.json["path"] as? String == "Archive/2025/Q4")
+            let folders = try #require(try await client.send(.get, "/v1/folders").json["folders"] as? [[String: Any]])
+            let booksID = try #require(folders.first { $0["name"] as? String == "Books" }?["id"] as? String)
+            let moved = try await client.send(
+                .patch,
+                "/v1/folders/\(booksID)",
+                json: ["name": "Library", "parent_id": try #require(folder.json["id"] as? String)]
+            )
+            #expect(moved.json["path"] as? String == "Archive/2025/Q4/Library" && moved.json["id"] as? String == booksID)
+            #expect(try await client.send(.get, "/v1/documents/\(id)").json["path"] as? String == "default/Archive/2025/Q4/Library/Novels/Saga.pdf")
+            let notEmpty = try await client.send(.delete, "/v1/folders/\(booksID)")
+            #expect(notEmpty.status == .conflict && notEmpty.error.code == "folder_not_empty")
+            #expect(try await client.send(.delete, "/v1/folders/\(booksID)?recursive=true").status == .noContent)
+            #expect(try await client.send(.get, "/v1/documents/\(id)").status == .notFound)
+            #expect(try await client.send(.delete, "/v1/documents/\(secondID)").status == .noContent)
+            #expect(!FileManager.default.fileExists(atPath: root + "/default/Loose.pdf"))
+        }
     }
 
     /// One binary: a gateway whose helpers cannot start (the inspector's worker and the
