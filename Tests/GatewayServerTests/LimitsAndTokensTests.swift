@@ -1,72 +1,77 @@
 import Foundation
 import GatewayHTTPClient
-import GatewayServer
 import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
 import Synchronization
 import Testing
 
-/// The guard rails around the job protocol, on real `pdfgate serve` processes: signed download
-/// URLs, the per-owner concurrency limit, token lifecycle from the CLI, and webhook delivery
-/// when the receiver fails or the callback URL is off limits.
+@testable import GatewayServer
+
+/// The guard rails around the job protocol: signed download URLs and the per-owner concurrency
+/// limit (through the router in-process), token lifecycle from the CLI and webhook delivery
+/// when the receiver fails or the callback URL is off limits (on real `pdfgate serve` processes).
 @Suite("Limits, tokens, downloads, webhook retries")
 struct LimitsAndTokensTests {
     @Test("download URLs: tampered → 403, expired → 410, and a poll re-issues a fresh one")
     func signedDownloads() async throws {
-        let server = try await ServerProcess()
-        let client = APIClient(base: server.baseURL)
-        let imported = try await client.send(
-            "POST",
-            "/v1/documents?name=report",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        #expect(imported.status == 201, "\(imported.text)")
-        let id = try #require(imported.string("id"))
-        let url = try #require(imported.string("download_url"))
-        let ok = try await client.get(url)
-        #expect(ok.status == 200 && ok.body.starts(with: Array("%PDF-".utf8)))
+        // Through the router in-process: signatures need no socket.
+        let gateway = try InProcessGateway()
+        let meta = gateway.server.assembly.library.paths.meta
+        let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+        try await gateway.run { client in
+            /// A signed URL as the router sees it: its path and query.
+            func get(_ url: String) async throws -> TestResponse {
+                let components = try #require(URLComponents(string: url))
+                return try await client.send(.get, components.percentEncodedPath + "?" + (components.percentEncodedQuery ?? ""))
+            }
+            let imported = try await client.send(.post, "/v1/documents?name=report", bytes: pdf, contentType: "application/pdf")
+            #expect(imported.status == .created, "\(imported.json)")
+            let id = try #require(imported.json["id"] as? String)
+            let url = try #require(imported.json["download_url"] as? String)
+            let ok = try await get(url)
+            #expect(ok.status == .ok && Array(ok.body.readableBytesView).starts(with: Array("%PDF-".utf8)))
 
-        var tampered = url
-        // A character inside the signature: the last one of base64 may carry only padding bits.
-        let inside = tampered.index(tampered.endIndex, offsetBy: -10)
-        tampered.replaceSubrange(inside...inside, with: tampered[inside] == "A" ? "B" : "A")
-        let forged = try await client.get(tampered)
-        #expect(forged.status == 403 && forged.string("error") == "bad_signature", "\(forged.text)")
-        let otherDocument = url.replacingOccurrences(of: id, with: UUID().uuidString.lowercased())
-        #expect(try await client.get(otherDocument).status == 403, "the signature covers the path")
+            var tampered = url
+            // A character inside the signature: the last one of base64 may carry only padding bits.
+            let inside = tampered.index(tampered.endIndex, offsetBy: -10)
+            tampered.replaceSubrange(inside...inside, with: tampered[inside] == "A" ? "B" : "A")
+            let forged = try await get(tampered)
+            #expect(forged.status == .forbidden && forged.error.code == "bad_signature", "\(forged.json)")
+            let otherDocument = url.replacingOccurrences(of: id, with: UUID().uuidString.lowercased())
+            #expect(try await get(otherDocument).status == .forbidden, "the signature covers the path")
 
-        let secrets =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: server.store + "/.pdfgate/secrets.json"))) as? [String: Any]
-        let key = try #require((secrets?["signing_keys"] as? [[String: Any]])?.first)
-        let signer = TestSigner(id: key["id"] as! String, secret: key["secret"] as! String)
-        let path = try #require(URLComponents(string: url)?.path)
-        let expired = server.baseURL + path + "?" + signer.sign(method: "GET", path: path, exp: Int64(Date().timeIntervalSince1970) - 5, max: nil)
-        let gone = try await client.get(expired)
-        #expect(gone.status == 410 && gone.string("error") == "url_expired", "\(gone.text)")
+            let secrets = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: meta + "/secrets.json"))) as? [String: Any]
+            let key = try #require((secrets?["signing_keys"] as? [[String: Any]])?.first)
+            let signer = TestSigner(id: key["id"] as! String, secret: key["secret"] as! String)
+            let path = try #require(URLComponents(string: url)?.path)
+            let expired = path + "?" + signer.sign(method: "GET", path: path, exp: Int64(Date().timeIntervalSince1970) - 5, max: nil)
+            let gone = try await client.send(.get, expired)
+            #expect(gone.status == .gone && gone.error.code == "url_expired", "\(gone.json)")
 
-        // Asking again re-issues: a new URL that works.
-        let again = try #require(try await client.get("/v1/documents/\(id)").string("download_url"))
-        #expect(try await client.get(again).status == 200)
-        await server.stop()
+            // Asking again re-issues: a new URL that works.
+            let again = try #require(try await client.send(.get, "/v1/documents/\(id)").json["download_url"] as? String)
+            #expect(try await get(again).status == .ok)
+        }
     }
 
     @Test("an owner past the concurrent-jobs limit gets 429 with Retry-After, and room again once one ends")
     func concurrentJobsLimit() async throws {
-        let server = try await ServerProcess(arguments: ["--max-active-jobs", "2"])
-        let client = APIClient(base: server.baseURL)
-        var ids: [String] = []
-        for n in 0..<2 {
-            let created = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d\(n).docx"])
-            #expect(created.status == 201)
-            ids.append(try #require(created.string("job_id")))
+        let gateway = try InProcessGateway { $0.maxActiveJobsPerOwner = 2 }
+        try await gateway.run { client in
+            var ids: [String] = []
+            for n in 0..<2 {
+                let created = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d\(n).docx"])
+                #expect(created.status == .created)
+                ids.append(try #require(created.json["job_id"] as? String))
+            }
+            let refused = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d2.docx"])
+            #expect(refused.status == .tooManyRequests, "\(refused.json)")
+            #expect(refused.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
+            #expect(refused.error.message?.contains("2") == true, "the message names the limit: \(refused.json)")
+            #expect(try await client.send(.delete, "/v1/jobs/\(ids[0])").status == .ok)
+            #expect(try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d3.docx"]).status == .created)
         }
-        let refused = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d2.docx"])
-        #expect(refused.status == 429, "\(refused.text)")
-        #expect(refused.headers["Retry-After"].flatMap(Int.init).map { $0 >= 1 } == true)
-        #expect(refused.string("error_message")?.contains("2") == true, "the message names the limit: \(refused.text)")
-        #expect(try await client.send("DELETE", "/v1/jobs/\(ids[0])").status == 200)
-        #expect(try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d3.docx"]).status == 201)
-        await server.stop()
     }
 
     @Test("tokens: created once, listed without secrets, revoked → 401")
