@@ -10,8 +10,9 @@ import Testing
 @Suite("Job intake")
 struct JobIntakeTests {
     @Test func theActiveLimitHoldsForConcurrentCreatesFromTwoStoresOnOneDatabase() async throws {
-        // Two engines on one database file, as two processes would be: no lock of either one's
-        // memory can hold the limit, only the insert's transaction.
+        // Two engines on one database file, as two processes would be, creating at once: exactly
+        // the limit is created and the refused leave no staging. (Whether the count is atomic
+        // with the insert is proved deterministically by the next test.)
         let fixture = try LibraryFixture()
         let second = try Library(root: fixture.root)
         let intakes = [fixture.library, second].map { library in
@@ -53,6 +54,37 @@ struct JobIntakeTests {
         // A refused create leaves no staging behind.
         let staged = try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.staging)
         #expect(staged.count == 5, "\(staged)")
+    }
+
+    @Test func theLimitIsCountedInsideTheInsertsTransaction() async throws {
+        // Another process's connection gives alice her one allowed job in a transaction it has
+        // not committed yet. An insert that counted before taking the write lock would see none
+        // and pass; one that counts inside its transaction waits for that commit, then refuses.
+        let fixture = try LibraryFixture()
+        let store = SQLiteJobStore(database: fixture.library.database)
+        let other = try Library(root: fixture.root)
+        func job(_ owner: String) -> Job {
+            let now = Date()
+            return Job(owner: owner, spec: JobSpec(type: .urlToPDF, url: "https://example.com/"), state: JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(60)), createdAt: now, updatedAt: now)
+        }
+        let bobs = job("bob")
+        try store.insert(bobs, activeLimit: nil)
+        let (holding, changed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let writer = Thread {
+            try? other.database.pool.write { db in
+                try db.execute(sql: "UPDATE jobs SET owner = 'alice' WHERE id = ?", arguments: [bobs.id.uuidString.lowercased()])
+                changed.signal()
+                holding.wait()
+            }
+        }
+        writer.start()
+        changed.wait()
+        let insert = Task.detached { Result { try store.insert(job("alice"), activeLimit: 1) } }
+        try await Task.sleep(for: .milliseconds(300))  // the insert is now waiting on the lock (or, broken, has counted 0)
+        holding.signal()
+        let outcome = await insert.value
+        #expect(throws: ActiveJobLimitReached(active: 1, limit: 1)) { try outcome.get() }
+        #expect(try store.activeCount(owner: "alice") == 1)
     }
 
     @Test func anInputIsPublishedOnceWhicheverRequestComesSecond() async throws {
