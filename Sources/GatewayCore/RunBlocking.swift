@@ -14,8 +14,8 @@ public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async 
 /// free thread, so a flood of blocking work cannot exhaust the process's threads. A finished
 /// thread waits `idleLifetime` for more work before it exits. A thread per call cost an
 /// inspection a `pthread_create` each, which on this VM varied enough to double a batch's wall
-/// time. The bound is far above what the slots of every backend, the inspector pool and the
-/// store's writes hold at once (a few dozen at most).
+/// time. The bound is meant to sit well above what the backends' slots, the inspector pool and
+/// the store's writes hold at once (one thread per running wait), so it only stops a runaway.
 final class BlockingThreads: @unchecked Sendable {
     static let shared = BlockingThreads()
 

@@ -65,7 +65,13 @@ struct JobIntakeTests {
         let other = try Library(root: fixture.root)
         func job(_ owner: String) -> Job {
             let now = Date()
-            return Job(owner: owner, spec: JobSpec(type: .urlToPDF, url: "https://example.com/"), state: JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(60)), createdAt: now, updatedAt: now)
+            return Job(
+                owner: owner,
+                spec: JobSpec(type: .urlToPDF, url: "https://example.com/"),
+                state: JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(60)),
+                createdAt: now,
+                updatedAt: now
+            )
         }
         let bobs = job("bob")
         try store.insert(bobs, activeLimit: nil)

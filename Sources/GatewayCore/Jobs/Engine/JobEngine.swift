@@ -127,11 +127,13 @@ public final class JobEngine: Sendable {
                 maxAttempts: maxAttempts
             )
         let job = Job(owner: owner, spec: spec, state: state, createdAt: now, updatedAt: now)
-        try staging.prepare(jobID: job.id)
+        // Only a file job receives an input; a URL job's attempts make their own directory.
+        let needsInput = !job.state.inputReady
+        if needsInput { try staging.prepare(jobID: job.id) }
         do {
             try store.insert(job, activeLimit: activeLimit)
         } catch {
-            staging.remove(jobID: job.id)
+            if needsInput { staging.remove(jobID: job.id) }
             throw error
         }
         cache.remember(job)

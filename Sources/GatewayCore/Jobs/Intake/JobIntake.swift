@@ -227,6 +227,8 @@ public final class JobIntake: Sendable {
     /// The mobile protocol's upload: `write` streams the body to the path it is given and
     /// returns the bytes written; the file then becomes the job's input, once.
     public func receiveUpload(for job: Job, _ write: (String) async throws -> Int64) async throws -> (job: Job, bytes: Int64) {
+        // Refused before the body streams; the no-replace publish and the state machine hold
+        // the rule for a second upload racing this one.
         guard job.state.status == .created, !job.state.inputReady else { throw Self.alreadyUploaded }
         let partial = staging.partialInputPath(for: job)
         do {
