@@ -5,11 +5,12 @@ import Logging
 /// event; whatever a step throws becomes a classified failure event.
 struct AttemptPipeline: Sendable {
     let recorder: JobRecorder
-    let staging: any InputStaging
     let inspector: any PDFInspector
-    let filer: any DocumentFiler
-    let clock: JobClock
     let logger: Logger
+
+    var staging: any InputStaging { recorder.staging }
+    var filer: any DocumentFiler { recorder.filer }
+    var clock: JobClock { recorder.clock }
 
     func run(_ job: Job, converter: any Converter) async {
         var metadata: Logger.Metadata = ["job.id": "\(job.id.lowercased)", "converter": "\(converter.name)"]

@@ -87,21 +87,8 @@ public final class JobEngine: Sendable {
             clock: configuration.clock
         )
         scheduler = JobScheduler(
-            store: store,
-            router: router,
             recorder: recorder,
-            pipeline: AttemptPipeline(
-                recorder: recorder,
-                staging: staging,
-                inspector: inspector,
-                filer: filer,
-                clock: configuration.clock,
-                logger: logger
-            ),
-            slots: slots,
-            wakeUp: wakeUp,
-            staging: staging,
-            clock: configuration.clock,
+            pipeline: AttemptPipeline(recorder: recorder, inspector: inspector, logger: logger),
             idlePoll: configuration.idlePoll,
             shutdownGrace: configuration.shutdownGrace,
             logger: logger

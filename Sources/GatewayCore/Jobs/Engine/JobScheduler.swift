@@ -6,48 +6,31 @@ import Synchronization
 /// staging, fails jobs whose deadline passed while nothing ran for them, and on shutdown gives
 /// running attempts a grace period.
 final class JobScheduler: Sendable {
-    let store: any JobStore
-    let router: ConverterRouter
     let recorder: JobRecorder
     let pipeline: AttemptPipeline
-    let slots: SlotLedger
-    let wakeUp: WakeUp
-    let staging: any InputStaging
-    let clock: JobClock
     let idlePoll: Duration
     let shutdownGrace: Duration
     let logger: Logger
     /// When this engine was made: staging entries last changed well before it belong to a dead process.
-    let startedAt: Date
+    let startedAt = Date()
     private let lastExpirySweep = Mutex<Date?>(nil)
     private let running = Mutex(false)
 
-    init(
-        store: any JobStore,
-        router: ConverterRouter,
-        recorder: JobRecorder,
-        pipeline: AttemptPipeline,
-        slots: SlotLedger,
-        wakeUp: WakeUp,
-        staging: any InputStaging,
-        clock: JobClock,
-        idlePoll: Duration,
-        shutdownGrace: Duration,
-        logger: Logger
-    ) {
-        self.store = store
-        self.router = router
+    init(recorder: JobRecorder, pipeline: AttemptPipeline, idlePoll: Duration, shutdownGrace: Duration, logger: Logger) {
         self.recorder = recorder
         self.pipeline = pipeline
-        self.slots = slots
-        self.wakeUp = wakeUp
-        self.staging = staging
-        self.clock = clock
         self.idlePoll = idlePoll
         self.shutdownGrace = shutdownGrace
         self.logger = logger
-        startedAt = Date()
     }
+
+    // What the recorder carries out its actions with is what the scheduler schedules with.
+    var store: any JobStore { recorder.store }
+    var router: ConverterRouter { recorder.router }
+    var slots: SlotLedger { recorder.slots }
+    var wakeUp: WakeUp { recorder.wakeUp }
+    var staging: any InputStaging { recorder.staging }
+    var clock: JobClock { recorder.clock }
 
     /// Works until the task is cancelled; a second call returns at once (the wake-up stream has
     /// one reader).
