@@ -199,7 +199,7 @@ func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws
         filer: library,
         logger: quietLogger
     )
-    let intake = JobIntake(engine: engine, filer: library, urlCheck: URLCheck(), limits: .none, idempotency: nil)
+    let intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: URLCheck(), limits: .none, idempotency: nil)
     let runner = Task { await engine.run() }
     _ = try await inspector.inspect(path: pdf)  // warm the inspector
 

@@ -91,7 +91,7 @@ public final class EngineAssembly: Sendable {
             logger: logger
         )
         idempotency = IdempotencyStore(database: library.database)
-        intake = JobIntake(engine: engine, filer: library, urlCheck: urlCheck, limits: limits, idempotency: idempotency)
+        intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: urlCheck, limits: limits, idempotency: idempotency)
     }
 
     public func shutdown() async {

@@ -109,7 +109,7 @@ public struct GatewayServer {
         DocumentController(
             library: assembly.library,
             inspector: assembly.inspector,
-            staging: assembly.engine.staging,
+            intake: assembly.intake,
             links: links,
             maxUploadBytes: maxUploadBytes
         ).addRoutes(to: authenticated, in: &routes)

@@ -31,7 +31,7 @@ public struct ServerConfiguration: Sendable {
     public var downloadURLLifetime: Duration = .seconds(60 * 60)
     /// Jobs an owner may have unfinished at once.
     public var maxActiveJobsPerOwner = 32
-    /// Job creations an owner may make per minute (a token bucket that refills continuously).
+    /// Job creations and imports an owner may make per minute (a token bucket that refills continuously).
     public var jobCreationsPerMinute = 600
     public var shutdownGrace: Duration = .seconds(30)
     /// Whether `gateway` backends wait on the peer's event stream (one request per job) before

@@ -22,15 +22,48 @@ struct InProcessGateway {
         server = try GatewayServer(configuration: configuration, logger: Logger(label: "test"))
     }
 
-    /// Runs `body` with a client of the router, then ends the engine's helper processes.
-    func run(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    /// Runs `body` with a client of the router, then ends the engine's helper processes. With
+    /// `converting`, the engine runs meanwhile, so jobs are converted and filed for real.
+    func run(converting: Bool = false, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let engine = server.assembly.engine
+        let running = converting ? Task { await engine.run() } : nil
+        defer { running?.cancel() }
         do {
             try await Application(router: server.router).test(.router, body)
         } catch {
+            running?.cancel()
+            await running?.value
             await server.assembly.shutdown()
             throw error
         }
+        running?.cancel()
+        await running?.value
         await server.assembly.shutdown()
+    }
+
+    var engine: JobEngine { server.assembly.engine }
+}
+
+extension JobEngine {
+    /// Waits, without polling, for job `id` to end (succeed, fail or be cancelled); returns its
+    /// last state, which a test then checks.
+    func finished(_ id: String, limit: Duration = .seconds(90)) async throws -> Job {
+        let id = try #require(UUID(uuidString: id), "a job id: \(id)")
+        let (changes, continuation) = AsyncStream.makeStream(of: Job.self)
+        let token = observe(id) { continuation.yield($0) }
+        defer { stopObserving(id, token: token) }
+        let timeout = Task {
+            try? await Task.sleep(for: limit)
+            continuation.finish()
+        }
+        defer { timeout.cancel() }
+        if let current = try job(id) { continuation.yield(current) }  // after subscribing: no change falls between
+        var last: Job?
+        for await job in changes {
+            last = job
+            if job.state.status.isTerminal { return job }
+        }
+        return try #require(last, "job \(id) was never seen")
     }
 }
 

@@ -5,7 +5,7 @@ import GatewayTestSupport
 import Synchronization
 import Testing
 
-@Suite("Job API: idempotency, events, webhooks, concurrency, spec")
+@Suite("Job API over sockets: events, webhooks, concurrency")
 struct JobAPITests {
     /// Waits for a job to reach a terminal status by polling.
     static func finish(_ client: APIClient, _ id: String, timeout: Double = 90) async throws -> [String: Any] {
@@ -17,54 +17,6 @@ struct JobAPITests {
         }
         Issue.record("job \(id) did not finish in \(timeout) s")
         return [:]
-    }
-
-    @Test("Idempotency-Key: same body → same job, other body → 422; one-shot raw create with the file")
-    func idempotencyAndOneShot() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let body = ["type": "DOC_TO_PDF", "original_filename": "a.docx"]
-        let first = try await client.send("POST", "/v1/jobs", json: body, headers: [("Idempotency-Key", "k-1")])
-        let second = try await client.send("POST", "/v1/jobs", json: body, headers: [("Idempotency-Key", "k-1")])
-        #expect(first.status == 201 && second.status == 200)
-        #expect(first.string("job_id") != nil && first.string("job_id") == second.string("job_id"))
-        let other = try await client.send(
-            "POST",
-            "/v1/jobs",
-            json: ["type": "DOC_TO_PDF", "original_filename": "b.docx"],
-            headers: [("Idempotency-Key", "k-1")]
-        )
-        #expect(other.status == 422 && other.string("error") == "idempotency_key_reused")
-
-        // One request carries the file: created, uploaded and submitted at once.
-        let oneShot = try await client.send(
-            "POST",
-            "/v1/jobs?folder=Reports",
-            body: .file(path: Fixtures.office("sample.rtf")),
-            headers: [("Content-Type", "application/octet-stream"), ("Content-Disposition", "attachment; filename=\"Quarterly report.rtf\"")]
-        )
-        #expect(oneShot.status == 201, "\(oneShot.text)")
-        let job = try await Self.finish(client, try #require(oneShot.string("job_id")))
-        #expect(job["status"] as? String == "SUCCEEDED", "\(job)")
-        let document = job["document"] as? [String: Any]
-        #expect(document?["path"] as? String == "default/Reports/Quarterly report.pdf")
-
-        // The same as multipart/form-data: a `file` part and text fields, parsed as a stream.
-        let form = try await client.send(
-            "POST",
-            "/v1/jobs",
-            body: .multipart([.text("folder", "Forms"), .file("file", path: Fixtures.office("sample.odt")), .text("name", "From a form")])
-        )
-        #expect(form.status == 201 && form.string("status") == "QUEUED", "\(form.text)")
-        let formJob = try await Self.finish(client, try #require(form.string("job_id")))
-        #expect((formJob["document"] as? [String: Any])?["path"] as? String == "default/Forms/From a form.pdf", "\(formJob)")
-
-        // A bad request names what is wrong.
-        let bad = try await client.post("/v1/jobs", json: ["type": "PNG_TO_PDF"])
-        #expect(bad.status == 400 && bad.string("error") == "invalid_type")
-        #expect(bad.string("error_message")?.contains("URL_TO_PDF") == true)
-        await server.stop()
     }
 
     @Test("SSE: snapshot first, monotonic ids, Last-Event-ID resumes, ends after the terminal event")

@@ -3,68 +3,11 @@ import GatewayHTTPClient
 import GatewayTestSupport
 import Testing
 
-/// The corners of the job protocol of DESIGN §3.1 over real HTTP: a URL job's first answer, a
-/// succeeded job whose document was deleted since, the SSE snapshot, and an Idempotency-Key
-/// whose first request is still streaming its body.
+/// The corners of the job protocol of DESIGN §3.1 that need real sockets: the SSE snapshot, and
+/// an Idempotency-Key whose first request is still streaming its body. The rest of the protocol
+/// goes through the router in `JobRouterTests`.
 @Suite("Job protocol corners over HTTP")
 struct JobProtocolEdgeTests {
-    @Test("POST /v1/jobs with a URL answers {job_id, status: QUEUED}")
-    func urlJobIsQueued() async throws {
-        let page = try LoopbackHTTPServer { request, response in
-            _ = try request.discardBody()
-            try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: "<h1>Queued</h1>")
-        }
-        defer { page.stop() }
-        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let created = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": page.url("/page")])
-        #expect(created.status == 201, "\(created.text)")
-        #expect(created.string("status") == "QUEUED", "\(created.text)")
-        let id = try #require(created.string("job_id"))
-        #expect(UUID(uuidString: id) != nil && id == id.lowercased(), "a lowercase UUID: \(id)")
-        #expect(created.json["upload"] == nil, "a URL job has nothing to upload")
-        #expect(try await client.send("DELETE", "/v1/jobs/\(id)").status == 200)
-        await server.stop()
-    }
-
-    @Test("a succeeded job whose document was deleted keeps its download_url, which answers 410 document_deleted")
-    func deletedDocumentOfSucceededJob() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let created = try await client.oneShot("sample.rtf")
-        let id = try #require(created.string("job_id"), "\(created.text)")
-        let finished = try await JobAPITests.finish(client, id)
-        #expect(finished["status"] as? String == "SUCCEEDED", "\(finished)")
-        let document = try #require((finished["document"] as? [String: Any])?["id"] as? String)
-        #expect(try await client.send("DELETE", "/v1/documents/\(document)").status == 204)
-
-        let job = try await client.get("/v1/jobs/\(id)")
-        #expect(job.string("status") == "SUCCEEDED")
-        #expect(job.json["document"] == nil, "the document is gone: \(job.text)")
-        let url = try #require(job.string("download_url"), "SUCCEEDED always carries download_url: \(job.text)")
-        let listed = (try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]])?.first { $0["job_id"] as? String == id }
-        #expect(listed?["download_url"] is String, "lists too")
-
-        let gone = try await client.get(url)
-        #expect(gone.status == 410 && gone.string("error") == "document_deleted", "\(gone.status) \(gone.text)")
-        #expect(gone.string("error_message")?.contains("deleted from the library after the job succeeded") == true, "\(gone.text)")
-
-        // A deleted document that no job made is simply not found.
-        let imported = try await client.send(
-            "POST",
-            "/v1/documents?name=loose",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        let looseURL = try #require(imported.string("download_url"))
-        #expect(try await client.send("DELETE", "/v1/documents/\(imported.string("id") ?? "")").status == 204)
-        let missing = try await client.get(looseURL)
-        #expect(missing.status == 404 && missing.string("error") == "document_not_found", "\(missing.text)")
-        await server.stop()
-    }
-
     @Test("the event stream's first event is the whole job, as GET /v1/jobs/{id} answers it")
     func firstEventIsAFullSnapshot() async throws {
         let server = try await ServerProcess()

@@ -81,6 +81,12 @@ struct RouterAPITests {
             let second = try await client.post("/v1/jobs", json: page)
             #expect(second.status == .tooManyRequests && second.error.code == "rate_limited", "\(second.json)")
             #expect(second.headers[.retryAfter].flatMap(Int.init).map { (1...60).contains($0) } == true, "\(second.headers)")
+            // An import is a creation too, refused before its body is read; nothing is filed.
+            let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let imported = try await client.send(.post, "/v1/documents?name=paced", bytes: pdf, contentType: "application/pdf")
+            #expect(imported.status == .tooManyRequests && imported.error.code == "rate_limited", "\(imported.json)")
+            let documents = try await client.send(.get, "/v1/documents?recursive=true").json["documents"] as? [Any]
+            #expect(documents?.isEmpty == true, "\(String(describing: documents))")
         }
     }
 

@@ -26,6 +26,7 @@ struct JobIntakeTests {
                     filer: library
                 ),
                 filer: library,
+                inspector: fixture.inspector,
                 urlCheck: URLCheck(),
                 limits: JobIntake.Limits(activeJobsPerOwner: 5),
                 idempotency: nil
@@ -112,7 +113,14 @@ struct JobIntakeTests {
 
     @Test func everyEntryPointGetsTheSameChecks() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let intake = JobIntake(engine: engine.engine, filer: engine.fixture.library, urlCheck: URLCheck(), limits: .none, idempotency: nil)
+        let intake = JobIntake(
+            engine: engine.engine,
+            filer: engine.fixture.library,
+            inspector: engine.fixture.inspector,
+            urlCheck: URLCheck(),
+            limits: .none,
+            idempotency: nil
+        )
         func refusal(_ spec: JobSpec, input: JobIntake.Input? = nil) async -> IntakeError? {
             do {
                 _ = try await intake.create(spec, owner: "alice", input: input)

@@ -8,8 +8,8 @@ import Hummingbird
 struct DocumentController: Sendable {
     let library: Library
     let inspector: PDFInspectorPool
-    /// Where an imported PDF is received.
-    let staging: any InputStaging
+    /// Imports go through its rules.
+    let intake: JobIntake
     let links: APILinks
     let maxUploadBytes: Int64
 
@@ -118,15 +118,11 @@ struct DocumentController: Sendable {
             .response(for: request, context: context)
     }
 
-    /// `POST /v1/documents`: file an existing PDF, as multipart (`file` part) or a raw body.
+    /// `POST /v1/documents`: file an existing PDF, as multipart (`file` part) or a raw body,
+    /// through the intake's rules for an import.
     func importDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let owner = try context.requireOwner()
-        let incoming = staging.incomingPath()
-        defer { staging.discardIncoming(incoming) }
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
-        var fields = request.queryDictionary
-        var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename) ?? fields["filename"]
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let readable = ["", "application/pdf", "application/octet-stream", "application/x-pdf", "multipart/form-data"]
         guard readable.contains(where: { $0.isEmpty ? contentType.isEmpty : contentType.hasPrefix($0) }) else {
@@ -136,32 +132,32 @@ struct DocumentController: Sendable {
                 "Content-Type '\(contentType)' is not a PDF upload; send the PDF as application/pdf (or octet-stream) or as the 'file' part of multipart/form-data"
             )
         }
-        if contentType.hasPrefix("multipart/form-data") {
-            let (form, file) = try await MultipartForm.receiveFile(
-                of: request,
-                to: incoming,
-                maxBytes: maxUploadBytes,
-                hashing: false,
-                holding: "the PDF"
-            )
-            fields.merge(form.fields) { _, form in form }
-            filename = file.filename ?? filename
-        } else {
-            _ = try await receiver.write(request.body, to: incoming)
-        }
-        let conflict =
-            try fields["on_conflict"].map { text in
-                guard let policy = ConflictPolicy(rawValue: text) else {
-                    throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
-                }
-                return policy
-            } ?? .fail
-        let info = try await inspector.inspect(path: incoming, thumbnail: nil)
-        let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
-        let folder = FolderReference.parse(fields["folder"])
-        let library = self.library
-        let document = try await blocking {
-            try library.file(incoming, mode: .move, owner: owner, folder: folder, name: name, conflict: conflict, info: info)
+        let maxUploadBytes = self.maxUploadBytes
+        let document = try await intake.importDocument(owner: try context.requireOwner()) { incoming in
+            var fields = request.queryDictionary
+            var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename) ?? fields["filename"]
+            if contentType.hasPrefix("multipart/form-data") {
+                let (form, file) = try await MultipartForm.receiveFile(
+                    of: request,
+                    to: incoming,
+                    maxBytes: maxUploadBytes,
+                    hashing: false,
+                    holding: "the PDF"
+                )
+                fields.merge(form.fields) { _, form in form }
+                filename = file.filename ?? filename
+            } else {
+                _ = try await receiver.write(request.body, to: incoming)
+            }
+            let conflict =
+                try fields["on_conflict"].map { text in
+                    guard let policy = ConflictPolicy(rawValue: text) else {
+                        throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+                    }
+                    return policy
+                } ?? .fail
+            let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
+            return JobIntake.Destination(folder: fields["folder"], name: name, conflict: conflict)
         }
         return try jsonResponse(documentJSON(document, request: request), status: .created)
     }

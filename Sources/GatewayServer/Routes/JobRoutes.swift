@@ -85,6 +85,8 @@ struct JobController: Sendable {
             )
         }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
+        // Refused before the body streams; `create` checks again once it is in, since the
+        // destination folder may have gone meanwhile.
         try intake.check(spec, owner: owner, withInput: true)
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)

@@ -1,10 +1,11 @@
 import Foundation
 
 /// The one way in for a new job, whatever the client: the API's JSON create, its one-shot raw
-/// and multipart creates, the mobile protocol's upload, and `pdfgate convert`. It holds the
-/// rules of a create — what a valid request is, the owner's limits, `Idempotency-Key` — so they
-/// hold the same for every entry point; the owner's unfinished-jobs limit is enforced by the
-/// store in the transaction that inserts the job.
+/// and multipart creates, the mobile protocol's upload, and `pdfgate convert` — and for a PDF
+/// imported into the library as it is (`POST /v1/documents`). It holds the rules of a create —
+/// what a valid request is, the owner's limits, `Idempotency-Key` — so they hold the same for
+/// every entry point; the owner's unfinished-jobs limit is enforced by the store in the
+/// transaction that inserts the job.
 public final class JobIntake: Sendable {
     public struct Limits: Sendable {
         /// Creations per owner per minute (a token bucket); nil for no limit.
@@ -56,12 +57,21 @@ public final class JobIntake: Sendable {
     /// addresses by whatever fetches.
     public let urlCheck: URLCheck
     private let filer: any DocumentFiler
+    private let inspector: any PDFInspector
     private let idempotency: (any IdempotencyKeys)?
     private let rate: CreationRate?
 
-    public init(engine: JobEngine, filer: any DocumentFiler, urlCheck: URLCheck, limits: Limits, idempotency: (any IdempotencyKeys)?) {
+    public init(
+        engine: JobEngine,
+        filer: any DocumentFiler,
+        inspector: any PDFInspector,
+        urlCheck: URLCheck,
+        limits: Limits,
+        idempotency: (any IdempotencyKeys)?
+    ) {
         self.engine = engine
         self.filer = filer
+        self.inspector = inspector
         self.urlCheck = urlCheck
         self.limits = limits
         self.idempotency = idempotency
@@ -238,6 +248,44 @@ public final class JobIntake: Sendable {
             unlink(partial)
             throw error
         }
+    }
+
+    // MARK: - Importing
+
+    /// Where and under what name an imported PDF is filed; known once its request is read.
+    public struct Destination: Sendable {
+        public var folder: String?
+        public var name: String
+        public var conflict: ConflictPolicy
+
+        public init(folder: String?, name: String, conflict: ConflictPolicy) {
+            self.folder = folder
+            self.name = name
+            self.conflict = conflict
+        }
+    }
+
+    /// Files a PDF the owner already has, as it is: no job, but the same rules as one. It counts
+    /// against the owner's creation rate (taken before the body streams), its destination is
+    /// checked as a job's is, and it is inspected — a file that is not a readable PDF is refused
+    /// — then published the way a converter's output is. `receive` writes the request's body to
+    /// the staging path it is given and says where the document goes.
+    public func importDocument(owner: String, _ receive: (String) async throws -> Destination) async throws -> Document {
+        try takeCreation(owner: owner)
+        let incoming = staging.incomingPath()
+        defer { staging.discardIncoming(incoming) }
+        let destination = try await receive(incoming)
+        try filer.checkDestination(folder: destination.folder, owner: owner)
+        let info = try await inspector.inspect(path: incoming)
+        return try filer.fileConverted(
+            incoming,
+            id: UUID(),
+            owner: owner,
+            folder: destination.folder,
+            name: destination.name,
+            conflict: destination.conflict,
+            info: info
+        )
     }
 
     private static let keyInProgress = IntakeError(

@@ -1,0 +1,124 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import GatewayServer
+
+/// The job protocol's answers that need no socket, through the router with the engine running:
+/// an `Idempotency-Key` replayed and reused, the raw and multipart one-shot creates converted
+/// and filed, a URL job's first answer, and a succeeded job whose document was deleted since.
+/// Event streams and a key held by a body still streaming stay on real sockets.
+@Suite("Job protocol through the router")
+struct JobRouterTests {
+    @Test("Idempotency-Key: same body → same job, other body → 422; raw and multipart one-shot creates are filed")
+    func idempotencyAndOneShot() async throws {
+        let gateway = try InProcessGateway()
+        let engine = gateway.engine
+        try await gateway.run(converting: true) { client in
+            let body = ["type": "DOC_TO_PDF", "original_filename": "a.docx"]
+            let first = try await client.post("/v1/jobs", json: body, headers: [.idempotencyKey: "k-1"])
+            let second = try await client.post("/v1/jobs", json: body, headers: [.idempotencyKey: "k-1"])
+            #expect(first.status == .created && second.status == .ok)
+            let firstID = first.json["job_id"] as? String
+            #expect(firstID != nil && firstID == second.json["job_id"] as? String)
+            let other = try await client.post(
+                "/v1/jobs",
+                json: ["type": "DOC_TO_PDF", "original_filename": "b.docx"],
+                headers: [.idempotencyKey: "k-1"]
+            )
+            #expect(other.status == .unprocessableContent && other.error.code == "idempotency_key_reused")
+
+            // One request carries the file: created, uploaded and submitted at once.
+            let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.rtf"))))
+            let oneShot = try await client.execute(
+                uri: "/v1/jobs?folder=Reports",
+                method: .post,
+                headers: [.contentType: "application/octet-stream", .contentDisposition: "attachment; filename=\"Quarterly report.rtf\""],
+                body: ByteBuffer(bytes: file)
+            )
+            #expect(oneShot.status == .created, "\(oneShot.json)")
+            let job = try await engine.finished(try #require(oneShot.json["job_id"] as? String))
+            #expect(job.state.status == .succeeded, "\(job.state)")
+            let filed = try await client.execute(uri: "/v1/jobs/\(job.id.uuidString.lowercased())", method: .get).json
+            #expect((filed["document"] as? [String: Any])?["path"] as? String == "default/Reports/Quarterly report.pdf", "\(filed)")
+
+            // The same as multipart/form-data: a `file` part and text fields, parsed as a stream.
+            let form = try FormPart.encode([
+                .text("folder", "Forms"), .file("file", path: Fixtures.office("sample.odt")), .text("name", "From a form"),
+            ])
+            let formed = try await client.execute(
+                uri: "/v1/jobs",
+                method: .post,
+                headers: [.contentType: form.contentType],
+                body: ByteBuffer(bytes: form.bytes)
+            )
+            #expect(formed.status == .created && formed.json["status"] as? String == "QUEUED", "\(formed.json)")
+            let formJob = try await engine.finished(try #require(formed.json["job_id"] as? String))
+            let formFiled = try await client.execute(uri: "/v1/jobs/\(formJob.id.uuidString.lowercased())", method: .get).json
+            #expect((formFiled["document"] as? [String: Any])?["path"] as? String == "default/Forms/From a form.pdf", "\(formFiled)")
+
+            // A bad request names what is wrong.
+            let bad = try await client.post("/v1/jobs", json: ["type": "PNG_TO_PDF"])
+            #expect(bad.status == .badRequest && bad.error.code == "invalid_type")
+            #expect(bad.error.message?.contains("URL_TO_PDF") == true, "\(bad.json)")
+        }
+    }
+
+    @Test("POST /v1/jobs with a URL answers {job_id, status: QUEUED} and nothing to upload")
+    func urlJobIsQueued() async throws {
+        let gateway = try InProcessGateway()
+        try await gateway.run { client in
+            let created = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": "https://example.com/page"])
+            #expect(created.status == .created, "\(created.json)")
+            #expect(created.json["status"] as? String == "QUEUED", "\(created.json)")
+            let id = try #require(created.json["job_id"] as? String)
+            #expect(UUID(uuidString: id) != nil && id == id.lowercased(), "a lowercase UUID: \(id)")
+            #expect(created.json["upload"] == nil, "a URL job has nothing to upload")
+            #expect(try await client.execute(uri: "/v1/jobs/\(id)", method: .delete).status == .ok)
+        }
+    }
+
+    @Test("a succeeded job whose document was deleted keeps its download_url, which answers 410 document_deleted")
+    func deletedDocumentOfSucceededJob() async throws {
+        let gateway = try InProcessGateway()
+        let engine = gateway.engine
+        try await gateway.run(converting: true) { client in
+            let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.rtf"))))
+            let created = try await client.send(.post, "/v1/jobs?filename=sample.rtf", bytes: file)
+            let id = try #require(created.json["job_id"] as? String, "\(created.json)")
+            let finished = try await engine.finished(id)
+            #expect(finished.state.status == .succeeded, "\(finished.state)")
+            let document = try #require(finished.state.documentID)
+            #expect(try await client.send(.delete, "/v1/documents/\(document.uuidString.lowercased())").status == .noContent)
+
+            let job = try await client.send(.get, "/v1/jobs/\(id)")
+            #expect(job.json["status"] as? String == "SUCCEEDED")
+            #expect(job.json["document"] == nil, "the document is gone: \(job.json)")
+            let url = try #require(job.json["download_url"] as? String, "SUCCEEDED always carries download_url: \(job.json)")
+            let listed = (try await client.send(.get, "/v1/jobs").json["jobs"] as? [[String: Any]])?.first { $0["job_id"] as? String == id }
+            #expect(listed?["download_url"] is String, "lists too")
+
+            let gone = try await client.send(.get, Self.pathAndQuery(url))
+            #expect(gone.status == .gone && gone.error.code == "document_deleted", "\(gone.status) \(gone.json)")
+            #expect(gone.error.message?.contains("deleted from the library after the job succeeded") == true, "\(gone.json)")
+
+            // A deleted document that no job made is simply not found.
+            let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let imported = try await client.send(.post, "/v1/documents?name=loose", bytes: pdf, contentType: "application/pdf")
+            let looseURL = try #require(imported.json["download_url"] as? String, "\(imported.json)")
+            let looseID = try #require(imported.json["id"] as? String)
+            #expect(try await client.send(.delete, "/v1/documents/\(looseID)").status == .noContent)
+            let missing = try await client.send(.get, Self.pathAndQuery(looseURL))
+            #expect(missing.status == .notFound && missing.error.code == "document_not_found", "\(missing.json)")
+        }
+    }
+
+    /// The router is given paths; a signed URL in an answer is absolute.
+    static func pathAndQuery(_ url: String) throws -> String {
+        let components = try #require(URLComponents(string: url))
+        return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+}
