@@ -5,8 +5,8 @@ import Testing
 
 /// What a job create is refused for before any work is done, on real `pdfgate serve`
 /// processes: the per-owner limits, held exactly under concurrency and checked before a one-shot
-/// body is read, and the caps on a multipart form's text fields.
-@Suite("Admission: per-owner limits and form caps")
+/// body is read (a multipart form's caps go through the router: `JobRouterTests`).
+@Suite("Admission: per-owner limits")
 struct AdmissionTests {
     @Test("many concurrent creates against --max-active-jobs 3: exactly 3 are created, the rest hear 429")
     func concurrentCreatesAtTheLimit() async throws {
@@ -101,34 +101,6 @@ struct AdmissionTests {
         #expect(replay.status == 200 && replay.string("job_id") == first.string("job_id"), "\(replay.status) \(replay.text)")
         let another = try await create(key: "k-2")
         #expect(another.status == 429 && another.string("error") == "too_many_jobs", "a new key is held to the limit: \(another.text)")
-        await server.stop()
-    }
-
-    @Test("a multipart create with too many text fields, or too many bytes of them, is refused with 413 naming the limit")
-    func multipartFieldCaps() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let file = MultipartPart.file("file", path: Fixtures.office("sample.rtf"))
-
-        let many = (0..<33).map { MultipartPart.text("extra_\($0)", "x") } + [file]
-        let tooMany = try await client.send("POST", "/v1/jobs", body: .multipart(many))
-        #expect(tooMany.status == 413 && tooMany.string("error") == "too_many_fields", "\(tooMany.text)")
-        #expect(tooMany.string("error_message")?.contains("32") == true, "names the limit: \(tooMany.text)")
-
-        // Each field under the 64 KiB cap of one field, together over 256 KiB.
-        let large = (0..<5).map { MultipartPart.text("note_\($0)", String(repeating: "y", count: 60 * 1024)) } + [file]
-        let tooLarge = try await client.send("POST", "/v1/jobs", body: .multipart(large))
-        #expect(tooLarge.status == 413 && tooLarge.string("error") == "fields_too_large", "\(tooLarge.text)")
-        #expect(tooLarge.string("error_message")?.contains("256 KiB") == true, "names the limit: \(tooLarge.text)")
-
-        // Up to the caps is fine.
-        let fine = (0..<31).map { MultipartPart.text("extra_\($0)", "x") } + [.text("name", "Fine"), file]
-        let accepted = try await client.send("POST", "/v1/jobs", body: .multipart(fine))
-        #expect(accepted.status == 201, "\(accepted.text)")
-        let jobs = (try await client.get("/v1/jobs").json["jobs"] as? [Any]) ?? []
-        #expect(jobs.count == 1, "only the form within the caps made a job")
-        _ = try await client.send("DELETE", "/v1/jobs/\(accepted.string("job_id") ?? "")")
         await server.stop()
     }
 }

@@ -9,7 +9,8 @@ import Testing
 
 /// The job protocol's answers that need no socket, through the router with the engine running:
 /// an `Idempotency-Key` replayed and reused, the raw and multipart one-shot creates converted
-/// and filed, a URL job's first answer, and a succeeded job whose document was deleted since.
+/// and filed with their options, the multipart caps, a URL job's first answer, and a succeeded
+/// job whose document was deleted since.
 /// Event streams and a key held by a body still streaming stay on real sockets.
 @Suite("Job protocol through the router")
 struct JobRouterTests {
@@ -113,6 +114,69 @@ struct JobRouterTests {
             #expect(try await client.send(.delete, "/v1/documents/\(looseID)").status == .noContent)
             let missing = try await client.send(.get, Self.pathAndQuery(looseURL))
             #expect(missing.status == .notFound && missing.error.code == "document_not_found", "\(missing.json)")
+        }
+    }
+
+    @Test("one-shot creates carry conversion options, as query fields or as an options form part")
+    func oneShotOptionsReachTheConverter() async throws {
+        let gateway = try InProcessGateway()
+        let engine = gateway.engine
+        try await gateway.run(converting: true) { client in
+            let html = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.html"))))
+            // Raw body: options as query parameters. 4 × 6 in is 288 × 432 pt.
+            let raw = try await client.send(
+                .post,
+                "/v1/jobs?filename=card.html&paper_width=4&paper_height=6&margin=0.2",
+                bytes: html,
+                contentType: "text/html"
+            )
+            #expect(raw.status == .created, "\(raw.json)")
+            #expect((raw.json["options"] as? [String: Any])?["paper_width"] as? Double == 4, "the job shows its options: \(raw.json)")
+            // Multipart: the same JSON object as the JSON create, in an `options` part.
+            let form = try FormPart.encode([
+                .text("options", #"{"paper_width": 6, "paper_height": 4}"#), .file("file", path: Fixtures.office("sample.html")),
+            ])
+            let formed = try await client.send(.post, "/v1/jobs", bytes: form.bytes, contentType: form.contentType)
+            #expect(formed.status == .created, "\(formed.json)")
+            for (answer, size) in [(raw, (288.0, 432.0)), (formed, (432.0, 288.0))] {
+                let id = try #require(answer.json["job_id"] as? String)
+                #expect(try await engine.finished(id).state.status == .succeeded)
+                let job = try await client.send(.get, "/v1/jobs/\(id)").json
+                let metadata = (job["document"] as? [String: Any])?["metadata"] as? [String: Any]
+                let width = try #require(metadata?["page_width"] as? Double, "\(job)")
+                let height = try #require(metadata?["page_height"] as? Double)
+                #expect(abs(width - size.0) < 1 && abs(height - size.1) < 1, "page is \(width) × \(height) pt, asked \(size)")
+            }
+
+            let badOption = try await client.send(.post, "/v1/jobs?filename=card.html&landscape=sideways", bytes: html, contentType: "text/html")
+            #expect(badOption.status == .badRequest && badOption.error.code == "invalid_options", "\(badOption.json)")
+            #expect(badOption.error.message?.contains("landscape") == true)
+        }
+    }
+
+    @Test("a multipart create with too many text fields, or too many bytes of them, is refused with 413 naming the limit")
+    func multipartFieldCaps() async throws {
+        let gateway = try InProcessGateway()
+        try await gateway.run { client in
+            let file = FormPart.file("file", path: Fixtures.office("sample.rtf"))
+            func create(_ parts: [FormPart]) async throws -> TestResponse {
+                let form = try FormPart.encode(parts)
+                return try await client.send(.post, "/v1/jobs", bytes: form.bytes, contentType: form.contentType)
+            }
+            let tooMany = try await create((0..<33).map { FormPart.text("extra_\($0)", "x") } + [file])
+            #expect(tooMany.status == .contentTooLarge && tooMany.error.code == "too_many_fields", "\(tooMany.json)")
+            #expect(tooMany.error.message?.contains("32") == true, "names the limit: \(tooMany.json)")
+
+            // Each field under the 64 KiB cap of one field, together over 256 KiB.
+            let tooLarge = try await create((0..<5).map { FormPart.text("note_\($0)", String(repeating: "y", count: 60 * 1024)) } + [file])
+            #expect(tooLarge.status == .contentTooLarge && tooLarge.error.code == "fields_too_large", "\(tooLarge.json)")
+            #expect(tooLarge.error.message?.contains("256 KiB") == true, "names the limit: \(tooLarge.json)")
+
+            // Up to the caps is fine.
+            let accepted = try await create((0..<31).map { FormPart.text("extra_\($0)", "x") } + [.text("name", "Fine"), file])
+            #expect(accepted.status == .created, "\(accepted.json)")
+            let jobs = (try await client.send(.get, "/v1/jobs").json["jobs"] as? [Any]) ?? []
+            #expect(jobs.count == 1, "only the form within the caps made a job")
         }
     }
 
