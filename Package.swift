@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // C libraries: one system-library target each, with typed shims for variadic calls.
@@ -58,6 +59,18 @@ let package = Package(
                 "GatewayCore", "CLinuxFS",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The store's ports on PostgreSQL, for several gateways sharing one database: the only
+        // Swift that speaks to PostgreSQL.
+        .target(
+            name: "GatewayPostgres",
+            dependencies: [
+                "GatewayCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -125,7 +138,7 @@ let package = Package(
         .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayStoreTests",
-            dependencies: ["GatewayStore", "GatewayPDF", "GatewayTestSupport"],
+            dependencies: ["GatewayStore", "GatewayPostgres", "GatewayPDF", "GatewayTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),

@@ -104,12 +104,6 @@ public final class SQLiteJobStore: JobStore {
     }
 }
 
-/// A job store failure that is not the client's doing.
-public struct JobStoreError: GatewayError {
-    public var code: String
-    public var message: String
-}
-
 /// A `jobs` row.
 struct JobRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "jobs"

@@ -113,6 +113,17 @@ public protocol JobStore: Sendable {
     func expired(now: Date, limit: Int) throws -> [Job]
 }
 
+/// A job store failure that is not the client's doing.
+public struct JobStoreError: GatewayError {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
 /// Where the runner files what converters produce: the library, seen from the engine.
 public protocol DocumentFiler: Sendable {
     /// Files the PDF at `path` (taking it), exactly once per `id`.

@@ -1,0 +1,234 @@
+import Foundation
+import GatewayCore
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// One PostgreSQL database shared by every gateway of a cluster: a small pool of connections on
+/// event loops of its own, and synchronous calls, because the store's ports are synchronous
+/// (SQLite's calls block too).
+///
+/// A call blocks its thread until PostgreSQL answers. That is safe here because the connections
+/// live on this pool's own event loops, never on Hummingbird's or the cooperative pool's: a
+/// waiting caller never holds the thread its answer needs.
+public final class PostgresDatabase: Sendable {
+    /// Where and as whom to connect, from a `postgres://user:password@host:port/database` URL.
+    public struct Location: Sendable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+        public var user: String
+        public var password: String?
+        public var database: String
+
+        public init(url: String) throws {
+            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+                let host = components.host, !host.isEmpty
+            else {
+                throw PostgresStoreError(
+                    code: "invalid_database_url",
+                    message: "'\(url)' is not a PostgreSQL URL; write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+                )
+            }
+            self.host = host
+            port = components.port ?? 5432
+            user = components.user ?? "postgres"
+            password = components.password?.removingPercentEncoding
+            let path = String(components.path.drop { $0 == "/" })
+            database = path.isEmpty ? user : path
+        }
+
+        /// The URL without its password, for logs and errors.
+        public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+    }
+
+    public let location: Location
+    let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let maxConnections: Int
+    private let pool: Mutex<Pool>
+    /// Signalled when a connection goes back to the pool or one closes.
+    private let returned = NSCondition()
+
+    private struct Pool {
+        var idle: [PostgresConnection] = []
+        var open = 0
+        var nextID = 0
+        var closed = false
+    }
+
+    /// Connects once to check the URL, then runs the migrations (every node does; they are
+    /// idempotent and serialized by an advisory lock).
+    public init(url: String, maxConnections: Int = 16, logger: Logger = Logger(label: "pdfgate.postgres")) throws {
+        location = try Location(url: url)
+        self.logger = logger
+        self.maxConnections = max(1, maxConnections)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        pool = Mutex(Pool())
+        do {
+            try PostgresMigrations.run(on: self)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes every connection; calls made after this fail.
+    public func close() {
+        let idle = pool.withLock { pool in
+            pool.closed = true
+            defer { pool.idle = [] }
+            return pool.idle
+        }
+        for connection in idle { try? (connection.close() as EventLoopFuture<Void>).wait() }
+        try? group.syncShutdownGracefully()
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs `body` with one connection of the pool, opening one if none is idle and the pool is
+    /// not full, else waiting for one. A connection that broke is dropped, not reused.
+    public func withConnection<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        let connection = try acquire()
+        let session = PostgresSession(connection: connection, logger: logger)
+        do {
+            let result = try body(session)
+            release(connection)
+            return result
+        } catch {
+            release(connection)
+            throw Self.translate(error, location: location)
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try withConnection { session in
+            try session.execute("BEGIN")
+            do {
+                let result = try body(session)
+                try session.execute("COMMIT")
+                return result
+            } catch {
+                try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// One statement on a pooled connection.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try withConnection { try $0.query(query) }
+    }
+
+    private func acquire() throws -> PostgresConnection {
+        returned.lock()
+        defer { returned.unlock() }
+        while true {
+            let next: (reuse: PostgresConnection?, openID: Int?) = try pool.withLock { pool in
+                if pool.closed { throw PostgresStoreError(code: "database_closed", message: "the database connection pool is closed") }
+                while let connection = pool.idle.popLast() {
+                    if !connection.isClosed { return (connection, nil) }
+                    pool.open -= 1
+                }
+                guard pool.open < maxConnections else { return (nil, nil) }
+                pool.open += 1
+                pool.nextID += 1
+                return (nil, pool.nextID)
+            }
+            if let connection = next.reuse { return connection }
+            if let id = next.openID {
+                returned.unlock()
+                defer { returned.lock() }
+                do {
+                    return try connect(id: id)
+                } catch {
+                    pool.withLock { $0.open -= 1 }
+                    returned.signal()  // a waiter may open one in its place
+                    throw Self.translate(error, location: location)
+                }
+            }
+            returned.wait()
+        }
+    }
+
+    private func connect(id: Int) throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: location.host,
+            port: location.port,
+            username: location.user,
+            password: location.password,
+            database: location.database,
+            tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(10)
+        return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+    }
+
+    private func release(_ connection: PostgresConnection) {
+        let keep = pool.withLock { pool in
+            if connection.isClosed || pool.closed {
+                pool.open -= 1
+                return false
+            }
+            pool.idle.append(connection)
+            return true
+        }
+        if !keep { _ = connection.close() as EventLoopFuture<Void> }
+        returned.lock()
+        returned.signal()
+        returned.unlock()
+    }
+
+    /// PostgreSQL's errors, said so that an operator knows what failed: unreachable, refused,
+    /// or the statement itself.
+    static func translate(_ error: any Error, location: Location) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        if let state = error.serverInfo?[.sqlState] {
+            let message = error.serverInfo?[.message] ?? "\(error)"
+            return PostgresStoreError(
+                code: "database_error",
+                message: "PostgreSQL (\(location)) refused a statement: \(message) [\(state)]",
+                sqlState: state
+            )
+        }
+        return PostgresStoreError(
+            code: "database_unavailable",
+            message: "PostgreSQL at \(location) cannot be reached (\(error.code)); check that the server runs and the URL is right"
+        )
+    }
+}
+
+/// One connection, lent for the length of a `withConnection` or `transaction` body.
+public struct PostgresSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try connection.query(query, logger: logger).wait().rows
+    }
+
+    /// A statement with no parameters (several, separated by `;`, are allowed).
+    public func execute(_ sql: String) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    }
+}
+
+/// A failure of the PostgreSQL store that is not the client's doing.
+public struct PostgresStoreError: GatewayError {
+    public var code: String
+    public var message: String
+    /// PostgreSQL's SQLSTATE, when the server refused a statement (e.g. 23505, a unique violation).
+    public var sqlState: String?
+
+    public init(code: String, message: String, sqlState: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+import Synchronization
+
+/// `Idempotency-Key`s in PostgreSQL, held the same way on every node sharing it: a key is held
+/// from its request's first byte, completed with the request's hash and its job, and answered
+/// from then on with that job. Unlike the embedded store, a node's start releases no holds:
+/// they may be another node's requests in progress; a hold nobody refreshes is taken over once
+/// `abandonedAfter` has passed.
+public final class PostgresIdempotencyKeys: IdempotencyKeys {
+    let database: PostgresDatabase
+    /// How long a key is remembered (a day, as the embedded store).
+    public let lifetime: TimeInterval
+    /// A hold not refreshed for this long belongs to a request that died.
+    public let abandonedAfter: TimeInterval
+    private let lastSweep = Mutex<Date?>(nil)
+
+    public init(database: PostgresDatabase, lifetime: TimeInterval = 24 * 3600, abandonedAfter: TimeInterval = 300) {
+        self.database = database
+        self.lifetime = lifetime
+        self.abandonedAfter = abandonedAfter
+    }
+
+    public func hold(owner: String, key: String, now: Date) throws -> KeyHold {
+        try sweepIfDue(now: now)
+        return try database.transaction { session in
+            let existing = try session.query(
+                "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) FOR UPDATE"
+            )
+            if let row = existing.first {
+                let (hash, job, heldSince) = try row.decode((String, UUID?, Date).self)
+                if let job { return .used(requestHash: hash, jobID: job) }
+                guard now.timeIntervalSince(heldSince) > abandonedAfter else { return .inProgress }
+                try session.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key)")
+            }
+            // Two nodes may both find no row: the second insert waits for the first to commit,
+            // then inserts nothing, and its request hears "in progress".
+            let inserted = try session.query(
+                """
+                INSERT INTO idempotency_keys (owner, key, request_sha256, created_at) VALUES (\(owner), \(key), '', \(now))
+                ON CONFLICT (owner, key) DO NOTHING RETURNING 1
+                """
+            )
+            return inserted.isEmpty ? .inProgress : .held
+        }
+    }
+
+    public func refresh(owner: String, key: String, now: Date) throws {
+        try database.query("UPDATE idempotency_keys SET created_at = \(now) WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
+    }
+
+    public func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws {
+        try database.query("UPDATE idempotency_keys SET request_sha256 = \(requestHash), job_id = \(jobID) WHERE owner = \(owner) AND key = \(key)")
+    }
+
+    public func release(owner: String, key: String) throws {
+        try database.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
+    }
+
+    /// Keys created before `date` are forgotten.
+    public func purge(olderThan date: Date) throws {
+        try database.query("DELETE FROM idempotency_keys WHERE created_at < \(date)")
+    }
+
+    /// Forgets expired keys at most once an hour per node, from the create path itself.
+    private func sweepIfDue(now: Date) throws {
+        let due = lastSweep.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due { try purge(olderThan: now.addingTimeInterval(-lifetime)) }
+    }
+}

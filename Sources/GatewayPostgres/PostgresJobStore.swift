@@ -1,0 +1,194 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+/// Jobs in PostgreSQL, for gateways that share one database. The same rows as `SQLiteJobStore`:
+/// the state machine whole as JSON, with `status`, `not_before` and `deadline` copied out
+/// beside it for the indexes.
+public final class PostgresJobStore: JobStore {
+    let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    /// PostgreSQL reads committed data, so two inserts could each count the owner's jobs before
+    /// the other commits: an advisory lock on the owner makes its inserts take turns, on every
+    /// node. Other owners' inserts do not wait.
+    public func insert(_ job: Job, activeLimit: Int?) throws {
+        let row = try JobRow(job)
+        try database.transaction { session in
+            if let activeLimit {
+                try session.query("SELECT pg_advisory_xact_lock(\(Self.ownerLockSpace), hashtext(\(job.owner)))")
+                let active = try Self.activeCount(owner: job.owner, in: session)
+                if active >= activeLimit { throw ActiveJobLimitReached(active: active, limit: activeLimit) }
+            }
+            try session.query(
+                """
+                INSERT INTO jobs (id, owner, type, status, not_before, deadline, spec, state, created_at, updated_at, revision)
+                VALUES (\(row.id), \(row.owner), \(row.type), \(row.status), \(row.notBefore), \(row.deadline), \(row.spec), \(row.state),
+                        \(row.createdAt), \(row.updatedAt), \(row.revision))
+                """
+            )
+        }
+    }
+
+    /// The first key of the owner advisory locks: keeps them apart from any other lock.
+    static let ownerLockSpace: Int32 = 0x6A6F_6273  // "jobs"
+
+    public func job(id: UUID) throws -> Job? {
+        try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id)").first.map(JobRow.job)
+    }
+
+    @discardableResult
+    public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
+        try database.transaction { session in
+            guard let current = try session.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id) FOR UPDATE").first else {
+                throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
+            }
+            var job = try JobRow.job(current)
+            try change(&job)
+            let row = try JobRow(job)
+            try session.query(
+                """
+                UPDATE jobs SET status = \(row.status), not_before = \(row.notBefore), deadline = \(row.deadline), state = \(row.state),
+                    updated_at = \(row.updatedAt), revision = \(row.revision)
+                WHERE id = \(id)
+                """
+            )
+            return job
+        }
+    }
+
+    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
+        var after: (created: Date, id: UUID)?
+        if let cursor {
+            // "<created_at in microseconds since 1970>|<id>", newest first.
+            let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: parts[1]) else {
+                throw JobStoreError(code: "invalid_cursor", message: "cursor '\(cursor)' is not one this server issued")
+            }
+            after = (Date(timeIntervalSince1970: Double(micros) / 1_000_000), id)
+        }
+        // Filters left out are NULL: PostgreSQL plans an unnamed statement for its actual
+        // values, so each `IS NULL` folds away.
+        let query: PostgresQuery = """
+            SELECT \(unescaped: JobRow.columns), \(unescaped: JobRow.cursorColumn) FROM jobs
+            WHERE owner = \(owner)
+              AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue))
+              AND (\(type?.rawValue)::text IS NULL OR type = \(type?.rawValue))
+              AND (\(after?.created)::timestamptz IS NULL OR (created_at, id) < (\(after?.created), \(after?.id)))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)
+            """
+        let rows = try database.query(query)
+        let page = Array(rows.prefix(limit))
+        var next: String?
+        if rows.count > limit, let last = page.last {
+            let (micros, id) = try last.makeRandomAccess().decodeCursor()
+            next = "\(micros)|\(id.lowercased)"
+        }
+        return (try page.map(JobRow.job), next)
+    }
+
+    public func activeCount(owner: String) throws -> Int {
+        try database.withConnection { try Self.activeCount(owner: owner, in: $0) }
+    }
+
+    private static func activeCount(owner: String, in session: PostgresSession) throws -> Int {
+        let rows = try session.query("SELECT count(*) FROM jobs WHERE owner = \(owner) AND status = ANY(\(JobRow.unfinished))")
+        return Int(try rows.first?.decode(Int64.self) ?? 0)
+    }
+
+    public func statusCounts() throws -> [JobStatus: Int] {
+        var counts: [JobStatus: Int] = [:]
+        for row in try database.query("SELECT status, count(*) FROM jobs GROUP BY status") {
+            let (status, count) = try row.decode((String, Int64).self)
+            if let status = JobStatus(rawValue: status) { counts[status] = Int(count) }
+        }
+        return counts
+    }
+
+    public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
+        guard !types.isEmpty else { return [] }
+        return try database.query(
+            """
+            SELECT \(unescaped: JobRow.columns) FROM jobs
+            WHERE status = \(JobStatus.queued.rawValue) AND type = ANY(\(types.map(\.rawValue).sorted()))
+              AND (not_before IS NULL OR not_before <= \(now))
+            ORDER BY created_at LIMIT \(limit)
+            """
+        ).map(JobRow.job)
+    }
+
+    public func expired(now: Date, limit: Int) throws -> [Job] {
+        try database.query(
+            """
+            SELECT \(unescaped: JobRow.columns) FROM jobs
+            WHERE status = ANY(\([JobStatus.created.rawValue, JobStatus.queued.rawValue])) AND deadline <= \(now)
+            ORDER BY deadline LIMIT \(limit)
+            """
+        ).map(JobRow.job)
+    }
+
+    public func unfinished() throws -> [Job] {
+        try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE status = ANY(\(JobRow.unfinished)) ORDER BY created_at").map(
+            JobRow.job
+        )
+    }
+}
+
+/// A `jobs` row's values, as written and read.
+struct JobRow {
+    var id: UUID
+    var owner: String
+    var type: String
+    var status: String
+    var notBefore: Date?
+    var deadline: Date?
+    var spec: String
+    var state: String
+    var createdAt: Date
+    var updatedAt: Date
+    var revision: Int
+
+    static let columns = "id, owner, spec, state, created_at, updated_at, revision"
+    /// The list's cursor: `created_at` as PostgreSQL stores it (microseconds), so a page
+    /// boundary compares exactly.
+    static let cursorColumn = "(extract(epoch FROM created_at) * 1000000)::int8"
+    static let unfinished = [JobStatus.created, .queued, .processing].map(\.rawValue)
+
+    init(_ job: Job) throws {
+        id = job.id
+        owner = job.owner
+        type = job.spec.type.rawValue
+        status = job.state.status.rawValue
+        notBefore = job.state.notBefore
+        deadline = job.state.deadline
+        spec = String(decoding: try JSONEncoder().encode(job.spec), as: UTF8.self)
+        state = String(decoding: try JSONEncoder().encode(job.state), as: UTF8.self)
+        createdAt = job.createdAt
+        updatedAt = job.updatedAt
+        revision = job.revision
+    }
+
+    /// A job from a row whose first columns are `columns`.
+    static func job(_ row: PostgresRow) throws -> Job {
+        let columns = row.makeRandomAccess()
+        return Job(
+            id: try columns[0].decode(UUID.self),
+            owner: try columns[1].decode(String.self),
+            spec: try JSONDecoder().decode(JobSpec.self, from: Data(try columns[2].decode(String.self).utf8)),
+            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(try columns[3].decode(String.self).utf8)),
+            createdAt: try columns[4].decode(Date.self),
+            updatedAt: try columns[5].decode(Date.self),
+            revision: try columns[6].decode(Int.self)
+        )
+    }
+}
+
+extension PostgresRandomAccessRow {
+    /// The list cursor's parts from a row of `JobRow.columns` then `JobRow.cursorColumn`.
+    fileprivate func decodeCursor() throws -> (micros: Int64, id: UUID) {
+        (try self[7].decode(Int64.self), try self[0].decode(UUID.self))
+    }
+}

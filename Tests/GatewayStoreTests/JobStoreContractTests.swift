@@ -1,0 +1,160 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Testing
+
+/// What every `JobStore` promises, run unchanged against SQLite and PostgreSQL: jobs read back
+/// as written, lists page newest first without gaps or repeats, the scheduler's queries find
+/// exactly their jobs, an update is atomic, and the owner's limit holds for concurrent inserts
+/// from several nodes.
+@Suite("JobStore contract")
+struct JobStoreContractTests {
+    @Test(arguments: StoreBackend.allCases)
+    func aJobReadsBackAsWrittenAndUpdatesInPlace(_ backend: StoreBackend) throws {
+        let store = try backend.make()
+        let node = try store.node()
+        let job = ContractJobs.make()
+        try node.jobs.insert(job, activeLimit: nil)
+        #expect(ContractJobs.same(try node.jobs.job(id: job.id), job))
+        #expect(try node.jobs.job(id: UUID()) == nil)
+
+        let updated = try node.jobs.update(id: job.id) { job in
+            var random = SystemRandomNumberGenerator()
+            _ = try job.state.handle(.uploaded, now: ContractJobs.epoch, random: &random)
+            job.revision += 1
+        }
+        #expect(updated.state.inputReady && updated.revision == 2)
+        #expect(ContractJobs.same(try store.node().jobs.job(id: job.id), updated), "another node reads the update")
+        let missing = #expect(throws: JobStoreError.self) { try node.jobs.update(id: UUID()) { _ in } }
+        #expect(missing?.code == "job_not_found")
+        // A change that throws changes nothing.
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try node.jobs.update(id: job.id) { job in
+                job.revision = 99
+                throw Refused()
+            }
+        }
+        #expect(try node.jobs.job(id: job.id)?.revision == 2)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func listsPageNewestFirstPerOwnerWithFilters(_ backend: StoreBackend) throws {
+        let node = try backend.make().node()
+        var alices: [Job] = []
+        for index in 0..<25 {
+            // Pairs share a creation time: the id breaks the tie, and no page repeats or skips one.
+            let job = ContractJobs.make(type: index.isMultiple(of: 3) ? .urlToPDF : .docToPDF, at: index / 2)
+            try node.jobs.insert(job, activeLimit: nil)
+            alices.append(job)
+        }
+        try node.jobs.insert(ContractJobs.make(owner: "bob"), activeLimit: nil)
+
+        var seen: [UUID] = []
+        var cursor: String?
+        repeat {
+            let page = try node.jobs.list(owner: "alice", status: nil, type: nil, limit: 7, cursor: cursor)
+            #expect(page.jobs.count <= 7)
+            seen += page.jobs.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil
+        let expected = alices.sorted { ($0.createdAt, $0.id.lowercased) > ($1.createdAt, $1.id.lowercased) }.map(\.id)
+        #expect(seen == expected, "every job once, newest first")
+
+        let urls = try node.jobs.list(owner: "alice", status: nil, type: .urlToPDF, limit: 100, cursor: nil).jobs
+        #expect(urls.count == 9 && urls.allSatisfy { $0.spec.type == .urlToPDF })
+        let queued = try node.jobs.list(owner: "alice", status: .queued, type: nil, limit: 100, cursor: nil).jobs
+        #expect(Set(queued.map(\.id)) == Set(urls.map(\.id)), "URL jobs start queued, file jobs created")
+        let refused = #expect(throws: JobStoreError.self) { try node.jobs.list(owner: "alice", status: nil, type: nil, limit: 5, cursor: "nonsense") }
+        #expect(refused?.code == "invalid_cursor")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func theSchedulersQueriesFindExactlyTheirJobs(_ backend: StoreBackend) throws {
+        let node = try backend.make().node()
+        let now = ContractJobs.epoch.addingTimeInterval(60)
+        let ready = ContractJobs.make(type: .urlToPDF, at: 1)
+        let older = ContractJobs.make(type: .urlToPDF, at: 0)
+        // Failed once: queued again, not before its backoff.
+        let later = ContractJobs.make(
+            type: .urlToPDF,
+            at: 2,
+            state: try ContractJobs.handled(
+                JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(600)),
+                [.started, .failed(JobFailure(.transient, code: "peer_busy", "try later"))],
+                at: now
+            )
+        )
+        let retryAt = try #require(later.state.notBefore)
+        #expect(retryAt > now)
+        let waitingForUpload = ContractJobs.make(at: 3)
+        let overdue = ContractJobs.make(at: 4, state: JobStateMachine(uploadBy: now.addingTimeInterval(-1), thenTimeout: 60))
+        let finished = ContractJobs.make(
+            type: .urlToPDF,
+            at: 5,
+            state: try ContractJobs.handled(
+                JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(600)),
+                [.started, .filed(UUID())],
+                at: now
+            )
+        )
+        for job in [ready, older, later, waitingForUpload, overdue, finished] { try node.jobs.insert(job, activeLimit: nil) }
+
+        #expect(try node.jobs.due(now: now, types: [.urlToPDF], limit: 10).map(\.id) == [older.id, ready.id], "oldest first, not before its time")
+        #expect(try node.jobs.due(now: now, types: [.urlToPDF], limit: 1).map(\.id) == [older.id])
+        #expect(try node.jobs.due(now: now, types: [.docToPDF], limit: 10).isEmpty, "only queued jobs of the types asked")
+        #expect(try node.jobs.due(now: now, types: [], limit: 10).isEmpty)
+        #expect(try node.jobs.due(now: retryAt, types: [.urlToPDF], limit: 10).count == 3)
+        #expect(try node.jobs.expired(now: now, limit: 10).map(\.id) == [overdue.id], "unfinished and past the deadline")
+        #expect(Set(try node.jobs.unfinished().map(\.id)) == Set([ready, older, later, waitingForUpload, overdue].map(\.id)))
+        #expect(try node.jobs.activeCount(owner: "alice") == 5)
+        #expect(try node.jobs.statusCounts() == [.queued: 3, .created: 2, .succeeded: 1])
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentUpdatesFromTwoNodesLoseNothing(_ backend: StoreBackend) async throws {
+        let store = try backend.make()
+        let job = ContractJobs.make()
+        try store.node().jobs.insert(job, activeLimit: nil)
+        let nodes = [try store.node(), try store.node()]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for node in nodes {
+                let jobs = node.jobs
+                group.addTask {
+                    try await onThread {
+                        for _ in 0..<40 { try jobs.update(id: job.id) { $0.revision += 1 } }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try nodes[0].jobs.job(id: job.id)?.revision == 81, "80 read-change-writes, none lost")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func theOwnersLimitHoldsForConcurrentInsertsFromThreeNodes(_ backend: StoreBackend) async throws {
+        let store = try backend.make()
+        let nodes = [try store.node(), try store.node(), try store.node()]
+        let outcomes = try await withThrowingTaskGroup(of: [Bool].self) { group in
+            for node in nodes {
+                let jobs = node.jobs
+                group.addTask {
+                    try await onThread {
+                        try (0..<10).map { index in
+                            do {
+                                try jobs.insert(ContractJobs.make(at: index), activeLimit: 4)
+                                return true
+                            } catch is ActiveJobLimitReached {
+                                return false
+                            }
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(outcomes.filter { $0 }.count == 4, "exactly the limit, of 30 concurrent inserts")
+        #expect(try nodes[0].jobs.activeCount(owner: "alice") == 4)
+        try nodes[1].jobs.insert(ContractJobs.make(owner: "bob"), activeLimit: 4)  // another owner is not held back
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The test run's PostgreSQL server: the one `PDFGATE_TEST_POSTGRES_URL` names, or else a
+/// throwaway one this process starts on first use (`scripts/postgres-scratch.sh`: a new cluster
+/// in a temporary directory, on a free loopback port) and stops when it exits. Every test gets
+/// a database of its own, so tests never see each other's rows.
+public enum TestPostgres {
+    /// A new, empty database; its URL.
+    public static func freshDatabaseURL() throws -> String {
+        let server = try serverURL()
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try psql(server, "CREATE DATABASE \(name)")
+        return server.replacingLastPathComponent(with: name)
+    }
+
+    /// Runs SQL as the server's superuser (to kill a node's connections, say).
+    public static func psql(_ url: String, _ sql: String) throws {
+        let result = try runBlocking("psql", [url, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql], environment: nil, stdin: nil)
+        guard result.status == 0 else { throw TestPostgresError(message: "psql '\(sql)' failed: \(result.stderr)") }
+    }
+
+    private static let started = Mutex<(url: String?, directory: String?)>((nil, nil))
+
+    private static func serverURL() throws -> String {
+        if let url = ProcessInfo.processInfo.environment["PDFGATE_TEST_POSTGRES_URL"], !url.isEmpty { return url }
+        return try started.withLock { started in
+            if let url = started.url { return url }
+            let lines = try scratch("start").split(separator: "\n").map(String.init)
+            guard lines.count == 2 else { throw TestPostgresError(message: "postgres-scratch.sh start printed \(lines)") }
+            started = (lines[1], lines[0])
+            atexit { TestPostgres.stop() }
+            return lines[1]
+        }
+    }
+
+    /// Stops the server this process started, if it did.
+    static func stop() {
+        guard let directory = started.withLock({ $0.directory }) else { return }
+        _ = try? scratch("stop " + directory)
+    }
+
+    /// Runs `scripts/postgres-scratch.sh` with `arguments` through `system(3)`, which waits for
+    /// exactly its own child. (Foundation's `Process` never saw this script exit: it was left a
+    /// zombie while `waitUntilExit` waited, once the script had started a daemon.)
+    private static func scratch(_ arguments: String) throws -> String {
+        let script = URL(fileURLWithPath: Fixtures.root).deletingLastPathComponent().appendingPathComponent("scripts/postgres-scratch.sh").path
+        let output = NSTemporaryDirectory() + "pdfgate-postgres-scratch-\(UUID().uuidString).out"
+        defer { unlink(output) }
+        let status = system("bash '\(script)' \(arguments) >'\(output)' 2>&1 </dev/null")
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw TestPostgresError(message: "postgres-scratch.sh \(arguments) failed: \(text)") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+public struct TestPostgresError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+extension String {
+    /// `postgres://user@host:port/old` → `postgres://user@host:port/new`.
+    fileprivate func replacingLastPathComponent(with name: String) -> String {
+        guard let slash = lastIndex(of: "/") else { return self + "/" + name }
+        return String(self[..<slash]) + "/" + name
+    }
+}
