@@ -25,9 +25,10 @@ public final class PostgresJobStore: JobStore {
             }
             try session.query(
                 """
-                INSERT INTO jobs (id, owner, type, status, not_before, deadline, spec, state, created_at, updated_at, revision)
+                INSERT INTO jobs (id, owner, type, status, not_before, deadline, spec, state, created_at, updated_at, revision,
+                                  lease_node, lease_expires)
                 VALUES (\(row.id), \(row.owner), \(row.type), \(row.status), \(row.notBefore), \(row.deadline), \(row.spec), \(row.state),
-                        \(row.createdAt), \(row.updatedAt), \(row.revision))
+                        \(row.createdAt), \(row.updatedAt), \(row.revision), \(row.leaseNode), \(row.leaseExpires))
                 """
             )
         }
@@ -48,16 +49,79 @@ public final class PostgresJobStore: JobStore {
             }
             var job = try JobRow.job(current)
             try change(&job)
-            let row = try JobRow(job)
-            try session.query(
-                """
-                UPDATE jobs SET status = \(row.status), not_before = \(row.notBefore), deadline = \(row.deadline), state = \(row.state),
-                    updated_at = \(row.updatedAt), revision = \(row.revision)
-                WHERE id = \(id)
-                """
-            )
+            try Self.write(job, in: session)
             return job
         }
+    }
+
+    /// Writes what a job's life changes: its status, state, times and lease.
+    private static func write(_ job: Job, in session: PostgresSession) throws {
+        let row = try JobRow(job)
+        try session.query(
+            """
+            UPDATE jobs SET status = \(row.status), not_before = \(row.notBefore), deadline = \(row.deadline), state = \(row.state),
+                updated_at = \(row.updatedAt), revision = \(row.revision), lease_node = \(row.leaseNode), lease_expires = \(row.leaseExpires)
+            WHERE id = \(row.id)
+            """
+        )
+    }
+
+    /// `FOR UPDATE SKIP LOCKED`: engines claiming at once each take different jobs, none waits
+    /// for another's transaction.
+    public func claimDue(
+        now: Date,
+        types: Set<JobType>,
+        limit: Int,
+        lease: JobLease,
+        _ start: @Sendable (inout Job) throws -> Void
+    ) throws -> [Job] {
+        guard !types.isEmpty, limit > 0 else { return [] }
+        return try database.transaction { session in
+            let rows = try session.query(
+                """
+                SELECT \(unescaped: JobRow.columns) FROM jobs
+                WHERE status = \(JobStatus.queued.rawValue) AND type = ANY(\(types.map(\.rawValue).sorted()))
+                  AND (not_before IS NULL OR not_before <= \(now))
+                ORDER BY created_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+                """
+            )
+            var claimed: [Job] = []
+            for row in rows {
+                var job = try JobRow.job(row)
+                do {
+                    try start(&job)
+                } catch {
+                    continue
+                }
+                job.lease = lease
+                try Self.write(job, in: session)
+                claimed.append(job)
+            }
+            return claimed
+        }
+    }
+
+    public func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        let rows = try database.query(
+            """
+            UPDATE jobs SET lease_expires = \(lease.expires)
+            WHERE id = ANY(\(ids)) AND lease_node = \(lease.node) AND status = \(JobStatus.processing.rawValue)
+            RETURNING id
+            """
+        )
+        return Set(try rows.map { try $0.decode(UUID.self) })
+    }
+
+    public func lapsedLeases(now: Date, limit: Int) throws -> [Job] {
+        try database.query(
+            """
+            SELECT \(unescaped: JobRow.columns) FROM jobs
+            WHERE status = \(JobStatus.processing.rawValue) AND lease_expires < \(now)
+            ORDER BY lease_expires LIMIT \(limit)
+            """
+        ).map(JobRow.job)
     }
 
     public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
@@ -150,8 +214,10 @@ struct JobRow {
     var createdAt: Date
     var updatedAt: Date
     var revision: Int
+    var leaseNode: String?
+    var leaseExpires: Date?
 
-    static let columns = "id, owner, spec, state, created_at, updated_at, revision"
+    static let columns = "id, owner, spec, state, created_at, updated_at, revision, lease_node, lease_expires"
     /// The list's cursor: `created_at` as PostgreSQL stores it (microseconds), so a page
     /// boundary compares exactly.
     static let cursorColumn = "(extract(epoch FROM created_at) * 1000000)::int8"
@@ -169,6 +235,10 @@ struct JobRow {
         createdAt = job.createdAt
         updatedAt = job.updatedAt
         revision = job.revision
+        // Only a running job is leased, whatever the value says.
+        let lease = job.state.status == .processing ? job.lease : nil
+        leaseNode = lease?.node
+        leaseExpires = lease?.expires
     }
 
     /// A job from a row whose first columns are `columns`.
@@ -181,7 +251,8 @@ struct JobRow {
             state: try JSONDecoder().decode(JobStateMachine.self, from: Data(try columns[3].decode(String.self).utf8)),
             createdAt: try columns[4].decode(Date.self),
             updatedAt: try columns[5].decode(Date.self),
-            revision: try columns[6].decode(Int.self)
+            revision: try columns[6].decode(Int.self),
+            lease: try columns[7].decode(String?.self).map { JobLease(node: $0, expires: try columns[8].decode(Date?.self) ?? .distantPast) }
         )
     }
 }
@@ -189,6 +260,6 @@ struct JobRow {
 extension PostgresRandomAccessRow {
     /// The list cursor's parts from a row of `JobRow.columns` then `JobRow.cursorColumn`.
     fileprivate func decodeCursor() throws -> (micros: Int64, id: UUID) {
-        (try self[7].decode(Int64.self), try self[0].decode(UUID.self))
+        (try self[9].decode(Int64.self), try self[0].decode(UUID.self))
     }
 }

@@ -48,6 +48,14 @@ enum PostgresMigrations {
                 "CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)",
             ]
         ),
+        (
+            "v2-job-leases",
+            [
+                // The engine running a job and until when: set while PROCESSING, NULL otherwise.
+                "ALTER TABLE jobs ADD COLUMN lease_node text, ADD COLUMN lease_expires timestamptz",
+                "CREATE INDEX jobs_status_lease ON jobs (status, lease_expires)",
+            ]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -141,6 +141,14 @@ public final class GatewayDatabase: Sendable {
                 t.column("expires_at", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v7-job-leases") { db in
+            // The engine running a job and until when: set while PROCESSING, NULL otherwise.
+            try db.alter(table: "jobs") { t in
+                t.add(column: "lease_node", .text)
+                t.add(column: "lease_expires", .datetime)
+            }
+            try db.create(index: "jobs_status_lease", on: "jobs", columns: ["status", "lease_expires"])
+        }
         return migrator
     }
 }

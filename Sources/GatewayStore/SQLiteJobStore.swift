@@ -80,11 +80,59 @@ public final class SQLiteJobStore: JobStore {
 
     public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
         guard !types.isEmpty else { return [] }
-        return try database.pool.read { db in
-            try JobRecord.filter(JobRecord.Columns.status == JobStatus.queued.rawValue)
-                .filter(types.map(\.rawValue).contains(JobRecord.Columns.type))
-                .filter(JobRecord.Columns.notBefore == nil || JobRecord.Columns.notBefore <= now)
-                .order(JobRecord.Columns.createdAt).limit(limit).fetchAll(db).map { try $0.job() }
+        return try database.pool.read { db in try Self.due(now: now, types: types).limit(limit).fetchAll(db).map { try $0.job() } }
+    }
+
+    /// Queued jobs of `types` whose time has come, oldest first.
+    private static func due(now: Date, types: Set<JobType>) -> QueryInterfaceRequest<JobRecord> {
+        JobRecord.filter(JobRecord.Columns.status == JobStatus.queued.rawValue)
+            .filter(types.map(\.rawValue).contains(JobRecord.Columns.type))
+            .filter(JobRecord.Columns.notBefore == nil || JobRecord.Columns.notBefore <= now)
+            .order(JobRecord.Columns.createdAt)
+    }
+
+    /// The write transaction is the whole database's: no other engine claims meanwhile.
+    public func claimDue(
+        now: Date,
+        types: Set<JobType>,
+        limit: Int,
+        lease: JobLease,
+        _ start: @Sendable (inout Job) throws -> Void
+    ) throws -> [Job] {
+        guard !types.isEmpty, limit > 0 else { return [] }
+        return try database.pool.write { db in
+            var claimed: [Job] = []
+            for record in try Self.due(now: now, types: types).limit(limit).fetchAll(db) {
+                var job = try record.job()
+                do {
+                    try start(&job)
+                } catch {
+                    continue
+                }
+                job.lease = lease
+                try JobRecord(job).update(db)
+                claimed.append(job)
+            }
+            return claimed
+        }
+    }
+
+    public func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        return try database.pool.write { db in
+            let held = try JobRecord.filter(ids.map(\.lowercased).contains(JobRecord.Columns.id))
+                .filter(JobRecord.Columns.leaseNode == lease.node && JobRecord.Columns.status == JobStatus.processing.rawValue)
+                .fetchAll(db)
+            try JobRecord.filter(held.map(\.id).contains(JobRecord.Columns.id)).updateAll(db, JobRecord.Columns.leaseExpires.set(to: lease.expires))
+            return Set(held.compactMap { UUID(uuidString: $0.id) })
+        }
+    }
+
+    public func lapsedLeases(now: Date, limit: Int) throws -> [Job] {
+        try database.pool.read { db in
+            try JobRecord.filter(JobRecord.Columns.status == JobStatus.processing.rawValue)
+                .filter(JobRecord.Columns.leaseExpires != nil && JobRecord.Columns.leaseExpires < now)
+                .order(JobRecord.Columns.leaseExpires).limit(limit).fetchAll(db).map { try $0.job() }
         }
     }
 
@@ -120,6 +168,8 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Date
     var updatedAt: Date
     var revision: Int
+    var leaseNode: String?
+    var leaseExpires: Date?
 
     enum CodingKeys: String, CodingKey {
         case id, owner, type, status
@@ -129,6 +179,8 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case revision
+        case leaseNode = "lease_node"
+        case leaseExpires = "lease_expires"
     }
 
     enum Columns {
@@ -139,6 +191,8 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
         static let notBefore = Column(CodingKeys.notBefore)
         static let deadline = Column(CodingKeys.deadline)
         static let createdAt = Column(CodingKeys.createdAt)
+        static let leaseNode = Column(CodingKeys.leaseNode)
+        static let leaseExpires = Column(CodingKeys.leaseExpires)
     }
 
     init(_ job: Job) throws {
@@ -153,6 +207,10 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
         createdAt = job.createdAt
         updatedAt = job.updatedAt
         revision = job.revision
+        // Only a running job is leased, whatever the value says.
+        let lease = job.state.status == .processing ? job.lease : nil
+        leaseNode = lease?.node
+        leaseExpires = lease?.expires
     }
 
     func job() throws -> Job {
@@ -163,7 +221,8 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
             state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)),
             createdAt: createdAt,
             updatedAt: updatedAt,
-            revision: revision
+            revision: revision,
+            lease: leaseNode.map { JobLease(node: $0, expires: leaseExpires ?? .distantPast) }
         )
     }
 

@@ -157,4 +157,74 @@ struct JobStoreContractTests {
         #expect(try nodes[0].jobs.activeCount(owner: "alice") == 4)
         try nodes[1].jobs.insert(ContractJobs.make(owner: "bob"), activeLimit: 4)  // another owner is not held back
     }
+
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentClaimsFromThreeNodesTakeEachDueJobOnce(_ backend: StoreBackend) async throws {
+        let store = try backend.make()
+        let first = try store.node()
+        var queued: [UUID] = []
+        for index in 0..<30 {
+            let job = ContractJobs.make(type: .urlToPDF, at: index)
+            try first.jobs.insert(job, activeLimit: nil)
+            queued.append(job.id)
+        }
+        let nodes = [first, try store.node(), try store.node()]
+        let now = ContractJobs.epoch.addingTimeInterval(1)
+        let claims = try await withThrowingTaskGroup(of: [Job].self) { group in
+            for (index, node) in nodes.enumerated() {
+                let jobs = node.jobs
+                let lease = JobLease(node: "node-\(index)", expires: now.addingTimeInterval(15))
+                group.addTask {
+                    try await onThread {
+                        var mine: [Job] = []
+                        while true {
+                            let claimed = try jobs.claimDue(now: now, types: [.urlToPDF], limit: 3, lease: lease) { job in
+                                var random = SystemRandomNumberGenerator()
+                                _ = try job.state.handle(.started, now: now, random: &random)
+                            }
+                            if claimed.isEmpty { return mine }
+                            mine += claimed
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(claims.count == 30 && Set(claims.map(\.id)) == Set(queued), "each job claimed once")
+        for job in claims {
+            let stored = try #require(try first.jobs.job(id: job.id))
+            #expect(stored.state.status == .processing && stored.lease == job.lease && stored.lease != nil)
+        }
+        #expect(try first.jobs.due(now: now, types: [.urlToPDF], limit: 10).isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func leasesAreRenewedByTheirNodeAndLapseWhenItStops(_ backend: StoreBackend) throws {
+        let node = try backend.make().node()
+        let now = ContractJobs.epoch.addingTimeInterval(1)
+        for index in 0..<3 { try node.jobs.insert(ContractJobs.make(type: .urlToPDF, at: index), activeLimit: nil) }
+        let start: @Sendable (inout Job) throws -> Void = { job in
+            var random = SystemRandomNumberGenerator()
+            _ = try job.state.handle(.started, now: now, random: &random)
+        }
+        let a = try node.jobs.claimDue(now: now, types: [.urlToPDF], limit: 2, lease: JobLease(node: "a", expires: now.addingTimeInterval(15)), start)
+        let b = try node.jobs.claimDue(now: now, types: [.urlToPDF], limit: 2, lease: JobLease(node: "b", expires: now.addingTimeInterval(15)), start)
+        #expect(a.count == 2 && b.count == 1)
+
+        // "a" renews its own leases, and cannot renew "b"'s.
+        let renewed = try node.jobs.renewLeases(a.map(\.id) + b.map(\.id), lease: JobLease(node: "a", expires: now.addingTimeInterval(30)))
+        #expect(renewed == Set(a.map(\.id)))
+        #expect(try node.jobs.lapsedLeases(now: now.addingTimeInterval(10), limit: 10).isEmpty)
+        // "b" stopped renewing: past its lease, its job is lapsed, "a"'s are not.
+        #expect(try node.jobs.lapsedLeases(now: now.addingTimeInterval(20), limit: 10).map(\.id) == b.map(\.id))
+
+        // A job that leaves PROCESSING keeps no lease.
+        let done = try node.jobs.update(id: a[0].id) { job in
+            var random = SystemRandomNumberGenerator()
+            _ = try job.state.handle(.filed(UUID()), now: now, random: &random)
+        }
+        #expect(done.state.status == .succeeded)
+        #expect(try node.jobs.job(id: a[0].id)?.lease == nil)
+        #expect(try node.jobs.renewLeases([a[0].id], lease: JobLease(node: "a", expires: now.addingTimeInterval(45))).isEmpty)
+    }
 }

@@ -73,8 +73,19 @@ public struct Job: Sendable, Equatable {
     public var updatedAt: Date
     /// Bumped on every published change: the `id:` of server-sent events.
     public var revision: Int
+    /// The engine running the job holds it while PROCESSING; nil otherwise.
+    public var lease: JobLease?
 
-    public init(id: UUID = UUID(), owner: String, spec: JobSpec, state: JobStateMachine, createdAt: Date, updatedAt: Date, revision: Int = 1) {
+    public init(
+        id: UUID = UUID(),
+        owner: String,
+        spec: JobSpec,
+        state: JobStateMachine,
+        createdAt: Date,
+        updatedAt: Date,
+        revision: Int = 1,
+        lease: JobLease? = nil
+    ) {
         self.id = id
         self.owner = owner
         self.spec = spec
@@ -82,6 +93,20 @@ public struct Job: Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.revision = revision
+        self.lease = lease
+    }
+}
+
+/// An engine's hold on a job it runs, renewed while the attempt lasts. Once it lapses (the
+/// engine's process died), another engine sharing the store resumes the job.
+public struct JobLease: Sendable, Equatable {
+    /// The engine holding it: an id made at its start.
+    public var node: String
+    public var expires: Date
+
+    public init(node: String, expires: Date) {
+        self.node = node
+        self.expires = expires
     }
 }
 
@@ -106,6 +131,14 @@ public protocol JobStore: Sendable {
     /// Queued jobs of `types` whose retry time has come, oldest first. The engine asks only for
     /// types whose backend has a free slot, so a backlog on one backend never hides another's jobs.
     func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job]
+    /// Claims up to `limit` of the jobs `due` would answer, in one transaction: each is changed
+    /// by `start` and leased with `lease`. A job another engine is claiming at that moment is
+    /// skipped, not waited for; a job whose `start` throws is left as it was.
+    func claimDue(now: Date, types: Set<JobType>, limit: Int, lease: JobLease, _ start: @Sendable (inout Job) throws -> Void) throws -> [Job]
+    /// Extends `lease.node`'s leases on `ids` to `lease.expires`; answers the ids it still held.
+    func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID>
+    /// PROCESSING jobs whose lease lapsed before `now`: their engine is gone.
+    func lapsedLeases(now: Date, limit: Int) throws -> [Job]
     /// Jobs not in a terminal status, for resuming after a restart.
     func unfinished() throws -> [Job]
     /// Jobs waiting for their upload (CREATED) or for a slot (QUEUED) whose deadline has passed:

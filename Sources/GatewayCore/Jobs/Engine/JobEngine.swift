@@ -23,6 +23,15 @@ public final class JobEngine: Sendable {
         /// fails as `upload_expired` (and stops counting against its owner's limit). Its own
         /// timeout starts at the submit.
         public var uploadWindow: Duration
+        /// How long a running job's lease lasts unless renewed (every third of it): how soon
+        /// another engine sharing the store resumes the jobs of one that died.
+        public var lease: Duration
+        /// Whether other engines share the store (PostgreSQL). An engine alone on its store
+        /// resumes every interrupted job at start; one that shares it resumes only jobs whose
+        /// lease lapsed, since the others may be running theirs.
+        public var sharesStore: Bool
+        /// This engine's name in the leases it takes.
+        public var node: String
 
         public init(
             defaultTimeout: [JobType: Duration] = [:],
@@ -31,7 +40,10 @@ public final class JobEngine: Sendable {
             idlePoll: Duration = .milliseconds(250),
             shutdownGrace: Duration = .seconds(30),
             clock: JobClock = .system,
-            uploadWindow: Duration = .seconds(20 * 60)
+            uploadWindow: Duration = .seconds(20 * 60),
+            lease: Duration = .seconds(15),
+            sharesStore: Bool = false,
+            node: String = UUID().uuidString.lowercased()
         ) {
             self.defaultTimeout = defaultTimeout
             self.maxAttempts = maxAttempts
@@ -40,6 +52,9 @@ public final class JobEngine: Sendable {
             self.shutdownGrace = shutdownGrace
             self.clock = clock
             self.uploadWindow = uploadWindow
+            self.lease = lease
+            self.sharesStore = sharesStore
+            self.node = node
         }
 
         public func timeout(for spec: JobSpec) -> Duration {
@@ -89,8 +104,7 @@ public final class JobEngine: Sendable {
         scheduler = JobScheduler(
             recorder: recorder,
             pipeline: AttemptPipeline(recorder: recorder, inspector: inspector, logger: logger),
-            idlePoll: configuration.idlePoll,
-            shutdownGrace: configuration.shutdownGrace,
+            configuration: configuration,
             logger: logger
         )
     }

@@ -16,23 +16,17 @@ struct JobRecorder: Sendable {
     let backoff: BackoffPolicy
     let clock: JobClock
 
-    /// Applies `event` to job `id`; throws `JobTransitionError` when it does not fit.
+    /// Applies `event` to job `id`; throws `JobTransitionError` when it does not fit, and
+    /// `LeaseStillHeld` when `onlyIf` refuses the job as stored.
     @discardableResult
-    func apply(_ event: JobStateMachine.Event, to id: UUID) throws -> Job {
+    func apply(_ event: JobStateMachine.Event, to id: UUID, onlyIf condition: (@Sendable (Job) -> Bool)? = nil) throws -> Job {
         let result = Mutex<[JobStateMachine.Action]>([])
         let job: Job
         do {
-            job = try store.update(id: id) { [backoff, clock, cache] job in
-                var random = clock.makeRandom()
-                let now = clock.now()
-                let actions = try job.state.handle(event, now: now, backoff: backoff, random: &random)
-                if actions.contains(.publish) {
-                    job.revision += 1
-                    job.updatedAt = now
-                }
-                result.withLock { $0 = actions }
-                // Inside the write transaction, so concurrent updates reach the cache in order.
-                cache.remember(job)
+            job = try store.update(id: id) { job in
+                if let condition, !condition(job) { throw LeaseStillHeld(id: id) }
+                let done = try transition(&job, event, lease: nil)
+                result.withLock { $0 = done }
             }
         } catch {
             // The write may not have committed: forget what the closure cached.
@@ -41,6 +35,43 @@ struct JobRecorder: Sendable {
         }
         for action in result.withLock({ $0 }) { carryOut(action, for: job) }
         return job
+    }
+
+    /// Claims up to `limit` due jobs of `types` for this engine: each is started (`.started`)
+    /// and leased with `lease` in the store's transaction. Answers the jobs claimed.
+    func claim(types: Set<JobType>, limit: Int, lease: JobLease) throws -> [Job] {
+        let actions = Mutex<[UUID: [JobStateMachine.Action]]>([:])
+        let claimed: [Job]
+        do {
+            claimed = try store.claimDue(now: clock.now(), types: types, limit: limit, lease: lease) { job in
+                let done = try transition(&job, .started, lease: lease)
+                actions.withLock { $0[job.id] = done }
+            }
+        } catch {
+            for id in actions.withLock({ Array($0.keys) }) { cache.forget(id) }
+            throw error
+        }
+        for job in claimed {
+            for action in actions.withLock({ $0[job.id] ?? [] }) { carryOut(action, for: job) }
+        }
+        return claimed
+    }
+
+    /// The state machine's step, inside the store's write: the job changes, its revision moves
+    /// when the change is published, and only a PROCESSING job keeps a lease.
+    private func transition(_ job: inout Job, _ event: JobStateMachine.Event, lease: JobLease?) throws -> [JobStateMachine.Action] {
+        var random = clock.makeRandom()
+        let now = clock.now()
+        let done = try job.state.handle(event, now: now, backoff: backoff, random: &random)
+        if done.contains(.publish) {
+            job.revision += 1
+            job.updatedAt = now
+        }
+        if let lease { job.lease = lease }
+        if job.state.status != .processing { job.lease = nil }
+        // Inside the write transaction, so concurrent updates reach the cache in order.
+        cache.remember(job)
+        return done
     }
 
     private func carryOut(_ action: JobStateMachine.Action, for job: Job) {
@@ -73,4 +104,11 @@ struct WakeUp: Sendable {
     }
 
     func signal() { continuation.yield() }
+}
+
+/// Another engine renewed the lease of a job this one meant to take over.
+struct LeaseStillHeld: GatewayError {
+    var id: UUID
+    var code: String { "lease_held" }
+    var message: String { "job \(id.lowercased) is still leased by a running engine" }
 }

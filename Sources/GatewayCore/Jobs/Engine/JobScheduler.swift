@@ -2,25 +2,33 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Starts due jobs as backend slots free up: resumes what a restart interrupted, sweeps
-/// staging, fails jobs whose deadline passed while nothing ran for them, and on shutdown gives
-/// running attempts a grace period.
+/// Starts due jobs as backend slots free up, each claimed with a lease it renews while the job
+/// runs: resumes what a restart interrupted or a dead engine left, sweeps staging, fails jobs
+/// whose deadline passed while nothing ran for them, and on shutdown gives running attempts a
+/// grace period.
 final class JobScheduler: Sendable {
     let recorder: JobRecorder
     let pipeline: AttemptPipeline
     let idlePoll: Duration
     let shutdownGrace: Duration
+    let leaseDuration: Duration
+    let sharesStore: Bool
+    let node: String
     let logger: Logger
     /// When this engine was made: staging entries last changed well before it belong to a dead process.
     let startedAt = Date()
     private let lastExpirySweep = Mutex<Date?>(nil)
+    private let lastRenewal = Mutex<Date?>(nil)
     private let running = Mutex(false)
 
-    init(recorder: JobRecorder, pipeline: AttemptPipeline, idlePoll: Duration, shutdownGrace: Duration, logger: Logger) {
+    init(recorder: JobRecorder, pipeline: AttemptPipeline, configuration: JobEngine.Configuration, logger: Logger) {
         self.recorder = recorder
         self.pipeline = pipeline
-        self.idlePoll = idlePoll
-        self.shutdownGrace = shutdownGrace
+        idlePoll = configuration.idlePoll
+        shutdownGrace = configuration.shutdownGrace
+        leaseDuration = configuration.lease
+        sharesStore = configuration.sharesStore
+        node = configuration.node
         self.logger = logger
     }
 
@@ -74,8 +82,10 @@ final class JobScheduler: Sendable {
     }
 
     private func resumeAfterRestart() {
+        // Alone on its store, the engine knows every PROCESSING job was its own before the
+        // restart. Sharing it, it leaves them to their leases: `takeOverLapsedLeases`.
         do {
-            for job in try store.unfinished() where job.state.status != .created {
+            for job in try store.unfinished() where job.state.status == .queued || (job.state.status == .processing && !sharesStore) {
                 _ = try? recorder.apply(.resumedAfterRestart, to: job.id)
             }
         } catch {
@@ -107,26 +117,74 @@ final class JobScheduler: Sendable {
         } catch {
             logger.error("jobs.expiry_failed", metadata: ["error": "\(error)"])
         }
+        takeOverLapsedLeases(now: now)
+    }
+
+    /// Resumes the jobs of engines that died: PROCESSING, their lease lapsed. The lease is
+    /// checked again inside the write, so a lease renewed meanwhile keeps its job; a remote job
+    /// resumes polling its remote id, a local one starts again from its staged input.
+    private func takeOverLapsedLeases(now: Date) {
+        do {
+            for job in try store.lapsedLeases(now: now, limit: 64) {
+                let lapsed = try? recorder.apply(.resumedAfterRestart, to: job.id) { stored in
+                    stored.state.status == .processing && (stored.lease.map { $0.expires < now } ?? true)
+                }
+                if lapsed != nil {
+                    logger.notice("jobs.lease_taken_over", metadata: ["job": "\(job.id.lowercased)", "from": "\(job.lease?.node ?? "?")"])
+                }
+            }
+        } catch {
+            logger.error("jobs.takeover_failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Renews this engine's leases every third of their length. A job whose lease another
+    /// engine took over (this one stalled past it) stops here: it runs there now.
+    private func renewLeases() {
+        let now = clock.now()
+        let due = lastRenewal.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= leaseDuration.inSeconds / 3 || now < $0 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        let running = slots.runningIDs
+        guard due, !running.isEmpty else { return }
+        do {
+            let held = try store.renewLeases(running, lease: lease(from: now))
+            for id in running where !held.contains(id) && slots.isRunning(id) {
+                logger.warning("jobs.lease_lost", metadata: ["job": "\(id.lowercased)"])
+                slots.cancel(id)
+            }
+        } catch {
+            logger.error("jobs.lease_renewal_failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func lease(from now: Date) -> JobLease {
+        JobLease(node: node, expires: now.addingTimeInterval(leaseDuration.inSeconds))
     }
 
     private func startDueJobs() {
         expireIdleJobs()
-        let startable = Set(router.routes.filter { slots.inUse(by: $0.value.converter.name) < $0.value.slots }.keys)
-        let due: [Job]
-        do {
-            due = try store.due(now: clock.now(), types: startable, limit: 64)
-        } catch {
-            logger.error("jobs.due_failed", metadata: ["error": "\(error)"])
-            return
-        }
-        for job in due {
-            guard let route = router.route(for: job.spec.type) else { continue }
-            guard !slots.isRunning(job.id), slots.inUse(by: route.converter.name) < route.slots else { continue }
-            guard let claimed = try? recorder.apply(.started, to: job.id), claimed.state.status == .processing else { continue }
-            slots.start(claimed.id, converter: route.converter.name) { [pipeline] in
-                await pipeline.run(claimed, converter: route.converter)
-            } ended: { [wakeUp] in
-                wakeUp.signal()
+        renewLeases()
+        // Type by type, as many as the type's backend has free slots: a backlog on one backend
+        // never hides another's jobs.
+        for (type, route) in router.routes {
+            let free = route.slots - slots.inUse(by: route.converter.name)
+            guard free > 0 else { continue }
+            let claimed: [Job]
+            do {
+                claimed = try recorder.claim(types: [type], limit: free, lease: lease(from: clock.now()))
+            } catch {
+                logger.error("jobs.claim_failed", metadata: ["error": "\(error)"])
+                continue
+            }
+            for job in claimed {
+                slots.start(job.id, converter: route.converter.name) { [pipeline] in
+                    await pipeline.run(job, converter: route.converter)
+                } ended: { [wakeUp] in
+                    wakeUp.signal()
+                }
             }
         }
     }

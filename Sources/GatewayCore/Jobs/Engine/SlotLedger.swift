@@ -17,6 +17,9 @@ final class SlotLedger: Sendable {
 
     func isRunning(_ id: UUID) -> Bool { attempts.withLock { $0[id] != nil } }
 
+    /// The jobs with an attempt running here: the leases this engine renews.
+    var runningIDs: [UUID] { attempts.withLock { Array($0.keys) } }
+
     /// Runs `body` for job `id` in a slot of `converter`, then frees the slot and calls `ended`.
     func start(_ id: UUID, converter: String, _ body: @escaping @Sendable () async -> Void, ended: @escaping @Sendable () -> Void) {
         // Registered under the lock the task's own removal takes, so the removal cannot come first.

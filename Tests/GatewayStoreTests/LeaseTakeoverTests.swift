@@ -1,0 +1,61 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+/// Engines sharing one store, as gateways sharing one database: a job whose engine died stays
+/// its own until the lease lapses, then another engine resumes it and files exactly one document.
+@Suite("Leases between engines")
+struct LeaseTakeoverTests {
+    @Test func aDeadEnginesJobIsTakenOverOnceItsLeaseLapses() async throws {
+        // Engine A takes the job, then stops renewing (its process "dies" mid-attempt).
+        let fixture = try EngineFixture(ScriptedConverter([.hang]))
+        let job = try fixture.submit()
+        let first = Task { await fixture.engine.run() }
+        let running = try await fixture.wait(for: job.id) { $0.state.status == .processing }
+        let lease = try #require(running.lease, "a running job is leased")
+        #expect(lease.node == fixture.engine.configuration.node)
+        first.cancel()
+        await first.value
+        #expect(try fixture.store.job(id: job.id)?.lease == lease, "a dead engine's lease stays until it lapses")
+
+        // Engine B shares the store: at its start the job is not its to resume.
+        let second = JobEngine(
+            configuration: .init(idlePoll: .milliseconds(20), clock: fixture.clock.jobClock, sharesStore: true),
+            store: SQLiteJobStore(database: try Library(root: fixture.fixture.root).database),
+            staging: fixture.fixture.library.staging,
+            router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
+            inspector: fixture.fixture.inspector,
+            filer: fixture.fixture.library
+        )
+        let runner = Task { await second.run() }
+        defer { runner.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try second.job(job.id)?.state.status == .processing, "the lease still holds")
+
+        // Past the lease, B resumes the job from its staged input and files it once.
+        fixture.clock.advance(to: lease.expires.addingTimeInterval(1))
+        let done = try await fixture.wait(for: job.id, on: second) { $0.state.status.isTerminal }
+        #expect(done.state.status == .succeeded, "\(done.state)")
+        #expect(done.lease == nil)
+        #expect(try fixture.documents().count == 1)
+    }
+
+    @Test func aRunningEngineRenewsItsLeases() async throws {
+        let fixture = try EngineFixture(ScriptedConverter([.hang]))
+        let job = try fixture.submit()
+        let runner = Task { await fixture.engine.run() }
+        defer { runner.cancel() }
+        let first = try #require(try await fixture.wait(for: job.id) { $0.state.status == .processing }.lease)
+        // A third of the lease later, the running engine has moved its lease on.
+        fixture.clock.advance(by: fixture.engine.configuration.lease.inSeconds / 3 + 1)
+        var renewed = first
+        for _ in 0..<100 where renewed.expires <= first.expires {
+            try await Task.sleep(for: .milliseconds(20))
+            renewed = try #require(try fixture.store.job(id: job.id)?.lease)
+        }
+        #expect(renewed.expires > first.expires && renewed.node == first.node)
+        #expect(try fixture.store.lapsedLeases(now: first.expires.addingTimeInterval(1), limit: 10).isEmpty)
+    }
+}
