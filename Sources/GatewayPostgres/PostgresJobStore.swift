@@ -205,17 +205,19 @@ public final class PostgresJobStore: JobStore {
 struct JobRow {
     var id: UUID
     var owner: String
-    var type: String
-    var status: String
-    var notBefore: Date?
-    var deadline: Date?
-    var spec: String
-    var state: String
+    var stored: StoredJob
     var createdAt: Date
     var updatedAt: Date
     var revision: Int
-    var leaseNode: String?
-    var leaseExpires: Date?
+
+    var type: String { stored.type }
+    var status: String { stored.status }
+    var notBefore: Date? { stored.notBefore }
+    var deadline: Date? { stored.deadline }
+    var spec: String { stored.spec }
+    var state: String { stored.state }
+    var leaseNode: String? { stored.leaseNode }
+    var leaseExpires: Date? { stored.leaseExpires }
 
     static let columns = "id, owner, spec, state, created_at, updated_at, revision, lease_node, lease_expires"
     /// The list's cursor: `created_at` as PostgreSQL stores it (microseconds), so a page
@@ -226,33 +228,25 @@ struct JobRow {
     init(_ job: Job) throws {
         id = job.id
         owner = job.owner
-        type = job.spec.type.rawValue
-        status = job.state.status.rawValue
-        notBefore = job.state.notBefore
-        deadline = job.state.deadline
-        spec = String(decoding: try JSONEncoder().encode(job.spec), as: UTF8.self)
-        state = String(decoding: try JSONEncoder().encode(job.state), as: UTF8.self)
+        stored = try StoredJob(job)
         createdAt = job.createdAt
         updatedAt = job.updatedAt
         revision = job.revision
-        // Only a running job is leased, whatever the value says.
-        let lease = job.state.status == .processing ? job.lease : nil
-        leaseNode = lease?.node
-        leaseExpires = lease?.expires
     }
 
     /// A job from a row whose first columns are `columns`.
     static func job(_ row: PostgresRow) throws -> Job {
         let columns = row.makeRandomAccess()
-        return Job(
+        return try StoredJob.job(
             id: try columns[0].decode(UUID.self),
             owner: try columns[1].decode(String.self),
-            spec: try JSONDecoder().decode(JobSpec.self, from: Data(try columns[2].decode(String.self).utf8)),
-            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(try columns[3].decode(String.self).utf8)),
+            spec: try columns[2].decode(String.self),
+            state: try columns[3].decode(String.self),
             createdAt: try columns[4].decode(Date.self),
             updatedAt: try columns[5].decode(Date.self),
             revision: try columns[6].decode(Int.self),
-            lease: try columns[7].decode(String?.self).map { JobLease(node: $0, expires: try columns[8].decode(Date?.self) ?? .distantPast) }
+            leaseNode: try columns[7].decode(String?.self),
+            leaseExpires: try columns[8].decode(Date?.self)
         )
     }
 }

@@ -196,33 +196,36 @@ struct JobRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     init(_ job: Job) throws {
+        let stored = try StoredJob(job)
         id = job.id.lowercased
         owner = job.owner
-        type = job.spec.type.rawValue
-        status = job.state.status.rawValue
-        notBefore = job.state.notBefore
-        deadline = job.state.deadline
-        spec = String(decoding: try JSONEncoder().encode(job.spec), as: UTF8.self)
-        state = String(decoding: try JSONEncoder().encode(job.state), as: UTF8.self)
+        type = stored.type
+        status = stored.status
+        notBefore = stored.notBefore
+        deadline = stored.deadline
+        spec = stored.spec
+        state = stored.state
         createdAt = job.createdAt
         updatedAt = job.updatedAt
         revision = job.revision
-        // Only a running job is leased, whatever the value says.
-        let lease = job.state.status == .processing ? job.lease : nil
-        leaseNode = lease?.node
-        leaseExpires = lease?.expires
+        leaseNode = stored.leaseNode
+        leaseExpires = stored.leaseExpires
     }
 
     func job() throws -> Job {
-        Job(
-            id: UUID(uuidString: id)!,
+        guard let uuid = UUID(uuidString: id) else {
+            throw JobStoreError(code: "corrupt_job_row", message: "the jobs row '\(id)' has no valid id")
+        }
+        return try StoredJob.job(
+            id: uuid,
             owner: owner,
-            spec: try JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8)),
-            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)),
+            spec: spec,
+            state: state,
             createdAt: createdAt,
             updatedAt: updatedAt,
             revision: revision,
-            lease: leaseNode.map { JobLease(node: $0, expires: leaseExpires ?? .distantPast) }
+            leaseNode: leaseNode,
+            leaseExpires: leaseExpires
         )
     }
 
