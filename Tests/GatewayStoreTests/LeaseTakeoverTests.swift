@@ -58,4 +58,21 @@ struct LeaseTakeoverTests {
         #expect(renewed.expires > first.expires && renewed.node == first.node)
         #expect(try fixture.store.lapsedLeases(now: first.expires.addingTimeInterval(1), limit: 10).isEmpty)
     }
+
+    @Test func anAttemptWhoseJobWasTakenOverChangesNothing() async throws {
+        // The attempt times out after 1 s; before that, another engine takes the job over.
+        let fixture = try EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
+        let job = try fixture.submit()
+        let runner = Task { await fixture.engine.run() }
+        defer { runner.cancel() }
+        let running = try await fixture.wait(for: job.id) { $0.state.status == .processing }
+        let theirs = JobLease(node: "other-engine", expires: fixture.clock.now.addingTimeInterval(3600))
+        try fixture.store.update(id: job.id) { $0.lease = theirs }
+
+        // The timed-out attempt would record a failure; fenced by its lease, it records nothing.
+        let after = try await fixture.wait(for: job.id, limit: .seconds(3)) { $0.state.status != .processing }
+        #expect(after.state.status == .processing, "\(after.state)")
+        let stored = try #require(try fixture.store.job(id: job.id))
+        #expect(stored.lease == theirs && stored.revision == running.revision && stored.state.attempts == running.state.attempts)
+    }
 }

@@ -22,12 +22,23 @@ struct AttemptPipeline: Sendable {
             // Cancelled by the client (the state machine already says so) or by shutdown: in the
             // latter case the job stays PROCESSING and resumes at the next start.
             logger.info("jobs.attempt_stopped", metadata: metadata)
+        } catch is LeaseMismatch {
+            // This engine stalled past its lease and another took the job over: it is theirs.
+            logger.warning("jobs.attempt_superseded", metadata: metadata)
         } catch {
             let failure = Self.classify(error)
             metadata["error.code"] = "\(failure.code)"
             logger.notice("jobs.attempt_failed", metadata: metadata)
-            _ = try? recorder.apply(.failed(failure), to: job.id)
+            _ = try? record(.failed(failure), of: job)
         }
+    }
+
+    /// Every event an attempt records is fenced by the lease it was claimed with: once another
+    /// engine has taken the job over, nothing this attempt reports changes it.
+    @discardableResult
+    private func record(_ event: JobStateMachine.Event, of job: Job) throws -> Job {
+        let node = job.lease?.node
+        return try recorder.apply(event, to: job.id) { $0.lease?.node == node }
     }
 
     private func attempt(_ job: Job, converter: any Converter) async throws -> Document {
@@ -52,18 +63,18 @@ struct AttemptPipeline: Sendable {
             remoteID: job.state.remoteID
         )
         // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
-        try await Self.withDeadline(deadline) { [recorder] in
+        try await Self.withDeadline(deadline) {
             try await converter.convert(request) { event in
                 switch event {
-                case .entered(let phase): _ = try? recorder.apply(.entered(phase), to: job.id)
-                case .remoteJobCreated(let id): _ = try? recorder.apply(.remoteCreated(id), to: job.id)
+                case .entered(let phase): _ = try? record(.entered(phase), of: job)
+                case .remoteJobCreated(let id): _ = try? record(.remoteCreated(id), of: job)
                 }
             }
         }
         try Task.checkCancellation()
-        try advance(.entered(.inspecting), job.id)
+        try advance(.entered(.inspecting), job)
         let info = try await inspector.inspect(path: output)
-        try advance(.entered(.filing), job.id)
+        try advance(.entered(.filing), job)
         return try await file(output, of: job, info: info)
     }
 
@@ -85,11 +96,14 @@ struct AttemptPipeline: Sendable {
                 )
             }
         }.get()
-        let recorded = await runBlocking { [recorder] in Result { try recorder.apply(.filed(document.id), to: job.id) } }
+        let recorded = await runBlocking { Result { try record(.filed(document.id), of: job) } }
         if case .failure(let error) = recorded {
             // A cancel that landed during filing makes the state machine refuse `.filed`: the
-            // document must not outlive its job. (A retry files it again.)
-            _ = await runBlocking { try? filer.discardConverted(id: document.id, owner: job.owner) }
+            // document must not outlive its job. (A retry files it again.) A job another engine
+            // took over is left alone: the document has the job's id, and it is theirs to file.
+            if !(error is LeaseMismatch) {
+                _ = await runBlocking { try? filer.discardConverted(id: document.id, owner: job.owner) }
+            }
             throw error
         }
         return document
@@ -97,8 +111,8 @@ struct AttemptPipeline: Sendable {
 
     /// Records a step of the attempt; stops the attempt when the job is no longer processing
     /// (cancelled meanwhile, or its deadline passed).
-    private func advance(_ event: JobStateMachine.Event, _ id: UUID) throws {
-        if try recorder.apply(event, to: id).state.status != .processing { throw CancellationError() }
+    private func advance(_ event: JobStateMachine.Event, _ job: Job) throws {
+        if try record(event, of: job).state.status != .processing { throw CancellationError() }
     }
 
     /// Runs `body`, cancelling it and throwing a timed-out failure at `deadline`.

@@ -17,14 +17,14 @@ struct JobRecorder: Sendable {
     let clock: JobClock
 
     /// Applies `event` to job `id`; throws `JobTransitionError` when it does not fit, and
-    /// `LeaseStillHeld` when `onlyIf` refuses the job as stored.
+    /// `LeaseMismatch` when `onlyIf` refuses the job's lease as stored.
     @discardableResult
     func apply(_ event: JobStateMachine.Event, to id: UUID, onlyIf condition: (@Sendable (Job) -> Bool)? = nil) throws -> Job {
         let result = Mutex<[JobStateMachine.Action]>([])
         let job: Job
         do {
             job = try store.update(id: id) { job in
-                if let condition, !condition(job) { throw LeaseStillHeld(id: id) }
+                if let condition, !condition(job) { throw LeaseMismatch(id: id) }
                 let done = try transition(&job, event, lease: nil)
                 result.withLock { $0 = done }
             }
@@ -106,9 +106,10 @@ struct WakeUp: Sendable {
     func signal() { continuation.yield() }
 }
 
-/// Another engine renewed the lease of a job this one meant to take over.
-struct LeaseStillHeld: GatewayError {
+/// The job's lease is not what this engine expected: another engine renewed the lease of a job
+/// this one meant to take over, or took over a job this one was still running.
+struct LeaseMismatch: GatewayError {
     var id: UUID
-    var code: String { "lease_held" }
-    var message: String { "job \(id.lowercased) is still leased by a running engine" }
+    var code: String { "lease_mismatch" }
+    var message: String { "job \(id.lowercased) is leased by another engine" }
 }
