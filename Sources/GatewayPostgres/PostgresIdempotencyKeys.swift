@@ -1,7 +1,6 @@
 import Foundation
 import GatewayCore
 import PostgresNIO
-import Synchronization
 
 /// `Idempotency-Key`s in PostgreSQL, held the same way on every node sharing it: a key is held
 /// from its request's first byte, completed with the request's hash and its job, and answered
@@ -10,20 +9,15 @@ import Synchronization
 /// `abandonedAfter` has passed.
 public final class PostgresIdempotencyKeys: IdempotencyKeys {
     let database: PostgresDatabase
-    /// How long a key is remembered (a day, as the embedded store).
-    public let lifetime: TimeInterval
-    /// A hold not refreshed for this long belongs to a request that died.
-    public let abandonedAfter: TimeInterval
-    private let lastSweep = Mutex<Date?>(nil)
+    let expiry: KeyExpiry
 
-    public init(database: PostgresDatabase, lifetime: TimeInterval = 24 * 3600, abandonedAfter: TimeInterval = 300) {
+    public init(database: PostgresDatabase, expiry: KeyExpiry = KeyExpiry()) {
         self.database = database
-        self.lifetime = lifetime
-        self.abandonedAfter = abandonedAfter
+        self.expiry = expiry
     }
 
     public func hold(owner: String, key: String, now: Date) throws -> KeyHold {
-        try sweepIfDue(now: now)
+        try expiry.sweepIfDue(now: now, purge)
         return try database.transaction { session in
             let existing = try session.query(
                 "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) FOR UPDATE"
@@ -31,7 +25,7 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
             if let row = existing.first {
                 let (hash, job, heldSince) = try row.decode((String, UUID?, Date).self)
                 if let job { return .used(requestHash: hash, jobID: job) }
-                guard now.timeIntervalSince(heldSince) > abandonedAfter else { return .inProgress }
+                guard expiry.isAbandoned(heldSince: heldSince, now: now) else { return .inProgress }
                 try session.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key)")
             }
             // Two nodes may both find no row: the second insert waits for the first to commit,
@@ -61,15 +55,5 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
     /// Keys created before `date` are forgotten.
     public func purge(olderThan date: Date) throws {
         try database.query("DELETE FROM idempotency_keys WHERE created_at < \(date)")
-    }
-
-    /// Forgets expired keys at most once an hour per node, from the create path itself.
-    private func sweepIfDue(now: Date) throws {
-        let due = lastSweep.withLock { last in
-            guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
-            last = now
-            return true
-        }
-        if due { try purge(olderThan: now.addingTimeInterval(-lifetime)) }
     }
 }

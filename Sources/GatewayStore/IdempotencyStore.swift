@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GatewayCore
-import Synchronization
 
 /// `Idempotency-Key` on job creation, in the store's database: a key is held from its request's
 /// first byte (so a retry while the body streams hears "in progress", on any process), completed
@@ -9,17 +8,11 @@ import Synchronization
 /// for a different request.
 public final class IdempotencyStore: IdempotencyKeys {
     let database: GatewayDatabase
-    /// How long a key is remembered (a day, as Stripe and the IETF draft suggest).
-    public let lifetime: TimeInterval
-    /// A hold not refreshed for this long is an abandoned one (its request died), not one in
-    /// progress: a request refreshes its hold every minute while its body streams.
-    public let abandonedAfter: TimeInterval
-    private let lastSweep = Mutex<Date?>(nil)
+    let expiry: KeyExpiry
 
-    public init(database: GatewayDatabase, lifetime: TimeInterval = 24 * 3600, abandonedAfter: TimeInterval = 300) {
+    public init(database: GatewayDatabase, expiry: KeyExpiry = KeyExpiry()) {
         self.database = database
-        self.lifetime = lifetime
-        self.abandonedAfter = abandonedAfter
+        self.expiry = expiry
     }
 
     /// At start: claims left by a process that died mid-create can never complete, so they are
@@ -29,12 +22,11 @@ public final class IdempotencyStore: IdempotencyKeys {
         try database.pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency_keys WHERE job_id IS NULL")
         }
-        try purge(olderThan: now.addingTimeInterval(-lifetime))
-        lastSweep.withLock { $0 = now }
+        try expiry.sweep(now: now, purge)
     }
 
     public func hold(owner: String, key: String, now: Date = Date()) throws -> KeyHold {
-        try sweepIfDue(now: now)
+        try expiry.sweepIfDue(now: now, purge)
         return try database.pool.write { db in
             if let row = try Row.fetchOne(
                 db,
@@ -45,7 +37,7 @@ public final class IdempotencyStore: IdempotencyKeys {
                     return .used(requestHash: row["request_sha256"], jobID: id)
                 }
                 // Held and refreshed within `abandonedAfter`: its request is still running.
-                guard now.timeIntervalSince(row["created_at"] as Date) > abandonedAfter else { return .inProgress }
+                guard expiry.isAbandoned(heldSince: row["created_at"], now: now) else { return .inProgress }
                 try db.execute(sql: "DELETE FROM idempotency_keys WHERE owner = ? AND key = ?", arguments: [owner, key])
             }
             // The request's hash is known only once its body is in: `complete` writes it.
@@ -80,16 +72,6 @@ public final class IdempotencyStore: IdempotencyKeys {
         try database.pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency_keys WHERE owner = ? AND key = ? AND job_id IS NULL", arguments: [owner, key])
         }
-    }
-
-    /// Forgets expired keys at most once an hour, from the create path itself.
-    private func sweepIfDue(now: Date) throws {
-        let due = lastSweep.withLock { last in
-            guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
-            last = now
-            return true
-        }
-        if due { try purge(olderThan: now.addingTimeInterval(-lifetime)) }
     }
 
     /// Keys created before `date` are forgotten.

@@ -119,13 +119,16 @@ public final class SQLiteJobStore: JobStore {
 
     public func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
-        return try database.pool.write { db in
-            let held = try JobRecord.filter(ids.map(\.lowercased).contains(JobRecord.Columns.id))
-                .filter(JobRecord.Columns.leaseNode == lease.node && JobRecord.Columns.status == JobStatus.processing.rawValue)
-                .fetchAll(db)
-            try JobRecord.filter(held.map(\.id).contains(JobRecord.Columns.id)).updateAll(db, JobRecord.Columns.leaseExpires.set(to: lease.expires))
-            return Set(held.compactMap { UUID(uuidString: $0.id) })
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let arguments: [any DatabaseValueConvertible] = [lease.expires, lease.node, JobStatus.processing.rawValue] + ids.map(\.lowercased)
+        let renewed = try database.pool.write { db in
+            try String.fetchAll(
+                db,
+                sql: "UPDATE jobs SET lease_expires = ? WHERE lease_node = ? AND status = ? AND id IN (\(marks)) RETURNING id",
+                arguments: StatementArguments(arguments)
+            )
         }
+        return Set(renewed.compactMap(UUID.init(uuidString:)))
     }
 
     public func lapsedLeases(now: Date, limit: Int) throws -> [Job] {

@@ -167,9 +167,20 @@ final class JobScheduler: Sendable {
     private func startDueJobs() {
         expireIdleJobs()
         renewLeases()
+        let startable = Set(router.routes.filter { slots.inUse(by: $0.value.converter.name) < $0.value.slots }.keys)
+        // A read first: an idle engine wakes several times a second, and a claim is a write
+        // transaction, which it takes only for the types that have a job due.
+        let dueTypes: Set<JobType>
+        do {
+            dueTypes = Set(try store.due(now: clock.now(), types: startable, limit: 64).map(\.spec.type))
+        } catch {
+            logger.error("jobs.due_failed", metadata: ["error": "\(error)"])
+            return
+        }
         // Type by type, as many as the type's backend has free slots: a backlog on one backend
         // never hides another's jobs.
-        for (type, route) in router.routes {
+        for type in dueTypes {
+            guard let route = router.route(for: type) else { continue }
             let free = route.slots - slots.inUse(by: route.converter.name)
             guard free > 0 else { continue }
             let claimed: [Job]
