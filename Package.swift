@@ -69,6 +69,7 @@ let package = Package(
             name: "GatewayPostgres",
             dependencies: [
                 "GatewayCore",
+                "GatewayStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

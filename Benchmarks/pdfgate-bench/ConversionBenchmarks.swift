@@ -192,7 +192,7 @@ func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws
     let inspector = PDFInspectorPool()
     let engine = JobEngine(
         configuration: .init(idlePoll: .milliseconds(50)),
-        store: SQLiteJobStore(database: library.database),
+        store: SQLiteJobStore(database: try library.embeddedDatabase()),
         staging: library.staging,
         router: ConverterRouter(everything: PassthroughConverter(), slots: 2),
         inspector: inspector,

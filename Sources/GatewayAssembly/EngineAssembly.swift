@@ -83,14 +83,14 @@ public final class EngineAssembly: Sendable {
         converters = byChoice.values.map(\.converter)
         engine = JobEngine(
             configuration: .init(defaultTimeout: timeouts, shutdownGrace: shutdownGrace, uploadWindow: uploadWindow),
-            store: SQLiteJobStore(database: library.database),
+            store: SQLiteJobStore(database: try library.embeddedDatabase()),
             staging: library.staging,
             router: ConverterRouter(routes: table),
             inspector: inspector,
             filer: library,
             logger: logger
         )
-        idempotency = IdempotencyStore(database: library.database)
+        idempotency = IdempotencyStore(database: try library.embeddedDatabase())
         intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: urlCheck, limits: limits, idempotency: idempotency)
     }
 

@@ -10,6 +10,15 @@ public enum LibraryNames {
     public static let maxDocumentNameBytes = 251
     public static let maxFolderNameBytes = 255
 
+    /// A `LIKE` pattern matching `search` anywhere, its own `%`, `_` and `\\` escaped (for
+    /// `ESCAPE '\\'`); nil when there is nothing to search for.
+    public static func likePattern(_ search: String?) -> String? {
+        guard let search = search?.trimmingCharacters(in: .whitespaces), !search.isEmpty else { return nil }
+        let escaped = search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+        return "%" + escaped + "%"
+    }
+
     /// A document name from user input or a file name: drops a trailing `.pdf`, then sanitizes.
     public static func documentName(_ raw: String) throws(LibraryError) -> String {
         var base = raw.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -125,6 +125,20 @@ public final class PostgresDatabase: Sendable {
         try withConnection { try $0.query(query) }
     }
 
+    /// A connection outside the pool, for whoever must keep one session (an advisory lock):
+    /// the caller closes it.
+    package func dedicatedSession() throws -> PostgresSession {
+        let id = pool.withLock { pool in
+            pool.nextID += 1
+            return pool.nextID
+        }
+        do {
+            return PostgresSession(connection: try connect(id: id), logger: logger)
+        } catch {
+            throw Self.translate(error, location: location)
+        }
+    }
+
     private func acquire() throws -> PostgresConnection {
         returned.lock()
         defer { returned.unlock() }
@@ -212,6 +226,11 @@ public struct PostgresSession {
     public func query(_ query: PostgresQuery) throws -> [PostgresRow] {
         try connection.query(query, logger: logger).wait().rows
     }
+
+    var isClosed: Bool { connection.isClosed }
+
+    /// Waits for the connection to close: PostgresNIO insists a connection is closed before it is freed.
+    func close() { try? (connection.close() as EventLoopFuture<Void>).wait() }
 
     /// A statement with no parameters (several, separated by `;`, are allowed).
     public func execute(_ sql: String) throws {

@@ -56,6 +56,72 @@ enum PostgresMigrations {
                 "CREATE INDEX jobs_status_lease ON jobs (status, lease_expires)",
             ]
         ),
+        (
+            "v3-library",
+            [
+                // Names and paths compare byte by byte, as in SQLite: `a` is not `A`, and every
+                // path under `A` sorts between `A/` and `A0`.
+                """
+                CREATE TABLE folders (
+                    id text PRIMARY KEY,
+                    owner text COLLATE "C" NOT NULL,
+                    parent_id text NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    path text COLLATE "C" NOT NULL,
+                    state text NOT NULL,
+                    path_before text,
+                    created_at timestamptz NOT NULL,
+                    updated_at timestamptz NOT NULL,
+                    UNIQUE (owner, parent_id, name),
+                    UNIQUE (owner, path)
+                )
+                """,
+                "CREATE INDEX folders_pending ON folders (state, path_before)",
+                """
+                CREATE TABLE documents (
+                    id text PRIMARY KEY,
+                    owner text COLLATE "C" NOT NULL,
+                    folder_id text NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    size bigint NOT NULL,
+                    sha256 text NOT NULL,
+                    page_count bigint NOT NULL,
+                    title text,
+                    author text,
+                    subject text,
+                    keywords text,
+                    creator text,
+                    producer text,
+                    pdf_created_at timestamptz,
+                    pdf_modified_at timestamptz,
+                    pdf_version text NOT NULL,
+                    page_width double precision NOT NULL,
+                    page_height double precision NOT NULL,
+                    encrypted boolean NOT NULL,
+                    linearized boolean NOT NULL,
+                    pdfa text,
+                    state text NOT NULL,
+                    path_before text,
+                    staged_path text,
+                    created_at timestamptz NOT NULL,
+                    updated_at timestamptz NOT NULL,
+                    UNIQUE (owner, folder_id, name)
+                )
+                """,
+                "CREATE INDEX documents_pending ON documents (state, path_before)",
+                // Keyset pagination: one index per sort field, for one folder and for a whole
+                // owner. Names sort with ASCII letters folded, like SQLite's NOCASE.
+            ]
+                + [
+                    ("name", "(\(PostgresLibraryCatalog.foldedName("name")))"), ("created_at", "created_at"), ("updated_at", "updated_at"),
+                    ("size", "size"), ("page_count", "page_count"),
+                ].flatMap { column, expression in
+                    [
+                        "CREATE INDEX documents_folder_\(column) ON documents (owner, folder_id, \(expression), id)",
+                        "CREATE INDEX documents_owner_\(column) ON documents (owner, \(expression), id)",
+                    ]
+                }
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -53,14 +53,14 @@ public struct GatewayServer {
         self.configuration = configuration
         self.assembly = assembly
         self.logger = logger
-        tokens = TokenStore(database: library.database)
+        tokens = TokenStore(database: try library.embeddedDatabase())
         let (links, metrics) = (APILinks(configuration: configuration, signer: URLSigner(keys: keys), library: library), GatewayMetrics())
         self.links = links
         self.metrics = metrics
         let webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
             urlGuard: URLGuard(check: assembly.intake.urlCheck),
-            outbox: WebhookOutbox(database: library.database),
+            outbox: WebhookOutbox(database: try library.embeddedDatabase()),
             logger: logger
         )
         self.webhooks = webhooks

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GatewayCore
 
 extension Library {
@@ -28,6 +27,12 @@ extension Library {
         let staged = paths.filing + "/" + id.lowercased + ".pdf"
         return try mutate {
             if let existing = try existingDocument(id: id) { return existing }
+            // A row mid-filing under this id is one a dead process left (this lock excludes
+            // every live one): another node resuming the job finishes that filing first.
+            if let unfinished = try catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
+                _ = try finishInterrupted(unfinished)
+                if let existing = try existingDocument(id: id) { return existing }
+            }
             try FileOps.makeDirectories(absolute(owner))
             let folderRecord: FolderRecord?
             switch folder {
@@ -35,7 +40,7 @@ extension Library {
                 let names = try LibraryNames.folderPath(path)
                 folderRecord = names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
             default:
-                folderRecord = try database.pool.read { db in try resolveFolder(db, owner: owner, folder) }
+                folderRecord = try resolveFolder(owner: owner, folder)
             }
             // Bring the bytes in beside the tree first; with no row yet, a crash here leaves
             // only a copy in .pdfgate/filing, which recovery deletes. A move keeps the source
@@ -43,30 +48,25 @@ extension Library {
             try FileOps.removeFile(staged)
             let (sha256, size) = mode == .copy ? try FileOps.copy(from: source, to: staged) : try FileOps.digest(source)
             let folderPath = folderRecord?.path ?? ""
-            var record = try database.pool.write { db -> DocumentRecord in
-                let name = try freeDocumentName(
-                    db,
+            var record = DocumentRecord(
+                id: id,
+                owner: owner,
+                folderID: folderRecord?.id ?? "",
+                name: try freeDocumentName(
                     owner: owner,
                     folderID: folderRecord?.id ?? "",
                     folderPath: folderPath,
                     desired: desired,
                     policy: conflict
-                )
-                var record = DocumentRecord(
-                    id: id,
-                    owner: owner,
-                    folderID: folderRecord?.id ?? "",
-                    name: name,
-                    size: size,
-                    sha256: sha256,
-                    info: info,
-                    state: .filing,
-                    now: Date()
-                )
-                record.stagedPath = staged
-                try record.insert(db)
-                return record
-            }
+                ),
+                size: size,
+                sha256: sha256,
+                info: info,
+                state: .filing,
+                now: Date()
+            )
+            record.stagedPath = staged
+            try catalog.insert(record)
             let stagedFile = mode == .move ? try takeIn(source, at: staged) : .copy
             record = try publish(record, folderPath: folderPath, staged: stagedFile, conflict: conflict)
             // A move across file systems copied: the source goes only now that the copy is filed.
@@ -78,7 +78,7 @@ extension Library {
 
     /// A ready document of `owner`, or `document_not_found`.
     public func document(id: UUID, owner: String) throws(LibraryError) -> Document {
-        try read { db in try fetchDocument(db, id: id, owner: owner).document }
+        try read { _ in try fetchDocument(id: id, owner: owner).document }
     }
 
     /// Absolute path of a document's PDF.
@@ -95,11 +95,11 @@ extension Library {
     ) throws(LibraryError) -> Document {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.documentName(name) }
         return try mutate {
-            let plan = try database.pool.write { db -> (before: DocumentWithPath, after: DocumentWithPath) in
-                let current = try fetchDocument(db, id: id, owner: owner)
+            let plan = try { () throws -> (before: DocumentWithPath, after: DocumentWithPath) in
+                let current = try fetchDocument(id: id, owner: owner)
                 let target =
-                    try folder.map { try resolveFolder(db, owner: owner, $0) }
-                    ?? (current.record.folderID.isEmpty ? nil : resolveFolder(db, owner: owner, .id(UUID(uuidString: current.record.folderID)!)))
+                    try folder.map { try resolveFolder(owner: owner, $0) }
+                    ?? (current.record.folderID.isEmpty ? nil : resolveFolder(owner: owner, .id(UUID(uuidString: current.record.folderID)!)))
                 let folderID = target?.id ?? ""
                 let desired = newName ?? current.record.name
                 if folderID == current.record.folderID && desired == current.record.name { return (current, current) }
@@ -107,7 +107,6 @@ extension Library {
                 moved.folderPath = target?.path ?? ""
                 moved.record.folderID = folderID
                 moved.record.name = try freeDocumentName(
-                    db,
                     owner: owner,
                     folderID: folderID,
                     folderPath: moved.folderPath,
@@ -116,16 +115,16 @@ extension Library {
                 )
                 moved.record.pathBefore = current.relativePath
                 moved.record.updatedAt = Date()
-                try moved.record.update(db)
+                try catalog.update(moved.record)
                 return (current, moved)
-            }
+            }()
             guard plan.before.relativePath != plan.after.relativePath else { return try existingDocument(id: id) ?? plan.after.document }
             let from = absolute(plan.before.relativePath)
             let to = absolute(plan.after.relativePath)
             do {
                 try FileOps.renameNoReplace(from, to)
             } catch let error as FileOpsError {
-                try database.pool.write { db in try plan.before.record.update(db) }
+                try catalog.update(plan.before.record)
                 if error.errno == EEXIST {
                     throw LibraryError(
                         .nameConflict,
@@ -138,7 +137,7 @@ extension Library {
             if plan.before.record.folderID != plan.after.record.folderID { try FileOps.fsyncParent(of: from) }
             var done = plan.after
             done.record.pathBefore = nil
-            try database.pool.write { db in try done.record.update(db) }
+            try catalog.update(done.record)
             return try existingDocument(id: id) ?? done.document
         }
     }
@@ -146,12 +145,9 @@ extension Library {
     /// Deletes a document and its file.
     public func deleteDocument(id: UUID, owner: String) throws(LibraryError) {
         try mutate {
-            let doomed = try database.pool.write { db -> DocumentWithPath in
-                var current = try fetchDocument(db, id: id, owner: owner)
-                current.record.state = .deleting
-                try current.record.update(db)
-                return current
-            }
+            var doomed = try fetchDocument(id: id, owner: owner)
+            doomed.record.state = .deleting
+            try catalog.update(doomed.record)
             try finishDocumentDelete(doomed)
         }
     }
@@ -161,34 +157,21 @@ extension Library {
         try FileOps.removeFile(file)
         if FileOps.exists((file as NSString).deletingLastPathComponent) { try FileOps.fsyncParent(of: file) }
         try FileOps.removeFile(thumbnailPath(doomed.record.id))
-        _ = try database.pool.write { db in try doomed.record.delete(db) }
+        try catalog.deleteDocument(id: doomed.record.id)
     }
 
     func existingDocument(id: UUID) throws -> Document? {
-        try database.pool.read { db in
-            try DocumentWithPath.fetchOne(
-                db,
-                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.state = 'ready'",
-                arguments: [id.lowercased]
-            )?.document
-        }
+        try catalog.document(id: id.lowercased, owner: nil, readyOnly: true)?.document
     }
 
-    func fetchDocument(_ db: Database, id: UUID, owner: String) throws -> DocumentWithPath {
-        guard
-            let found = try DocumentWithPath.fetchOne(
-                db,
-                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.owner = ? AND documents.state = 'ready'",
-                arguments: [id.lowercased, owner]
-            )
-        else {
+    func fetchDocument(id: UUID, owner: String) throws -> DocumentWithPath {
+        guard let found = try catalog.document(id: id.lowercased, owner: owner, readyOnly: true) else {
             throw LibraryError(.documentNotFound, "no document with id \(id.lowercased); list documents with `pdfgate ls` or GET /v1/documents")
         }
         return found
     }
 
     func freeDocumentName(
-        _ db: Database,
         owner: String,
         folderID: String,
         folderPath: String,
@@ -198,10 +181,7 @@ extension Library {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt) }
-            let taken =
-                try DocumentRecord.filter(
-                    DocumentRecord.Columns.owner == owner && DocumentRecord.Columns.folderID == folderID && DocumentRecord.Columns.name == candidate
-                ).fetchCount(db) > 0
+            let taken = try catalog.documentNameTaken(owner: owner, folderID: folderID, name: candidate)
             let onDisk = FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
             if !taken && !onDisk { return candidate }
             if policy == .fail {

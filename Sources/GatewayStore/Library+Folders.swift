@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 import GatewayCore
 
 extension Library {
     /// The folder a reference names, or nil for the root. Throws `folder_not_found`.
     public func folder(_ reference: FolderReference, owner: String) throws(LibraryError) -> Folder? {
-        try read { db in try resolveFolder(db, owner: owner, reference)?.folder }
+        try read { _ in try resolveFolder(owner: owner, reference)?.folder }
     }
 
     /// Creates the folder at `path` and any missing parents (like `mkdir -p`); returns the last.
@@ -21,18 +20,13 @@ extension Library {
 
     /// Folders directly under `parent`, or its whole subtree, ordered by path.
     public func listFolders(owner: String, parent: FolderReference = .root, recursive: Bool = false) throws(LibraryError) -> [Folder] {
-        try read { db in
-            let parentRecord = try resolveFolder(db, owner: owner, parent)
-            var request = FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready)
-            if recursive {
-                if let parentRecord {
-                    let under = Self.pathsUnder(parentRecord.path)
-                    request = request.filter(sql: under.sql, arguments: under.arguments)
-                }
-            } else {
-                request = request.filter(FolderRecord.Columns.parentID == (parentRecord?.id ?? ""))
-            }
-            return try request.order(FolderRecord.Columns.path).fetchAll(db).map(\.folder)
+        try read { catalog in
+            let parentRecord = try resolveFolder(owner: owner, parent)
+            let records =
+                recursive
+                ? try catalog.folders(owner: owner, under: parentRecord?.path)
+                : try catalog.folders(owner: owner, parentID: parentRecord?.id ?? "")
+            return records.map(\.folder)
         }
     }
 
@@ -47,39 +41,35 @@ extension Library {
     ) throws(LibraryError) -> Folder {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.folderName(name) }
         return try mutate {
-            let (before, after) = try database.pool.write { db -> (FolderRecord, FolderRecord) in
-                guard let record = try resolveFolder(db, owner: owner, reference) else {
+            let (before, after) = try { () throws -> (FolderRecord, FolderRecord) in
+                guard let record = try resolveFolder(owner: owner, reference) else {
                     throw LibraryError(.invalidArgument, "the root folder cannot be renamed or moved")
                 }
                 let target =
-                    try parent.map { try resolveFolder(db, owner: owner, $0) } ?? resolveFolder(db, owner: owner, Self.parentReference(of: record))
+                    try parent.map { try resolveFolder(owner: owner, $0) } ?? resolveFolder(owner: owner, Self.parentReference(of: record))
                 if let target, target.path == record.path || target.path.hasPrefix(record.path + "/") {
                     throw LibraryError(.invalidMove, "cannot move folder '\(record.path)' into itself or its subfolder '\(target.path)'")
                 }
                 var name = newName ?? record.name
                 let parentID = target?.id ?? ""
                 if parentID == record.parentID && name == record.name { return (record, record) }
-                name = try freeFolderName(db, owner: owner, parentID: parentID, parentPath: target?.path ?? "", desired: name, policy: conflict)
+                name = try freeFolderName(owner: owner, parentID: parentID, parentPath: target?.path ?? "", desired: name, policy: conflict)
                 var moved = record
                 moved.parentID = parentID
                 moved.name = name
                 moved.path = Self.join(target?.path ?? "", name)
                 moved.pathBefore = record.path
                 moved.updatedAt = Date()
-                try moved.update(db)
-                try Self.rewriteSubtreePaths(db, owner: owner, from: record.path, to: moved.path)
+                try catalog.update(moved, subtreeFrom: record.path)
                 return (record, moved)
-            }
+            }()
             guard before.path != after.path else { return after.folder }
             let from = absolute(LibraryLayout.folderPath(owner: owner, folderPath: before.path))
             let to = absolute(LibraryLayout.folderPath(owner: owner, folderPath: after.path))
             do {
                 try FileOps.renameNoReplace(from, to)
             } catch let error as FileOpsError {
-                try database.pool.write { db in
-                    try before.update(db)
-                    try Self.rewriteSubtreePaths(db, owner: owner, from: after.path, to: before.path)
-                }
+                try catalog.update(before, subtreeFrom: after.path)
                 if error.errno == EEXIST {
                     throw LibraryError(
                         .nameConflict,
@@ -92,7 +82,7 @@ extension Library {
             try FileOps.fsyncParent(of: to)
             var done = after
             done.pathBefore = nil
-            try database.pool.write { db in try done.update(db) }
+            try catalog.update(done, subtreeFrom: nil)
             return done.folder
         }
     }
@@ -100,13 +90,12 @@ extension Library {
     /// Deletes a folder: only when empty, or with everything in it when `recursive`.
     public func deleteFolder(_ reference: FolderReference, owner: String, recursive: Bool = false) throws(LibraryError) {
         try mutate {
-            let record = try database.pool.write { db -> FolderRecord in
-                guard var record = try resolveFolder(db, owner: owner, reference) else {
+            let record = try { () throws -> FolderRecord in
+                guard var record = try resolveFolder(owner: owner, reference) else {
                     throw LibraryError(.invalidArgument, "the root folder cannot be deleted")
                 }
                 if !recursive {
-                    let documents = try DocumentRecord.filter(DocumentRecord.Columns.folderID == record.id).fetchCount(db)
-                    let folders = try FolderRecord.filter(FolderRecord.Columns.parentID == record.id).fetchCount(db)
+                    let (documents, folders) = try catalog.contents(ofFolder: record.id)
                     if documents + folders > 0 {
                         throw LibraryError(
                             .folderNotEmpty,
@@ -115,9 +104,9 @@ extension Library {
                     }
                 }
                 record.state = recursive ? .deletingTree : .deleting
-                try record.update(db)
+                try catalog.update(record, subtreeFrom: nil)
                 return record
-            }
+            }()
             try finishFolderDelete(record)
         }
     }
@@ -132,17 +121,7 @@ extension Library {
                 try FileOps.renameNoReplace(directory, trashed)
                 try FileOps.fsyncParent(of: directory)
             }
-            let removed = try database.pool.write { db -> [String] in
-                let under = Self.pathsUnder(record.path)
-                let subtree = FolderRecord.filter(FolderRecord.Columns.owner == record.owner)
-                    .filter(sql: "(path = ? OR \(under.sql))", arguments: [record.path] + under.arguments)
-                let folderIDs = try subtree.select(FolderRecord.Columns.id, as: String.self).fetchAll(db)
-                let documents = DocumentRecord.filter(folderIDs.contains(DocumentRecord.Columns.folderID))
-                let documentIDs = try documents.select(DocumentRecord.Columns.id, as: String.self).fetchAll(db)
-                try documents.deleteAll(db)
-                try subtree.deleteAll(db)
-                return documentIDs
-            }
+            let removed = try catalog.deleteTree(owner: record.owner, path: record.path)
             for id in removed { try FileOps.removeFile(thumbnailPath(id)) }
             try FileOps.removeTree(trashed)
         } else {
@@ -150,7 +129,7 @@ extension Library {
                 let failure = errno
                 var ready = record
                 ready.state = .ready
-                try database.pool.write { db in try ready.update(db) }
+                try catalog.update(ready, subtreeFrom: nil)
                 if failure == ENOTEMPTY {
                     throw LibraryError(
                         .folderNotEmpty,
@@ -160,7 +139,7 @@ extension Library {
                 throw FileOpsError(errno: failure, operation: "rmdir", path: directory)
             }
             try FileOps.fsyncParent(of: directory)
-            _ = try database.pool.write { db in try record.delete(db) }
+            try catalog.deleteFolder(id: record.id)
         }
     }
 
@@ -172,10 +151,8 @@ extension Library {
             let parentID = parent?.id ?? ""
             let path = Self.join(parent?.path ?? "", name)
             let directory = absolute(LibraryLayout.folderPath(owner: owner, folderPath: path))
-            var record = try database.pool.write { db -> FolderRecord in
-                if let existing = try FolderRecord.filter(
-                    FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == name
-                ).fetchOne(db) {
+            var record = try { () throws -> FolderRecord in
+                if let existing = try catalog.childFolder(owner: owner, parentID: parentID, name: name) {
                     guard existing.state == .ready || existing.state == .creating else {
                         throw LibraryError(.nameConflict, "folder '\(path)' is being deleted; try again in a moment")
                     }
@@ -196,9 +173,9 @@ extension Library {
                     createdAt: now,
                     updatedAt: now
                 )
-                try record.insert(db)
+                try catalog.insert(record)
                 return record
-            }
+            }()
             if record.state == .creating {
                 try finishFolderCreate(record)
                 record.state = .ready
@@ -215,27 +192,20 @@ extension Library {
         try FileOps.fsyncParent(of: directory)
         var ready = record
         ready.state = .ready
-        try database.pool.write { db in try ready.update(db) }
+        try catalog.update(ready, subtreeFrom: nil)
     }
 
-    func resolveFolder(_ db: Database, owner: String, _ reference: FolderReference) throws -> FolderRecord? {
+    func resolveFolder(owner: String, _ reference: FolderReference) throws -> FolderRecord? {
         let record: FolderRecord?
         switch reference {
         case .root:
             return nil
         case .id(let id):
-            record = try FolderRecord.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM folders WHERE id = ? AND owner = ?"),
-                arguments: [id.lowercased, owner]
-            )
+            record = try catalog.folder(id: id.lowercased, owner: owner)
         case .path(let path):
             let names = try LibraryNames.folderPath(path)
             if names.isEmpty { return nil }
-            // A cached statement: every listing by folder path starts here.
-            record = try FolderRecord.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM folders WHERE owner = ? AND path = ?"),
-                arguments: [owner, names.joined(separator: "/")]
-            )
+            record = try catalog.folder(owner: owner, path: names.joined(separator: "/"))
         }
         guard let record, record.state == .ready else {
             throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")
@@ -243,15 +213,11 @@ extension Library {
         return record
     }
 
-    func freeFolderName(_ db: Database, owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) throws -> String
-    {
+    func freeFolderName(owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) throws -> String {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt, maxBytes: LibraryNames.maxFolderNameBytes) }
-            let taken =
-                try FolderRecord.filter(
-                    FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == candidate
-                ).fetchCount(db) > 0
+            let taken = try catalog.childFolder(owner: owner, parentID: parentID, name: candidate) != nil
             let onDisk = FileOps.exists(absolute(LibraryLayout.folderPath(owner: owner, folderPath: Self.join(parentPath, candidate))))
             if !taken && !onDisk { return candidate }
             if policy == .fail {
@@ -264,26 +230,8 @@ extension Library {
         throw LibraryError(.nameConflict, "no free name found for folder '\(desired)'")
     }
 
-    static func rewriteSubtreePaths(_ db: Database, owner: String, from old: String, to new: String) throws {
-        let under = pathsUnder(old)
-        try db.execute(
-            sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND \(under.sql)",
-            arguments: [new, old.unicodeScalars.count + 1, owner] + under.arguments
-        )  // substr counts characters
-    }
-
     static func parentReference(of record: FolderRecord) -> FolderReference {
         record.parentID.isEmpty ? .root : .id(UUID(uuidString: record.parentID)!)
-    }
-
-    /// An SQL condition on the folders' `path` column matching the paths strictly under `path`.
-    ///
-    /// Not `LIKE 'A/%'`: SQLite's LIKE ignores ASCII case, and folder `a` is not folder `A`.
-    /// Under the default binary collation every path below `A` sorts after `A/` and before `A0`
-    /// ('0' is the byte after '/'), and nothing else does, so two comparisons match exactly and
-    /// use the (owner, path) index.
-    static func pathsUnder(_ path: String) -> (sql: String, arguments: StatementArguments) {
-        ("(path > ? AND path < ?)", [path + "/", path + "0"])
     }
 
     static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "/" + name }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GatewayCore
 
 /// One difference between the database and the tree, and whether `--repair` fixed it.
@@ -71,12 +70,7 @@ extension Library {
             for index in issues.indices { issues[index].repaired = true }
         }
 
-        let (documents, folders) = try read { db in
-            (
-                try DocumentWithPath.fetchAll(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state = 'ready'"),
-                try FolderRecord.filter(FolderRecord.Columns.state == RowState.ready).fetchAll(db)
-            )
-        }
+        let (documents, folders) = try read { catalog in (try catalog.readyDocuments(), try catalog.readyFolders()) }
         for folder in folders {
             let relative = LibraryLayout.folderPath(owner: folder.owner, folderPath: folder.path)
             guard !FileOps.isDirectory(absolute(relative)) else { continue }
@@ -112,7 +106,7 @@ extension Library {
         var issues = FileOps.list(paths.trash).sorted().map {
             FsckIssue(kind: .leftover, path: ".pdfgate/trash/" + $0, detail: "remains of a recursive delete", repaired: false)
         }
-        let claimed = Set(try read { db in try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL") })
+        let claimed = try read { catalog in try catalog.stagedPaths() }
         for entry in FileOps.list(paths.filing).sorted() where !claimed.contains(paths.filing + "/" + entry) {
             issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/filing/" + entry, detail: "remains of an interrupted filing", repaired: false))
         }
@@ -120,12 +114,9 @@ extension Library {
     }
 
     private func pendingOperations() throws -> [FsckIssue] {
-        try read { db in
-            let documents = try DocumentWithPath.fetchAll(
-                db,
-                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
-            )
-            let folders = try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil).fetchAll(db)
+        try read { catalog in
+            let documents = try catalog.unfinishedDocuments()
+            let folders = try catalog.unfinishedFolders()
             return documents.map {
                 FsckIssue(
                     kind: .unfinishedOperation,
@@ -149,7 +140,7 @@ extension Library {
         let relative = document.relativePath
         let file = absolute(relative)
         guard let size = FileOps.size(file) else {
-            if repair { try mutate { _ = try database.pool.write { db in try document.record.delete(db) } } }
+            if repair { try mutate { try catalog.deleteDocument(id: document.record.id) } }
             return [FsckIssue(kind: .missingFile, path: relative, detail: "document \(document.record.id) has no file", repaired: repair)]
         }
         var actual = (sha256: document.record.sha256, size: size)
@@ -161,14 +152,12 @@ extension Library {
         do {
             let info = try await inspector.inspect(path: file)
             try mutate {
-                try database.pool.write { db in
-                    var updated = document.record
-                    updated.size = actual.size
-                    updated.sha256 = actual.sha256
-                    updated.info = info
-                    updated.updatedAt = Date()
-                    try updated.update(db)
-                }
+                var updated = document.record
+                updated.size = actual.size
+                updated.sha256 = actual.sha256
+                updated.info = info
+                updated.updatedAt = Date()
+                try catalog.update(updated)
             }
             return [FsckIssue(kind: .contentDrift, path: relative, detail: detail, repaired: true)]
         } catch let error as InspectionError {
@@ -241,8 +230,8 @@ extension Library {
         }
         let id = try mutate { () -> String in
             let (sha256, size) = try FileOps.digest(file)
-            return try database.pool.write { db in
-                let folderID = try resolveFolder(db, owner: owner, folder)?.id ?? ""
+            return try { () throws -> String in
+                let folderID = try resolveFolder(owner: owner, folder)?.id ?? ""
                 let record = DocumentRecord(
                     id: UUID(),
                     owner: owner,
@@ -254,9 +243,9 @@ extension Library {
                     state: .ready,
                     now: Date()
                 )
-                try record.insert(db)
+                try catalog.insert(record)
                 return record.id
-            }
+            }()
         }
         return FsckIssue(kind: .untrackedFile, path: relative, detail: "adopted in place (id \(id))", repaired: true)
     }

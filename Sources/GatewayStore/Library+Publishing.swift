@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GatewayCore
 
 /// Whose bytes sit in `.pdfgate/filing/` waiting to be published, which decides what a name
@@ -67,7 +66,7 @@ extension Library {
         }
         ready.state = .ready
         ready.stagedPath = nil
-        try database.pool.write { db in try ready.update(db) }
+        try catalog.update(ready)
         return ready
     }
 
@@ -77,7 +76,7 @@ extension Library {
         switch kind {
         case .copy:
             // Row first: a crash in between leaves an unclaimed copy, which recovery sweeps.
-            _ = try database.pool.write { db in try record.delete(db) }
+            try catalog.deleteDocument(id: record.id)
             try FileOps.removeFile(staged)
         case .moved(let source):
             // File first: a crash in between leaves a `filing` row with nothing staged, which
@@ -88,7 +87,7 @@ extension Library {
                 return false  // its old place is taken too: file it under a free name instead
             }
             try FileOps.fsyncParent(of: source)
-            _ = try database.pool.write { db in try record.delete(db) }
+            try catalog.deleteDocument(id: record.id)
         case .recovered:
             return false
         }
@@ -96,19 +95,16 @@ extension Library {
     }
 
     private func renumbered(_ record: DocumentRecord, folderPath: String) throws -> DocumentRecord {
-        try database.pool.write { db in
-            var renamed = record
-            renamed.name = try freeDocumentName(
-                db,
-                owner: record.owner,
-                folderID: record.folderID,
-                folderPath: folderPath,
-                desired: record.name,
-                policy: .rename
-            )
-            try renamed.update(db)
-            return renamed
-        }
+        var renamed = record
+        renamed.name = try freeDocumentName(
+            owner: record.owner,
+            folderID: record.folderID,
+            folderPath: folderPath,
+            desired: record.name,
+            policy: .rename
+        )
+        try catalog.update(renamed)
+        return renamed
     }
 
     private func documentFile(_ record: DocumentRecord, folderPath: String) -> String {

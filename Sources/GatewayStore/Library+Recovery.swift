@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GatewayCore
 
 extension Library {
@@ -11,16 +10,7 @@ extension Library {
     public func reconcile() throws(LibraryError) -> [String] {
         try mutate { () -> [String] in
             var actions: [String] = []
-            let (documents, folders) = try database.pool.read { db in
-                (
-                    try DocumentWithPath.fetchAll(
-                        db,
-                        sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
-                    ),
-                    try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil)
-                        .order(FolderRecord.Columns.path).fetchAll(db)
-                )
-            }
+            let (documents, folders) = (try catalog.unfinishedDocuments(), try catalog.unfinishedFolders())
             // Folders first: a document's path depends on its folder's.
             for folder in folders {
                 switch folder.state {
@@ -41,45 +31,42 @@ extension Library {
                     }
                     var done = folder
                     done.pathBefore = nil
-                    try database.pool.write { db in try done.update(db) }
+                    try catalog.update(done, subtreeFrom: nil)
                     actions.append("finished moving folder \(folder.owner)/\(before) to \(folder.path)")
                 }
             }
             for document in documents {
                 // Re-read: a folder fix above may have changed its path.
-                guard
-                    let current = try database.pool.read({ db in
-                        try DocumentWithPath.fetchOne(
-                            db,
-                            sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?",
-                            arguments: [document.record.id]
-                        )
-                    })
-                else { continue }
-                switch current.record.state {
-                case .filing:
-                    actions.append(try finishFiling(current))
-                case .deleting, .deletingTree:
-                    try finishDocumentDelete(current)
-                    actions.append("deleted \(current.relativePath)")
-                case .ready, .creating:
-                    guard let before = current.record.pathBefore else { continue }
-                    let from = absolute(before)
-                    let to = absolute(current.relativePath)
-                    if !FileOps.exists(to) && FileOps.exists(from) {
-                        try FileOps.renameNoReplace(from, to)
-                        try FileOps.fsyncParent(of: to)
-                        try FileOps.fsyncParent(of: from)
-                    }
-                    var done = current.record
-                    done.pathBefore = nil
-                    try database.pool.write { db in try done.update(db) }
-                    actions.append("finished moving \(before) to \(current.relativePath)")
-                }
+                guard let current = try catalog.document(id: document.record.id, owner: nil, readyOnly: false) else { continue }
+                if let action = try finishInterrupted(current) { actions.append(action) }
             }
             actions += try sweepLeftovers()
             for action in actions { logger.notice("library.recovered", metadata: ["action": "\(action)"]) }
             return actions
+        }
+    }
+
+    /// Finishes or undoes the operation a crash left on a document's row; nil when there was none.
+    func finishInterrupted(_ current: DocumentWithPath) throws -> String? {
+        switch current.record.state {
+        case .filing:
+            return try finishFiling(current)
+        case .deleting, .deletingTree:
+            try finishDocumentDelete(current)
+            return "deleted \(current.relativePath)"
+        case .ready, .creating:
+            guard let before = current.record.pathBefore else { return nil }
+            let from = absolute(before)
+            let to = absolute(current.relativePath)
+            if !FileOps.exists(to) && FileOps.exists(from) {
+                try FileOps.renameNoReplace(from, to)
+                try FileOps.fsyncParent(of: to)
+                try FileOps.fsyncParent(of: from)
+            }
+            var done = current.record
+            done.pathBefore = nil
+            try catalog.update(done)
+            return "finished moving \(before) to \(current.relativePath)"
         }
     }
 
@@ -92,7 +79,7 @@ extension Library {
             // it was (a move deletes it only once filed): dropping loses nothing, publishing
             // would file a broken PDF. Anything else may be a user's only copy, and is filed.
             guard size >= record.size else {
-                _ = try database.pool.write { db in try record.delete(db) }
+                try catalog.deleteDocument(id: record.id)
                 try FileOps.removeFile(staged)
                 return "dropped half-copied filing of \(current.relativePath)"
             }
@@ -110,18 +97,14 @@ extension Library {
                 return "finished filing \(current.relativePath)"
             }
         }
-        _ = try database.pool.write { db in try record.delete(db) }
+        try catalog.deleteDocument(id: record.id)
         return "dropped unfinished filing of \(current.relativePath)"
     }
 
     /// Files in `.pdfgate/filing` that no row claims (a crash before the row was written) and
     /// whatever a recursive delete left in the trash.
     func sweepLeftovers() throws -> [String] {
-        let claimed = Set(
-            try database.pool.read { db in
-                try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL")
-            }
-        )
+        let claimed = try catalog.stagedPaths()
         var actions: [String] = []
         for entry in FileOps.list(paths.filing) where !claimed.contains(paths.filing + "/" + entry) {
             try FileOps.removeFile(paths.filing + "/" + entry)

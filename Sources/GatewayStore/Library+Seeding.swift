@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GatewayCore
 
 #if canImport(Glibc)
@@ -18,8 +17,10 @@ extension Library {
             let folder = names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
             let directory = absolute(LibraryLayout.folderPath(owner: owner, folderPath: folder?.path ?? ""))
             try FileOps.makeDirectories(directory)
-            try database.pool.write { db in
+            do {
                 let start = Date()
+                var records: [DocumentRecord] = []
+                records.reserveCapacity(count)
                 var linkSource = template
                 for i in 0..<count {
                     let name = String(format: "Seeded %07d", i)
@@ -44,8 +45,9 @@ extension Library {
                         now: start.addingTimeInterval(Double(i) / 1000)
                     )
                     record.pageCount = 1 + i % 50
-                    try record.insert(db)
+                    records.append(record)
                 }
+                try catalog.insertAll(records)
             }
             try FileOps.fsync(directory, directory: true)
         }

@@ -1,9 +1,8 @@
 import Foundation
-import GRDB
 import GatewayCore
 import Logging
 
-/// The folder-organized PDF library of one store: SQLite rows mirrored by real files.
+/// The folder-organized PDF library of one store: rows (`LibraryCatalog`) mirrored by real files.
 ///
 /// Every mutation follows one ordering so that a `kill -9` at any instant leaves something
 /// `reconcile()` can finish or undo (see `Library+Recovery.swift`):
@@ -15,31 +14,81 @@ import Logging
 /// Calls block on disk I/O: call them from a thread pool, not the cooperative executor.
 public final class Library: Sendable {
     public let paths: StorePaths
-    /// The process's one pool, shared with the job store.
-    public let database: GatewayDatabase
+    /// The rows: in the store's SQLite file, or in a PostgreSQL database several nodes share.
+    package let catalog: any LibraryCatalog
+    /// The store's SQLite database, shared with the job store; nil when the catalog lives in
+    /// PostgreSQL.
+    public let database: GatewayDatabase?
     let lock: LibraryLock
     let logger: Logger
 
-    /// Opens (creating if needed) the store at `root` and finishes any operation a crash interrupted.
+    /// Opens (creating if needed) the embedded store at `root` — rows in SQLite beside the tree —
+    /// and finishes any operation a crash interrupted.
     ///
     /// - Parameter reconciling: false leaves interrupted operations and leftovers as they are, for
     ///   `fsck` to report; `fsck(repair: true)` or `reconcile()` deals with them later.
-    public init(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) throws {
-        paths = StorePaths(root: root)
-        self.logger = logger
+    public convenience init(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) throws {
+        let paths = StorePaths(root: root)
+        let database: GatewayDatabase
         do {
-            for dir in [paths.meta, paths.staging, paths.filing, paths.trash, paths.thumbnails] {
-                try FileOps.makeDirectories(dir)
-            }
-            lock = try LibraryLock(path: paths.lockFile)
+            try Self.makeDirectories(paths)
             database = try GatewayDatabase(path: paths.database)
-        } catch let error as FileOpsError {
-            throw error.libraryError
         } catch {
-            throw LibraryError(.storage, "cannot open the library at \(paths.root): \(error)")
+            throw Self.openError(error, paths)
+        }
+        try self.init(
+            paths: paths,
+            catalog: SQLiteLibraryCatalog(database: database),
+            storeWideLock: FileLock(path: paths.lockFile),
+            logger: logger,
+            reconciling: reconciling
+        )
+    }
+
+    /// Opens the tree at `paths` with its rows in `catalog`, mutations serialized by
+    /// `storeWideLock` across every process sharing them.
+    package init(
+        paths: StorePaths,
+        catalog: any LibraryCatalog,
+        storeWideLock: any StoreWideLock,
+        logger: Logger = Logger(label: "pdfgate.library"),
+        reconciling: Bool = true
+    ) throws {
+        self.paths = paths
+        self.catalog = catalog
+        self.logger = logger
+        database = (catalog as? SQLiteLibraryCatalog)?.database
+        do {
+            try Self.makeDirectories(paths)
+            lock = try LibraryLock(storeWideLock)
+        } catch {
+            throw Self.openError(error, paths)
         }
         if reconciling { try reconcile() }
     }
+
+    private static func makeDirectories(_ paths: StorePaths) throws {
+        for dir in [paths.meta, paths.staging, paths.filing, paths.trash, paths.thumbnails] {
+            try FileOps.makeDirectories(dir)
+        }
+    }
+
+    private static func openError(_ error: any Error, _ paths: StorePaths) -> LibraryError {
+        if let error = error as? FileOpsError { return error.libraryError }
+        return LibraryError(.storage, "cannot open the library at \(paths.root): \(error)")
+    }
+
+    /// The store's SQLite database, for the stores that share it; throws when the rows live in
+    /// PostgreSQL.
+    public func embeddedDatabase() throws -> GatewayDatabase {
+        guard let database else {
+            throw LibraryError(.storage, "this library keeps its rows in PostgreSQL, not in \(paths.database); open it with its database URL")
+        }
+        return database
+    }
+
+    /// Throws when the database holding the rows does not answer (readiness).
+    public func ping() throws { try catalog.ping() }
 
     /// Runs `body` under the mutation lock, turning file-system and database failures into
     /// `LibraryError`s that say what failed.
@@ -51,10 +100,10 @@ public final class Library: Sendable {
         }
     }
 
-    /// A read with the same error mapping.
-    func read<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
+    /// A read of the catalog with the same error mapping.
+    func read<T>(_ body: (any LibraryCatalog) throws -> T) throws(LibraryError) -> T {
         do {
-            return try database.pool.read(body)
+            return try body(catalog)
         } catch {
             throw Self.libraryError(error)
         }

@@ -1,39 +1,30 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Serializes library mutations within this process (the mutex) and across processes sharing
-/// the store, e.g. `pdfgate serve` and a `pdfgate mv` from a shell (flock on a lock file).
+/// Serializes library mutations within this process (the mutex) and across every process
+/// sharing the library (a `StoreWideLock`): `pdfgate serve` and a `pdfgate mv` from a shell on
+/// one machine, or every node of a cluster.
 ///
 /// Mutations are short (renames, a transaction, an fsync), so one at a time costs little and
 /// means recovery only ever has a handful of half-finished operations to look at.
 final class LibraryLock: Sendable {
-    private let path: String
-    private let descriptor: Mutex<Int32>
+    private let storeWide: any StoreWideLock
+    private let holder: Mutex<any StoreWideLockHolder>
 
     /// The lock a task holds across awaits (`holding`): that task's own mutations must not wait
     /// for it.
     @TaskLocal private static var heldByTask: ObjectIdentifier?
 
-    init(path: String) throws {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd < 0 { throw FileOpsError(errno: errno, operation: "open", path: path) }
-        self.path = path
-        descriptor = Mutex(fd)
-    }
-
-    deinit {
-        _ = descriptor.withLock { close($0) }
+    init(_ storeWide: any StoreWideLock) throws {
+        self.storeWide = storeWide
+        holder = Mutex(try storeWide.makeHolder())
     }
 
     func withLock<T: Sendable>(_ body: () throws -> T) throws -> T {
         if Self.heldByTask == ObjectIdentifier(self) { return try body() }
-        return try descriptor.withLock { fd in
-            try Self.lock(fd)
-            defer { flock(fd, LOCK_UN) }
+        return try holder.withLock { holder in
+            try holder.lock()
+            defer { holder.unlock() }
             return try body()
         }
     }
@@ -42,21 +33,13 @@ final class LibraryLock: Sendable {
     /// a server would otherwise look like damage. Other processes' and other tasks' mutations
     /// wait; `body`'s own go straight through.
     ///
-    /// A mutex cannot be held across an await, so this takes the `flock` on a descriptor of its
-    /// own: flock locks belong to open file descriptions, so this process's `withLock` callers
-    /// block on it like any other process's.
+    /// A mutex cannot be held across an await, so this takes the store-wide lock through a
+    /// holder of its own, which this process's `withLock` callers wait for like any other
+    /// process's.
     func holding<T>(_ body: () async throws -> T) async throws -> T {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 { throw FileOpsError(errno: errno, operation: "open", path: path) }
-        defer { close(fd) }
-        try Self.lock(fd)
-        defer { flock(fd, LOCK_UN) }
+        let own = try storeWide.makeHolder()
+        try own.lock()
+        defer { own.unlock() }
         return try await Self.$heldByTask.withValue(ObjectIdentifier(self)) { try await body() }
-    }
-
-    private static func lock(_ fd: Int32) throws {
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { throw FileOpsError(errno: errno, operation: "flock", path: "library.lock") }
-        }
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 import GatewayCore
 
 /// Lifecycle of a row: anything but `ready` is an operation a crash may have interrupted.
-enum RowState: String, Codable, DatabaseValueConvertible {
+package enum RowState: String, Codable, DatabaseValueConvertible {
     case ready
     /// Document: row reserved, file not yet published from `staged_path`.
     case filing
@@ -15,39 +15,39 @@ enum RowState: String, Codable, DatabaseValueConvertible {
 }
 
 /// A `documents` row. `folder_path` is joined in from `folders` when read.
-struct DocumentRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "documents"
+package struct DocumentRecord: Codable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "documents"
 
-    var id: String
-    var owner: String
-    var folderID: String
-    var name: String
-    var size: Int64
-    var sha256: String
-    var pageCount: Int
-    var title: String?
-    var author: String?
-    var subject: String?
-    var keywords: String?
-    var creator: String?
-    var producer: String?
-    var pdfCreatedAt: Date?
-    var pdfModifiedAt: Date?
-    var pdfVersion: String
-    var pageWidth: Double
-    var pageHeight: Double
-    var encrypted: Bool
-    var linearized: Bool
-    var pdfa: String?
-    var state: RowState
+    package var id: String
+    package var owner: String
+    package var folderID: String
+    package var name: String
+    package var size: Int64
+    package var sha256: String
+    package var pageCount: Int
+    package var title: String?
+    package var author: String?
+    package var subject: String?
+    package var keywords: String?
+    package var creator: String?
+    package var producer: String?
+    package var pdfCreatedAt: Date?
+    package var pdfModifiedAt: Date?
+    package var pdfVersion: String
+    package var pageWidth: Double
+    package var pageHeight: Double
+    package var encrypted: Bool
+    package var linearized: Bool
+    package var pdfa: String?
+    package var state: RowState
     /// Set while a rename/move is in flight: where the file was before.
-    var pathBefore: String?
+    package var pathBefore: String?
     /// Set while filing: the file in `.pdfgate/filing/` to publish.
-    var stagedPath: String?
-    var createdAt: Date
-    var updatedAt: Date
+    package var stagedPath: String?
+    package var createdAt: Date
+    package var updatedAt: Date
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case id, owner
         case folderID = "folder_id"
         case name, size, sha256
@@ -65,18 +65,18 @@ struct DocumentRecord: Codable, FetchableRecord, PersistableRecord {
         case updatedAt = "updated_at"
     }
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let owner = Column(CodingKeys.owner)
-        static let folderID = Column(CodingKeys.folderID)
-        static let name = Column(CodingKeys.name)
-        static let state = Column(CodingKeys.state)
-        static let pathBefore = Column(CodingKeys.pathBefore)
+    package enum Columns {
+        package static let id = Column(CodingKeys.id)
+        package static let owner = Column(CodingKeys.owner)
+        package static let folderID = Column(CodingKeys.folderID)
+        package static let name = Column(CodingKeys.name)
+        package static let state = Column(CodingKeys.state)
+        package static let pathBefore = Column(CodingKeys.pathBefore)
     }
 }
 
 extension DocumentRecord {
-    init(id: UUID, owner: String, folderID: String, name: String, size: Int64, sha256: String, info: PDFInfo, state: RowState, now: Date) {
+    package init(id: UUID, owner: String, folderID: String, name: String, size: Int64, sha256: String, info: PDFInfo, state: RowState, now: Date) {
         self.id = id.lowercased
         self.owner = owner
         self.folderID = folderID
@@ -95,7 +95,7 @@ extension DocumentRecord {
         self.info = info
     }
 
-    var info: PDFInfo {
+    package var info: PDFInfo {
         get {
             PDFInfo(
                 pageCount: pageCount,
@@ -136,21 +136,43 @@ extension DocumentRecord {
 }
 
 /// A `folders` row. `path` is denormalized so lookups by path and subtree queries are one index hit.
-struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "folders"
+package struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "folders"
 
-    var id: String
-    var owner: String
-    var parentID: String
-    var name: String
-    var path: String
-    var state: RowState
+    package var id: String
+    package var owner: String
+    package var parentID: String
+    package var name: String
+    package var path: String
+    package var state: RowState
     /// Set while a rename/move is in flight: the directory's path before.
-    var pathBefore: String?
-    var createdAt: Date
-    var updatedAt: Date
+    package var pathBefore: String?
+    package var createdAt: Date
+    package var updatedAt: Date
 
-    enum CodingKeys: String, CodingKey {
+    package init(
+        id: String,
+        owner: String,
+        parentID: String,
+        name: String,
+        path: String,
+        state: RowState,
+        pathBefore: String?,
+        createdAt: Date,
+        updatedAt: Date
+    ) {
+        self.id = id
+        self.owner = owner
+        self.parentID = parentID
+        self.name = name
+        self.path = path
+        self.state = state
+        self.pathBefore = pathBefore
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    package enum CodingKeys: String, CodingKey {
         case id, owner
         case parentID = "parent_id"
         case name, path, state
@@ -159,17 +181,17 @@ struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
         case updatedAt = "updated_at"
     }
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let owner = Column(CodingKeys.owner)
-        static let parentID = Column(CodingKeys.parentID)
-        static let name = Column(CodingKeys.name)
-        static let path = Column(CodingKeys.path)
-        static let state = Column(CodingKeys.state)
-        static let pathBefore = Column(CodingKeys.pathBefore)
+    package enum Columns {
+        package static let id = Column(CodingKeys.id)
+        package static let owner = Column(CodingKeys.owner)
+        package static let parentID = Column(CodingKeys.parentID)
+        package static let name = Column(CodingKeys.name)
+        package static let path = Column(CodingKeys.path)
+        package static let state = Column(CodingKeys.state)
+        package static let pathBefore = Column(CodingKeys.pathBefore)
     }
 
-    var folder: Folder {
+    package var folder: Folder {
         Folder(
             id: UUID(uuidString: id)!,
             owner: owner,
@@ -183,11 +205,11 @@ struct FolderRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A document row with its folder's path, as every read returns it.
-struct DocumentWithPath: FetchableRecord {
-    var record: DocumentRecord
-    var folderPath: String
+package struct DocumentWithPath: FetchableRecord {
+    package var record: DocumentRecord
+    package var folderPath: String
 
-    init(record: DocumentRecord, folderPath: String) {
+    package init(record: DocumentRecord, folderPath: String) {
         self.record = record
         self.folderPath = folderPath
     }
@@ -197,7 +219,7 @@ struct DocumentWithPath: FetchableRecord {
     /// spent finding the rows. Columns are read straight from the statement (GRDB's
     /// `StatementColumnConvertible` path) and dates parsed by `StoredDate`; a test holds this
     /// decoder to the `Codable` one.
-    init(row: Row) throws {
+    package init(row: Row) throws {
         var column = 0
         func next<Value: DatabaseValueConvertible & StatementColumnConvertible>() throws -> Value {
             defer { column += 1 }
@@ -254,7 +276,7 @@ struct DocumentWithPath: FetchableRecord {
     }
 
     /// The columns `init(row:)` reads, in its order (the memberwise order of `DocumentRecord`).
-    static let columns: [DocumentRecord.CodingKeys] = [
+    package static let columns: [DocumentRecord.CodingKeys] = [
         .id, .owner, .folderID, .name, .size, .sha256, .pageCount, .title, .author, .subject, .keywords, .creator,
         .producer, .pdfCreatedAt, .pdfModifiedAt, .pdfVersion, .pageWidth, .pageHeight, .encrypted, .linearized, .pdfa,
         .state, .pathBefore, .stagedPath, .createdAt, .updatedAt,
@@ -265,7 +287,7 @@ struct DocumentWithPath: FetchableRecord {
         columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
         + ", COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
 
-    var document: Document {
+    package var document: Document {
         Document(
             id: UUID(uuidString: record.id)!,
             owner: record.owner,
@@ -280,5 +302,5 @@ struct DocumentWithPath: FetchableRecord {
         )
     }
 
-    var relativePath: String { LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name) }
+    package var relativePath: String { LibraryLayout.documentPath(owner: record.owner, folderPath: folderPath, name: record.name) }
 }

@@ -94,7 +94,7 @@ struct RouterAPITests {
     func aKeyHeldElsewhereIsInProgress() async throws {
         let gateway = try InProcessGateway()
         // Another process on the same store, in the middle of a create with this key.
-        let elsewhere = IdempotencyStore(database: try Library(root: gateway.server.assembly.library.paths.root).database)
+        let elsewhere = IdempotencyStore(database: try Library(root: gateway.server.assembly.library.paths.root).embeddedDatabase())
         #expect(try elsewhere.hold(owner: "default", key: "shared", now: Date()) == .held)
         try await gateway.run { client in
             let page = ["type": "URL_TO_PDF", "url": "https://example.com/"]

@@ -17,8 +17,8 @@ struct CaseSensitivePathTests {
         let others: [Document]
     }
 
-    func makeLibrary() async throws -> Tree {
-        let fixture = try LibraryFixture()
+    func makeLibrary(_ backend: StoreBackend) async throws -> Tree {
+        let fixture = try LibraryFixture(backend)
         let inA = try await fixture.file(folder: .path("A/x"), name: "In A")
         var others: [Document] = []
         for path in Self.neighbours { others.append(try await fixture.file(folder: .path(path), name: "In " + path)) }
@@ -39,31 +39,31 @@ struct CaseSensitivePathTests {
         #expect(report.issues.isEmpty, "\(report.issues)")
     }
 
-    @Test func renamingAFolderLeavesItsLookAlikesAlone() async throws {
-        let library = try await makeLibrary()
+    @Test(arguments: StoreBackend.allCases) func renamingAFolderLeavesItsLookAlikesAlone(_ backend: StoreBackend) async throws {
+        let library = try await makeLibrary(backend)
         try library.fixture.library.updateFolder(.path("A"), owner: "alice", name: "Renamed")
         #expect(try library.fixture.library.document(id: library.inA.id, owner: "alice").relativePath == "alice/Renamed/x/In A.pdf")
         try await expectNeighboursIntact(library)
     }
 
-    @Test func movingAFolderLeavesItsLookAlikesAlone() async throws {
-        let library = try await makeLibrary()
+    @Test(arguments: StoreBackend.allCases) func movingAFolderLeavesItsLookAlikesAlone(_ backend: StoreBackend) async throws {
+        let library = try await makeLibrary(backend)
         let destination = try library.fixture.library.createFolder(path: "D", owner: "alice")
         try library.fixture.library.updateFolder(.path("A"), owner: "alice", parent: .id(destination.id))
         #expect(try library.fixture.library.document(id: library.inA.id, owner: "alice").relativePath == "alice/D/A/x/In A.pdf")
         try await expectNeighboursIntact(library)
     }
 
-    @Test func recursiveListingsStayInsideTheFolder() async throws {
-        let library = try await makeLibrary()
+    @Test(arguments: StoreBackend.allCases) func recursiveListingsStayInsideTheFolder(_ backend: StoreBackend) async throws {
+        let library = try await makeLibrary(backend)
         let documents = try library.fixture.library.listDocuments(DocumentQuery(owner: "alice", folder: .path("A"), recursive: true))
         #expect(documents.documents.map(\.id) == [library.inA.id])
         let folders = try library.fixture.library.listFolders(owner: "alice", parent: .path("A"), recursive: true)
         #expect(folders.map(\.path) == ["A/x"])
     }
 
-    @Test func recursiveDeleteLeavesItsLookAlikesAlone() async throws {
-        let library = try await makeLibrary()
+    @Test(arguments: StoreBackend.allCases) func recursiveDeleteLeavesItsLookAlikesAlone(_ backend: StoreBackend) async throws {
+        let library = try await makeLibrary(backend)
         try library.fixture.library.deleteFolder(.path("A"), owner: "alice", recursive: true)
         #expect(throws: LibraryError.self) { try library.fixture.library.document(id: library.inA.id, owner: "alice") }
         try await expectNeighboursIntact(library)

@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Filing documents")
 struct FilingTests {
-    @Test func filesACopyWithItsFactsAndHash() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func filesACopyWithItsFactsAndHash(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file("many-pages.pdf", folder: .path("Invoices/2026"), name: "March")
 
         #expect(document.relativePath == "alice/Invoices/2026/March.pdf")
@@ -22,16 +22,16 @@ struct FilingTests {
 
     /// Found by the kill test: a new owner's first filing into the root named by path ("" or "/")
     /// must create the owner's directory too.
-    @Test(arguments: ["", "/"])
-    func aNewOwnersFirstFilingIntoTheRootByPath(_ root: String) async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: ["", "/"], StoreBackend.allCases)
+    func aNewOwnersFirstFilingIntoTheRootByPath(_ root: String, _ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file(owner: "newcomer", folder: .path(root), name: "First")
         #expect(document.relativePath == "newcomer/First.pdf")
         #expect(fixture.exists("newcomer/First.pdf"))
     }
 
-    @Test func moveModeTakesTheSource() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func moveModeTakesTheSource(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let source = fixture.directory.file("incoming.pdf")
         try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: source)
         let info = try await fixture.inspector.inspect(path: source)
@@ -41,8 +41,8 @@ struct FilingTests {
         #expect(fixture.exists("alice/incoming.pdf"))
     }
 
-    @Test func nameClashFailsOrNumbers() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func nameClashFailsOrNumbers(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         try await fixture.file(name: "Report")
         await #expect(throws: LibraryError.self) { try await fixture.file(name: "Report") }
         do {
@@ -59,8 +59,8 @@ struct FilingTests {
         #expect(fixture.exists("alice/Report 02.pdf"))
     }
 
-    @Test func sameIdFilesOnce() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func sameIdFilesOnce(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let info = try await fixture.inspector.inspect(path: Fixtures.pdf("one-page.pdf"))
         let id = UUID()
         let first = try fixture.library.file(Fixtures.pdf("one-page.pdf"), owner: "alice", name: "Once", info: info, id: id)
@@ -70,8 +70,8 @@ struct FilingTests {
         #expect(page.documents.count == 1)
     }
 
-    @Test func ownersNeverSeeEachOther() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func ownersNeverSeeEachOther(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file(owner: "alice")
         #expect(
             throws: LibraryError(
@@ -86,15 +86,15 @@ struct FilingTests {
         #expect(fixture.exists(document.relativePath))
     }
 
-    @Test(arguments: ["../evil", "a/../../b", ".", "/.."])
-    func pathsCannotEscape(_ path: String) async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: ["../evil", "a/../../b", ".", "/.."], StoreBackend.allCases)
+    func pathsCannotEscape(_ path: String, _ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         await #expect(throws: LibraryError.self) { try await fixture.file(folder: .path(path)) }
         #expect(throws: LibraryError.self) { try fixture.library.createFolder(path: path, owner: "alice") }
     }
 
-    @Test func invalidOwnerIsRefused() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func invalidOwnerIsRefused(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         await #expect(throws: LibraryError.self) { try await fixture.file(owner: "../root") }
         await #expect(throws: LibraryError.self) { try await fixture.file(owner: ".pdfgate") }
     }

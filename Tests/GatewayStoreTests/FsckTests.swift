@@ -6,8 +6,8 @@ import Testing
 
 @Suite("fsck")
 struct FsckTests {
-    @Test func aConsistentLibraryHasNothingToReport() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func aConsistentLibraryHasNothingToReport(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         try await fixture.file(folder: .path("A/B"))
         try await fixture.file("many-pages.pdf")
         let report = try await fixture.library.fsck(repair: false, inspector: fixture.inspector)
@@ -15,8 +15,8 @@ struct FsckTests {
         #expect(report.documentsChecked == 2 && report.foldersChecked == 2)
     }
 
-    @Test func findsAndRepairsDrift() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func findsAndRepairsDrift(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let kept = try await fixture.file(name: "Kept")
         let lost = try await fixture.file(name: "Lost")
         let changed = try await fixture.file(name: "Changed")

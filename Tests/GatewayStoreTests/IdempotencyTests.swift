@@ -74,9 +74,9 @@ struct IdempotencyTests {
         // cluster may not (the holds may be other nodes' requests) and relies on abandonment.
         let fixture = try LibraryFixture()
         let now = Date()
-        let before = IdempotencyStore(database: fixture.library.database)
+        let before = try IdempotencyStore(database: fixture.library.embeddedDatabase())
         #expect(try before.hold(owner: "alice", key: "crash", now: now) == .held)
-        let after = IdempotencyStore(database: fixture.library.database)
+        let after = try IdempotencyStore(database: fixture.library.embeddedDatabase())
         try after.recoverAfterRestart(now: now)
         #expect(try after.hold(owner: "alice", key: "crash", now: now) == .held)
     }

@@ -22,7 +22,7 @@ struct EngineFixture {
         filer makeFiler: (Library) -> any DocumentFiler = { $0 }
     ) throws {
         fixture = try LibraryFixture()
-        store = SQLiteJobStore(database: fixture.library.database)
+        store = try SQLiteJobStore(database: fixture.library.embeddedDatabase())
         engine = JobEngine(
             configuration: .init(
                 defaultTimeout: [.docToPDF: timeout],

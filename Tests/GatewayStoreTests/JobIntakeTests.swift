@@ -15,11 +15,11 @@ struct JobIntakeTests {
         // with the insert is proved deterministically by the next test.)
         let fixture = try LibraryFixture()
         let second = try Library(root: fixture.root)
-        let intakes = [fixture.library, second].map { library in
+        let intakes = try [fixture.library, second].map { library in
             JobIntake(
                 engine: JobEngine(
                     configuration: .init(),
-                    store: SQLiteJobStore(database: library.database),
+                    store: SQLiteJobStore(database: try library.embeddedDatabase()),
                     staging: library.staging,
                     router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
                     inspector: fixture.inspector,
@@ -51,7 +51,7 @@ struct JobIntakeTests {
         }
         #expect(created.count == 5, "exactly the limit is created")
         #expect(refusals.count == 19 && refusals.allSatisfy { $0.kind == IntakeError.Kind.tooManyJobs && $0.code == "too_many_jobs" })
-        #expect(try SQLiteJobStore(database: fixture.library.database).activeCount(owner: "alice") == 5)
+        #expect(try SQLiteJobStore(database: fixture.library.embeddedDatabase()).activeCount(owner: "alice") == 5)
         // A refused create leaves no staging behind.
         let staged = try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.staging)
         #expect(staged.count == 5, "\(staged)")
@@ -62,7 +62,7 @@ struct JobIntakeTests {
         // not committed yet. An insert that counted before taking the write lock would see none
         // and pass; one that counts inside its transaction waits for that commit, then refuses.
         let fixture = try LibraryFixture()
-        let store = SQLiteJobStore(database: fixture.library.database)
+        let store = try SQLiteJobStore(database: fixture.library.embeddedDatabase())
         let other = try Library(root: fixture.root)
         func job(_ owner: String) -> Job {
             let now = Date()
@@ -78,7 +78,7 @@ struct JobIntakeTests {
         try store.insert(bobs, activeLimit: nil)
         let (holding, changed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let writer = Thread {
-            try? other.database.pool.write { db in
+            try? other.embeddedDatabase().pool.write { db in
                 try db.execute(sql: "UPDATE jobs SET owner = 'alice' WHERE id = ?", arguments: [bobs.id.uuidString.lowercased()])
                 changed.signal()
                 holding.wait()

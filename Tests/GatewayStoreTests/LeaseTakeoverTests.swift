@@ -23,7 +23,7 @@ struct LeaseTakeoverTests {
         // Engine B shares the store: at its start the job is not its to resume.
         let second = JobEngine(
             configuration: .init(idlePoll: .milliseconds(20), clock: fixture.clock.jobClock, sharesStore: true),
-            store: SQLiteJobStore(database: try Library(root: fixture.fixture.root).database),
+            store: SQLiteJobStore(database: try Library(root: fixture.fixture.root).embeddedDatabase()),
             staging: fixture.fixture.library.staging,
             router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
             inspector: fixture.fixture.inspector,

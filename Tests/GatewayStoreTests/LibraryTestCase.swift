@@ -1,16 +1,34 @@
 import Foundation
 import GatewayCore
+import GatewayPostgres
 import GatewayStore
 import GatewayTestSupport
 
-/// A library in its own temp store, with helpers to file real fixture PDFs.
+/// A library in its own temp store, with helpers to file real fixture PDFs: rows in the
+/// store's SQLite file, or in a fresh PostgreSQL database of the tests' server.
 struct LibraryFixture {
     let directory = TemporaryDirectory("library")
     let library: Library
     let inspector = PdfinfoInspector()
+    /// Set for `.postgres`: where the rows are, for `reopen()`.
+    let database: PostgresDatabase?
 
-    init() throws {
-        library = try Library(root: directory.path + "/store")
+    init(_ backend: StoreBackend = .sqlite) throws {
+        switch backend {
+        case .sqlite:
+            database = nil
+            library = try Library(root: directory.path + "/store")
+        case .postgres:
+            let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL())
+            self.database = database
+            library = try Library.shared(root: directory.path + "/store", database: database)
+        }
+    }
+
+    /// The same library opened again, as another process or node would.
+    func reopen(reconciling: Bool = true) throws -> Library {
+        if let database { return try Library.shared(root: root, database: database, reconciling: reconciling) }
+        return try Library(root: root, reconciling: reconciling)
     }
 
     var root: String { library.paths.root }

@@ -7,8 +7,8 @@ import Testing
 @Suite("Listing documents")
 struct ListingTests {
     /// 24 documents across two folders with distinct names, sizes and page counts.
-    static func populated() async throws -> LibraryFixture {
-        let fixture = try LibraryFixture()
+    static func populated(_ backend: StoreBackend) async throws -> LibraryFixture {
+        let fixture = try LibraryFixture(backend)
         let sources = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf"]
         var infos: [String: PDFInfo] = [:]
         for source in sources { infos[source] = try await fixture.inspector.inspect(path: Fixtures.pdf(source)) }
@@ -40,10 +40,14 @@ struct ListingTests {
         return all
     }
 
-    @Test(arguments: DocumentSortField.allCases, [false, true])
-    func everySortPagesThroughEverythingInOrder(_ field: DocumentSortField, _ descending: Bool) async throws {
-        let fixture = try await Self.populated()
-        let sort = DocumentSort(field, descending: descending)
+    @Test(arguments: StoreBackend.allCases, [false, true])
+    func everySortPagesThroughEverythingInOrder(_ backend: StoreBackend, _ descending: Bool) async throws {
+        let fixture = try await Self.populated(backend)
+        for field in DocumentSortField.allCases { try Self.expectPagesInOrder(fixture, DocumentSort(field, descending: descending)) }
+    }
+
+    static func expectPagesInOrder(_ fixture: LibraryFixture, _ sort: DocumentSort) throws {
+        let (field, descending) = (sort.field, sort.descending)
         let all = try Self.walk(fixture.library, DocumentQuery(owner: "alice", recursive: true, sort: sort, limit: 5))
         #expect(all.count == 24)
         let keys: [String] = all.map { document in
@@ -58,8 +62,8 @@ struct ListingTests {
         #expect(keys == (descending ? keys.sorted(by: >) : keys.sorted()))
     }
 
-    @Test func folderScopeRecursiveOrNot() async throws {
-        let fixture = try await Self.populated()
+    @Test(arguments: StoreBackend.allCases) func folderScopeRecursiveOrNot(_ backend: StoreBackend) async throws {
+        let fixture = try await Self.populated(backend)
         let root = try Self.walk(fixture.library, DocumentQuery(owner: "alice", limit: 50))
         let sub = try Self.walk(fixture.library, DocumentQuery(owner: "alice", folder: .path("Sub"), limit: 50))
         let subTree = try Self.walk(fixture.library, DocumentQuery(owner: "alice", folder: .path("Sub"), recursive: true, limit: 50))
@@ -68,8 +72,8 @@ struct ListingTests {
         #expect(subTree.allSatisfy { $0.folderPath.hasPrefix("Sub") })
     }
 
-    @Test func searchMatchesNameOrTitle() async throws {
-        let fixture = try await Self.populated()
+    @Test(arguments: StoreBackend.allCases) func searchMatchesNameOrTitle(_ backend: StoreBackend) async throws {
+        let fixture = try await Self.populated(backend)
         let byName = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "bdoc 0"))
         #expect(Set(byName.documents.map(\.name)) == ["Bdoc 01", "Bdoc 03", "Bdoc 05", "Bdoc 07", "Bdoc 09"])
         let byTitle = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "twelve"))
@@ -79,8 +83,8 @@ struct ListingTests {
         #expect(literal.documents.isEmpty, "% is a literal, not a wildcard")
     }
 
-    @Test func badCursorsAndLimitsAreExplained() async throws {
-        let fixture = try await Self.populated()
+    @Test(arguments: StoreBackend.allCases) func badCursorsAndLimitsAreExplained(_ backend: StoreBackend) async throws {
+        let fixture = try await Self.populated(backend)
         let first = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, limit: 5))
         let cursor = try #require(first.nextCursor)
         #expect(throws: LibraryError.self) {

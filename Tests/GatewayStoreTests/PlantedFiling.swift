@@ -23,7 +23,7 @@ extension LibraryFixture {
             now: Date()
         )
         record.stagedPath = library.paths.filing + "/" + record.id + ".pdf"
-        try library.database.pool.write { [record] db in try record.insert(db) }
+        try library.embeddedDatabase().pool.write { [record] db in try record.insert(db) }
         if let staged { #expect(FileManager.default.createFile(atPath: record.stagedPath!, contents: staged)) }
         return record
     }

@@ -36,7 +36,7 @@ struct PublishClashTests {
             #expect(error.kind == .nameConflict)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == (try fixtureBytes("one-page.pdf")), "the user's file is back")
-        #expect(try fixture.library.database.pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
+        #expect(try fixture.library.embeddedDatabase().pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.filing).isEmpty)
         try expectStrangerUntouched(fixture)
     }
@@ -70,7 +70,7 @@ struct PublishClashTests {
         try fixture.drop("many-pages.pdf", at: "alice/Clash.pdf")
         #expect(throws: LibraryError.self) { try fixture.library.publish(row, folderPath: "", staged: .copy, conflict: .fail) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.filing).isEmpty)
-        #expect(try fixture.library.database.pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
+        #expect(try fixture.library.embeddedDatabase().pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
         try expectStrangerUntouched(fixture)
     }
 

@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Rename, move and delete")
 struct RenameMoveTests {
-    @Test func renameAndMoveKeepTheId() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func renameAndMoveKeepTheId(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file(name: "Draft")
         let renamed = try fixture.library.updateDocument(id: document.id, owner: "alice", name: "Final")
         #expect(renamed.id == document.id)
@@ -23,8 +23,8 @@ struct RenameMoveTests {
         #expect(try fixture.library.document(id: document.id, owner: "alice").relativePath == moved.relativePath)
     }
 
-    @Test func renameIntoATakenNameFailsOrNumbers() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func renameIntoATakenNameFailsOrNumbers(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         try await fixture.file(name: "A")
         let b = try await fixture.file(name: "B")
         #expect(throws: LibraryError.self) { try fixture.library.updateDocument(id: b.id, owner: "alice", name: "A") }
@@ -33,8 +33,8 @@ struct RenameMoveTests {
         #expect(renamed.name == "A 01")
     }
 
-    @Test func renameOntoAStrangersFileIsRefusedAndUndone() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func renameOntoAStrangersFileIsRefusedAndUndone(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file(name: "Mine")
         try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: fixture.root + "/alice/Theirs.pdf")
         #expect(throws: LibraryError.self) { try fixture.library.updateDocument(id: document.id, owner: "alice", name: "Theirs") }
@@ -42,16 +42,16 @@ struct RenameMoveTests {
         #expect(fixture.exists("alice/Mine.pdf"))
     }
 
-    @Test func deleteRemovesRowAndFile() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func deleteRemovesRowAndFile(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file(name: "Gone")
         try fixture.library.deleteDocument(id: document.id, owner: "alice")
         #expect(!fixture.exists("alice/Gone.pdf"))
         #expect(throws: LibraryError.self) { try fixture.library.document(id: document.id, owner: "alice") }
     }
 
-    @Test func folderRenameAndMoveCarryTheirContents() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func folderRenameAndMoveCarryTheirContents(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let inner = try await fixture.file(folder: .path("Work/Clients/Acme"), name: "Contract")
         let clients = try #require(try fixture.library.folder(.path("Work/Clients"), owner: "alice"))
         let renamed = try fixture.library.updateFolder(.id(clients.id), owner: "alice", name: "Customers")
@@ -68,8 +68,8 @@ struct RenameMoveTests {
         #expect(throws: LibraryError.self) { try fixture.library.updateFolder(.id(clients.id), owner: "alice", parent: .id(acme.id)) }
     }
 
-    @Test func folderDeleteIsEmptyOnlyUnlessRecursive() async throws {
-        let fixture = try LibraryFixture()
+    @Test(arguments: StoreBackend.allCases) func folderDeleteIsEmptyOnlyUnlessRecursive(_ backend: StoreBackend) async throws {
+        let fixture = try LibraryFixture(backend)
         let document = try await fixture.file(folder: .path("Old/Stuff"))
         do {
             try fixture.library.deleteFolder(.path("Old"), owner: "alice")

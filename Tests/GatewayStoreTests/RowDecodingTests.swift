@@ -71,7 +71,7 @@ struct RowDecodingTests {
     /// The same row read by the positional decoder and by `Codable` (a synchronous read: the
     /// async one wants `Sendable` records).
     static func bothDecodings(of document: Document, in library: Library) throws -> (DocumentWithPath, DocumentRecord) {
-        try library.database.pool.read { db in
+        try library.embeddedDatabase().pool.read { db in
             let id = document.id.lowercased
             let positional = try #require(
                 try DocumentWithPath.fetchOne(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?", arguments: [id])

@@ -21,7 +21,7 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let fixture = try LibraryFixture()
             return StoreUnderTest(keepAlive: fixture) {
                 let library = try Library(root: fixture.root)
-                return (SQLiteJobStore(database: library.database), IdempotencyStore(database: library.database), library)
+                return (SQLiteJobStore(database: try library.embeddedDatabase()), IdempotencyStore(database: try library.embeddedDatabase()), library)
             }
         case .postgres:
             let url = try TestPostgres.freshDatabaseURL()

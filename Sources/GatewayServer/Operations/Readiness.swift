@@ -56,7 +56,7 @@ struct Readiness: Sendable {
         }
         unlink(probe)
         do {
-            try library.database.ping()
+            try library.ping()
             return Check(ok: true, message: "writable")
         } catch {
             return Check(ok: false, message: "the database does not answer: \(error)")

@@ -18,7 +18,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func tokens() throws -> (TokenStore, Library) {
             let library = try Library(root: store ?? ProcessInfo.processInfo.environment["PDFGATE_STORE"] ?? "./data")
-            return (TokenStore(database: library.database), library)
+            return (TokenStore(database: try library.embeddedDatabase()), library)
         }
     }
 

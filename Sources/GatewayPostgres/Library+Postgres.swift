@@ -1,0 +1,23 @@
+import Foundation
+import GatewayStore
+import Logging
+
+extension Library {
+    /// Opens the store directory at `root` with its rows in PostgreSQL: the library every node of
+    /// a cluster shares. The directory must be the same shared file system on every node, with
+    /// atomic `rename` and a working `fsync` (NFSv4, CephFS, EFS).
+    public static func shared(
+        root: String,
+        database: PostgresDatabase,
+        logger: Logger = Logger(label: "pdfgate.library"),
+        reconciling: Bool = true
+    ) throws -> Library {
+        try Library(
+            paths: StorePaths(root: root),
+            catalog: PostgresLibraryCatalog(database: database),
+            storeWideLock: PostgresAdvisoryLock(database: database),
+            logger: logger,
+            reconciling: reconciling
+        )
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import GatewayStore
+import PostgresNIO
+import Synchronization
+
+/// The library's mutation lock for every node sharing one PostgreSQL database: a session-level
+/// advisory lock, taken on a connection of its own.
+///
+/// PostgreSQL releases a session's advisory locks when the session ends, so a node that dies
+/// mid-mutation (SIGKILL, power) frees the lock as soon as its connection drops; the next
+/// holder finds that mutation's rows unfinished and completes or undoes it.
+package struct PostgresAdvisoryLock: StoreWideLock {
+    let database: PostgresDatabase
+    /// Which lock: one per library, apart from the migration and owner locks.
+    let key: Int64
+
+    package init(database: PostgresDatabase, key: Int64 = 0x7064_6667_6C69_62) {  // "pdfglib"
+        self.database = database
+        self.key = key
+    }
+
+    package func makeHolder() throws -> Holder { Holder(database: database, key: key) }
+
+    /// A dedicated connection, opened on first use and again if it broke: a lock taken through
+    /// a pooled connection would be another caller's after the connection went back.
+    package final class Holder: StoreWideLockHolder {
+        let database: PostgresDatabase
+        let key: Int64
+        private let session = Mutex<PostgresSession?>(nil)
+
+        init(database: PostgresDatabase, key: Int64) {
+            self.database = database
+            self.key = key
+        }
+
+        deinit {
+            session.withLock { $0?.close() }
+        }
+
+        package func lock() throws {
+            try session.withLock { session in
+                if session == nil || session?.isClosed == true {
+                    session?.close()
+                    session = try database.dedicatedSession()
+                }
+                try session?.query("SELECT pg_advisory_lock(\(key))")
+            }
+        }
+
+        package func unlock() {
+            session.withLock { session in
+                // A session that broke held nothing any more: PostgreSQL released it.
+                if (try? session?.query("SELECT pg_advisory_unlock(\(key))")) == nil {
+                    session?.close()
+                    session = nil
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,338 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import PostgresNIO
+
+/// The library's rows in PostgreSQL, for gateways that share one database and one store
+/// directory. The same rows as SQLite's: ids are text, "" is the root folder, and names and
+/// paths compare byte by byte (`COLLATE "C"`), so `pathsUnder` and the unique constraints mean
+/// exactly what they mean in SQLite.
+package final class PostgresLibraryCatalog: LibraryCatalog {
+    let database: PostgresDatabase
+
+    package init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    package func ping() throws { try database.query("SELECT 1") }
+
+    // MARK: Documents
+
+    package func document(id: String, owner: String?, readyOnly: Bool) throws -> DocumentWithPath? {
+        try database.query(
+            """
+            SELECT \(unescaped: Self.documentSelection)
+            WHERE documents.id = \(id) AND (\(owner)::text IS NULL OR documents.owner = \(owner))
+              AND (NOT \(readyOnly) OR documents.state = 'ready')
+            """
+        ).first.map(Self.document)
+    }
+
+    package func documentNameTaken(owner: String, folderID: String, name: String) throws -> Bool {
+        try !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
+    }
+
+    package func insert(_ document: DocumentRecord) throws {
+        try database.withConnection { try Self.insert(document, in: $0) }
+    }
+
+    package func insertAll(_ documents: [DocumentRecord]) throws {
+        try database.transaction { session in
+            for document in documents { try Self.insert(document, in: session) }
+        }
+    }
+
+    private static func insert(_ d: DocumentRecord, in session: PostgresSession) throws {
+        try session.query(
+            """
+            INSERT INTO documents (id, owner, folder_id, name, size, sha256, page_count, title, author, subject, keywords, creator,
+                producer, pdf_created_at, pdf_modified_at, pdf_version, page_width, page_height, encrypted, linearized, pdfa,
+                state, path_before, staged_path, created_at, updated_at)
+            VALUES (\(d.id), \(d.owner), \(d.folderID), \(d.name), \(d.size), \(d.sha256), \(d.pageCount), \(d.title), \(d.author),
+                \(d.subject), \(d.keywords), \(d.creator), \(d.producer), \(d.pdfCreatedAt), \(d.pdfModifiedAt), \(d.pdfVersion),
+                \(d.pageWidth), \(d.pageHeight), \(d.encrypted), \(d.linearized), \(d.pdfa), \(d.state.rawValue), \(d.pathBefore),
+                \(d.stagedPath), \(d.createdAt), \(d.updatedAt))
+            """
+        )
+    }
+
+    package func update(_ d: DocumentRecord) throws {
+        try database.query(
+            """
+            UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size), sha256 = \(d.sha256),
+                page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject), keywords = \(d.keywords),
+                creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt), pdf_modified_at = \(d.pdfModifiedAt),
+                pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth), page_height = \(d.pageHeight), encrypted = \(d.encrypted),
+                linearized = \(d.linearized), pdfa = \(d.pdfa), state = \(d.state.rawValue), path_before = \(d.pathBefore),
+                staged_path = \(d.stagedPath), created_at = \(d.createdAt), updated_at = \(d.updatedAt)
+            WHERE id = \(d.id)
+            """
+        )
+    }
+
+    package func deleteDocument(id: String) throws {
+        try database.query("DELETE FROM documents WHERE id = \(id)")
+    }
+
+    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) throws -> [DocumentWithPath] {
+        let key = query.sort.field == .name ? Self.foldedName("documents.name") : "documents." + query.sort.field.rawValue
+        let direction = query.sort.descending ? "DESC" : "ASC"
+        let comparison = query.sort.descending ? "<" : ">"
+        var sql = PostgresQuery(unsafeSQL: "SELECT \(Self.documentSelection) WHERE documents.owner = $1 AND documents.state = 'ready'")
+        var bindings = PostgresBindings()
+        bindings.append(query.owner)
+        /// Appends `value` as the next parameter and returns its placeholder.
+        func parameter<Value: PostgresNonThrowingEncodable>(_ value: Value) -> String {
+            bindings.append(value)
+            return "$\(bindings.count)"
+        }
+        var conditions: [String] = []
+        if !query.recursive {
+            conditions.append("documents.folder_id = \(parameter(folder?.id ?? ""))")
+        } else if let folder {
+            conditions.append(
+                "documents.folder_id IN (SELECT id FROM folders WHERE owner = $1 AND (path = \(parameter(folder.path)) OR "
+                    + "(path > \(parameter(folder.path + "/")) AND path < \(parameter(folder.path + "0")))))"
+            )
+        }
+        if let pattern = LibraryNames.likePattern(query.search) {
+            let placeholder = parameter(pattern)
+            conditions.append("(documents.name ILIKE \(placeholder) ESCAPE '\\' OR documents.title ILIKE \(placeholder) ESCAPE '\\')")
+        }
+        if let cursor {
+            let value: String
+            switch (query.sort.field, cursor.value) {
+            case (.name, .text(let name)): value = Self.foldedName(parameter(name) + "::text")
+            case (.createdAt, .integer(let micros)), (.updatedAt, .integer(let micros)):
+                value = "(timestamptz 'epoch' + \(parameter(micros)) * interval '1 microsecond')"
+            case (.size, .integer(let int)), (.pageCount, .integer(let int)): value = parameter(int)
+            default:
+                throw LibraryError(.invalidCursor, "cursor does not fit sort '\(query.sort)'; start again without a cursor")
+            }
+            let id = parameter(cursor.id)
+            conditions.append("(\(key) \(comparison) \(value) OR (\(key) = \(value) AND documents.id \(comparison) \(id)))")
+        }
+        let tail =
+            conditions.map { " AND " + $0 }.joined()
+            + " ORDER BY \(key) \(direction), documents.id \(direction) LIMIT \(query.limit + 1)"
+        sql = PostgresQuery(unsafeSQL: sql.sql + tail, binds: bindings)
+        return try database.query(sql).map(Self.document)
+    }
+
+    /// Dates as whole microseconds since 1970, PostgreSQL's own precision, so a page boundary
+    /// compares exactly.
+    package func sortValue(of document: DocumentRecord, _ field: DocumentSortField) -> SortValue {
+        func micros(_ date: Date) -> SortValue { .integer(Int64((date.timeIntervalSince1970 * 1_000_000).rounded())) }
+        switch field {
+        case .name: return .text(document.name)
+        case .createdAt: return micros(document.createdAt)
+        case .updatedAt: return micros(document.updatedAt)
+        case .size: return .integer(document.size)
+        case .pageCount: return .integer(Int64(document.pageCount))
+        }
+    }
+
+    // MARK: Folders
+
+    package func folder(id: String, owner: String) throws -> FolderRecord? {
+        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE id = \(id) AND owner = \(owner)").first.map(Self.folder)
+    }
+
+    package func folder(owner: String, path: String) throws -> FolderRecord? {
+        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND path = \(path)").first.map(Self.folder)
+    }
+
+    package func childFolder(owner: String, parentID: String, name: String) throws -> FolderRecord? {
+        try database.query(
+            "SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND parent_id = \(parentID) AND name = \(name)"
+        ).first.map(Self.folder)
+    }
+
+    package func folders(owner: String, parentID: String) throws -> [FolderRecord] {
+        try database.query(
+            """
+            SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND state = 'ready' AND parent_id = \(parentID)
+            ORDER BY path
+            """
+        ).map(Self.folder)
+    }
+
+    package func folders(owner: String, under path: String?) throws -> [FolderRecord] {
+        try database.query(
+            """
+            SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND state = 'ready'
+              AND (\(path)::text IS NULL OR (path > \(path.map { $0 + "/" }) AND path < \(path.map { $0 + "0" })))
+            ORDER BY path
+            """
+        ).map(Self.folder)
+    }
+
+    package func contents(ofFolder id: String) throws -> (documents: Int, folders: Int) {
+        let row = try database.query(
+            """
+            SELECT (SELECT count(*) FROM documents WHERE folder_id = \(id)), (SELECT count(*) FROM folders WHERE parent_id = \(id))
+            """
+        ).first
+        guard let row else { return (0, 0) }
+        let (documents, folders) = try row.decode((Int64, Int64).self)
+        return (Int(documents), Int(folders))
+    }
+
+    package func insert(_ f: FolderRecord) throws {
+        try database.query(
+            """
+            INSERT INTO folders (id, owner, parent_id, name, path, state, path_before, created_at, updated_at)
+            VALUES (\(f.id), \(f.owner), \(f.parentID), \(f.name), \(f.path), \(f.state.rawValue), \(f.pathBefore), \(f.createdAt), \(f.updatedAt))
+            """
+        )
+    }
+
+    package func update(_ f: FolderRecord, subtreeFrom oldPath: String?) throws {
+        try database.transaction { session in
+            // Subfolders first: their paths move out from under the old path before the folder's
+            // own row takes the new one, so neither step meets the (owner, path) constraint.
+            if let oldPath, oldPath != f.path {
+                try session.query(
+                    """
+                    UPDATE folders SET path = \(f.path) || substr(path, \(Int32(oldPath.unicodeScalars.count + 1)))
+                    WHERE owner = \(f.owner) AND path > \(oldPath + "/") AND path < \(oldPath + "0")
+                    """
+                )  // substr counts characters
+            }
+            try session.query(
+                """
+                UPDATE folders SET owner = \(f.owner), parent_id = \(f.parentID), name = \(f.name), path = \(f.path), state = \(f.state.rawValue),
+                    path_before = \(f.pathBefore), created_at = \(f.createdAt), updated_at = \(f.updatedAt)
+                WHERE id = \(f.id)
+                """
+            )
+        }
+    }
+
+    package func deleteFolder(id: String) throws {
+        try database.query("DELETE FROM folders WHERE id = \(id)")
+    }
+
+    package func deleteTree(owner: String, path: String) throws -> [String] {
+        try database.transaction { session in
+            let folders = "owner = $1 AND (path = $2 OR (path > $3 AND path < $4))"
+            var bindings = PostgresBindings()
+            bindings.append(owner)
+            bindings.append(path)
+            bindings.append(path + "/")
+            bindings.append(path + "0")
+            let removed = try session.query(
+                PostgresQuery(
+                    unsafeSQL: "DELETE FROM documents WHERE folder_id IN (SELECT id FROM folders WHERE \(folders)) RETURNING id",
+                    binds: bindings
+                )
+            )
+            try session.query(PostgresQuery(unsafeSQL: "DELETE FROM folders WHERE \(folders)", binds: bindings))
+            return try removed.map { try $0.decode(String.self) }
+        }
+    }
+
+    // MARK: Recovery and fsck
+
+    package func unfinishedDocuments() throws -> [DocumentWithPath] {
+        try database.query(
+            "SELECT \(unescaped: Self.documentSelection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
+        ).map(Self.document)
+    }
+
+    package func unfinishedFolders() throws -> [FolderRecord] {
+        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state != 'ready' OR path_before IS NOT NULL ORDER BY path")
+            .map(Self.folder)
+    }
+
+    package func readyDocuments() throws -> [DocumentWithPath] {
+        try database.query("SELECT \(unescaped: Self.documentSelection) WHERE documents.state = 'ready'").map(Self.document)
+    }
+
+    package func readyFolders() throws -> [FolderRecord] {
+        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state = 'ready'").map(Self.folder)
+    }
+
+    package func stagedPaths() throws -> Set<String> {
+        Set(try database.query("SELECT staged_path FROM documents WHERE staged_path IS NOT NULL").map { try $0.decode(String.self) })
+    }
+
+    // MARK: Rows
+
+    /// SQLite's `COLLATE NOCASE`, which folds ASCII letters only, as an immutable expression
+    /// the name indexes are built on: both backends page through names in the same order.
+    static func foldedName(_ expression: String) -> String {
+        "(translate(\(expression), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE \"C\")"
+    }
+
+    static let documentSelection =
+        DocumentWithPath.columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
+        + ", COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
+
+    static let folderColumns = "id, owner, parent_id, name, path, state, path_before, created_at, updated_at"
+
+    /// A row of `documentSelection`, column by column in `DocumentWithPath.columns` order.
+    static func document(_ row: PostgresRow) throws -> DocumentWithPath {
+        let columns = row.makeRandomAccess()
+        var index = 0
+        func next<Value: PostgresDecodable>(_: Value.Type = Value.self) throws -> Value {
+            defer { index += 1 }
+            return try columns[index].decode(Value.self)
+        }
+        let id: String = try next()
+        var record = DocumentRecord(
+            id: UUID(uuidString: id) ?? UUID(),
+            owner: try next(),
+            folderID: try next(),
+            name: try next(),
+            size: try next(),
+            sha256: try next(),
+            info: PDFInfo(pageCount: 0, pdfVersion: "", pageWidth: 0, pageHeight: 0, encrypted: false, linearized: false),
+            state: .ready,
+            now: Date()
+        )
+        record.id = id
+        record.pageCount = try next()
+        record.title = try next()
+        record.author = try next()
+        record.subject = try next()
+        record.keywords = try next()
+        record.creator = try next()
+        record.producer = try next()
+        record.pdfCreatedAt = try next()
+        record.pdfModifiedAt = try next()
+        record.pdfVersion = try next()
+        record.pageWidth = try next()
+        record.pageHeight = try next()
+        record.encrypted = try next()
+        record.linearized = try next()
+        record.pdfa = try next()
+        record.state = try state(next(), of: id)
+        record.pathBefore = try next()
+        record.stagedPath = try next()
+        record.createdAt = try next()
+        record.updatedAt = try next()
+        return DocumentWithPath(record: record, folderPath: try next())
+    }
+
+    static func folder(_ row: PostgresRow) throws -> FolderRecord {
+        let c = row.makeRandomAccess()
+        let id = try c[0].decode(String.self)
+        return FolderRecord(
+            id: id,
+            owner: try c[1].decode(String.self),
+            parentID: try c[2].decode(String.self),
+            name: try c[3].decode(String.self),
+            path: try c[4].decode(String.self),
+            state: try state(c[5].decode(String.self), of: id),
+            pathBefore: try c[6].decode(String?.self),
+            createdAt: try c[7].decode(Date.self),
+            updatedAt: try c[8].decode(Date.self)
+        )
+    }
+
+    private static func state(_ text: String, of id: String) throws -> RowState {
+        guard let state = RowState(rawValue: text) else { throw LibraryError(.storage, "row \(id) has unknown state '\(text)'") }
+        return state
+    }
+}

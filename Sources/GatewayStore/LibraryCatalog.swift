@@ -1,0 +1,122 @@
+import Foundation
+import GatewayCore
+
+/// The library's rows: what `Library` records before and after each change to the tree, in
+/// SQLite for one machine (`SQLiteLibraryCatalog`) or in PostgreSQL for several
+/// (`PostgresLibraryCatalog`).
+///
+/// Each call is one transaction. `Library` makes every mutating sequence of calls under its
+/// mutation lock, which spans all processes sharing the catalog, so between two calls no other
+/// writer changes anything; the unique constraints on (owner, folder, name) and (owner, path)
+/// still refuse a duplicate outright if something slips past.
+package protocol LibraryCatalog: Sendable {
+    /// Throws when the database does not answer (readiness).
+    func ping() throws
+
+    // MARK: Documents
+
+    /// A document with its folder's path. `owner` nil matches any owner; `readyOnly` hides rows
+    /// whose operation is still in flight.
+    func document(id: String, owner: String?, readyOnly: Bool) throws -> DocumentWithPath?
+    /// Whether any row, in any state, holds `name` in the folder.
+    func documentNameTaken(owner: String, folderID: String, name: String) throws -> Bool
+    func insert(_ document: DocumentRecord) throws
+    /// Many ready documents at once, in one transaction (seeding a benchmark library).
+    func insertAll(_ documents: [DocumentRecord]) throws
+    func update(_ document: DocumentRecord) throws
+    func deleteDocument(id: String) throws
+    /// Up to `query.limit + 1` ready documents after `cursor` in the query's order; the extra
+    /// one tells the caller there is a next page.
+    func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) throws -> [DocumentWithPath]
+    /// The sort field's value as this catalog compares it, for the next page's cursor.
+    func sortValue(of document: DocumentRecord, _ field: DocumentSortField) -> SortValue
+
+    // MARK: Folders
+
+    func folder(id: String, owner: String) throws -> FolderRecord?
+    func folder(owner: String, path: String) throws -> FolderRecord?
+    /// The folder named `name` directly under `parentID` ("" for the root), in any state.
+    func childFolder(owner: String, parentID: String, name: String) throws -> FolderRecord?
+    /// Ready folders directly under `parentID`, by path.
+    func folders(owner: String, parentID: String) throws -> [FolderRecord]
+    /// Ready folders strictly under `path` (all of the owner's when nil), by path.
+    func folders(owner: String, under path: String?) throws -> [FolderRecord]
+    /// How many documents and folders are directly in the folder.
+    func contents(ofFolder id: String) throws -> (documents: Int, folders: Int)
+    func insert(_ folder: FolderRecord) throws
+    /// Writes `folder`; when `oldPath` is given, every folder under `oldPath` is moved under the
+    /// folder's new path in the same transaction.
+    func update(_ folder: FolderRecord, subtreeFrom oldPath: String?) throws
+    func deleteFolder(id: String) throws
+    /// Deletes the folder at `path` with every folder and document under it in one
+    /// transaction; returns the deleted documents' ids.
+    func deleteTree(owner: String, path: String) throws -> [String]
+
+    // MARK: Recovery and fsck
+
+    /// Documents not `ready`, or mid-move.
+    func unfinishedDocuments() throws -> [DocumentWithPath]
+    /// Folders not `ready`, or mid-move, by path (parents first).
+    func unfinishedFolders() throws -> [FolderRecord]
+    func readyDocuments() throws -> [DocumentWithPath]
+    func readyFolders() throws -> [FolderRecord]
+    /// Every `staged_path` a row claims.
+    func stagedPaths() throws -> Set<String>
+}
+
+/// A sort column's value as a catalog stores and compares it, carried in a list cursor.
+package enum SortValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+}
+
+/// The opaque position after which the next page starts: the sort it belongs to, the last
+/// row's sort value and id, as base64url JSON.
+package struct ListCursor: Sendable {
+    package var sort: DocumentSort
+    package var value: SortValue
+    package var id: String
+
+    package init(sort: DocumentSort, value: SortValue, id: String) {
+        self.sort = sort
+        self.value = value
+        self.id = id
+    }
+
+    private struct Wire: Codable {
+        var s: String
+        var i: String
+        var t: String?
+        var n: Double?
+        var k: Int64?
+    }
+
+    package var encoded: String {
+        var wire = Wire(s: sort.description, i: id)
+        switch value {
+        case .text(let text): wire.t = text
+        case .integer(let int): wire.k = int
+        case .real(let double): wire.n = double
+        }
+        let data = (try? JSONEncoder().encode(wire)) ?? Data()
+        return data.base64URLEncoded
+    }
+
+    package init(decoding text: String, sort: DocumentSort) throws(LibraryError) {
+        guard let data = Data(base64URLEncoded: text), let wire = try? JSONDecoder().decode(Wire.self, from: data),
+            let value = wire.t.map(SortValue.text) ?? wire.k.map(SortValue.integer) ?? wire.n.map(SortValue.real)
+        else {
+            throw LibraryError(.invalidCursor, "cursor '\(text)' is not one this server issued; start again without a cursor")
+        }
+        guard wire.s == sort.description else {
+            throw LibraryError(
+                .invalidCursor,
+                "cursor was issued for sort '\(wire.s)' but this request sorts by '\(sort)'; keep the sort the same across pages"
+            )
+        }
+        self.sort = sort
+        self.id = wire.i
+        self.value = value
+    }
+}

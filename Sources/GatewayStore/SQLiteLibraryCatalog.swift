@@ -1,0 +1,235 @@
+import Foundation
+import GRDB
+import GatewayCore
+
+/// The library's rows in the store's own SQLite database: the embedded default.
+package final class SQLiteLibraryCatalog: LibraryCatalog {
+    package let database: GatewayDatabase
+
+    package init(database: GatewayDatabase) {
+        self.database = database
+    }
+
+    private var pool: DatabasePool { database.pool }
+
+    package func ping() throws { try database.ping() }
+
+    // MARK: Documents
+
+    package func document(id: String, owner: String?, readyOnly: Bool) throws -> DocumentWithPath? {
+        var sql = "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?"
+        var arguments: StatementArguments = [id]
+        if let owner {
+            sql += " AND documents.owner = ?"
+            _ = arguments.append(contentsOf: [owner])
+        }
+        if readyOnly { sql += " AND documents.state = 'ready'" }
+        return try pool.read { db in try DocumentWithPath.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) }
+    }
+
+    package func documentNameTaken(owner: String, folderID: String, name: String) throws -> Bool {
+        try pool.read { db in
+            try DocumentRecord.filter(
+                DocumentRecord.Columns.owner == owner && DocumentRecord.Columns.folderID == folderID && DocumentRecord.Columns.name == name
+            ).fetchCount(db) > 0
+        }
+    }
+
+    package func insert(_ document: DocumentRecord) throws {
+        try pool.write { db in try document.insert(db) }
+    }
+
+    package func insertAll(_ documents: [DocumentRecord]) throws {
+        try pool.write { db in
+            for document in documents { try document.insert(db) }
+        }
+    }
+
+    package func update(_ document: DocumentRecord) throws {
+        try pool.write { db in try document.update(db) }
+    }
+
+    package func deleteDocument(id: String) throws {
+        _ = try pool.write { db in try DocumentRecord.deleteOne(db, key: id) }
+    }
+
+    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after: ListCursor?) throws -> [DocumentWithPath] {
+        let column = "documents." + query.sort.field.rawValue
+        let key = query.sort.field == .name ? column + " COLLATE NOCASE" : column
+        let direction = query.sort.descending ? "DESC" : "ASC"
+        let comparison = query.sort.descending ? "<" : ">"
+
+        var conditions = ["documents.owner = ?", "documents.state = 'ready'"]
+        var arguments: StatementArguments = [query.owner]
+        if !query.recursive {
+            conditions.append("documents.folder_id = ?")
+            _ = arguments.append(contentsOf: [folder?.id ?? ""])
+        } else if let folder {
+            let under = Self.pathsUnder(folder.path)
+            conditions.append("documents.folder_id IN (SELECT id FROM folders WHERE owner = ? AND (path = ? OR \(under.sql)))")
+            _ = arguments.append(contentsOf: [query.owner, folder.path] + under.arguments)
+        }
+        if let pattern = LibraryNames.likePattern(query.search) {
+            conditions.append("(documents.name LIKE ? ESCAPE '\\' OR documents.title LIKE ? ESCAPE '\\')")
+            _ = arguments.append(contentsOf: [pattern, pattern])
+        }
+        if let after {
+            let value: DatabaseValue
+            switch after.value {
+            case .text(let text): value = text.databaseValue
+            case .integer(let int): value = int.databaseValue
+            case .real(let double): value = double.databaseValue
+            }
+            conditions.append("(\(key) \(comparison) ? OR (\(key) = ? AND documents.id \(comparison) ?))")
+            _ = arguments.append(contentsOf: [value, value, after.id])
+        }
+        let sql = """
+            SELECT \(DocumentWithPath.selection)
+            WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(key) \(direction), documents.id \(direction)
+            LIMIT \(query.limit + 1)
+            """
+        // Cached: a listing's SQL has a handful of shapes, and compiling it cost as much as running it.
+        return try pool.read { db in try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) }
+    }
+
+    /// Dates as GRDB stores them (text), so the cursor compares like the index.
+    package func sortValue(of document: DocumentRecord, _ field: DocumentSortField) -> SortValue {
+        func text(_ date: Date) -> SortValue {
+            if case .string(let text) = date.databaseValue.storage { return .text(text) }
+            return .real(date.timeIntervalSince1970)
+        }
+        switch field {
+        case .name: return .text(document.name)
+        case .createdAt: return text(document.createdAt)
+        case .updatedAt: return text(document.updatedAt)
+        case .size: return .integer(document.size)
+        case .pageCount: return .integer(Int64(document.pageCount))
+        }
+    }
+
+    // MARK: Folders
+
+    package func folder(id: String, owner: String) throws -> FolderRecord? {
+        try pool.read { db in
+            try FolderRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM folders WHERE id = ? AND owner = ?"), arguments: [id, owner])
+        }
+    }
+
+    package func folder(owner: String, path: String) throws -> FolderRecord? {
+        // A cached statement: every listing by folder path starts here.
+        try pool.read { db in
+            try FolderRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM folders WHERE owner = ? AND path = ?"), arguments: [owner, path])
+        }
+    }
+
+    package func childFolder(owner: String, parentID: String, name: String) throws -> FolderRecord? {
+        try pool.read { db in
+            try FolderRecord.filter(
+                FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == name
+            ).fetchOne(db)
+        }
+    }
+
+    package func folders(owner: String, parentID: String) throws -> [FolderRecord] {
+        try pool.read { db in
+            try FolderRecord.filter(
+                FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready && FolderRecord.Columns.parentID == parentID
+            ).order(FolderRecord.Columns.path).fetchAll(db)
+        }
+    }
+
+    package func folders(owner: String, under path: String?) throws -> [FolderRecord] {
+        try pool.read { db in
+            var request = FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready)
+            if let path {
+                let under = Self.pathsUnder(path)
+                request = request.filter(sql: under.sql, arguments: under.arguments)
+            }
+            return try request.order(FolderRecord.Columns.path).fetchAll(db)
+        }
+    }
+
+    package func contents(ofFolder id: String) throws -> (documents: Int, folders: Int) {
+        try pool.read { db in
+            (
+                try DocumentRecord.filter(DocumentRecord.Columns.folderID == id).fetchCount(db),
+                try FolderRecord.filter(FolderRecord.Columns.parentID == id).fetchCount(db)
+            )
+        }
+    }
+
+    package func insert(_ folder: FolderRecord) throws {
+        try pool.write { db in try folder.insert(db) }
+    }
+
+    package func update(_ folder: FolderRecord, subtreeFrom oldPath: String?) throws {
+        try pool.write { db in
+            try folder.update(db)
+            guard let oldPath, oldPath != folder.path else { return }
+            let under = Self.pathsUnder(oldPath)
+            try db.execute(
+                sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND \(under.sql)",
+                arguments: [folder.path, oldPath.unicodeScalars.count + 1, folder.owner] + under.arguments
+            )  // substr counts characters
+        }
+    }
+
+    package func deleteFolder(id: String) throws {
+        _ = try pool.write { db in try FolderRecord.deleteOne(db, key: id) }
+    }
+
+    package func deleteTree(owner: String, path: String) throws -> [String] {
+        try pool.write { db in
+            let under = Self.pathsUnder(path)
+            let subtree = FolderRecord.filter(FolderRecord.Columns.owner == owner)
+                .filter(sql: "(path = ? OR \(under.sql))", arguments: [path] + under.arguments)
+            let folderIDs = try subtree.select(FolderRecord.Columns.id, as: String.self).fetchAll(db)
+            let documents = DocumentRecord.filter(folderIDs.contains(DocumentRecord.Columns.folderID))
+            let documentIDs = try documents.select(DocumentRecord.Columns.id, as: String.self).fetchAll(db)
+            try documents.deleteAll(db)
+            try subtree.deleteAll(db)
+            return documentIDs
+        }
+    }
+
+    // MARK: Recovery and fsck
+
+    package func unfinishedDocuments() throws -> [DocumentWithPath] {
+        try pool.read { db in
+            try DocumentWithPath.fetchAll(
+                db,
+                sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
+            )
+        }
+    }
+
+    package func unfinishedFolders() throws -> [FolderRecord] {
+        try pool.read { db in
+            try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil)
+                .order(FolderRecord.Columns.path).fetchAll(db)
+        }
+    }
+
+    package func readyDocuments() throws -> [DocumentWithPath] {
+        try pool.read { db in try DocumentWithPath.fetchAll(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state = 'ready'") }
+    }
+
+    package func readyFolders() throws -> [FolderRecord] {
+        try pool.read { db in try FolderRecord.filter(FolderRecord.Columns.state == RowState.ready).fetchAll(db) }
+    }
+
+    package func stagedPaths() throws -> Set<String> {
+        Set(try pool.read { db in try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL") })
+    }
+
+    /// An SQL condition on the folders' `path` column matching the paths strictly under `path`.
+    ///
+    /// Not `LIKE 'A/%'`: SQLite's LIKE ignores ASCII case, and folder `a` is not folder `A`.
+    /// Under the default binary collation every path below `A` sorts after `A/` and before `A0`
+    /// ('0' is the byte after '/'), and nothing else does, so two comparisons match exactly and
+    /// use the (owner, path) index.
+    static func pathsUnder(_ path: String) -> (sql: String, arguments: StatementArguments) {
+        ("(path > ? AND path < ?)", [path + "/", path + "0"])
+    }
+}
