@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "GatewayAssembly",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -4,6 +4,7 @@
 # when called as root (PostgreSQL refuses to run as root). Nothing touches the system cluster.
 #
 #   bash scripts/postgres-scratch.sh start   # prints DIR and URL on two lines
+#   bash scripts/postgres-scratch.sh restart DIR   # a fast restart, same port
 #   bash scripts/postgres-scratch.sh stop DIR
 set -euo pipefail
 
@@ -38,13 +39,18 @@ case "${1:-}" in
     echo "$dir"
     echo "postgres://pdfgate@127.0.0.1:$port/pdfgate"
     ;;
+  restart)
+    dir=${2:?usage: postgres-scratch.sh restart DIR}
+    as_server_user "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart </dev/null >"$dir/pg_ctl.log" 2>&1 \
+      || { cat "$dir/pg_ctl.log" "$dir/server.log" >&2; exit 1; }
+    ;;
   stop)
     dir=${2:?usage: postgres-scratch.sh stop DIR}
     as_server_user "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: postgres-scratch.sh start | stop DIR" >&2
+    echo "usage: postgres-scratch.sh start | restart DIR | stop DIR" >&2
     exit 2
     ;;
 esac

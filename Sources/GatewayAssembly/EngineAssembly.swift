@@ -8,22 +8,25 @@ import Logging
 /// The engine and everything it needs, wired once for the CLI and the server alike;
 /// `shutdown()` ends the helper processes.
 public final class EngineAssembly: Sendable {
-    public let library: Library
+    public let stores: GatewayStores
+    public var library: Library { stores.library }
     public let engine: JobEngine
     /// The way in for new jobs, with the limits this assembly was given.
     public let intake: JobIntake
-    public let idempotency: IdempotencyStore
+    public let idempotency: any IdempotencyKeys
     public let inspector: PDFInspectorPool
     public let local: LocalConverter
     /// The backend each job type goes to, as configured.
     public let routes: [JobType: BackendChoice]
     /// The configured backends by name, for readiness checks.
     public let converters: [any Converter]
-    /// Held while this assembly lives: one engine per store.
-    let engineLock: EngineLock
+    /// Held while this assembly lives: one engine per embedded store (a shared one has leases).
+    let engineLock: EngineLock?
 
     public init(
-        library: Library,
+        stores: GatewayStores,
+        lease: Duration = .seconds(15),
+        node: String = UUID().uuidString.lowercased(),
         routes: [JobType: BackendChoice],
         timeouts: [JobType: Duration] = [:],
         urlAllowList: Set<String> = [],
@@ -36,9 +39,10 @@ public final class EngineAssembly: Sendable {
         limits: JobIntake.Limits = .none,
         logger: Logger
     ) throws {
-        self.library = library
+        self.stores = stores
+        let library = stores.library
         self.routes = routes
-        engineLock = try EngineLock(paths: library.paths)
+        engineLock = stores.shared ? nil : try EngineLock(paths: library.paths)
         inspector = PDFInspectorPool()
         let urlCheck = URLCheck(allowList: urlAllowList)
         // Tools start lazily, so an unused local converter costs nothing.
@@ -47,7 +51,9 @@ public final class EngineAssembly: Sendable {
                 libreOfficeSlots: toolSlots.libreOffice,
                 chromiumSlots: toolSlots.chromium,
                 calibreSlots: toolSlots.calibre,
-                baseDirectory: library.paths.meta + "/converters",
+                // Warm tools' profiles and scratch files stay on this machine: a shared store is
+                // a network file system, and its files are every node's.
+                baseDirectory: stores.shared ? FileManager.default.temporaryDirectory.path : library.paths.meta + "/converters",
                 urlGuard: URLGuard(check: urlCheck),
                 // The store is never a converter's business; its own directories are bound back in.
                 sandbox: sandbox.hiding([library.paths.root])
@@ -82,15 +88,22 @@ public final class EngineAssembly: Sendable {
         }
         converters = byChoice.values.map(\.converter)
         engine = JobEngine(
-            configuration: .init(defaultTimeout: timeouts, shutdownGrace: shutdownGrace, uploadWindow: uploadWindow),
-            store: SQLiteJobStore(database: try library.embeddedDatabase()),
+            configuration: .init(
+                defaultTimeout: timeouts,
+                shutdownGrace: shutdownGrace,
+                uploadWindow: uploadWindow,
+                lease: lease,
+                sharesStore: stores.shared,
+                node: node
+            ),
+            store: stores.jobs,
             staging: library.staging,
             router: ConverterRouter(routes: table),
             inspector: inspector,
             filer: library,
             logger: logger
         )
-        idempotency = IdempotencyStore(database: try library.embeddedDatabase())
+        idempotency = stores.idempotency
         intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: urlCheck, limits: limits, idempotency: idempotency)
     }
 

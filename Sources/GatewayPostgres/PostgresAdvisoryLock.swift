@@ -39,18 +39,40 @@ package struct PostgresAdvisoryLock: StoreWideLock {
 
         package func lock() throws {
             try session.withLock { session in
-                if session == nil || session?.isClosed == true {
-                    session?.close()
-                    session = try database.dedicatedSession()
+                // Another node may hold the lock through a long fsck --repair: the wait is taken
+                // in 5-second turns (the server's lock_timeout), each answered quickly, so a
+                // connection that died silently is noticed and replaced within one turn.
+                let deadline = Date().addingTimeInterval(600)
+                var reconnected = false
+                while true {
+                    do {
+                        if session == nil || session?.isClosed == true {
+                            session?.close()
+                            session = try database.dedicatedSession()
+                            try session?.execute("SET lock_timeout = '5s'")
+                        }
+                        try session?.query("SELECT pg_advisory_lock(\(key))", timeout: .seconds(10))
+                        return
+                    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" && Date() < deadline {
+                        continue  // still held elsewhere: wait another turn
+                    } catch {
+                        session?.close()
+                        session = nil
+                        // One fresh connection: the old one may have died with a database restart.
+                        if !reconnected && PostgresDatabase.breaksConnection(error) {
+                            reconnected = true
+                            continue
+                        }
+                        throw PostgresDatabase.translate(error, location: database.location)
+                    }
                 }
-                try session?.query("SELECT pg_advisory_lock(\(key))")
             }
         }
 
         package func unlock() {
             session.withLock { session in
                 // A session that broke held nothing any more: PostgreSQL released it.
-                if (try? session?.query("SELECT pg_advisory_unlock(\(key))")) == nil {
+                if (try? session?.query("SELECT pg_advisory_unlock(\(key))", timeout: .seconds(5))) == nil {
                     session?.close()
                     session = nil
                 }

@@ -99,9 +99,24 @@ public final class PostgresDatabase: Sendable {
             release(connection)
             return result
         } catch {
+            // A connection that failed below the statement level (dropped, timed out, the
+            // server shutting down) may still look open while it closes, and a query queued on
+            // it then would never be answered: it is closed here rather than reused.
+            if Self.breaksConnection(error) { session.close() }
             release(connection)
             throw Self.translate(error, location: location)
         }
+    }
+
+    /// True for errors after which the connection is not to be trusted: anything but a
+    /// statement the server refused for its content (syntax, constraint, serialization).
+    static func breaksConnection(_ error: any Error) -> Bool {
+        if error is PostgresTimeout { return true }
+        guard let error = error as? PSQLError else { return false }  // the caller's own error: the connection is fine
+        guard let state = error.serverInfo?[.sqlState] else { return true }
+        // Class 08: connection exception; 57: operator intervention (shutdown, restart);
+        // 53: insufficient resources; 58: system error.
+        return ["08", "57", "53", "58"].contains(String(state.prefix(2)))
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -201,6 +216,9 @@ public final class PostgresDatabase: Sendable {
     /// PostgreSQL's errors, said so that an operator knows what failed: unreachable, refused,
     /// or the statement itself.
     static func translate(_ error: any Error, location: Location) -> any Error {
+        if let timeout = error as? PostgresTimeout {
+            return PostgresStoreError(code: "database_unavailable", message: "PostgreSQL at \(location): \(timeout)")
+        }
         guard let error = error as? PSQLError else { return error }
         if let state = error.serverInfo?[.sqlState] {
             let message = error.serverInfo?[.message] ?? "\(error)"
@@ -222,9 +240,31 @@ public struct PostgresSession {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// How long one statement may take before its connection is given up on.
+    static let statementTimeout: TimeAmount = .seconds(30)
+
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try connection.query(query, logger: logger).wait().rows
+        try self.query(query, timeout: Self.statementTimeout)
+    }
+
+    @discardableResult
+    func query(_ query: PostgresQuery, timeout: TimeAmount) throws -> [PostgresRow] {
+        try wait(for: connection.query(query, logger: logger), timeout: timeout).rows
+    }
+
+    /// Waits for `future` at most `timeout`, then closes the connection and throws: a
+    /// connection that silently stopped answering must not hold its caller forever.
+    private func wait<Value: Sendable>(for future: EventLoopFuture<Value>, timeout: TimeAmount) throws -> Value {
+        let promise = connection.eventLoop.makePromise(of: Value.self)
+        future.cascade(to: promise)
+        let connection = self.connection
+        let timer = connection.eventLoop.scheduleTask(in: timeout) {
+            promise.fail(PostgresTimeout(seconds: timeout.nanoseconds / 1_000_000_000))
+            _ = connection.close() as EventLoopFuture<Void>
+        }
+        defer { timer.cancel() }
+        return try promise.futureResult.wait()
     }
 
     var isClosed: Bool { connection.isClosed }
@@ -234,8 +274,14 @@ public struct PostgresSession {
 
     /// A statement with no parameters (several, separated by `;`, are allowed).
     public func execute(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        _ = try wait(for: connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), timeout: Self.statementTimeout)
     }
+}
+
+/// A statement PostgreSQL did not answer in time; its connection was closed.
+struct PostgresTimeout: Error, CustomStringConvertible {
+    var seconds: Int64
+    var description: String { "no answer from PostgreSQL within \(seconds) s; the connection was closed" }
 }
 
 /// A failure of the PostgreSQL store that is not the client's doing.

@@ -52,6 +52,10 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
         try database.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
     }
 
+    /// Releases nothing: the holds may be other nodes' requests in progress. An abandoned one is
+    /// taken over once `abandonedAfter` has passed (see `hold`).
+    public func recoverAfterRestart(now: Date) throws {}
+
     /// Keys created before `date` are forgotten.
     public func purge(olderThan date: Date) throws {
         try database.query("DELETE FROM idempotency_keys WHERE created_at < \(date)")

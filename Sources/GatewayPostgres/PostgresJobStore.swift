@@ -172,6 +172,15 @@ public final class PostgresJobStore: JobStore {
         return counts
     }
 
+    public func queuedCounts() throws -> [JobType: Int] {
+        var counts: [JobType: Int] = [:]
+        for row in try database.query("SELECT type, count(*) FROM jobs WHERE status = \(JobStatus.queued.rawValue) GROUP BY type") {
+            let (type, count) = try row.decode((String, Int64).self)
+            if let type = JobType(rawValue: type) { counts[type] = Int(count) }
+        }
+        return counts
+    }
+
     public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
         guard !types.isEmpty else { return [] }
         return try database.query(

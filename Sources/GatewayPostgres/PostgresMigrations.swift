@@ -122,6 +122,35 @@ enum PostgresMigrations {
                     ]
                 }
         ),
+        (
+            "v4-tokens-webhooks",
+            [
+                """
+                CREATE TABLE tokens (
+                    id text PRIMARY KEY,
+                    owner text NOT NULL,
+                    name text NOT NULL,
+                    secret_sha256 text NOT NULL UNIQUE,
+                    created_at timestamptz NOT NULL,
+                    revoked_at timestamptz
+                )
+                """,
+                """
+                CREATE TABLE webhook_outbox (
+                    message_id text PRIMARY KEY,
+                    job_id uuid NOT NULL,
+                    url text NOT NULL,
+                    body bytea NOT NULL,
+                    attempts integer NOT NULL,
+                    not_before timestamptz NOT NULL,
+                    expires_at timestamptz NOT NULL,
+                    claim_node text,
+                    claim_expires timestamptz
+                )
+                """,
+                "CREATE INDEX webhook_outbox_claim ON webhook_outbox (claim_expires)",
+            ]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -15,7 +15,7 @@ public struct GatewayServer {
     public let assembly: EngineAssembly
     public let routes: RouteTable
     public let metrics: GatewayMetrics
-    let tokens: TokenStore
+    let tokens: any APITokens
     let links: APILinks
     let closing = ClosingSignal()
     let router: Router<GatewayRequestContext>
@@ -25,9 +25,13 @@ public struct GatewayServer {
     /// Opens the store, wires the engine and builds the router; nothing listens yet.
     public init(configuration: ServerConfiguration, logger: Logger) throws {
         try configuration.validate()
-        let library = try Library(root: configuration.store, logger: logger)
+        let stores = try GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
+        let library = stores.library
+        let node = configuration.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let assembly = try EngineAssembly(
-            library: library,
+            stores: stores,
+            lease: configuration.lease,
+            node: node,
             routes: configuration.routes,
             timeouts: configuration.timeouts,
             urlAllowList: configuration.urlAllowList,
@@ -53,14 +57,15 @@ public struct GatewayServer {
         self.configuration = configuration
         self.assembly = assembly
         self.logger = logger
-        tokens = TokenStore(database: try library.embeddedDatabase())
+        tokens = stores.tokens
         let (links, metrics) = (APILinks(configuration: configuration, signer: URLSigner(keys: keys), library: library), GatewayMetrics())
         self.links = links
         self.metrics = metrics
         let webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
             urlGuard: URLGuard(check: assembly.intake.urlCheck),
-            outbox: WebhookOutbox(database: try library.embeddedDatabase()),
+            outbox: stores.outbox,
+            node: node,
             logger: logger
         )
         self.webhooks = webhooks
@@ -87,7 +92,7 @@ public struct GatewayServer {
         assembly: EngineAssembly,
         links: APILinks,
         metrics: GatewayMetrics,
-        tokens: TokenStore,
+        tokens: any APITokens,
         closing: ClosingSignal
     ) -> (Router<GatewayRequestContext>, RouteTable) {
         let router = Router(context: GatewayRequestContext.self)
@@ -128,8 +133,12 @@ public struct GatewayServer {
         if configuration.effectiveAuth == .tokens, try !tokens.hasLiveTokens() {
             logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
-        try assembly.idempotency.recoverAfterRestart()
+        try assembly.idempotency.recoverAfterRestart(now: Date())
         webhooks.resumePending()
+        // Another gateway's deliveries, once its claims lapse (on one machine: a delivery whose
+        // task ended without clearing it).
+        let sweeping = Task { [webhooks] in await webhooks.sweep(every: .seconds(15)) }
+        defer { sweeping.cancel() }
         if configuration.routes.values.contains(.local) {
             if configuration.unsandboxedConverters {
                 logger.warning(

@@ -8,6 +8,10 @@ extension ServerConfiguration {
         var host: String?
         var port: Int?
         var store: String?
+        /// `sqlite` or a `postgres://` URL.
+        var database: String?
+        var leaseSeconds: Double?
+        var node: String?
         var publicURL: String?
         var auth: AuthMode?
         /// `{"URL_TO_PDF": "gotenberg=http://gotenberg:3000", …}`
@@ -33,7 +37,8 @@ extension ServerConfiguration {
         var calibreSlots: Int?
 
         enum CodingKeys: String, CodingKey {
-            case host, port, store, auth, routes, timeouts
+            case host, port, store, auth, routes, timeouts, database, node
+            case leaseSeconds = "lease_seconds"
             case publicURL = "public_url"
             case allowHosts = "allow_hosts"
             case maxUploadBytes = "max_upload_bytes"
@@ -76,6 +81,9 @@ extension ServerConfiguration {
         if let value = file.host { host = value }
         if let value = file.port { port = value }
         if let value = file.store { store = value }
+        if let value = file.database { try setDatabase(value, from: "database") }
+        if let value = file.leaseSeconds { try setLease(value, from: "lease_seconds") }
+        if let value = file.node, !value.isEmpty { node = value }
         if let value = file.publicURL { publicURL = value }
         if let value = file.auth { auth = value }
         if let routes = file.routes {
@@ -100,6 +108,23 @@ extension ServerConfiguration {
         if let value = file.unsandboxedConverters { unsandboxedConverters = value }
         try setConverterLimits(memoryMB: file.converterMemoryMB, cpuSeconds: file.converterCPUSeconds, processes: file.converterProcesses)
         try setToolSlots(libreOffice: file.libreOfficeSlots, chromium: file.chromiumSlots, calibre: file.calibreSlots)
+    }
+
+    /// `sqlite` or a PostgreSQL URL, refused with the shape it should have.
+    public mutating func setDatabase(_ value: String, from source: String) throws(ConfigurationError) {
+        do {
+            database = try DatabaseChoice(parsing: value)
+        } catch {
+            throw ConfigurationError("\(source): \((error as? any GatewayError)?.message ?? "\(error)")")
+        }
+    }
+
+    /// 2 to 600 seconds: renewals come every third of it, and a takeover waits all of it.
+    public mutating func setLease(_ seconds: Double, from source: String) throws(ConfigurationError) {
+        guard (2...600).contains(seconds) else {
+            throw ConfigurationError("\(source) must be between 2 and 600 seconds, not \(seconds)")
+        }
+        lease = .milliseconds(Int64(seconds * 1000))
     }
 
     /// 1 to 64 of each: none would fail every job of that kind, and each is a whole warm tool.
@@ -129,6 +154,12 @@ extension ServerConfiguration {
             self.port = port
         }
         if let value = environment["PDFGATE_STORE"] { store = value }
+        if let value = environment["PDFGATE_DATABASE_URL"], !value.isEmpty { try setDatabase(value, from: "PDFGATE_DATABASE_URL") }
+        if let value = environment["PDFGATE_LEASE_SECONDS"] {
+            guard let seconds = Double(value) else { throw ConfigurationError("PDFGATE_LEASE_SECONDS '\(value)' is not a number") }
+            try setLease(seconds, from: "PDFGATE_LEASE_SECONDS")
+        }
+        if let value = environment["PDFGATE_NODE"], !value.isEmpty { node = value }
         if let value = environment["PDFGATE_PUBLIC_URL"], !value.isEmpty { publicURL = value }
         if let value = environment["PDFGATE_AUTH"] {
             guard let mode = AuthMode(rawValue: value) else { throw ConfigurationError("PDFGATE_AUTH must be none or tokens, not '\(value)'") }

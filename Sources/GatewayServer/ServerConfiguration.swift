@@ -19,6 +19,14 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var store = "./data"
+    /// Where the rows live: SQLite beside the store, or a PostgreSQL database several gateways
+    /// share (with one shared store directory).
+    public var database: DatabaseChoice = .embedded
+    /// How long a running job's lease lasts unless renewed: how soon another gateway sharing the
+    /// database resumes the jobs of one that died.
+    public var lease: Duration = .seconds(15)
+    /// This gateway's name in leases, logs and metrics; nil: host name and process id.
+    public var node: String?
     /// Base of the absolute URLs in answers; nil to build them from the request's `Host`.
     public var publicURL: String?
     /// nil: `none` on loopback, `tokens` anywhere else.

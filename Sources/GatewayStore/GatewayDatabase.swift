@@ -149,6 +149,13 @@ public final class GatewayDatabase: Sendable {
             }
             try db.create(index: "jobs_status_lease", on: "jobs", columns: ["status", "lease_expires"])
         }
+        migrator.registerMigration("v8-webhook-claims") { db in
+            // The node sending a delivery and until when; a lapsed claim is another node's to take.
+            try db.alter(table: "webhook_outbox") { t in
+                t.add(column: "claim_node", .text)
+                t.add(column: "claim_expires", .datetime)
+            }
+        }
         return migrator
     }
 }

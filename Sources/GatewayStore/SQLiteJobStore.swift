@@ -78,6 +78,21 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    public func queuedCounts() throws -> [JobType: Int] {
+        try database.pool.read { db in
+            var counts: [JobType: Int] = [:]
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT type, COUNT(*) AS n FROM jobs WHERE status = ? GROUP BY type",
+                arguments: [JobStatus.queued.rawValue]
+            )
+            for row in rows {
+                if let type = JobType(rawValue: row["type"]) { counts[type] = row["n"] }
+            }
+            return counts
+        }
+    }
+
     public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
         guard !types.isEmpty else { return [] }
         return try database.pool.read { db in try Self.due(now: now, types: types).limit(limit).fetchAll(db).map { try $0.job() } }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GatewayCore
 
 /// A webhook delivery still owed to a receiver.
 public struct PendingWebhook: Sendable, Equatable {
@@ -27,53 +28,73 @@ public struct PendingWebhook: Sendable, Equatable {
     }
 }
 
-/// Webhook deliveries that have not ended yet, in SQLite: the sender records one before its
-/// first attempt and removes it when the receiver accepts, refuses or the window closes, so a
-/// restart (or a shutdown mid-retry) resumes what was still owed.
-public struct WebhookOutbox: Sendable {
+/// Webhook deliveries that have not ended yet: the sender records one before its first
+/// attempt, claimed by its node, and removes it when the receiver accepts, refuses or the
+/// window closes. A delivery whose claim lapsed (its node died or stopped) is claimed by the
+/// next node that looks, and sent on under the same `webhook-id` and body.
+public protocol WebhookDeliveries: Sendable {
+    /// Records `delivery`, claimed by `claim`, unless one with the same message id is owed.
+    func add(_ delivery: PendingWebhook, claim: JobLease) throws
+    /// After a failed attempt: how many were made, when the next may start, and the claim
+    /// extended past it.
+    func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) throws
+    /// The delivery ended (accepted, refused for good, or given up).
+    func remove(_ messageID: String) throws
+    /// Claims for `claim.node` up to `limit` deliveries whose claim lapsed by `now`, the
+    /// earliest due first.
+    func claimLapsed(now: Date, claim: JobLease, limit: Int) throws -> [PendingWebhook]
+}
+
+/// Webhook deliveries still owed, in the store's SQLite database.
+public struct WebhookOutbox: WebhookDeliveries {
     let database: GatewayDatabase
 
     public init(database: GatewayDatabase) {
         self.database = database
     }
 
-    /// Records `delivery` unless one with the same message id is already owed.
-    public func add(_ delivery: PendingWebhook) throws {
+    public func add(_ delivery: PendingWebhook, claim: JobLease) throws {
         try database.pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO webhook_outbox (message_id, job_id, url, body, attempts, not_before, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO webhook_outbox (message_id, job_id, url, body, attempts, not_before, expires_at, claim_node, claim_expires)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     delivery.messageID, delivery.jobID.uuidString.lowercased(), delivery.url, delivery.body, delivery.attempts,
-                    delivery.notBefore, delivery.expiresAt,
+                    delivery.notBefore, delivery.expiresAt, claim.node, claim.expires,
                 ]
             )
         }
     }
 
-    /// After a failed attempt: how many were made and when the next may start.
-    public func reschedule(_ messageID: String, attempts: Int, notBefore: Date) throws {
+    public func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) throws {
         try database.pool.write { db in
             try db.execute(
-                sql: "UPDATE webhook_outbox SET attempts = ?, not_before = ? WHERE message_id = ?",
-                arguments: [attempts, notBefore, messageID]
+                sql: "UPDATE webhook_outbox SET attempts = ?, not_before = ?, claim_node = ?, claim_expires = ? WHERE message_id = ?",
+                arguments: [attempts, notBefore, claim.node, claim.expires, messageID]
             )
         }
     }
 
-    /// The delivery ended (accepted, refused for good, or given up).
     public func remove(_ messageID: String) throws {
         try database.pool.write { db in
             try db.execute(sql: "DELETE FROM webhook_outbox WHERE message_id = ?", arguments: [messageID])
         }
     }
 
-    /// Every delivery still owed, the earliest due first.
-    public func pending() throws -> [PendingWebhook] {
-        try database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM webhook_outbox ORDER BY not_before").compactMap { row in
+    public func claimLapsed(now: Date, claim: JobLease, limit: Int) throws -> [PendingWebhook] {
+        try database.pool.write { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE webhook_outbox SET claim_node = ?, claim_expires = ?
+                    WHERE message_id IN (
+                        SELECT message_id FROM webhook_outbox WHERE claim_expires IS NULL OR claim_expires < ? ORDER BY not_before LIMIT ?)
+                    RETURNING *
+                    """,
+                arguments: [claim.node, claim.expires, now, limit]
+            ).compactMap { row in
                 guard let jobID = UUID(uuidString: row["job_id"]) else { return nil }
                 return PendingWebhook(
                     messageID: row["message_id"],
@@ -84,7 +105,7 @@ public struct WebhookOutbox: Sendable {
                     notBefore: row["not_before"],
                     expiresAt: row["expires_at"]
                 )
-            }
+            }.sorted { $0.notBefore < $1.notBefore }
         }
     }
 }

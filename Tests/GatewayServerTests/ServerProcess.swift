@@ -8,10 +8,12 @@ final class ServerProcess: @unchecked Sendable {
     let store: String
     let port: Int
     let process: Process
+    let logPath: String
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts a server on a fresh store (or `store`) with extra `serve` arguments.
-    init(store: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+    /// Starts a server on a fresh store (or `store`) with extra `serve` arguments; its log goes
+    /// to `log` (default: beside the store).
+    init(store: String? = nil, arguments: [String] = [], environment: [String: String] = [:], log: String? = nil) async throws {
         let store = store ?? FileManager.default.temporaryDirectory.path + "/pdfgate-serve-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         self.store = store
@@ -24,8 +26,10 @@ final class ServerProcess: @unchecked Sendable {
         process.environment = env
         let output = Pipe()
         process.standardOutput = output
-        _ = FileManager.default.createFile(atPath: store + ".server.log", contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: store + ".server.log"))
+        let log = log ?? store + ".server.log"
+        self.logPath = log
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
         self.process = process
         // The one line `serve` prints once it listens: "pdfgate listening on http://127.0.0.1:PORT …".
@@ -43,7 +47,7 @@ final class ServerProcess: @unchecked Sendable {
             let port = Int(line[range.upperBound...].prefix(while: \.isNumber))
         else {
             process.terminate()
-            let log = (try? String(contentsOfFile: store + ".server.log", encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw NSError(domain: "ServerProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(line) \(log)"])
         }
         self.port = port
@@ -68,7 +72,7 @@ final class ServerProcess: @unchecked Sendable {
         _ = try? await onThread { process.waitUntilExit() }
     }
 
-    var log: String { (try? String(contentsOfFile: store + ".server.log", encoding: .utf8)) ?? "" }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 }
 
 /// A small client over libcurl: real HTTP, JSON in and out.

@@ -19,9 +19,8 @@ struct ToolSlotsConfigurationTests {
         #expect(configuration.toolSlots.libreOffice == 3 && configuration.toolSlots.chromium == 4 && configuration.toolSlots.calibre == 1)
         #expect(try ServerConfiguration.load(file: nil, environment: [:]).toolSlots == ToolSlots())
 
-        let library = try Library(root: directory.file("store"))
         let assembly = try EngineAssembly(
-            library: library,
+            stores: try GatewayStores.open(root: directory.file("store"), database: .embedded, logger: Logger(label: "test")),
             routes: [:],
             toolSlots: configuration.toolSlots,
             logger: Logger(label: "test")

@@ -38,6 +38,23 @@ public enum TestPostgres {
         }
     }
 
+    /// A server of its own, for a test that restarts or stops it; not shared with other tests.
+    public struct ScratchServer: Sendable {
+        public let url: String
+        let directory: String
+
+        /// A fast restart on the same port: every connection drops, as in a failover.
+        public func restart() throws { _ = try TestPostgres.scratch("restart " + directory) }
+
+        public func stop() { _ = try? TestPostgres.scratch("stop " + directory) }
+    }
+
+    public static func startServer() throws -> ScratchServer {
+        let lines = try scratch("start").split(separator: "\n").map(String.init)
+        guard lines.count == 2 else { throw TestPostgresError(message: "postgres-scratch.sh start printed \(lines)") }
+        return ScratchServer(url: lines[1], directory: lines[0])
+    }
+
     /// Stops the server this process started, if it did.
     static func stop() {
         guard let directory = started.withLock({ $0.directory }) else { return }
@@ -47,7 +64,7 @@ public enum TestPostgres {
     /// Runs `scripts/postgres-scratch.sh` with `arguments` through `system(3)`, which waits for
     /// exactly its own child. (Foundation's `Process` never saw this script exit: it was left a
     /// zombie while `waitUntilExit` waited, once the script had started a daemon.)
-    private static func scratch(_ arguments: String) throws -> String {
+    fileprivate static func scratch(_ arguments: String) throws -> String {
         let script = URL(fileURLWithPath: Fixtures.root).deletingLastPathComponent().appendingPathComponent("scripts/postgres-scratch.sh").path
         let output = NSTemporaryDirectory() + "pdfgate-postgres-scratch-\(UUID().uuidString).out"
         defer { unlink(output) }

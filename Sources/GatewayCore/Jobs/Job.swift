@@ -128,6 +128,8 @@ public protocol JobStore: Sendable {
     func activeCount(owner: String) throws -> Int
     /// Jobs per status, all owners: what `/metrics` reports.
     func statusCounts() throws -> [JobStatus: Int]
+    /// Queued jobs per type, all owners: the queue an autoscaler watches.
+    func queuedCounts() throws -> [JobType: Int]
     /// Queued jobs of `types` whose retry time has come, oldest first. The engine asks only for
     /// types whose backend has a free slot, so a backlog on one backend never hides another's jobs.
     func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job]

@@ -9,7 +9,7 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
     let mode: ServerConfiguration.AuthMode
-    let tokens: TokenStore
+    let tokens: any APITokens
     let cache: TokenCache
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

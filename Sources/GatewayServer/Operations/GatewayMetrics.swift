@@ -46,13 +46,33 @@ public final class GatewayMetrics: Sendable {
         }
     }
 
-    /// The exposition text, given the store's current count of jobs per status.
-    func render(jobsByStatus: [JobStatus: Int]) -> String {
+    /// What the store and the engine say at scrape time.
+    struct Snapshot {
+        var jobsByStatus: [JobStatus: Int]
+        var queuedByType: [JobType: Int]
+        /// This gateway's name: gateways sharing a database report the same queue, each its own
+        /// takeovers.
+        var node: String
+        var leaseTakeovers: Int
+    }
+
+    /// The exposition text.
+    func render(_ snapshot: Snapshot) -> String {
         let state = state.withLock { $0 }
+        let jobsByStatus = snapshot.jobsByStatus
+        let node = snapshot.node.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         var lines: [String] = []
         lines.append("# HELP pdfgate_jobs Jobs in the store by status.")
         lines.append("# TYPE pdfgate_jobs gauge")
         for status in JobStatus.allCases { lines.append("pdfgate_jobs{status=\"\(status.rawValue)\"} \(jobsByStatus[status] ?? 0)") }
+        lines.append("# HELP pdfgate_queue_depth Queued jobs by type (the whole cluster's, as this node reads the shared store).")
+        lines.append("# TYPE pdfgate_queue_depth gauge")
+        for type in JobType.allCases {
+            lines.append("pdfgate_queue_depth{type=\"\(type.rawValue)\",node=\"\(node)\"} \(snapshot.queuedByType[type] ?? 0)")
+        }
+        lines.append("# HELP pdfgate_lease_takeovers_total Jobs this node resumed for nodes whose leases lapsed, since start.")
+        lines.append("# TYPE pdfgate_lease_takeovers_total counter")
+        lines.append("pdfgate_lease_takeovers_total{node=\"\(node)\"} \(snapshot.leaseTakeovers)")
         lines.append("# HELP pdfgate_job_duration_seconds Creation to terminal state, for jobs finished since start.")
         lines.append("# TYPE pdfgate_job_duration_seconds histogram")
         for (index, bound) in Self.bounds.enumerated() {

@@ -37,7 +37,15 @@ struct OperationsController: Sendable {
     }
 
     func metricsText() throws -> Response {
-        let text = metrics.render(jobsByStatus: try assembly.engine.jobCounts())
+        let engine = assembly.engine
+        let text = metrics.render(
+            .init(
+                jobsByStatus: try engine.jobCounts(),
+                queuedByType: try engine.queuedCounts(),
+                node: engine.configuration.node,
+                leaseTakeovers: engine.leaseTakeovers
+            )
+        )
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -10,11 +10,12 @@ import Synchronization
 /// with the one `BackoffPolicy` for up to `window`. The callback URL passes the same SSRF rules
 /// as URL jobs, and the connection is pinned to the address that was checked.
 ///
-/// Deliveries are durable: each is recorded in the `WebhookOutbox` before its first attempt,
-/// rescheduled there after each failure and removed when it ends, and `resumePending()` picks
-/// up at start what a previous process still owed, under the same `webhook-id` and body. (A
-/// crash in the moment between a job's terminal write and that record loses its webhook; the
-/// job itself can still be polled.) Receivers see each message at least once.
+/// Deliveries are durable: each is recorded in the outbox before its first attempt, claimed by
+/// this node, rescheduled there after each failure (the claim extended past the next attempt)
+/// and removed when it ends. `resumePending()`, at start and then every `sweepEvery`, claims
+/// what a stopped or dead node still owed and sends it under the same `webhook-id` and body.
+/// (A crash in the moment between a job's terminal write and that record loses its webhook;
+/// the job itself can still be polled.) Receivers see each message at least once.
 final class WebhookSender: Sendable {
     struct Payload: Encodable {
         var type: String
@@ -25,7 +26,11 @@ final class WebhookSender: Sendable {
     let signer: WebhookSigner
     let guardrail: URLGuard
     let client: HTTPClient
-    let outbox: WebhookOutbox
+    let outbox: any WebhookDeliveries
+    /// Whose claims this sender's are: the engine's node id.
+    let node: String
+    /// How long a claim lasts past the moment it is made or extended.
+    static let claimFor: TimeInterval = 60
     let backoff: BackoffPolicy
     let window: Duration
     /// Time, retry jitter and the waits between attempts.
@@ -37,7 +42,8 @@ final class WebhookSender: Sendable {
     init(
         secret: String,
         urlGuard: URLGuard,
-        outbox: WebhookOutbox,
+        outbox: any WebhookDeliveries,
+        node: String,
         backoff: BackoffPolicy = BackoffPolicy(initial: .seconds(1), maximum: .seconds(300)),
         window: Duration = .seconds(3600),
         clock: JobClock = .system,
@@ -47,6 +53,7 @@ final class WebhookSender: Sendable {
         guardrail = urlGuard
         client = HTTPClient(configuration: .init(connectTimeout: .seconds(5), totalTimeout: .seconds(15), proxy: .direct))
         self.outbox = outbox
+        self.node = node
         self.backoff = backoff
         self.window = window
         self.clock = clock
@@ -70,16 +77,29 @@ final class WebhookSender: Sendable {
         start(delivery, recording: true)
     }
 
-    /// Resumes the deliveries a previous process left unfinished.
+    /// Claims and resumes the deliveries whose node stopped or died before they ended.
     func resumePending() {
         do {
-            let pending = try outbox.pending()
+            let now = clock.now()
+            let pending = try outbox.claimLapsed(now: now, claim: claim(from: now), limit: 1000)
             for delivery in pending { start(delivery, recording: false) }
             if !pending.isEmpty { logger.notice("webhook.resumed", metadata: ["count": "\(pending.count)"]) }
         } catch {
             logger.error("webhook.resume_failed", metadata: ["error": "\(error)"])
         }
     }
+
+    /// Resumes lapsed deliveries every `interval` until cancelled: another node's, once its
+    /// claims run out.
+    func sweep(every interval: Duration) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { return }
+            await runBlocking { self.resumePending() }
+        }
+    }
+
+    private func claim(from date: Date) -> JobLease { JobLease(node: node, expires: date.addingTimeInterval(Self.claimFor)) }
 
     /// Stops the deliveries in progress; what they still owe stays in the outbox for the next start.
     func shutdown() {
@@ -94,7 +114,8 @@ final class WebhookSender: Sendable {
                 // Recorded from this task, not the caller's: the engine may call from a job's
                 // task that a cancel has just cancelled, and GRDB refuses a cancelled task's writes.
                 if recording {
-                    do { try await writing { try $0.add(delivery) } } catch {
+                    let claim = claim(from: clock.now())
+                    do { try await writing { try $0.add(delivery, claim: claim) } } catch {
                         logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"])
                     }
                 }
@@ -155,7 +176,8 @@ final class WebhookSender: Sendable {
                 return await finish(delivery)
             }
             let next = clock.now().addingTimeInterval(wait.inSeconds)
-            try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next) }
+            let claim = claim(from: next)
+            try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next, claim: claim) }
             try? await clock.sleep(wait)
         }
     }
@@ -169,7 +191,7 @@ final class WebhookSender: Sendable {
 
     /// An outbox write (a SQLite commit) on a thread of its own, off the cooperative threads
     /// that also answer every poll.
-    private func writing(_ body: @escaping @Sendable (WebhookOutbox) throws -> Void) async throws {
+    private func writing(_ body: @escaping @Sendable (any WebhookDeliveries) throws -> Void) async throws {
         let outbox = outbox
         try await runBlocking { Result { try body(outbox) } }.get()
     }

@@ -46,10 +46,10 @@ struct ConvertCommand: AsyncParsableCommand {
         try await reporting(json: output.json) {
             var logger = Logger(label: "pdfgate.convert")
             logger.logLevel = .warning
-            let store = try library.openLibrary()
+            let stores = try library.openStores()
             let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
             let assembly = try EngineAssembly(
-                library: store,
+                stores: stores,
                 routes: BackendChoice.everyType(try BackendChoice(parsing: converter)),
                 timeouts: timeout.map { t in Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(t * 1000))) }) } ?? [:],
                 urlAllowList: allow,
@@ -80,7 +80,7 @@ struct ConvertCommand: AsyncParsableCommand {
             var documents: [Document] = []
             for (source, job) in finished {
                 if job.state.status == .succeeded, let id = job.state.documentID {
-                    documents.append(try store.document(id: id, owner: job.owner))
+                    documents.append(try stores.library.document(id: id, owner: job.owner))
                 } else {
                     let failure = job.state.failure
                     Output.printError(

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import GatewayAssembly
 import GatewayCore
 import GatewayPDF
 import GatewayStore
+import Logging
 
 /// Which store and whose library a command works on.
 struct LibraryOptions: ParsableArguments {
@@ -12,10 +14,21 @@ struct LibraryOptions: ParsableArguments {
     @Option(help: "Owner whose library to use (default: $PDFGATE_OWNER, else 'default').")
     var owner: String?
 
+    @Option(help: "sqlite, or the postgres:// URL of a library gateways share (default: $PDFGATE_DATABASE_URL, else sqlite).")
+    var database: String?
+
     var resolvedStore: String { store ?? ProcessInfo.processInfo.environment["PDFGATE_STORE"] ?? "./data" }
     var resolvedOwner: String { owner ?? ProcessInfo.processInfo.environment["PDFGATE_OWNER"] ?? "default" }
 
-    func openLibrary() throws -> Library { try Library(root: resolvedStore) }
+    /// The stores, with the rows where `--database` says.
+    func openStores(reconciling: Bool = true) throws -> GatewayStores {
+        let choice = try DatabaseChoice(parsing: database ?? ProcessInfo.processInfo.environment["PDFGATE_DATABASE_URL"] ?? "")
+        var logger = Logger(label: "pdfgate.cli")
+        logger.logLevel = .warning
+        return try GatewayStores.open(root: resolvedStore, database: choice, logger: logger, reconciling: reconciling)
+    }
+
+    func openLibrary() throws -> Library { try openStores().library }
 }
 
 /// `--json` for scripts; tables for people otherwise.

@@ -24,6 +24,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Store directory ($PDFGATE_STORE; default ./data).")
     var store: String?
 
+    @Option(
+        help: "sqlite, or postgres://USER[:PASSWORD]@HOST[:PORT]/DB to share one library between gateways ($PDFGATE_DATABASE_URL; default sqlite)."
+    )
+    var database: String?
+
+    @Option(help: "Seconds a running job's lease lasts on a shared database before another gateway resumes it ($PDFGATE_LEASE_SECONDS; default 15).")
+    var lease: Double?
+
+    @Option(help: "This gateway's name in leases, logs and metrics ($PDFGATE_NODE; default host name and process id).")
+    var node: String?
+
     @Option(help: "JSON configuration file ($PDFGATE_CONFIG).")
     var config: String?
 
@@ -66,6 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
             if let host { configuration.host = host }
             if let port { configuration.port = port }
             if let store { configuration.store = store }
+            if let database { try configuration.setDatabase(database, from: "--database") }
+            if let lease { try configuration.setLease(lease, from: "--lease") }
+            if let node { configuration.node = node }
             if let publicURL { configuration.publicURL = publicURL }
             if let auth {
                 guard let mode = ServerConfiguration.AuthMode(rawValue: auth) else { throw ValidationError("--auth must be none or tokens") }
@@ -87,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await server.run { port in
                 // One line on stdout that scripts (and the tests) wait for.
                 let line =
-                    "pdfgate listening on http://\(settings.host):\(port) store=\(settings.store) "
+                    "pdfgate listening on http://\(settings.host):\(port) store=\(settings.store) database=\(settings.database) "
                     + "auth=\(settings.effectiveAuth.rawValue) routes=\(routes.joined(separator: ","))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }

@@ -16,9 +16,15 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "Store directory (default: $PDFGATE_STORE, else ./data).")
         var store: String?
 
-        func tokens() throws -> (TokenStore, Library) {
-            let library = try Library(root: store ?? ProcessInfo.processInfo.environment["PDFGATE_STORE"] ?? "./data")
-            return (TokenStore(database: try library.embeddedDatabase()), library)
+        @Option(help: "sqlite, or the postgres:// URL of a library gateways share (default: $PDFGATE_DATABASE_URL, else sqlite).")
+        var database: String?
+
+        func tokens() throws -> (any APITokens, Library) {
+            var options = LibraryOptions()
+            options.store = store
+            options.database = database
+            let stores = try options.openStores()
+            return (stores.tokens, stores.library)
         }
     }
 

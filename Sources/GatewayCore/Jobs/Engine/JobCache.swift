@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// Jobs as last written by this engine, so polls (the hot path of the API) skip the store and
-/// JSON decoding. Correct because this engine is the only writer of its jobs; a store shared by
-/// several engines would turn it off.
+/// JSON decoding. Correct because this engine is the only writer of its jobs; an engine sharing
+/// its store with others has none (`limit` 0), since any of them may have written since.
 final class JobCache: Sendable {
     private let jobs = Mutex<[UUID: Job]>([:])
     private let limit: Int
@@ -16,6 +16,7 @@ final class JobCache: Sendable {
 
     /// Keeps `job` as the latest version of its id.
     func remember(_ job: Job) {
+        guard limit > 0 else { return }
         jobs.withLock { jobs in
             // Crude but bounded: past the limit, start over; misses only cost a store read.
             if jobs.count >= limit && jobs[job.id] == nil { jobs.removeAll(keepingCapacity: true) }

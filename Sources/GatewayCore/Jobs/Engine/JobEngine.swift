@@ -69,7 +69,7 @@ public final class JobEngine: Sendable {
     /// Which converter takes each job type.
     public let router: ConverterRouter
     let store: any JobStore
-    private let cache = JobCache()
+    private let cache: JobCache
     private let observers = JobObservers()
     private let recorder: JobRecorder
     private let scheduler: JobScheduler
@@ -87,6 +87,7 @@ public final class JobEngine: Sendable {
         self.store = store
         self.staging = staging
         self.router = router
+        cache = JobCache(limit: configuration.sharesStore ? 0 : 20_000)
         let slots = SlotLedger()
         let wakeUp = WakeUp()
         recorder = JobRecorder(
@@ -174,6 +175,12 @@ public final class JobEngine: Sendable {
     /// Jobs per status across owners.
     public func jobCounts() throws -> [JobStatus: Int] { try store.statusCounts() }
 
+    /// Queued jobs per type, all owners.
+    public func queuedCounts() throws -> [JobType: Int] { try store.queuedCounts() }
+
+    /// Jobs this engine resumed for engines that died (their leases lapsed), since it started.
+    public var leaseTakeovers: Int { scheduler.takeovers.load(ordering: .relaxed) }
+
     /// How many of the owner's jobs are not finished.
     public func activeJobCount(owner: String) throws -> Int { try store.activeCount(owner: owner) }
 
@@ -193,7 +200,31 @@ public final class JobEngine: Sendable {
 
     /// Resumes unfinished jobs, then starts due jobs as slots free up, until the task is cancelled.
     /// On cancellation it stops taking jobs and gives running ones `shutdownGrace` to finish.
-    public func run() async { await scheduler.run() }
+    public func run() async {
+        guard configuration.sharesStore else { return await scheduler.run() }
+        let watch = Task { await watchOtherEngines() }
+        await scheduler.run()
+        watch.cancel()
+    }
+
+    /// On a shared store, other engines change the jobs this one's event streams follow: every
+    /// `idlePoll` the watched jobs are read again, and a newer revision is passed on, so a
+    /// stream on this node follows a job running on another, in order, within one poll.
+    private func watchOtherEngines() async {
+        var published: [UUID: Int] = [:]
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.idlePoll)
+            let ids = observers.watchedIDs()
+            published = published.filter { ids.contains($0.key) }
+            guard !ids.isEmpty else { continue }
+            let store = store
+            let jobs = await runBlocking { ids.compactMap { try? store.job(id: $0) } }
+            for job in jobs where job.revision > published[job.id, default: 0] {
+                published[job.id] = job.revision
+                observers.publishToWatchers(job)
+            }
+        }
+    }
 
     // MARK: - Document ids
 

@@ -28,6 +28,15 @@ final class JobObservers: Sendable {
 
     func stopAll(token: UUID) { _ = everyJob.withLock { $0.removeValue(forKey: token) } }
 
+    /// The jobs someone listens to one by one (event streams).
+    func watchedIDs() -> [UUID] { byJob.withLock { Array($0.keys) } }
+
+    /// Tells the listeners to this one job (not those to every job) about a change another
+    /// engine made: this engine's webhooks and metrics are for its own writes.
+    func publishToWatchers(_ job: Job) {
+        for listener in byJob.withLock({ Array(($0[job.id] ?? [:]).values) }) { listener(job) }
+    }
+
     /// Tells everyone listening about `job`'s new state, outside the locks.
     func publish(_ job: Job) {
         let listeners = byJob.withLock { Array(($0[job.id] ?? [:]).values) } + everyJob.withLock { Array($0.values) }

@@ -20,6 +20,8 @@ final class JobScheduler: Sendable {
     private let lastExpirySweep = Mutex<Date?>(nil)
     private let lastRenewal = Mutex<Date?>(nil)
     private let running = Mutex(false)
+    /// Jobs this engine took over from engines whose leases lapsed, since start.
+    let takeovers = Atomic<Int>(0)
 
     init(recorder: JobRecorder, pipeline: AttemptPipeline, configuration: JobEngine.Configuration, logger: Logger) {
         self.recorder = recorder
@@ -130,6 +132,7 @@ final class JobScheduler: Sendable {
                     stored.state.status == .processing && (stored.lease.map { $0.expires < now } ?? true)
                 }
                 if lapsed != nil {
+                    takeovers.add(1, ordering: .relaxed)
                     logger.notice("jobs.lease_taken_over", metadata: ["job": "\(job.id.lowercased)", "from": "\(job.lease?.node ?? "?")"])
                 }
             }

@@ -23,4 +23,7 @@ public protocol IdempotencyKeys: Sendable {
     func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws
     /// The create failed: the key may be used again.
     func release(owner: String, key: String) throws
+    /// Called when a gateway starts: releases the holds a crash left, where no other gateway
+    /// can be holding keys (a store nobody shares).
+    func recoverAfterRestart(now: Date) throws
 }

@@ -1,0 +1,76 @@
+import Foundation
+import GatewayCore
+import GatewayPostgres
+import GatewayStore
+import Logging
+
+/// Where a gateway keeps its rows.
+public enum DatabaseChoice: Sendable, Equatable, CustomStringConvertible {
+    /// SQLite beside the store directory: one machine, nothing to set up.
+    case embedded
+    /// A PostgreSQL database that several gateways share, with one shared store directory.
+    case postgres(url: String)
+
+    /// `sqlite` (or empty) for the embedded database, otherwise a `postgres://` URL.
+    public init(parsing text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty || trimmed == "sqlite" {
+            self = .embedded
+        } else {
+            _ = try PostgresDatabase.Location(url: trimmed)
+            self = .postgres(url: trimmed)
+        }
+    }
+
+    /// Never the password.
+    public var description: String {
+        switch self {
+        case .embedded: return "sqlite"
+        case .postgres(let url): return (try? PostgresDatabase.Location(url: url).description) ?? "postgres"
+        }
+    }
+}
+
+/// The stores of one gateway, all in one database: the embedded SQLite file, or a PostgreSQL
+/// database other gateways share.
+public struct GatewayStores: Sendable {
+    public let library: Library
+    public let jobs: any JobStore
+    public let idempotency: any IdempotencyKeys
+    public let tokens: any APITokens
+    public let outbox: any WebhookDeliveries
+    /// True when other gateways may use the same rows at the same time.
+    public let shared: Bool
+    /// What `/readyz` and logs call the database (no password).
+    public let databaseDescription: String
+
+    /// Opens the store at `root` with its rows where `database` says, creating and migrating
+    /// what is missing.
+    public static func open(root: String, database: DatabaseChoice, logger: Logger, reconciling: Bool = true) throws -> GatewayStores {
+        switch database {
+        case .embedded:
+            let library = try Library(root: root, logger: logger, reconciling: reconciling)
+            let sqlite = try library.embeddedDatabase()
+            return GatewayStores(
+                library: library,
+                jobs: SQLiteJobStore(database: sqlite),
+                idempotency: IdempotencyStore(database: sqlite),
+                tokens: TokenStore(database: sqlite),
+                outbox: WebhookOutbox(database: sqlite),
+                shared: false,
+                databaseDescription: "sqlite"
+            )
+        case .postgres(let url):
+            let postgres = try PostgresDatabase(url: url, logger: logger)
+            return GatewayStores(
+                library: try Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling),
+                jobs: PostgresJobStore(database: postgres),
+                idempotency: PostgresIdempotencyKeys(database: postgres),
+                tokens: PostgresTokenStore(database: postgres),
+                outbox: PostgresWebhookOutbox(database: postgres),
+                shared: true,
+                databaseDescription: postgres.location.description
+            )
+        }
+    }
+}
