@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "pdfgate-bench",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayTestSupport",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayAssembly", "GatewayConverters", "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/pdfgate-bench",

@@ -35,6 +35,7 @@ bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
+bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt"
 
 cat <<REPORT
 
@@ -82,4 +83,10 @@ Remote gateway jobs (fake v1 peer on 127.0.0.1; each duration 3× with +0.25/0.5
 
 Pipeline overhead, instant converter: $(get pipeline.jobs) jobs one after another
   $(get pipeline.jobs_per_s) jobs/s, p50 $(get pipeline.p50_ms) ms per job (create → stage → convert → inspect → file → SUCCEEDED; target ≤ 20 ms)
+
+Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on for both)
+  pipeline overhead p50: PostgreSQL $(get pipeline_pg.p50_ms) ms vs SQLite $(get pipeline.p50_ms) ms per job → $(ratio "$(get pipeline_pg.p50_ms)" "$(get pipeline.p50_ms)")× SQLite's   (target ≤ 2×)
+  GET /v1/jobs/{id}, one node          $(get http.pg_job.rps) req/s, p99 $(get http.pg_job.p99_ms) ms vs SQLite $(get http.job.rps) req/s   (target ≥ 5,000 req/s)
+  300 jobs, instant converter          SQLite 1 node $(get cluster.sqlite1.jobs_per_s) jobs/s; PostgreSQL 1 node $(get cluster.pg1.jobs_per_s), 3 nodes $(get cluster.pg3.jobs_per_s) jobs/s (3 nodes share these 2 cores)
+  takeover of a SIGKILLed node's job   $(get cluster.takeover_s) s with a $(get cluster.lease_s) s lease   (target ≤ lease + 2 s)
 REPORT

@@ -36,4 +36,20 @@ if ! grep -Eq '^[[:space:]]+image:[[:space:]]+gotenberg/gotenberg:8[[:space:]]*$
   exit 1
 fi
 
-echo "docker-compose.yml: ok (gotenberg pinned to gotenberg/gotenberg:8)"
+# PostgreSQL on one pinned major version (an upgrade between majors is a dump and restore).
+if ! grep -Eq '^[[:space:]]+image:[[:space:]]+postgres:[0-9]+(\.[0-9]+)?[[:space:]]*$' <<<"$resolved"; then
+  echo "the postgres service must pin a major version (e.g. postgres:15), not latest" >&2
+  exit 1
+fi
+
+# Two gateway replicas on the shared database and the same store volume.
+replicas=$(docker-compose -f docker-compose.yml config --services 2>/dev/null | grep -c '^pdfgate-' || true)
+shared=$(grep -c 'PDFGATE_DATABASE_URL: postgres://' <<<"$resolved" || true)
+volumes=$(grep -Ec 'source: pdfgate-data$|pdfgate-data:/data' <<<"$resolved" || true)
+if [ "$replicas" -lt 2 ] || [ "$shared" -lt 2 ] || [ "$volumes" -lt 2 ]; then
+  echo "docker-compose.yml needs two pdfgate replicas sharing PDFGATE_DATABASE_URL and the pdfgate-data volume" \
+    "(found $replicas replicas, $shared with the database, $volumes mounting the volume)" >&2
+  exit 1
+fi
+
+echo "docker-compose.yml: ok (gotenberg pinned to 8, postgres pinned, $replicas gateway replicas sharing the database and store)"

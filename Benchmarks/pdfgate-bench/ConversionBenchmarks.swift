@@ -1,4 +1,5 @@
 import Foundation
+import GatewayAssembly
 import GatewayConverters
 import GatewayCore
 import GatewayPDF
@@ -187,12 +188,21 @@ private func size(_ path: String) throws -> Int {
 
 /// (c) Pipeline overhead per job with an instant converter: create, stage, submit, convert
 /// (a copy), inspect, file, succeed — the engine's own cost.
-func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws {
-    let library = try Library(root: store)
+func pipelineBenchmark(
+    store: String,
+    jobs count: Int,
+    pdf: String,
+    database: DatabaseChoice = .embedded,
+    prefix: String = "pipeline"
+)
+    async throws
+{
+    let stores = try GatewayStores.open(root: store, database: database, logger: quietLogger)
+    let library = stores.library
     let inspector = PDFInspectorPool()
     let engine = JobEngine(
-        configuration: .init(idlePoll: .milliseconds(50)),
-        store: SQLiteJobStore(database: try library.embeddedDatabase()),
+        configuration: .init(idlePoll: .milliseconds(50), sharesStore: stores.shared),
+        store: stores.jobs,
         staging: library.staging,
         router: ConverterRouter(everything: PassthroughConverter(), slots: 2),
         inspector: inspector,
@@ -217,9 +227,9 @@ func pipelineBenchmark(store: String, jobs count: Int, pdf: String) async throws
     runner.cancel()
     await runner.value
     await inspector.shutdown()
-    emit("pipeline.jobs", Double(count))
-    emit("pipeline.jobs_per_s", Double(count) / total)
-    emit("pipeline.p50_ms", median(latencies) * 1000)
+    emit("\(prefix).jobs", Double(count))
+    emit("\(prefix).jobs_per_s", Double(count) / total)
+    emit("\(prefix).p50_ms", median(latencies) * 1000)
 }
 
 /// Per-job info logs would dominate the measurement.

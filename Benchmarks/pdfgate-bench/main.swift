@@ -11,6 +11,7 @@
 //
 // Each prints `key value` lines that bench.sh collects.
 import Foundation
+import GatewayAssembly
 import GatewayCore
 import GatewayPDF
 import GatewayStore
@@ -214,15 +215,24 @@ case "url" where arguments.count == 4:
     try await urlBenchmark(directory: arguments[2], work: arguments[3])
 case "polling" where arguments.count == 4:
     try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
-case "fake-gotenberg" where arguments.count == 3:
-    try await fakeGotenberg(pdf: arguments[2])
+case "fake-gotenberg" where arguments.count == 3 || arguments.count == 4:
+    try await fakeGotenberg(pdf: arguments[2], delay: arguments.count == 4 ? Double(arguments[3]) ?? 0 : 0)
 case "pipeline" where arguments.count == 5:
     try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
+case "pipeline" where arguments.count == 6:
+    // The same on a PostgreSQL database: every row in the database, the files in STORE.
+    try await pipelineBenchmark(
+        store: arguments[2],
+        jobs: Int(arguments[3]) ?? 200,
+        pdf: arguments[4],
+        database: try DatabaseChoice(parsing: arguments[5]),
+        prefix: "pipeline_pg"
+    )
 default:
     FileHandle.standardError.write(
         Data(
             ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
-                + " | pipeline STORE N PDF | polling PDF WORKDIR\n").utf8
+                + " | pipeline STORE N PDF [DATABASE_URL] | polling PDF WORKDIR | fake-gotenberg PDF [DELAY_S]\n").utf8
         )
     )
     exit(2)

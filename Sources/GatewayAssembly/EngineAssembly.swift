@@ -104,7 +104,15 @@ public final class EngineAssembly: Sendable {
             logger: logger
         )
         idempotency = stores.idempotency
-        intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: urlCheck, limits: limits, idempotency: idempotency)
+        intake = JobIntake(
+            engine: engine,
+            filer: library,
+            inspector: inspector,
+            urlCheck: urlCheck,
+            limits: limits,
+            idempotency: idempotency,
+            pacing: stores.pacing
+        )
     }
 
     public func shutdown() async {

@@ -39,6 +39,8 @@ public struct GatewayStores: Sendable {
     public let idempotency: any IdempotencyKeys
     public let tokens: any APITokens
     public let outbox: any WebhookDeliveries
+    /// The per-owner creation rate: this process's on one machine, the database's in a cluster.
+    public let pacing: any CreationPacing
     /// True when other gateways may use the same rows at the same time.
     public let shared: Bool
     /// What `/readyz` and logs call the database (no password).
@@ -57,6 +59,7 @@ public struct GatewayStores: Sendable {
                 idempotency: IdempotencyStore(database: sqlite),
                 tokens: TokenStore(database: sqlite),
                 outbox: WebhookOutbox(database: sqlite),
+                pacing: CreationRate(),
                 shared: false,
                 databaseDescription: "sqlite"
             )
@@ -68,6 +71,7 @@ public struct GatewayStores: Sendable {
                 idempotency: PostgresIdempotencyKeys(database: postgres),
                 tokens: PostgresTokenStore(database: postgres),
                 outbox: PostgresWebhookOutbox(database: postgres),
+                pacing: PostgresCreationRate(database: postgres),
                 shared: true,
                 databaseDescription: postgres.location.description
             )

@@ -151,6 +151,13 @@ enum PostgresMigrations {
                 "CREATE INDEX webhook_outbox_claim ON webhook_outbox (claim_expires)",
             ]
         ),
+        (
+            "v5-creation-buckets",
+            [
+                // One token bucket per owner: the creation rate every node shares.
+                "CREATE TABLE creation_buckets (owner text PRIMARY KEY, tokens double precision NOT NULL, updated_at timestamptz NOT NULL)"
+            ]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -134,7 +134,7 @@ public struct GatewayServer {
             logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
         try assembly.idempotency.recoverAfterRestart(now: Date())
-        webhooks.resumePending()
+        webhooks.resumePending(atStart: !assembly.stores.shared)
         // Another gateway's deliveries, once its claims lapse (on one machine: a delivery whose
         // task ended without clearing it).
         let sweeping = Task { [webhooks] in await webhooks.sweep(every: .seconds(15)) }

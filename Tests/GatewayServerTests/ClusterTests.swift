@@ -186,6 +186,27 @@ struct ClusterTests {
         await cluster.stop()
     }
 
+    @Test("the creation rate is one allowance per owner across nodes, not one per node")
+    func creationRateAcrossNodes() async throws {
+        let perMinute = 30
+        let cluster = try await Cluster(nodes: 3, delay: 0, extra: ["--jobs-per-minute", "\(perMinute)", "--max-active-jobs", "1000"])
+        defer { Task { await cluster.stop() } }
+        let start = ContinuousClock.now
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<(3 * perMinute) {
+                let client = cluster.client(i % 3)
+                group.addTask { try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // The bucket refills at half a creation per second while the burst runs.
+        let refill = Int((start.duration(to: .now).inSeconds * Double(perMinute) / 60).rounded(.up))
+        let created = statuses.filter { $0 == 201 }.count
+        #expect(created >= perMinute && created <= perMinute + refill, "\(created) created, allowance \(perMinute) + \(refill)")
+        #expect(statuses.allSatisfy { [201, 429].contains($0) }, "\(Set(statuses))")
+        await cluster.stop()
+    }
+
     @Test("the mobile client across nodes: create on A, upload to B, submit and poll on C, events on A, download from A")
     func mobileClientAcrossNodes() async throws {
         let cluster = try await Cluster(nodes: 3, delay: 0.5)
@@ -203,6 +224,14 @@ struct ClusterTests {
             headers: [("Content-Type", "application/octet-stream")]
         )
         #expect((200..<300).contains(put.status), "upload on another node: \(put.text)")
+        // The signed URL is single-use across nodes: a second PUT on a third node is refused.
+        let again = try await c.send(
+            "PUT",
+            Self.onNode(upload, cluster.nodes[2].baseURL),
+            body: .file(path: Fixtures.office("sample.docx")),
+            headers: [("Content-Type", "application/octet-stream")]
+        )
+        #expect(again.status == 409 && again.string("error") == "already_uploaded", "\(again.status) \(again.text)")
         // Node A streams the job's events while another node runs it.
         let events = Task { try await a.get("/v1/jobs/\(id)/events").text }
         let submitted = try await c.post("/v1/jobs/\(id)/submit")

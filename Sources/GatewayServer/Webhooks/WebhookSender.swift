@@ -78,10 +78,12 @@ final class WebhookSender: Sendable {
     }
 
     /// Claims and resumes the deliveries whose node stopped or died before they ended.
-    func resumePending() {
+    /// `atStart` on a store nobody shares: every claim is a previous process's, so all of them
+    /// are taken at once rather than when they lapse.
+    func resumePending(atStart alone: Bool = false) {
         do {
             let now = clock.now()
-            let pending = try outbox.claimLapsed(now: now, claim: claim(from: now), limit: 1000)
+            let pending = try outbox.claimLapsed(now: alone ? .distantFuture : now, claim: claim(from: now), limit: 1000)
             for delivery in pending { start(delivery, recording: false) }
             if !pending.isEmpty { logger.notice("webhook.resumed", metadata: ["count": "\(pending.count)"]) }
         } catch {

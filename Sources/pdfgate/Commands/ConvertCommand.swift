@@ -47,6 +47,13 @@ struct ConvertCommand: AsyncParsableCommand {
             var logger = Logger(label: "pdfgate.convert")
             logger.logLevel = .warning
             let stores = try library.openStores()
+            // Its own engine would claim the cluster's jobs and leave when its own are done.
+            guard !stores.shared else {
+                throw LibraryError(
+                    .invalidArgument,
+                    "convert runs an engine of its own on an embedded store; with a shared database, send the sources to a gateway's API (POST /v1/jobs)"
+                )
+            }
             let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
             let assembly = try EngineAssembly(
                 stores: stores,

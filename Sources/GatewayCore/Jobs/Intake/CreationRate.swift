@@ -1,24 +1,30 @@
 import Foundation
 import Synchronization
 
-/// Per-owner job creation rate: a token bucket of `perMinute` tokens that refills continuously,
-/// so a burst up to the minute's allowance passes and a steady flood is paced. Kept in this
-/// process's memory: each process of a cluster paces its own share.
-final class CreationRate: Sendable {
+/// Where the per-owner creation rate is counted: in this process (`CreationRate`) or in the
+/// database every gateway of a cluster shares, so the owner's allowance is one across nodes.
+public protocol CreationPacing: Sendable {
+    /// Takes one creation for `owner` from a token bucket of `perMinute` that refills
+    /// continuously; nil when allowed, else the whole seconds until one is.
+    func take(owner: String, perMinute: Int) throws -> Int?
+}
+
+/// Per-owner job creation rate in this process's memory: a token bucket of `perMinute` tokens
+/// that refills continuously, so a burst up to the minute's allowance passes and a steady flood
+/// is paced.
+public final class CreationRate: CreationPacing {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
     }
 
-    let perMinute: Int
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    init(perMinute: Int) {
-        self.perMinute = perMinute
-    }
+    public init() {}
 
-    /// Takes one creation for `owner`; nil when allowed, else the seconds until one is.
-    func take(owner: String, now: ContinuousClock.Instant = .now) -> Int? {
+    public func take(owner: String, perMinute: Int) -> Int? { take(owner: owner, perMinute: perMinute, now: .now) }
+
+    func take(owner: String, perMinute: Int, now: ContinuousClock.Instant) -> Int? {
         let capacity = Double(max(perMinute, 1))
         let perSecond = capacity / 60
         return buckets.withLock { buckets in

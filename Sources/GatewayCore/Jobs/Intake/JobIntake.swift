@@ -59,7 +59,7 @@ public final class JobIntake: Sendable {
     private let filer: any DocumentFiler
     private let inspector: any PDFInspector
     private let idempotency: (any IdempotencyKeys)?
-    private let rate: CreationRate?
+    private let pacing: any CreationPacing
 
     public init(
         engine: JobEngine,
@@ -67,7 +67,8 @@ public final class JobIntake: Sendable {
         inspector: any PDFInspector,
         urlCheck: URLCheck,
         limits: Limits,
-        idempotency: (any IdempotencyKeys)?
+        idempotency: (any IdempotencyKeys)?,
+        pacing: any CreationPacing = CreationRate()
     ) {
         self.engine = engine
         self.filer = filer
@@ -75,7 +76,7 @@ public final class JobIntake: Sendable {
         self.urlCheck = urlCheck
         self.limits = limits
         self.idempotency = idempotency
-        rate = limits.creationsPerMinute.map(CreationRate.init(perMinute:))
+        self.pacing = pacing
     }
 
     /// Where inputs wait: a one-shot create receives its body at `staging.incomingPath()`.
@@ -138,12 +139,12 @@ public final class JobIntake: Sendable {
         }
     }
 
-    private func takeCreation(owner: String) throws(IntakeError) {
-        guard let rate, let wait = rate.take(owner: owner) else { return }
+    private func takeCreation(owner: String) throws {
+        guard let perMinute = limits.creationsPerMinute, let wait = try pacing.take(owner: owner, perMinute: perMinute) else { return }
         throw IntakeError(
             .rateLimited(retryAfterSeconds: wait),
             code: "rate_limited",
-            "too many jobs created in the last minute (limit \(rate.perMinute)); retry in \(wait) s"
+            "too many jobs created in the last minute (limit \(perMinute)); retry in \(wait) s"
         )
     }
 
