@@ -25,7 +25,7 @@ wait_healthy() { for _ in $(seq 1 200); do curl -fs "$1/healthz" >/dev/null && r
 
 # 2. GET /v1/jobs/{id} against one node on PostgreSQL (no job cache on a shared database).
 url="$(database http)"
-token="$("$bin/pdfgate" token create --owner bench --store "$out/store-http" --database "$url")"
+token="$("$bin/pdfgate" token create --owner bench --store "$out/store-http" --database "$url" 2>/dev/null)"
 "$bin/pdfgate" serve --store "$out/store-http" --database "$url" --port 18770 --auth tokens --log-level warning \
   > /dev/null 2> "$out/serve-http.log" &
 pids+=($!)

@@ -35,7 +35,7 @@ bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
-bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt"
+bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
 
 cat <<REPORT
 

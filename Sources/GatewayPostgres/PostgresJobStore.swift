@@ -164,19 +164,19 @@ public final class PostgresJobStore: JobStore {
     }
 
     public func statusCounts() throws -> [JobStatus: Int] {
-        var counts: [JobStatus: Int] = [:]
-        for row in try database.query("SELECT status, count(*) FROM jobs GROUP BY status") {
-            let (status, count) = try row.decode((String, Int64).self)
-            if let status = JobStatus(rawValue: status) { counts[status] = Int(count) }
-        }
-        return counts
+        try counts("SELECT status, count(*) FROM jobs GROUP BY status")
     }
 
     public func queuedCounts() throws -> [JobType: Int] {
-        var counts: [JobType: Int] = [:]
-        for row in try database.query("SELECT type, count(*) FROM jobs WHERE status = \(JobStatus.queued.rawValue) GROUP BY type") {
-            let (type, count) = try row.decode((String, Int64).self)
-            if let type = JobType(rawValue: type) { counts[type] = Int(count) }
+        try counts("SELECT type, count(*) FROM jobs WHERE status = \(JobStatus.queued.rawValue) GROUP BY type")
+    }
+
+    /// A `SELECT key, count(*) … GROUP BY key` as a dictionary; keys this build does not know are left out.
+    private func counts<Key: RawRepresentable<String>>(_ query: PostgresQuery) throws -> [Key: Int] {
+        var counts: [Key: Int] = [:]
+        for row in try database.query(query) {
+            let (key, count) = try row.decode((String, Int64).self)
+            if let key = Key(rawValue: key) { counts[key] = Int(count) }
         }
         return counts
     }

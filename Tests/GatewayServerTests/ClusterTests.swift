@@ -56,6 +56,15 @@ struct ClusterTests {
             for node in nodes { await node.stop() }
             converter.stop()
         }
+
+        /// Opens the library as `pdfgate fsck --database …` would, once the nodes are stopped:
+        /// the rows and the tree agree, and there are `documents` of them.
+        func expectFsckClean(documents: Int) async throws {
+            let stores = try GatewayStores.open(root: store, database: .postgres(url: databaseURL), logger: Logger(label: "test"), reconciling: false)
+            let report = try await stores.library.fsck(repair: false, inspector: PdfinfoInspector())
+            #expect(report.issues.isEmpty, "\(report.issues)")
+            #expect(report.documentsChecked == documents)
+        }
     }
 
     /// `url` with its scheme, host and port replaced by `base`'s: the same signed path and
@@ -134,15 +143,7 @@ struct ClusterTests {
         #expect(takeovers >= killedHeld, "\(killedHeld) jobs were running on the killed node; \(takeovers) taken over")
 
         await cluster.stop()
-        let stores = try GatewayStores.open(
-            root: cluster.store,
-            database: .postgres(url: cluster.databaseURL),
-            logger: Logger(label: "test"),
-            reconciling: false
-        )
-        let report = try await stores.library.fsck(repair: false, inspector: PdfinfoInspector())
-        #expect(report.issues.isEmpty, "\(report.issues)")
-        #expect(report.documentsChecked == total)
+        try await cluster.expectFsckClean(documents: total)
     }
 
     @Test("1,000 creates racing on 3 nodes: one job for one Idempotency-Key, exactly the owner's limit of jobs")
@@ -295,14 +296,6 @@ struct ClusterTests {
         #expect(files.count == total, "one file per job: \(files.count)")
 
         await cluster.stop()
-        let stores = try GatewayStores.open(
-            root: cluster.store,
-            database: .postgres(url: server.url),
-            logger: Logger(label: "test"),
-            reconciling: false
-        )
-        let report = try await stores.library.fsck(repair: false, inspector: PdfinfoInspector())
-        #expect(report.issues.isEmpty, "\(report.issues)")
-        #expect(report.documentsChecked == total)
+        try await cluster.expectFsckClean(documents: total)
     }
 }

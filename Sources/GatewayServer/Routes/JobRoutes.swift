@@ -21,7 +21,7 @@ struct JobController: Sendable {
     func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(group, .post, "/v1/jobs") { request, context in try await self.createJob(request, context) }
         routes.add(group, .get, "/v1/jobs") { request, context in try self.listJobs(request, context) }
-        routes.add(group, .get, "/v1/jobs/{id}") { request, context in try self.getJob(request, context) }
+        routes.add(group, .get, "/v1/jobs/{id}") { request, context in try await self.getJob(request, context) }
         routes.add(group, .delete, "/v1/jobs/{id}") { request, context in try self.cancelJob(request, context) }
         routes.add(group, .post, "/v1/jobs/{id}/submit") { request, context in try self.submitJob(request, context) }
     }
@@ -158,8 +158,8 @@ struct JobController: Sendable {
 
     // MARK: - The rest of the protocol
 
-    func getJob(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
+    func getJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let job = try await engine.polledJob(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         var headers = HTTPFields()
         if !job.state.status.isTerminal { headers[.retryAfter] = job.state.status == .created ? "2" : "1" }
         return try jsonResponse(links.jobJSON(job, base: links.baseURL(for: request)), headers: headers)

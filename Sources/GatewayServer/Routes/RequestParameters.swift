@@ -66,4 +66,12 @@ extension JobEngine {
         }
         return job
     }
+
+    /// The same, read off the cooperative threads when the read goes to a shared database: a
+    /// PostgreSQL round trip would otherwise hold one of the two threads every request needs.
+    /// On an embedded store the job is almost always in the engine's cache: no hop.
+    func polledJob(_ id: String, ownedBy owner: String) async throws -> Job {
+        guard configuration.sharesStore else { return try job(id, ownedBy: owner) }
+        return try await blocking { try self.job(id, ownedBy: owner) }
+    }
 }
