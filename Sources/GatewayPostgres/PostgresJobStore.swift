@@ -41,29 +41,36 @@ public final class PostgresJobStore: JobStore {
         try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id)").first.map(JobRow.job)
     }
 
+    /// Read, change, write back only if nobody wrote in between (`row_version`, which every
+    /// write moves), else again: two statements instead of a transaction's four round trips,
+    /// and the same outcome as `SELECT … FOR UPDATE` when two nodes change one job at once.
     @discardableResult
     public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
-        try database.transaction { session in
-            guard let current = try session.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id) FOR UPDATE").first else {
+        while true {
+            guard let current = try database.query("SELECT \(unescaped: JobRow.columns), row_version FROM jobs WHERE id = \(id)").first else {
                 throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
             }
             var job = try JobRow.job(current)
+            let version = try current.makeRandomAccess()[9].decode(Int64.self)
             try change(&job)
-            try Self.write(job, in: session)
-            return job
+            if try database.withConnection({ try Self.write(job, in: $0, ifVersion: version) }) { return job }
         }
     }
 
-    /// Writes what a job's life changes: its status, state, times and lease.
-    private static func write(_ job: Job, in session: PostgresSession) throws {
+    /// Writes what a job's life changes: its status, state, times and lease; moves `row_version`.
+    /// With `ifVersion`, only when the row still has that version; answers whether it wrote.
+    @discardableResult
+    private static func write(_ job: Job, in session: PostgresSession, ifVersion version: Int64? = nil) throws -> Bool {
         let row = try JobRow(job)
-        try session.query(
+        return try !session.query(
             """
             UPDATE jobs SET status = \(row.status), not_before = \(row.notBefore), deadline = \(row.deadline), state = \(row.state),
-                updated_at = \(row.updatedAt), revision = \(row.revision), lease_node = \(row.leaseNode), lease_expires = \(row.leaseExpires)
-            WHERE id = \(row.id)
+                updated_at = \(row.updatedAt), revision = \(row.revision), lease_node = \(row.leaseNode), lease_expires = \(row.leaseExpires),
+                row_version = row_version + 1
+            WHERE id = \(row.id) AND (\(version)::int8 IS NULL OR row_version = \(version))
+            RETURNING 1
             """
-        )
+        ).isEmpty
     }
 
     /// `FOR UPDATE SKIP LOCKED`: engines claiming at once each take different jobs, none waits
@@ -106,7 +113,7 @@ public final class PostgresJobStore: JobStore {
         guard !ids.isEmpty else { return [] }
         let rows = try database.query(
             """
-            UPDATE jobs SET lease_expires = \(lease.expires)
+            UPDATE jobs SET lease_expires = \(lease.expires), row_version = row_version + 1
             WHERE id = ANY(\(ids)) AND lease_node = \(lease.node) AND status = \(JobStatus.processing.rawValue)
             RETURNING id
             """

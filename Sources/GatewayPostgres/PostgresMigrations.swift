@@ -158,6 +158,14 @@ enum PostgresMigrations {
                 "CREATE TABLE creation_buckets (owner text PRIMARY KEY, tokens double precision NOT NULL, updated_at timestamptz NOT NULL)"
             ]
         ),
+        (
+            "v6-job-row-version",
+            [
+                // Moved by every write of a job row: an update writes back only over the version
+                // it read (optimistic), instead of holding a row lock across round trips.
+                "ALTER TABLE jobs ADD COLUMN row_version bigint NOT NULL DEFAULT 0"
+            ]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -26,11 +26,11 @@ extension Library {
         }
         let staged = paths.filing + "/" + id.lowercased + ".pdf"
         return try mutate {
-            if let existing = try existingDocument(id: id) { return existing }
-            // A row mid-filing under this id is one a dead process left (this lock excludes
-            // every live one): another node resuming the job finishes that filing first.
-            if let unfinished = try catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
-                _ = try finishInterrupted(unfinished)
+            if let row = try catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
+                if row.record.state == .ready && row.record.pathBefore == nil { return row.document }
+                // A row mid-operation under this id is one a dead process left (this lock
+                // excludes every live one): another node resuming the job finishes it first.
+                _ = try finishInterrupted(row)
                 if let existing = try existingDocument(id: id) { return existing }
             }
             try FileOps.makeDirectories(absolute(owner))

@@ -119,7 +119,9 @@ public protocol JobStore: Sendable {
     func insert(_ job: Job, activeLimit: Int?) throws
     /// The job, whoever owns it; nil when there is none.
     func job(id: UUID) throws -> Job?
-    /// Reads, changes and writes one job atomically; returns the stored result.
+    /// Reads, changes and writes one job atomically; returns the stored result. `change` may run
+    /// more than once (a store may retry when another writer got there first), so it must only
+    /// compute from the job it is given.
     @discardableResult
     func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job
     /// Jobs of an owner, newest first, optionally of one status and type.
