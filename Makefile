@@ -29,7 +29,7 @@ demo: build
 	@bash scripts/demo.sh "$(STORE)"
 
 # Serially: many tests run real converters and bound how long failures may take, and on two
-# cores parallel suites starve each other into false timeouts. The whole run takes ~7 minutes.
+# cores parallel suites starve each other into false timeouts. The whole run takes ~8 minutes.
 test: deps lint
 	@bash scripts/check-compose.sh
 	$(SWIFT) build --build-tests
