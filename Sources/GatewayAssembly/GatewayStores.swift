@@ -43,8 +43,6 @@ public struct GatewayStores: Sendable {
     public let pacing: any CreationPacing
     /// True when other gateways may use the same rows at the same time.
     public let shared: Bool
-    /// What `/readyz` and logs call the database (no password).
-    public let databaseDescription: String
 
     /// Opens the store at `root` with its rows where `database` says, creating and migrating
     /// what is missing.
@@ -60,8 +58,7 @@ public struct GatewayStores: Sendable {
                 tokens: TokenStore(database: sqlite),
                 outbox: WebhookOutbox(database: sqlite),
                 pacing: CreationRate(),
-                shared: false,
-                databaseDescription: "sqlite"
+                shared: false
             )
         case .postgres(let url):
             let postgres = try PostgresDatabase(url: url, logger: logger)
@@ -72,8 +69,7 @@ public struct GatewayStores: Sendable {
                 tokens: PostgresTokenStore(database: postgres),
                 outbox: PostgresWebhookOutbox(database: postgres),
                 pacing: PostgresCreationRate(database: postgres),
-                shared: true,
-                databaseDescription: postgres.location.description
+                shared: true
             )
         }
     }

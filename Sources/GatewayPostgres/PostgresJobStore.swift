@@ -41,6 +41,11 @@ public final class PostgresJobStore: JobStore {
         try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id)").first.map(JobRow.job)
     }
 
+    public func jobs(ids: [UUID]) throws -> [Job] {
+        guard !ids.isEmpty else { return [] }
+        return try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = ANY(\(ids))").map(JobRow.job)
+    }
+
     /// Read, change, write back only if nobody wrote in between (`row_version`, which every
     /// write moves), else again: two statements instead of a transaction's four round trips,
     /// and the same outcome as `SELECT … FOR UPDATE` when two nodes change one job at once.
@@ -190,14 +195,18 @@ public final class PostgresJobStore: JobStore {
 
     public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
         guard !types.isEmpty else { return [] }
-        return try database.query(
-            """
-            SELECT \(unescaped: JobRow.columns) FROM jobs
-            WHERE status = \(JobStatus.queued.rawValue) AND type = ANY(\(types.map(\.rawValue).sorted()))
-              AND (not_before IS NULL OR not_before <= \(now))
-            ORDER BY created_at LIMIT \(limit)
-            """
-        ).map(JobRow.job)
+        return try database.query(Self.dueQuery(now: now, types: types, limit: limit)).map(JobRow.job)
+    }
+
+    /// Queued jobs of `types` whose time has come, oldest first: what `due` reads and
+    /// `claimDue` locks.
+    private static func dueQuery(now: Date, types: Set<JobType>, limit: Int, locking: String = "") -> PostgresQuery {
+        """
+        SELECT \(unescaped: JobRow.columns) FROM jobs
+        WHERE status = \(JobStatus.queued.rawValue) AND type = ANY(\(types.map(\.rawValue).sorted()))
+          AND (not_before IS NULL OR not_before <= \(now))
+        ORDER BY created_at LIMIT \(limit) \(unescaped: locking)
+        """
     }
 
     public func expired(now: Date, limit: Int) throws -> [Job] {

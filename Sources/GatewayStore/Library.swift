@@ -18,7 +18,7 @@ public final class Library: Sendable {
     package let catalog: any LibraryCatalog
     /// The store's SQLite database, shared with the job store; nil when the catalog lives in
     /// PostgreSQL.
-    public let database: GatewayDatabase?
+    public var database: GatewayDatabase? { (catalog as? SQLiteLibraryCatalog)?.database }
     let lock: LibraryLock
     let logger: Logger
 
@@ -57,7 +57,6 @@ public final class Library: Sendable {
         self.paths = paths
         self.catalog = catalog
         self.logger = logger
-        database = (catalog as? SQLiteLibraryCatalog)?.database
         do {
             try Self.makeDirectories(paths)
             lock = try LibraryLock(storeWideLock)

@@ -25,6 +25,10 @@ public final class SQLiteJobStore: JobStore {
         try database.pool.read { db in try JobRecord.fetchOne(db, key: id.lowercased)?.job() }
     }
 
+    public func jobs(ids: [UUID]) throws -> [Job] {
+        try database.pool.read { db in try JobRecord.fetchAll(db, keys: ids.map(\.lowercased)).map { try $0.job() } }
+    }
+
     @discardableResult
     public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
         try database.pool.write { db in

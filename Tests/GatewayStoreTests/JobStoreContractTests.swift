@@ -16,6 +16,11 @@ struct JobStoreContractTests {
         let job = ContractJobs.make()
         try node.jobs.insert(job, activeLimit: nil)
         #expect(ContractJobs.same(try node.jobs.job(id: job.id), job))
+        let other = ContractJobs.make(owner: "bob", at: 1)
+        try node.jobs.insert(other, activeLimit: nil)
+        let both = try node.jobs.jobs(ids: [job.id, UUID(), other.id]).sorted { $0.owner < $1.owner }
+        #expect(both.count == 2 && ContractJobs.same(both[0], job) && ContractJobs.same(both[1], other), "the two that exist, in one read")
+        #expect(try node.jobs.jobs(ids: []).isEmpty)
         #expect(try node.jobs.job(id: UUID()) == nil)
 
         let updated = try node.jobs.update(id: job.id) { job in

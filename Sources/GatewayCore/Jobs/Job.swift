@@ -119,6 +119,8 @@ public protocol JobStore: Sendable {
     func insert(_ job: Job, activeLimit: Int?) throws
     /// The job, whoever owns it; nil when there is none.
     func job(id: UUID) throws -> Job?
+    /// Those of `ids` that exist, in one read.
+    func jobs(ids: [UUID]) throws -> [Job]
     /// Reads, changes and writes one job atomically; returns the stored result. `change` may run
     /// more than once (a store may retry when another writer got there first), so it must only
     /// compute from the job it is given.

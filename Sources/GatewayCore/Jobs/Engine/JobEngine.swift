@@ -215,10 +215,13 @@ public final class JobEngine: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.idlePoll)
             let ids = observers.watchedIDs()
-            published = published.filter { ids.contains($0.key) }
+            let watched = Set(ids)
+            published = published.filter { watched.contains($0.key) }
             guard !ids.isEmpty else { continue }
             let store = store
-            let jobs = await runBlocking { ids.compactMap { try? store.job(id: $0) } }
+            // One read for every watched job; a failed read (the database restarting) is
+            // simply tried again at the next poll.
+            let jobs = await runBlocking { (try? store.jobs(ids: ids)) ?? [] }
             for job in jobs where job.revision > published[job.id, default: 0] {
                 published[job.id] = job.revision
                 observers.publishToWatchers(job)
