@@ -13,7 +13,7 @@ public final class EngineAssembly: Sendable {
     public let engine: JobEngine
     /// The way in for new jobs, with the limits this assembly was given.
     public let intake: JobIntake
-    public let idempotency: any IdempotencyKeys
+    public var idempotency: any IdempotencyKeys { stores.idempotency }
     public let inspector: PDFInspectorPool
     public let local: LocalConverter
     /// The backend each job type goes to, as configured.
@@ -103,14 +103,13 @@ public final class EngineAssembly: Sendable {
             filer: library,
             logger: logger
         )
-        idempotency = stores.idempotency
         intake = JobIntake(
             engine: engine,
             filer: library,
             inspector: inspector,
             urlCheck: urlCheck,
             limits: limits,
-            idempotency: idempotency,
+            idempotency: stores.idempotency,
             pacing: stores.pacing
         )
     }

@@ -18,19 +18,18 @@ public struct PostgresCreationRate: CreationPacing {
         let perSecond = capacity / 60
         // The bucket as it stands now: refilled since its last take, capped at capacity.
         let refilled = "LEAST(\(capacity)::float8, b.tokens + extract(epoch FROM clock_timestamp() - b.updated_at) * \(perSecond)::float8)"
-        return try database.transaction { session in
-            let taken = try session.query(
-                """
-                INSERT INTO creation_buckets AS b (owner, tokens, updated_at) VALUES (\(owner), \(capacity - 1), clock_timestamp())
-                ON CONFLICT (owner) DO UPDATE SET tokens = \(unescaped: refilled) - 1, updated_at = clock_timestamp()
-                WHERE \(unescaped: refilled) >= 1
-                RETURNING 1
-                """
-            )
-            guard taken.isEmpty else { return nil }
-            let left =
-                try session.query("SELECT \(unescaped: refilled) FROM creation_buckets b WHERE owner = \(owner)").first?.decode(Double.self) ?? 0
-            return max(1, Int(((1 - left) / perSecond).rounded(.up)))
-        }
+        // One statement takes the creation, atomically on its own: no transaction around it.
+        let taken = try database.query(
+            """
+            INSERT INTO creation_buckets AS b (owner, tokens, updated_at) VALUES (\(owner), \(capacity - 1), clock_timestamp())
+            ON CONFLICT (owner) DO UPDATE SET tokens = \(unescaped: refilled) - 1, updated_at = clock_timestamp()
+            WHERE \(unescaped: refilled) >= 1
+            RETURNING 1
+            """
+        )
+        guard taken.isEmpty else { return nil }
+        // Refused: how long until the bucket holds one again (an estimate; others may take first).
+        let left = try database.query("SELECT \(unescaped: refilled) FROM creation_buckets b WHERE owner = \(owner)").first?.decode(Double.self) ?? 0
+        return max(1, Int(((1 - left) / perSecond).rounded(.up)))
     }
 }
