@@ -4,8 +4,17 @@ import Foundation
 /// URL signatures both use it.
 extension Data {
     public var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // Byte by byte: three `replacingOccurrences` went through NSString and cost a signed
+        // URL (and so every poll of a job awaiting its upload) more than the HMAC did.
+        let bytes = base64EncodedString().utf8.compactMap { byte -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            case UInt8(ascii: "="): nil
+            default: byte
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes unpadded (or padded) base64url; nil when `text` is not base64url.

@@ -48,6 +48,8 @@ public final class PostgresDatabase: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let maxConnections: Int
     private let pool: Mutex<Pool>
+    /// The statements each open connection has prepared, by connection id.
+    private let prepared = Mutex<[Int: Set<String>]>([:])
     /// Signalled when a connection goes back to the pool or one closes.
     private let returned = NSCondition()
 
@@ -140,6 +142,88 @@ public final class PostgresDatabase: Sendable {
         try withConnection { try $0.query(query) }
     }
 
+    /// One statement, awaited rather than waited for: for a caller that must not hold a thread
+    /// while PostgreSQL answers (a request handler on the cooperative pool).
+    public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await onIdleConnection(
+            { [logger] connection in connection.query(query, logger: logger).map(\.rows) },
+            otherwise: { try self.query(query) }
+        )
+    }
+
+    /// A hot read that each connection parses and plans once (`PREPARE`), then only executes:
+    /// PostgreSQL spends more on parsing and planning a point read than on running it. The
+    /// arguments are ids, written into `EXECUTE` as literals (a UUID's text needs no escaping).
+    public func query(_ statement: PreparedStatement, _ arguments: UUID...) async throws -> [PostgresRow] {
+        let execute = PostgresQuery(unsafeSQL: "EXECUTE \(statement.name)(\(arguments.map { "'\($0.uuidString)'" }.joined(separator: ", ")))")
+        return try await onIdleConnection(
+            { [logger] connection in
+                self.prepare(statement, on: connection).flatMap { connection.query(execute, logger: logger).map(\.rows) }
+            },
+            otherwise: {
+                try self.withConnection { session in
+                    let connection = session.connection
+                    return try session.wait(timeout: PostgresSession.statementTimeout) {
+                        self.prepare(statement, on: connection).flatMap { connection.query(execute, logger: self.logger).map(\.rows) }
+                    }
+                }
+            }
+        )
+    }
+
+    /// `operation` on an idle connection, which goes back to the pool from its event loop; or,
+    /// when none is idle, `otherwise` (the wait for a connection included) on a thread of its own.
+    ///
+    /// A connection is never held by a suspended task: a task needs a cooperative thread to
+    /// resume, and those threads may be blocked in a synchronous call waiting for a connection
+    /// (a deadlock once every connection sits in such a task).
+    private func onIdleConnection<T: Sendable>(
+        _ operation: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>,
+        otherwise: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        guard let connection = try takeIdle() else {
+            return try await runBlocking { Result { try otherwise() } }.get()
+        }
+        let session = PostgresSession(connection: connection, logger: logger)
+        let answer = session.started(timeout: PostgresSession.statementTimeout) { operation(connection) }
+        answer.whenComplete { [self] result in
+            if case .failure(let error) = result, Self.breaksConnection(error) {
+                (connection.close() as EventLoopFuture<Void>).whenComplete { _ in self.release(connection) }
+            } else {
+                release(connection)
+            }
+        }
+        do {
+            return try await answer.get()
+        } catch {
+            throw Self.translate(error, location: location)
+        }
+    }
+
+    /// Prepares `statement` on `connection` unless it already has.
+    private func prepare(_ statement: PreparedStatement, on connection: PostgresConnection) -> EventLoopFuture<Void> {
+        if prepared.withLock({ $0[connection.id]?.contains(statement.name) ?? false }) {
+            return connection.eventLoop.makeSucceededVoidFuture()
+        }
+        let sql = "PREPARE \(statement.name)(\(statement.parameterTypes.joined(separator: ", "))) AS \(statement.sql)"
+        return connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).map { _ in
+            _ = self.prepared.withLock { $0[connection.id, default: []].insert(statement.name) }
+        }
+    }
+
+    /// An idle open connection of the pool, or nil when none is.
+    private func takeIdle() throws -> PostgresConnection? {
+        try pool.withLock { pool in
+            if pool.closed { throw PostgresStoreError(code: "database_closed", message: "the database connection pool is closed") }
+            while let connection = pool.idle.popLast() {
+                if !connection.isClosed { return connection }
+                pool.open -= 1
+                forgetPrepared(connection)
+            }
+            return nil
+        }
+    }
+
     /// A connection outside the pool, for whoever must keep one session (an advisory lock):
     /// the caller closes it.
     package func dedicatedSession() throws -> PostgresSession {
@@ -163,6 +247,7 @@ public final class PostgresDatabase: Sendable {
                 while let connection = pool.idle.popLast() {
                     if !connection.isClosed { return (connection, nil) }
                     pool.open -= 1
+                    forgetPrepared(connection)
                 }
                 guard pool.open < maxConnections else { return (nil, nil) }
                 pool.open += 1
@@ -207,10 +292,18 @@ public final class PostgresDatabase: Sendable {
             pool.idle.append(connection)
             return true
         }
-        if !keep { _ = connection.close() as EventLoopFuture<Void> }
+        if !keep {
+            forgetPrepared(connection)
+            _ = connection.close() as EventLoopFuture<Void>
+        }
         returned.lock()
         returned.signal()
         returned.unlock()
+    }
+
+    /// Drops what `connection` prepared: its statements died with it.
+    private func forgetPrepared(_ connection: PostgresConnection) {
+        _ = prepared.withLock { $0.removeValue(forKey: connection.id) }
     }
 
     /// PostgreSQL's errors, said so that an operator knows what failed: unreachable, refused,
@@ -235,6 +328,20 @@ public final class PostgresDatabase: Sendable {
     }
 }
 
+/// A statement kept prepared on every connection that has run it: `sql` with `$1`, `$2`…
+/// of `parameterTypes`, under a `name` of plain letters and underscores.
+public struct PreparedStatement: Sendable {
+    public var name: String
+    public var parameterTypes: [String]
+    public var sql: String
+
+    public init(name: String, parameterTypes: [String], sql: String) {
+        self.name = name
+        self.parameterTypes = parameterTypes
+        self.sql = sql
+    }
+}
+
 /// One connection, lent for the length of a `withConnection` or `transaction` body.
 public struct PostgresSession {
     let connection: PostgresConnection
@@ -250,21 +357,40 @@ public struct PostgresSession {
 
     @discardableResult
     func query(_ query: PostgresQuery, timeout: TimeAmount) throws -> [PostgresRow] {
-        try wait(for: connection.query(query, logger: logger), timeout: timeout).rows
+        let (connection, logger) = (self.connection, self.logger)
+        return try wait(timeout: timeout) { connection.query(query, logger: logger) }.rows
     }
 
-    /// Waits for `future` at most `timeout`, then closes the connection and throws: a
-    /// connection that silently stopped answering must not hold its caller forever.
-    private func wait<Value: Sendable>(for future: EventLoopFuture<Value>, timeout: TimeAmount) throws -> Value {
-        let promise = connection.eventLoop.makePromise(of: Value.self)
-        future.cascade(to: promise)
+    /// Starts `operation` on the connection's event loop and waits for it at most `timeout`,
+    /// then closes the connection and throws: a connection that silently stopped answering must
+    /// not hold its caller forever. The query, its timer and the timer's cancellation all happen
+    /// in one hop to the event loop: each hop from this thread is a wake-up of that loop, and
+    /// on a busy node those wake-ups cost more than the statement.
+    func wait<Value: Sendable>(
+        timeout: TimeAmount,
+        _ operation: @escaping @Sendable () -> EventLoopFuture<Value>
+    ) throws -> Value {
+        try started(timeout: timeout, operation).wait()
+    }
+
+    /// `operation`'s result, failed with `PostgresTimeout` (and the connection closed) when it
+    /// takes longer than `timeout`.
+    func started<Value: Sendable>(
+        timeout: TimeAmount,
+        _ operation: @escaping @Sendable () -> EventLoopFuture<Value>
+    ) -> EventLoopFuture<Value> {
         let connection = self.connection
-        let timer = connection.eventLoop.scheduleTask(in: timeout) {
-            promise.fail(PostgresTimeout(seconds: timeout.nanoseconds / 1_000_000_000))
-            _ = connection.close() as EventLoopFuture<Void>
+        let eventLoop = connection.eventLoop
+        return eventLoop.flatSubmit {
+            let promise = eventLoop.makePromise(of: Value.self)
+            let timer = eventLoop.scheduleTask(in: timeout) {
+                promise.fail(PostgresTimeout(seconds: timeout.nanoseconds / 1_000_000_000))
+                _ = connection.close() as EventLoopFuture<Void>
+            }
+            promise.futureResult.whenComplete { _ in timer.cancel() }
+            operation().cascade(to: promise)
+            return promise.futureResult
         }
-        defer { timer.cancel() }
-        return try promise.futureResult.wait()
     }
 
     var isClosed: Bool { connection.isClosed }
@@ -274,7 +400,7 @@ public struct PostgresSession {
 
     /// A statement with no parameters (several, separated by `;`, are allowed).
     public func execute(_ sql: String) throws {
-        _ = try wait(for: connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), timeout: Self.statementTimeout)
+        try query(PostgresQuery(unsafeSQL: sql), timeout: Self.statementTimeout)
     }
 }
 

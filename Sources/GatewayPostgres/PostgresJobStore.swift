@@ -41,6 +41,17 @@ public final class PostgresJobStore: JobStore {
         try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id)").first.map(JobRow.job)
     }
 
+    /// The read every client poll makes: prepared once per connection.
+    static let jobByID = PreparedStatement(
+        name: "pdfgate_job_by_id",
+        parameterTypes: ["uuid"],
+        sql: "SELECT \(JobRow.columns) FROM jobs WHERE id = $1"
+    )
+
+    public func polledJob(id: UUID) async throws -> Job? {
+        try await database.query(Self.jobByID, id).first.map(JobRow.job)
+    }
+
     public func jobs(ids: [UUID]) throws -> [Job] {
         guard !ids.isEmpty else { return [] }
         return try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = ANY(\(ids))").map(JobRow.job)

@@ -116,6 +116,33 @@ struct JobStoreContractTests {
         #expect(try node.jobs.statusCounts() == [.queued: 3, .created: 2, .succeeded: 1])
     }
 
+    /// A poll awaits the store; it must read what `job(id:)` reads, and never wedge when
+    /// synchronous reads hold the cooperative threads at the same time (on PostgreSQL a
+    /// connection handed to a suspended poll could otherwise wait forever for one of them).
+    @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.allCases)
+    func pollsReadWhatWritesWroteWhileSynchronousReadsHoldTheThreads(_ backend: StoreBackend) async throws {
+        let store = try backend.make()
+        let jobs = try store.node().jobs
+        let job = ContractJobs.make()
+        try jobs.insert(job, activeLimit: nil)
+        #expect(ContractJobs.same(try await jobs.polledJob(id: job.id), job))
+        #expect(try await jobs.polledJob(id: UUID()) == nil)
+        try jobs.update(id: job.id) { $0.revision += 1 }
+        #expect(try await jobs.polledJob(id: job.id)?.revision == 2, "a poll sees the last write")
+
+        let revisions = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for round in 0..<400 {
+                group.addTask {
+                    // Every fourth task blocks its cooperative thread in a synchronous read,
+                    // the way a request handler does.
+                    round % 4 == 0 ? try jobs.job(id: job.id)?.revision : try await jobs.polledJob(id: job.id)?.revision
+                }
+            }
+            return try await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        #expect(revisions.count == 400 && revisions.allSatisfy { $0 == 2 })
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func concurrentUpdatesFromTwoNodesLoseNothing(_ backend: StoreBackend) async throws {
         let store = try backend.make()

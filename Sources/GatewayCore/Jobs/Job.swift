@@ -119,6 +119,9 @@ public protocol JobStore: Sendable {
     func insert(_ job: Job, activeLimit: Int?) throws
     /// The job, whoever owns it; nil when there is none.
     func job(id: UUID) throws -> Job?
+    /// The same as `job(id:)`, for a caller that must not hold a thread while the store
+    /// answers: what a client's poll reads when the store is a network away.
+    func polledJob(id: UUID) async throws -> Job?
     /// Those of `ids` that exist, in one read.
     func jobs(ids: [UUID]) throws -> [Job]
     /// Reads, changes and writes one job atomically; returns the stored result. `change` may run
@@ -150,6 +153,11 @@ public protocol JobStore: Sendable {
     /// Jobs waiting for their upload (CREATED) or for a slot (QUEUED) whose deadline has passed:
     /// nothing running would notice it for them.
     func expired(now: Date, limit: Int) throws -> [Job]
+}
+
+extension JobStore {
+    /// An embedded store answers at once: reading in place costs less than any hop.
+    public func polledJob(id: UUID) async throws -> Job? { try job(id: id) }
 }
 
 /// A job store failure that is not the client's doing.

@@ -67,11 +67,12 @@ extension JobEngine {
         return job
     }
 
-    /// The same, read off the cooperative threads when the read goes to a shared database: a
-    /// PostgreSQL round trip would otherwise hold one of the two threads every request needs.
-    /// On an embedded store the job is almost always in the engine's cache: no hop.
+    /// The same, awaited: on a shared database the read is a round trip that must not hold one
+    /// of the cooperative threads every request needs.
     func polledJob(_ id: String, ownedBy owner: String) async throws -> Job {
-        guard configuration.sharesStore else { return try job(id, ownedBy: owner) }
-        return try await blocking { try self.job(id, ownedBy: owner) }
+        guard let uuid = UUID(uuidString: id), let job = try await polledJob(uuid), job.owner == owner else {
+            throw APIError(.notFound, "job_not_found", "no job with id '\(id)'")
+        }
+        return job
     }
 }

@@ -167,6 +167,14 @@ public final class JobEngine: Sendable {
         return job
     }
 
+    /// The same, awaiting the store rather than blocking on it: what a poll calls.
+    public func polledJob(_ id: UUID) async throws -> Job? {
+        if let cached = cache[id] { return cached }
+        guard let job = try await store.polledJob(id: id) else { return nil }
+        cache.rememberIfAbsent(job)
+        return job
+    }
+
     /// The owner's jobs, newest first.
     public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
         try store.list(owner: owner, status: status, type: type, limit: limit, cursor: cursor)
