@@ -100,7 +100,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             // A link to the repository's openapi.yaml: served at /openapi.yaml, one source of truth.
-            resources: [.embedInCode("openapi.yaml")],
+            // The web page's files, served at / and /ui/ (WebAssets lists the same names).
+            resources: [
+                .embedInCode("openapi.yaml"),
+                .embedInCode("Web/index.html"), .embedInCode("Web/style.css"), .embedInCode("Web/favicon.svg"),
+                .embedInCode("Web/app.js"), .embedInCode("Web/api.js"), .embedInCode("Web/convert.js"),
+                .embedInCode("Web/library.js"), .embedInCode("Web/dom.js"),
+            ],
             swiftSettings: strict
         ),
         // The CLI: the composition root.
@@ -131,7 +137,8 @@ let package = Package(
         ),
         .target(
             name: "GatewayTestSupport",
-            dependencies: ["GatewayCore"],
+            // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
+            dependencies: ["GatewayCore", "GatewayConverters"],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),

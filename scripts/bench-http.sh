@@ -35,6 +35,9 @@ measure job "$base/v1/jobs/$job"
 curl -fsS "$base/v1/documents?folder=Big&limit=50&sort=-created_at" -H "$auth" >/dev/null
 measure documents "$base/v1/documents?folder=Big&limit=50&sort=-created_at"
 
+# The web page in headless Chromium on the same 100,000 documents: library shown, next 50.
+"$bin/pdfgate-bench" page "$base" "$token" Big 2>> "$out/page.log"
+
 # 1 GiB upload: RSS before, then the peak (VmHWM) after; a sparse file costs no disk to read.
 kib() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$server/status"; }
 truncate -s 1G "$out/upload-1g.bin"

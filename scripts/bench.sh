@@ -55,6 +55,7 @@ Library at $(get seed.documents) documents (seeded in $(get seed.s) s), medians
 HTTP API on loopback (wrk, 2 threads, 64 connections, 10 s; release build, bearer token)
   GET /v1/jobs/{id}                    $(get http.job.rps) req/s, p99 $(get http.job.p99_ms) ms   (target ≥ 5,000 req/s, p99 < 20 ms)
   GET /v1/documents, 50 of $(get seed.documents)   $(get http.documents.rps) req/s, p99 $(get http.documents.p99_ms) ms   (target ≥ 1,000 req/s)
+  web page, folder of $(get seed.documents) in headless Chromium: shown in $(get page.library_interactive_ms) ms (target < 500), next 50 in $(get page.next_page_ms) ms (target < 200)
   200 MB office job via a Gotenberg stand-in  RSS grows +$(get convert200.rss_growth_mib) MiB from $(get convert200.rss_before_mib) MiB (target < 50 MB; succeeded: $(get convert200.status_ok))
   1 GiB upload (PUT, streamed to disk)  RSS $(get upload.rss_before_mib) → peak $(get upload.rss_peak_mib) MiB: +$(get upload.rss_growth_mib) MiB   (target < 64 MB) at $(get upload.mib_per_s) MiB/s
 

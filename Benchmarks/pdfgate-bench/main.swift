@@ -215,6 +215,8 @@ case "url" where arguments.count == 4:
     try await urlBenchmark(directory: arguments[2], work: arguments[3])
 case "polling" where arguments.count == 4:
     try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
+case "page" where arguments.count == 5:
+    try pageBenchmark(base: arguments[2], token: arguments[3], folder: arguments[4])
 case "fake-gotenberg" where arguments.count == 3 || arguments.count == 4:
     try await fakeGotenberg(pdf: arguments[2], delay: arguments.count == 4 ? Double(arguments[3]) ?? 0 : 0)
 case "pipeline" where arguments.count == 5:
@@ -232,7 +234,7 @@ default:
     FileHandle.standardError.write(
         Data(
             ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
-                + " | pipeline STORE N PDF [DATABASE_URL] | polling PDF WORKDIR | fake-gotenberg PDF [DELAY_S]\n").utf8
+                + " | pipeline STORE N PDF [DATABASE_URL] | polling PDF WORKDIR | fake-gotenberg PDF [DELAY_S] | page BASE_URL TOKEN FOLDER\n").utf8
         )
     )
     exit(2)

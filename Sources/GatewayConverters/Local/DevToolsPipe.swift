@@ -9,9 +9,9 @@ import Glibc
 /// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). Blocking, and for one
 /// caller at a time (a warm browser's slot holder, on a `runBlocking` thread): that is why it may
 /// be handed between threads unchecked. Cut it by killing Chromium, which closes the socket.
-final class DevToolsPipe: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package final class DevToolsPipe: @unchecked Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let socket: Int32
@@ -22,13 +22,13 @@ final class DevToolsPipe: @unchecked Sendable {
     /// Events that arrived while waiting for something else, oldest first.
     private var pending: [[String: Any]] = []
     /// No call or wait outlasts it; the holder sets it per job.
-    var deadline: ContinuousClock.Instant
+    package var deadline: ContinuousClock.Instant
 
     /// Whether the browser is still running: its helpers may hold the pipe open after it died,
     /// so an end of file cannot be relied on to say so.
     private let alive: @Sendable () -> Bool
 
-    init(socket: Int32, deadline: ContinuousClock.Instant, alive: @escaping @Sendable () -> Bool = { true }) {
+    package init(socket: Int32, deadline: ContinuousClock.Instant, alive: @escaping @Sendable () -> Bool = { true }) {
         self.socket = socket
         self.deadline = deadline
         self.alive = alive
@@ -36,7 +36,7 @@ final class DevToolsPipe: @unchecked Sendable {
 
     /// Sends a command and waits for its answer; throws the protocol's error message.
     @discardableResult
-    func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil) throws -> [String: Any] {
+    package func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil) throws -> [String: Any] {
         let id = nextID
         nextID += 1
         var message: [String: Any] = ["id": id, "method": method, "params": params]
@@ -57,7 +57,7 @@ final class DevToolsPipe: @unchecked Sendable {
     }
 
     /// The first event for which `matches` holds, waiting until `limit`; nil when none came.
-    func event(until limit: ContinuousClock.Instant, where matches: ([String: Any]) -> Bool) throws -> [String: Any]? {
+    package func event(until limit: ContinuousClock.Instant, where matches: ([String: Any]) -> Bool) throws -> [String: Any]? {
         if let index = pending.firstIndex(where: matches) { return pending.remove(at: index) }
         while let message = try read(until: min(limit, deadline)) {
             if message["method"] != nil, matches(message) { return message }
@@ -67,7 +67,7 @@ final class DevToolsPipe: @unchecked Sendable {
     }
 
     /// The next event (queued ones first), or nil at `limit`.
-    func nextEvent(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
+    package func nextEvent(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
         if !pending.isEmpty { return pending.removeFirst() }
         while let message = try read(until: min(limit, deadline)) {
             if message["method"] != nil { return message }  // a late answer to an abandoned call is dropped
@@ -76,7 +76,7 @@ final class DevToolsPipe: @unchecked Sendable {
     }
 
     /// Forgets queued events (a finished job's stragglers).
-    func discardEvents() {
+    package func discardEvents() {
         pending.removeAll()
     }
 

@@ -58,7 +58,7 @@ enum StopReason: Sendable, Equatable {
 
 /// A connected pair of Unix stream sockets, close-on-exec from birth: a converter spawned
 /// concurrently must not inherit either end (the spawn hands the child its end by number).
-func socketPair() -> (ours: Int32, theirs: Int32)? {
+package func socketPair() -> (ours: Int32, theirs: Int32)? {
     var pair: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
     return (pair[0], pair[1])

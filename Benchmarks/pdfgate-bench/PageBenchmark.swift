@@ -1,0 +1,45 @@
+import Foundation
+import GatewayTestSupport
+
+/// The web page at library scale (issue 14), in Debian's headless Chromium against a running
+/// server: how long until the library page shows a folder of many documents (navigation start
+/// to the first 50 rows on screen, as the page's own `pdfgate:library-loaded` mark says), and
+/// how long "Load more" takes to show the next 50. Medians of `rounds` fresh loads; each load
+/// gets a new browser tab state but the same warm server, as a user reloading would.
+func pageBenchmark(base: String, token: String, folder: String, rounds: Int = 7) throws {
+    let browser = try HeadlessBrowser()
+    defer { browser.stop() }
+    // The token goes where the sign-in form puts it; the folder in the page's address.
+    try browser.open(base + "/")
+    try browser.evaluate("sessionStorage.setItem('pdfgate.token', \(json(token)))")
+    var loads: [Double] = []
+    var nextPages: [Double] = []
+    for _ in 0..<rounds {
+        try browser.open(base + "/#folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder))
+        try browser.waitUntil(
+            "performance.getEntriesByName('pdfgate:library-loaded').length > 0 && document.querySelectorAll('#documents tbody tr[data-document-id]').length >= 50",
+            "the first page of documents"
+        )
+        loads.append(try browser.evaluate("performance.getEntriesByName('pdfgate:library-loaded')[0].startTime") as? Double ?? .nan)
+        let next = try browser.evaluate(
+            """
+            new Promise((resolve) => {
+              const rows = () => document.querySelectorAll('#documents tbody tr[data-document-id]').length;
+              const before = rows(), started = performance.now();
+              const done = () => resolve(performance.now() - started);
+              new MutationObserver((_, observer) => { if (rows() >= before + 50) { observer.disconnect(); done(); } })
+                .observe(document.querySelector('#documents tbody'), { childList: true });
+              document.querySelector('#more').click();
+            })
+            """
+        )
+        nextPages.append(next as? Double ?? .nan)
+    }
+    emit("page.library_interactive_ms", median(loads))
+    emit("page.next_page_ms", median(nextPages))
+    if !browser.problems.isEmpty { FileHandle.standardError.write(Data("page problems: \(browser.problems)\n".utf8)) }
+}
+
+private func json(_ text: String) -> String {
+    String(decoding: (try? JSONSerialization.data(withJSONObject: [text])) ?? Data(), as: UTF8.self).dropFirst().dropLast().description
+}

@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The web page (issue 14): `/` and its files under `/ui/`, embedded in the binary. The page
+/// speaks only the public v1 API, so it needs nothing here but its bytes and the headers that
+/// keep it safe: a strict Content-Security-Policy (no inline script or style, nothing from
+/// another origin), no framing, no sniffing. Files are revalidated with ETags: their names do
+/// not change between versions, their content does.
+struct WebController: Sendable {
+    let assets: WebAssets
+
+    func addRoutes(to router: Router<GatewayRequestContext>) {
+        router.on("/", method: .get) { request, _ in try self.serve("index.html", request) }
+        router.on("/ui/:file", method: .get) { request, context in
+            try self.serve(try context.parameters.require("file"), request)
+        }
+    }
+
+    private func serve(_ name: String, _ request: Request) throws -> Response {
+        guard let asset = try assets.asset(named: name) else {
+            throw APIError(.notFound, "not_found", "the web page has no file '\(name)'; open / for the page")
+        }
+        var headers = Self.securityHeaders
+        headers[.eTag] = asset.etag
+        headers[.cacheControl] = "no-cache"
+        if let seen = request.headers[.ifNoneMatch],
+            seen.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = asset.contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+    }
+
+    /// Everything the page loads comes from this server; thumbnails arrive as `blob:` URLs
+    /// (they need the bearer header, which an `<img src>` cannot send).
+    static let contentSecurityPolicy = [
+        "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", "connect-src 'self'",
+        "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
+    ].joined(separator: "; ")
+
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy: contentSecurityPolicy,
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+        .xContentTypeOptions: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        HTTPField.Name("Cross-Origin-Opener-Policy")!: "same-origin",
+    ]
+}
+
+/// The page's files: the embedded copies, or, for someone working on the page, the files of a
+/// directory read on every request (`PDFGATE_WEB_ROOT`), so a change shows on reload without
+/// a rebuild.
+struct WebAssets: Sendable {
+    struct Asset: Sendable {
+        var bytes: [UInt8]
+        var contentType: String
+        var etag: String
+
+        init(bytes: [UInt8], name: String) {
+            self.bytes = bytes
+            contentType = WebAssets.contentType(of: name)
+            etag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        }
+    }
+
+    private let embedded: [String: Asset]
+    private let directory: String?
+
+    init(directory: String? = ProcessInfo.processInfo.environment["PDFGATE_WEB_ROOT"]) {
+        self.directory = directory.flatMap { $0.isEmpty ? nil : $0 }
+        let files: [String: [UInt8]] = [
+            "index.html": PackageResources.index_html, "style.css": PackageResources.style_css,
+            "favicon.svg": PackageResources.favicon_svg, "app.js": PackageResources.app_js, "api.js": PackageResources.api_js,
+            "convert.js": PackageResources.convert_js, "library.js": PackageResources.library_js, "dom.js": PackageResources.dom_js,
+        ]
+        embedded = files.reduce(into: [:]) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
+    }
+
+    /// The names the page is made of, for tests and the page-weight check.
+    var names: [String] { embedded.keys.sorted() }
+
+    func asset(named name: String) throws -> Asset? {
+        guard embedded[name] != nil else { return nil }  // only the page's own names, never a path
+        guard let directory else { return embedded[name] }
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(name))
+        return Asset(bytes: [UInt8](data), name: name)
+    }
+
+    static func contentType(of name: String) -> String {
+        switch name.split(separator: ".").last {
+        case "html": "text/html; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "svg": "image/svg+xml"
+        default: "application/octet-stream"
+        }
+    }
+}

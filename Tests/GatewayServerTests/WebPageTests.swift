@@ -1,0 +1,266 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// The web page (issue 14), as a user meets it: a real `pdfgate serve` on loopback, Debian's
+/// headless Chromium clicking through it, real conversions with the local converters, and the
+/// API to check that what the page showed is what happened. Screenshots of the main screens go
+/// to `.build/test-output/web/`.
+@Suite("Web page", .serialized)
+struct WebPageTests {
+    static let screenshots = Fixtures.root + "/../.build/test-output/web"
+
+    // MARK: - Served safely
+
+    @Test("/ is the page: strict CSP, no framing, ETag revalidation, under 150 KB, no inline code")
+    func servedWithItsHeaders() async throws {
+        let server = try await ServerProcess()
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+        let page = try await client.get("/")
+        #expect(page.status == 200 && page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        let csp = try #require(page.headers["Content-Security-Policy"])
+        for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"] {
+            #expect(csp.contains(directive), "CSP has \(directive): \(csp)")
+        }
+        #expect(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"))
+        #expect(page.headers["X-Frame-Options"] == "DENY" && page.headers["X-Content-Type-Options"] == "nosniff")
+        let etag = try #require(page.headers["ETag"])
+        let again = try await client.get("/", headers: [("If-None-Match", etag)])
+        #expect(again.status == 304 && again.body.isEmpty, "an unchanged page is revalidated, not resent")
+
+        // Every file the page loads, its weight, and nothing a CSP would have to allow inline.
+        let html = page.text
+        #expect(!html.contains("style=\"") && !html.contains(" on"), "no inline style or handler attributes")
+        #expect(html.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "no inline script")
+        var weight = page.body.count
+        for name in ["style.css", "app.js", "api.js", "convert.js", "library.js", "dom.js", "favicon.svg"] {
+            let file = try await client.get("/ui/\(name)")
+            #expect(file.status == 200, "/ui/\(name)")
+            #expect(file.headers["Content-Security-Policy"] != nil)
+            weight += file.body.count
+            if name.hasSuffix(".js") {
+                for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"] {
+                    #expect(!file.text.contains(sink), "\(name) renders nothing through \(sink)")
+                }
+                #expect(file.headers["Content-Type"]?.hasPrefix("text/javascript") == true)
+            }
+        }
+        #expect(weight < 150_000, "page weight \(weight) bytes")
+        let missing = try await client.get("/ui/../Package.swift")
+        #expect(missing.status == 404)
+        #expect(try await client.get("/ui/secrets.json").status == 404, "only the page's own files")
+        await server.stop()
+    }
+
+    // MARK: - Convert and organize, in Chromium
+
+    @Test("drop a docx and a URL, watch both succeed, rename, move by drag and by dialog, search, delete; a failure's message shows")
+    func convertAndOrganize() async throws {
+        let site = try LoopbackHTTPServer { request, response in
+            _ = try request.discardBody()
+            try response.respond(
+                status: 200,
+                headers: [("Content-Type", "text/html; charset=utf-8")],
+                body: Array("<!doctype html><title>Quarterly report</title><h1>Quarterly report</h1><p>Figures.</p>".utf8)
+            )
+        }
+        defer { site.stop() }
+        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+        let broken = server.store + "-broken.docx"
+        try Data("this is not a Word document".utf8).write(to: URL(fileURLWithPath: broken))
+
+        try await onThread {
+            let browser = try HeadlessBrowser()
+            defer { browser.stop() }
+            try browser.open(server.baseURL + "/")
+            try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+            try browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
+
+            try browser.setFiles("#files", [Fixtures.office("sample.docx"), broken])
+            try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
+            try browser.evaluate("document.querySelector('#convert').click()")
+            try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 3", "three jobs on the page")
+            try browser.waitUntil(
+                "[...document.querySelectorAll('#jobs .job-status')].filter(s => s.textContent.trim() === 'SUCCEEDED').length === 2",
+                "the docx and the URL to succeed",
+                timeout: .seconds(180)
+            )
+            try browser.waitUntil(
+                "[...document.querySelectorAll('#jobs li.job')].some(j => j.querySelector('.job-status').textContent.trim() === 'FAILED' && !j.querySelector('.job-error').hidden && j.querySelector('.job-error').textContent.trim().length > 10)",
+                "the broken file's failure in words",
+                timeout: .seconds(120)
+            )
+            try browser.screenshot(to: Self.screenshots + "/convert.png")
+            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 2", "both documents listed")
+        }
+        var documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
+        #expect(documents.count == 2, "the API lists the two documents the page shows")
+        let docx = try #require(documents.first { ($0["name"] as? String) == "sample" }?["id"] as? String)
+        let web = try #require(documents.first { ($0["name"] as? String) != "sample" }?["id"] as? String)
+
+        try await onThread {
+            let browser = try HeadlessBrowser()
+            defer { browser.stop() }
+            try browser.open(server.baseURL + "/")
+            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 2", "the library")
+            try browser.screenshot(to: Self.screenshots + "/library.png")
+            let row = "document.querySelector('tr[data-document-id=\"\(docx)\"]')"
+
+            // Rename inline.
+            try browser.evaluate("\(row).querySelector('.doc-rename').click()")
+            try browser.waitUntil("\(row).querySelector('input.doc-name-input')", "the name to become editable")
+            try browser.evaluate(
+                """
+                (() => { const input = \(row).querySelector('input.doc-name-input'); input.value = 'Contract signed';
+                  input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })); })()
+                """
+            )
+            try browser.waitUntil("\(row)?.querySelector('.doc-name')?.textContent.includes('Contract signed')", "the new name")
+
+            // A new folder, then drag the document onto it.
+            try browser.evaluate("document.querySelector('#new-folder').click()")
+            try browser.waitUntil("document.querySelector('#folder-dialog').open", "the folder dialog")
+            try browser.evaluate("document.querySelector('#folder-name').value = 'Contracts'; document.querySelector('#folder-ok').click()")
+            try browser.waitUntil("[...document.querySelectorAll('button.folder')].some(b => b.textContent.includes('Contracts'))", "the folder")
+            try browser.evaluate(
+                """
+                (() => { const dt = new DataTransfer(); const row = \(row);
+                  const folder = [...document.querySelectorAll('button.folder')].find(b => b.textContent.includes('Contracts'));
+                  row.dispatchEvent(new DragEvent('dragstart', { bubbles: true, cancelable: true, dataTransfer: dt }));
+                  for (const type of ['dragenter', 'dragover', 'drop'])
+                    folder.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+                  row.dispatchEvent(new DragEvent('dragend', { bubbles: true, dataTransfer: dt })); })()
+                """
+            )
+            try browser.waitUntil("!\(row)", "the dragged document to leave the root folder")
+        }
+        var moved = try await client.get("/v1/documents/\(docx)").json
+        #expect(moved["name"] as? String == "Contract signed" && moved["folder"] as? String == "Contracts", "renamed and moved: \(moved)")
+
+        try await onThread {
+            let browser = try HeadlessBrowser()
+            defer { browser.stop() }
+            try browser.open(server.baseURL + "/")
+            let row = "document.querySelector('tr[data-document-id=\"\(web)\"]')"
+            try browser.waitUntil(row, "the web page's document")
+            // Move with the dialog.
+            try browser.evaluate("\(row).querySelector('.doc-move').click()")
+            try browser.waitUntil("document.querySelector('#move-dialog').open", "the move dialog")
+            try browser.evaluate(
+                """
+                (() => { const select = document.querySelector('#move-target');
+                  const option = [...select.options].find(o => o.textContent.includes('Contracts'));
+                  select.value = option.value; select.dispatchEvent(new Event('change', { bubbles: true }));
+                  document.querySelector('#move-ok').click(); })()
+                """
+            )
+            try browser.waitUntil("!\(row)", "the moved document to leave the root folder")
+
+            // Find it again by search, from the root.
+            try browser.evaluate(
+                "(() => { const s = document.querySelector('#search'); s.value = 'Contract'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
+            )
+            try browser.waitUntil(
+                "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1 && document.querySelector('tr[data-document-id=\"\(docx)\"]')",
+                "the search to find the renamed document"
+            )
+            try browser.screenshot(to: Self.screenshots + "/search.png")
+
+            // Delete it, confirming.
+            try browser.evaluate("document.querySelector('tr[data-document-id=\"\(docx)\"] .doc-delete').click()")
+            try browser.waitUntil("document.querySelector('#confirm-dialog').open", "the confirmation")
+            try browser.evaluate("document.querySelector('#confirm-ok').click()")
+            try browser.waitUntil("!document.querySelector('tr[data-document-id=\"\(docx)\"]')", "the deleted document to go")
+            #expect(browser.problems.filter { $0.contains("Content Security Policy") }.isEmpty, "no CSP violations: \(browser.problems)")
+        }
+        #expect(try await client.get("/v1/documents/\(docx)").status == 404, "deleted")
+        moved = try await client.get("/v1/documents/\(web)").json
+        #expect(moved["folder"] as? String == "Contracts", "moved by the dialog: \(moved)")
+        documents = try await client.get("/v1/documents?folder=Contracts").json["documents"] as? [[String: Any]] ?? []
+        #expect(documents.count == 1)
+        await server.stop()
+    }
+
+    // MARK: - Hostile names
+
+    @Test("a document named like markup shows those characters and runs nothing")
+    func hostileNamesAreText() async throws {
+        let server = try await ServerProcess()
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+        let hostile = "<img src=x onerror=window.pwned=1>"
+        let encoded = try #require(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let filed = try await client.send(
+            "POST",
+            "/v1/documents?name=\(encoded)",
+            body: .file(path: Fixtures.pdf("one-page.pdf")),
+            headers: [("Content-Type", "application/pdf")]
+        )
+        #expect(filed.status == 201, "\(filed.text)")
+        try await onThread {
+            let browser = try HeadlessBrowser()
+            defer { browser.stop() }
+            try browser.open(server.baseURL + "/")
+            try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+            try browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
+            Thread.sleep(forTimeInterval: 0.5)
+            let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
+            #expect(shown == hostile, "the name as text: \(shown ?? "nil")")
+            #expect(try browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)
+        }
+        await server.stop()
+    }
+
+    // MARK: - Tokens
+
+    @Test("with tokens: sign in, see only that owner's documents, sign out forgets the token")
+    func signInShowsOneOwner() async throws {
+        let store = FileManager.default.temporaryDirectory.path + "/pdfgate-web-\(UUID().uuidString.prefix(8))"
+        var tokens: [String: String] = [:]
+        for owner in ["alice", "bob"] {
+            tokens[owner] = try await OwnerIsolationTests.token(store, owner: owner)
+        }
+        let server = try await ServerProcess(store: store, arguments: ["--auth", "tokens"])
+        defer { Task { await server.stop() } }
+        for (owner, token) in tokens {
+            var client = APIClient(base: server.baseURL)
+            client.token = token
+            let filed = try await client.send(
+                "POST",
+                "/v1/documents?name=\(owner)-notes",
+                body: .file(path: Fixtures.pdf("one-page.pdf")),
+                headers: [("Content-Type", "application/pdf")]
+            )
+            #expect(filed.status == 201, "\(filed.text)")
+        }
+        let alice = try #require(tokens["alice"])
+        try await onThread {
+            let browser = try HeadlessBrowser()
+            defer { browser.stop() }
+            try browser.open(server.baseURL + "/")
+            try browser.waitUntil(
+                "document.querySelector('form#sign-in') && !document.querySelector('form#sign-in').closest('[hidden]')",
+                "the sign-in form"
+            )
+            try browser.screenshot(to: Self.screenshots + "/sign-in.png")
+            try browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
+            try browser.waitUntil("document.querySelector('form#sign-in').textContent.toLowerCase().includes('token')", "a refusal in the form")
+            try browser.evaluate("document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()")
+            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
+            let names =
+                try browser.evaluate("[...document.querySelectorAll('#documents .doc-name')].map(n => n.textContent.trim()).join(',')") as? String
+            #expect(names == "alice-notes", "only alice's documents: \(names ?? "nil")")
+            #expect(try browser.evaluate("sessionStorage.getItem('pdfgate.token')") as? String == alice)
+            #expect(try browser.evaluate("location.href.includes('\(alice)')") as? Bool == false, "the token never goes into a URL")
+            try browser.evaluate("document.querySelector('#sign-out').click()")
+            try browser.waitUntil(
+                "sessionStorage.getItem('pdfgate.token') === null && !document.querySelector('form#sign-in').closest('[hidden]')",
+                "sign-out"
+            )
+        }
+        await server.stop()
+    }
+}

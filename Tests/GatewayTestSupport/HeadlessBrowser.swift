@@ -1,0 +1,155 @@
+import Foundation
+import GatewayConverters
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Debian's Chromium, headless, driven over the DevTools protocol (the same pipe the URL
+/// converter uses): what the web page's tests and benchmarks click through. One page, one
+/// caller at a time; every wait is bounded. It loads only what the tests point it at (loopback),
+/// with Chromium's own background traffic switched off.
+public final class HeadlessBrowser: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let process: Process
+    private let pipe: DevToolsPipe
+    private let session: String
+    private let profile: String
+    /// Console errors and CSP reports the page produced, oldest first.
+    public private(set) var problems: [String] = []
+
+    public init(width: Int = 1280, height: Int = 900, timeout: Duration = .seconds(30)) throws {
+        guard let (ours, theirs) = socketPair() else { throw Failure(description: "no socket pair for the DevTools pipe") }
+        profile = FileManager.default.temporaryDirectory.path + "/pdfgate-browser-\(UUID().uuidString.prefix(8))"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Chromium reads the pipe on fd 3 and writes on fd 4.
+        process.arguments = [
+            "-c", #"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null 2>/dev/null"#, "/usr/bin/chromium",
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
+            "--disable-extensions", "--disable-domain-reliability", "--metrics-recording-only", "--hide-scrollbars",
+            "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--remote-debugging-pipe", "about:blank",
+        ]
+        let handle = FileHandle(fileDescriptor: theirs, closeOnDealloc: true)
+        process.standardInput = handle
+        process.standardOutput = handle
+        do {
+            try process.run()
+        } catch {
+            close(ours)
+            throw Failure(description: "Chromium could not be started (install Debian's chromium): \(error)")
+        }
+        self.process = process
+        pipe = DevToolsPipe(socket: ours, deadline: .now + timeout) { [process] in process.isRunning }
+        let target = try pipe.call("Target.createTarget", ["url": "about:blank"])
+        guard let targetID = target["targetId"] as? String,
+            let session = try pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])["sessionId"] as? String
+        else { throw Failure(description: "Chromium gave no page to drive") }
+        self.session = session
+        for domain in ["Page", "Runtime", "Log"] { try call("\(domain).enable") }
+        try call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700])
+    }
+
+    deinit { stop() }
+
+    /// Kills Chromium and removes its profile.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: profile)
+    }
+
+    /// One DevTools command on the page; its result.
+    @discardableResult
+    public func call(_ method: String, _ params: [String: Any] = [:], timeout: Duration = .seconds(30)) throws -> [String: Any] {
+        pipe.deadline = .now + timeout
+        do {
+            let result = try pipe.call(method, params, session: session)
+            collectProblems()
+            return result
+        } catch let failure as DevToolsPipe.Failure {
+            throw Failure(description: failure.description)
+        }
+    }
+
+    /// Loads `url` and waits for its load event.
+    public func open(_ url: String, timeout: Duration = .seconds(30)) throws {
+        collectProblems()  // and with them any load event of an earlier page
+        pipe.deadline = .now + timeout
+        do {
+            try pipe.call("Page.navigate", ["url": url], session: session)
+        } catch let failure as DevToolsPipe.Failure {
+            throw Failure(description: failure.description)
+        }
+        guard try pipe.event(until: .now + timeout, where: { $0["method"] as? String == "Page.loadEventFired" }) != nil else {
+            throw Failure(description: "\(url) did not finish loading within \(timeout)")
+        }
+    }
+
+    /// The value of a JavaScript expression (promises awaited), as JSON gives it back.
+    @discardableResult
+    public func evaluate(_ expression: String, timeout: Duration = .seconds(30)) throws -> Any? {
+        let answer = try call("Runtime.evaluate", ["expression": expression, "awaitPromise": true, "returnByValue": true], timeout: timeout)
+        if let exception = answer["exceptionDetails"] as? [String: Any] {
+            let detail = (exception["exception"] as? [String: Any])?["description"] as? String ?? exception["text"] as? String ?? "\(exception)"
+            throw Failure(description: "the page threw on `\(expression.prefix(120))`: \(detail)")
+        }
+        return (answer["result"] as? [String: Any])?["value"]
+    }
+
+    /// Waits until `condition` (a JavaScript expression) is truthy; throws with `what` when it
+    /// is not within `timeout`.
+    public func waitUntil(_ condition: String, _ what: String, timeout: Duration = .seconds(30)) throws {
+        let limit = ContinuousClock.now + timeout
+        while ContinuousClock.now < limit {
+            if let value = try evaluate("Boolean(\(condition))") as? Bool, value { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw Failure(description: "waited \(timeout) for \(what) (`\(condition)`)")
+    }
+
+    /// Puts files into an `<input type=file>` as if the user had picked them.
+    public func setFiles(_ selector: String, _ paths: [String]) throws {
+        let root = try call("DOM.getDocument", ["depth": 0])
+        guard let rootID = (root["root"] as? [String: Any])?["nodeId"] as? Int,
+            let node = try call("DOM.querySelector", ["nodeId": rootID, "selector": selector])["nodeId"] as? Int, node != 0
+        else { throw Failure(description: "no element matches \(selector)") }
+        try call("DOM.setFileInputFiles", ["nodeId": node, "files": paths])
+    }
+
+    /// Writes a PNG of the viewport to `path`.
+    public func screenshot(to path: String) throws {
+        let shot = try call("Page.captureScreenshot", ["format": "png"])
+        guard let base64 = shot["data"] as? String, let data = Data(base64Encoded: base64) else {
+            throw Failure(description: "Chromium returned no screenshot")
+        }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Keeps console errors, uncaught exceptions and CSP violations; drops other events.
+    private func collectProblems() {
+        while let event = try? pipe.nextEvent(until: .now) {
+            let params = event["params"] as? [String: Any] ?? [:]
+            switch event["method"] as? String {
+            case "Log.entryAdded":
+                let entry = params["entry"] as? [String: Any] ?? [:]
+                if entry["level"] as? String == "error" { problems.append(entry["text"] as? String ?? "\(entry)") }
+            case "Runtime.exceptionThrown":
+                let details = params["exceptionDetails"] as? [String: Any] ?? [:]
+                problems.append((details["exception"] as? [String: Any])?["description"] as? String ?? "\(details)")
+            case "Runtime.consoleAPICalled" where params["type"] as? String == "error":
+                let args = params["args"] as? [[String: Any]] ?? []
+                problems.append(args.map { "\($0["value"] ?? $0["description"] ?? "")" }.joined(separator: " "))
+            default:
+                break
+            }
+        }
+    }
+}
