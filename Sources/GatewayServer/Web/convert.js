@@ -17,12 +17,13 @@ const OPTIONS_KEY = "pdfgate.convert-options"; // remembered choices only, nothi
 
 /** A job's item in #jobs, from the first click to its terminal status. */
 class JobItem {
-  constructor(titleText, { onCancel, onOpen }) {
+  constructor(titleText, { onCancel, onOpen, onSettle }) {
+    this.onSettle = onSettle;
     this.startedAt = performance.now();
     this.finishedAt = null;
     this.job = null;
     this.title = el("span", { class: "job-title", text: titleText, title: titleText });
-    this.status = el("span", { class: "job-status" });
+    this.status = el("span", { class: "job-status", attrs: { "aria-live": "polite" } });
     this.phase = el("span", { class: "job-phase", text: "starting" });
     this.elapsed = el("span", { class: "job-elapsed", text: formatElapsed(0) });
     this.progress = el("progress", { class: "job-upload", max: 1, value: 0, hidden: true, attrs: { "aria-label": `Upload of ${titleText}` } });
@@ -73,6 +74,7 @@ class JobItem {
 
   finish(job) {
     this.finishedAt = performance.now();
+    this.onSettle?.();
     this.tick();
     this.cancel.hidden = true;
     this.setPhase("");
@@ -94,6 +96,7 @@ class JobItem {
     this.status.textContent = "FAILED";
     this.li.dataset.status = "FAILED";
     this.finishedAt = performance.now();
+    this.onSettle?.();
     this.tick();
     this.cancel.hidden = true;
     this.progress.hidden = true;
@@ -232,12 +235,11 @@ export function createConvert({ library }) {
   });
 
   function addItem(titleText) {
-    const item = new JobItem(titleText, { onCancel: cancelJob, onOpen: (it) => library.reveal(it.job.document_id) });
+    const item = new JobItem(titleText, { onCancel: cancelJob, onOpen: (it) => library.reveal(it.job.document_id), onSettle: () => { clearButton.hidden = false; } });
     item.abort = new AbortController();
     session.signal.addEventListener("abort", () => item.abort.abort(), { once: true });
     items.add(item);
     list.prepend(item.li);
-    clearButton.hidden = false;
     startTicker();
     return item;
   }
@@ -333,7 +335,7 @@ export function createConvert({ library }) {
       item.li.remove();
       items.delete(item);
     }
-    clearButton.hidden = items.size === 0;
+    clearButton.hidden = true;
   });
 
   // One clock for all items; it stops when nothing is running.
