@@ -6,13 +6,15 @@ import NIOPosix
 import PostgresNIO
 import Synchronization
 
-/// One PostgreSQL database shared by every gateway of a cluster: a small pool of connections on
-/// event loops of its own, and synchronous calls, because the store's ports are synchronous
-/// (SQLite's calls block too).
+/// One PostgreSQL database shared by every gateway of a cluster: a small pool of connections,
+/// synchronous calls because the store's ports are synchronous (SQLite's calls block too), and
+/// an awaited read for the hottest request (`query(_:_:)` on a prepared statement).
 ///
-/// A call blocks its thread until PostgreSQL answers. That is safe here because the connections
-/// live on this pool's own event loops, never on Hummingbird's or the cooperative pool's: a
-/// waiting caller never holds the thread its answer needs.
+/// A synchronous call blocks its thread until PostgreSQL answers. The connections live on the
+/// process's shared NIO event loops (Hummingbird's too: on two cores, two more loop threads
+/// cost a busy node a fifth of its polls in context switches), and no synchronous call is
+/// ever made from an event loop thread — handlers run on the cooperative pool, the engine on
+/// its own threads — so a waiting caller never holds the thread its answer needs.
 public final class PostgresDatabase: Sendable {
     /// Where and as whom to connect, from a `postgres://user:password@host:port/database` URL.
     public struct Location: Sendable, CustomStringConvertible {
@@ -66,7 +68,7 @@ public final class PostgresDatabase: Sendable {
         location = try Location(url: url)
         self.logger = logger
         self.maxConnections = max(1, maxConnections)
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        group = MultiThreadedEventLoopGroup.singleton
         pool = Mutex(Pool())
         do {
             try PostgresMigrations.run(on: self)
@@ -86,7 +88,7 @@ public final class PostgresDatabase: Sendable {
             return pool.idle
         }
         for connection in idle { try? (connection.close() as EventLoopFuture<Void>).wait() }
-        try? group.syncShutdownGracefully()
+        // The shared event loops outlive every database: nothing to shut down.
     }
 
     // MARK: - Running SQL
