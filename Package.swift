@@ -105,7 +105,7 @@ let package = Package(
                 .embedInCode("openapi.yaml"),
                 .embedInCode("Web/index.html"), .embedInCode("Web/style.css"), .embedInCode("Web/favicon.svg"),
                 .embedInCode("Web/app.js"), .embedInCode("Web/api.js"), .embedInCode("Web/convert.js"),
-                .embedInCode("Web/library.js"), .embedInCode("Web/dom.js"),
+                .embedInCode("Web/library.js"), .embedInCode("Web/dialogs.js"), .embedInCode("Web/dom.js"),
             ],
             swiftSettings: strict
         ),

@@ -34,7 +34,7 @@ struct WebPageTests {
         #expect(!html.contains("style=\"") && !html.contains(" on"), "no inline style or handler attributes")
         #expect(html.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "no inline script")
         var weight = page.body.count
-        for name in ["style.css", "app.js", "api.js", "convert.js", "library.js", "dom.js", "favicon.svg"] {
+        for name in ["style.css", "app.js", "api.js", "convert.js", "library.js", "dialogs.js", "dom.js", "favicon.svg"] {
             let file = try await client.get("/ui/\(name)")
             #expect(file.status == 200, "/ui/\(name)")
             #expect(file.headers["Content-Security-Policy"] != nil)
@@ -247,9 +247,15 @@ struct WebPageTests {
             )
             try browser.screenshot(to: Self.screenshots + "/sign-in.png")
             try browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
-            try browser.waitUntil("document.querySelector('form#sign-in').textContent.toLowerCase().includes('token')", "a refusal in the form")
+            try browser.waitUntil("!document.querySelector('#sign-in-message').hidden && document.querySelector('#sign-in-message').textContent.includes('not accepted')", "a refusal in the form")
             try browser.evaluate("document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()")
-            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
+            do {
+                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
+            } catch {
+                let state = try? browser.evaluate("document.body.innerText.slice(0, 600).split(String.fromCharCode(10)).join(' / ') + ' | ' + location.href + ' | ' + sessionStorage.getItem('pdfgate.token')")
+                Issue.record("\(error); page: \(state ?? "?"); problems: \(browser.problems)")
+                throw error
+            }
             let names =
                 try browser.evaluate("[...document.querySelectorAll('#documents .doc-name')].map(n => n.textContent.trim()).join(',')") as? String
             #expect(names == "alice-notes", "only alice's documents: \(names ?? "nil")")

@@ -70,6 +70,7 @@ signInForm.addEventListener("submit", async (event) => {
   const token = tokenInput.value.trim().replace(/^Bearer\s+/i, "");
   if (!token) return;
   const submit = $("button[type=submit]", signInForm);
+  if (submit.disabled) return; // one sign-in at a time: a late refusal must not clear a newer token
   submit.disabled = true;
   api.setToken(token);
   try {

@@ -3,78 +3,13 @@
 // in the DOM, so a folder of 100,000 documents costs what the user has scrolled through.
 
 import * as api from "./api.js";
+import { askFolderName, chooseFolder, confirmDialog, quoted, ROOT_LABEL, wireDialogs } from "./dialogs.js";
 import { $, $$, debounce, el, formatBytes, formatDate, icon, iconButton, replaceChildren } from "./dom.js";
 
 const PAGE_SIZE = 50;
 const DOC_MIME = "application/x-pdfgate-document";
-const ROOT_LABEL = "Library";
 const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: "base" });
-const quoted = (name) => `“${name}”`;
 const folderLabel = (path) => path || ROOT_LABEL;
-
-// MARK: - Dialogs
-
-/** Asks a yes/no question in #confirm-dialog; resolves true for the OK button. */
-export function confirmDialog({ title = "Are you sure?", text, ok = "OK", danger = false }) {
-  const dialog = $("#confirm-dialog");
-  if (dialog.open) dialog.close("cancel");
-  $(".confirm-title", dialog).textContent = title;
-  $(".confirm-text", dialog).textContent = text;
-  const okButton = $("#confirm-ok", dialog);
-  okButton.textContent = ok;
-  okButton.classList.toggle("danger", danger);
-  return showDialog(dialog, danger ? $("#confirm-cancel", dialog) : okButton).then((value) => value === "ok");
-}
-
-function showDialog(dialog, focus) {
-  dialog.returnValue = "";
-  dialog.showModal();
-  focus?.focus();
-  return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true }));
-}
-
-/** Asks for a folder name in #folder-dialog; resolves the trimmed name, or null. */
-function askFolderName({ title, value = "", ok }) {
-  const dialog = $("#folder-dialog");
-  const input = $("#folder-name", dialog);
-  $(".dialog-title", dialog).textContent = title;
-  $("#folder-ok", dialog).textContent = ok;
-  input.value = value;
-  const answer = showDialog(dialog, input);
-  input.select();
-  return answer.then((result) => (result === "ok" && input.value.trim() ? input.value.trim() : null));
-}
-
-/** Lets the user pick a folder for `doc` in #move-dialog; resolves a folder id ("" = root) or null. */
-async function chooseFolder(doc) {
-  const { folders } = await api.get("/v1/folders", { recursive: true });
-  const dialog = $("#move-dialog");
-  const select = $("#move-target", dialog);
-  folders.sort((a, b) => a.path.localeCompare(b.path, undefined, { numeric: true, sensitivity: "base" }));
-  replaceChildren(
-    select,
-    el("option", { value: "", text: `${ROOT_LABEL} (top level)` }),
-    folders.map((folder) => el("option", { value: folder.id, text: folder.path })),
-  );
-  select.value = doc.folder_id ?? "";
-  $(".dialog-title", dialog).textContent = `Move ${quoted(doc.name)}`;
-  const result = await showDialog(dialog, select);
-  return result === "ok" ? select.value : null;
-}
-
-function wireDialogs() {
-  const confirm = $("#confirm-dialog");
-  $("#confirm-ok", confirm).addEventListener("click", () => confirm.close("ok"));
-  $("#confirm-cancel", confirm).addEventListener("click", () => confirm.close("cancel"));
-  for (const dialog of [$("#folder-dialog"), $("#move-dialog")]) {
-    // Submitting closes the dialog in script; the form never navigates (form-action stays unused).
-    $("form", dialog).addEventListener("submit", (event) => {
-      event.preventDefault();
-      dialog.close("ok");
-    });
-    $(".dialog-cancel", dialog).addEventListener("click", () => dialog.close("cancel"));
-  }
-}
 
 // MARK: - The library
 
@@ -298,7 +233,18 @@ export function createLibrary({ notify, onFolderChange }) {
     current = { id, path };
     markCurrent();
     title.textContent = folderLabel(path);
+    // The address remembers the folder, so a reload or a shared link comes back to it.
+    const hash = path ? `#folder=${encodeURIComponent(path)}` : "";
+    if (location.hash !== hash && !location.hash.startsWith("#document=")) history.replaceState(null, "", hash || location.pathname);
     onFolderChange?.(current);
+  }
+
+  /** The folder at `path` (looked up among its parent's children), or null. */
+  async function findFolder(path) {
+    const cut = path.lastIndexOf("/");
+    const parent = cut < 0 ? undefined : path.slice(0, cut);
+    const { folders } = await api.get("/v1/folders", { parent });
+    return folders.find((folder) => folder.path === path) ?? null;
   }
 
   /** Shows a folder's documents (and, with `reveal`, opens the tree down to it). */
@@ -359,6 +305,8 @@ export function createLibrary({ notify, onFolderChange }) {
         moreButton.hidden = !cursor;
         renderEmptyState();
         document.body.dataset.library = "loaded";
+        // What `pdfgate-bench page` times: navigation start to the first rows on screen.
+        if (!append) performance.mark("pdfgate:library-loaded");
         requestAnimationFrame(loadMoreIfVisible);
       }
     }
@@ -761,9 +709,13 @@ export function createLibrary({ notify, onFolderChange }) {
     async start() {
       rootNode = makeNode(null);
       treeRoot.replaceChildren(rootNode.li);
-      setCurrent("", "");
+      const linked = /^#folder=(.+)$/.exec(location.hash);
+      const folder = linked ? await findFolder(decodeURIComponent(linked[1])).catch(() => null) : null;
+      setCurrent(folder?.id ?? "", folder?.path ?? "");
       await Promise.all([
-        expand(rootNode, true).catch((error) => notify(`Could not list the folders. ${describe(error)}`)),
+        expand(rootNode, true)
+          .then(() => folder && expandTo(folder.path).then(markCurrent))
+          .catch((error) => notify(`Could not list the folders. ${describe(error)}`)),
         loadDocuments(),
       ]);
     },
