@@ -11,15 +11,25 @@ func pageBenchmark(base: String, token: String, folder: String, rounds: Int = 7)
     defer { browser.stop() }
     // The token goes where the sign-in form puts it; the folder in the page's address.
     try browser.open(base + "/")
+    // After the page's own first request: its 401 would otherwise clear the token set here.
+    try browser.waitUntil("document.body.dataset.ready === 'true'", "the sign-in form")
     try browser.evaluate("sessionStorage.setItem('pdfgate.token', \(json(token)))")
     var loads: [Double] = []
     var nextPages: [Double] = []
-    for _ in 0..<rounds {
+    for round in 0..<rounds {
+        try browser.open("about:blank")  // a fragment change alone would not load the page again
         try browser.open(base + "/#folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder))
-        try browser.waitUntil(
-            "performance.getEntriesByName('pdfgate:library-loaded').length > 0 && document.querySelectorAll('#documents tbody tr[data-document-id]').length >= 50",
-            "the first page of documents"
-        )
+        do {
+            try browser.waitUntil(
+                "performance.getEntriesByName('pdfgate:library-loaded').length > 0 && document.querySelectorAll('#documents tbody tr[data-document-id]').length >= 50",
+                "the first page of documents"
+            )
+        } catch {
+            let page = try? browser.evaluate(
+                "location.href + ' ready=' + document.body.dataset.ready + ' library=' + document.body.dataset.library + ' resources=' + performance.getEntriesByType('resource').map(r => r.name.replace(location.origin, '') + '@' + Math.round(r.responseEnd)).join(' ')"
+            )
+            throw HeadlessBrowser.Failure(description: "round \(round): \(error); the page shows \(page ?? "nothing"); \(browser.problems)")
+        }
         loads.append(try browser.evaluate("performance.getEntriesByName('pdfgate:library-loaded')[0].startTime") as? Double ?? .nan)
         let next = try browser.evaluate(
             """

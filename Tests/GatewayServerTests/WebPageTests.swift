@@ -247,12 +247,17 @@ struct WebPageTests {
             )
             try browser.screenshot(to: Self.screenshots + "/sign-in.png")
             try browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
-            try browser.waitUntil("!document.querySelector('#sign-in-message').hidden && document.querySelector('#sign-in-message').textContent.includes('not accepted')", "a refusal in the form")
+            try browser.waitUntil(
+                "!document.querySelector('#sign-in-message').hidden && document.querySelector('#sign-in-message').textContent.includes('not accepted')",
+                "a refusal in the form"
+            )
             try browser.evaluate("document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()")
             do {
                 try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
             } catch {
-                let state = try? browser.evaluate("document.body.innerText.slice(0, 600).split(String.fromCharCode(10)).join(' / ') + ' | ' + location.href + ' | ' + sessionStorage.getItem('pdfgate.token')")
+                let state = try? browser.evaluate(
+                    "document.body.innerText.slice(0, 600).split(String.fromCharCode(10)).join(' / ') + ' | ' + location.href + ' | ' + sessionStorage.getItem('pdfgate.token')"
+                )
                 Issue.record("\(error); page: \(state ?? "?"); problems: \(browser.problems)")
                 throw error
             }

@@ -12,6 +12,7 @@ import Glibc
 public final class HeadlessBrowser: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     private let process: Process

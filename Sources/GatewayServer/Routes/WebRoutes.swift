@@ -74,7 +74,8 @@ struct WebAssets: Sendable {
         let files: [String: [UInt8]] = [
             "index.html": PackageResources.index_html, "style.css": PackageResources.style_css,
             "favicon.svg": PackageResources.favicon_svg, "app.js": PackageResources.app_js, "api.js": PackageResources.api_js,
-            "convert.js": PackageResources.convert_js, "library.js": PackageResources.library_js, "dialogs.js": PackageResources.dialogs_js, "dom.js": PackageResources.dom_js,
+            "convert.js": PackageResources.convert_js, "library.js": PackageResources.library_js, "dialogs.js": PackageResources.dialogs_js,
+            "dom.js": PackageResources.dom_js,
         ]
         embedded = files.reduce(into: [:]) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
     }
