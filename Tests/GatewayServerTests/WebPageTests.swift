@@ -10,6 +10,18 @@ import Testing
 struct WebPageTests {
     static let screenshots = Fixtures.root + "/../.build/test-output/web"
 
+    /// Files the one-page fixture PDF as `name` through the API, as a script would.
+    static func file(_ name: String, with client: APIClient) async throws {
+        let encoded = try #require(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let filed = try await client.send(
+            "POST",
+            "/v1/documents?name=\(encoded)",
+            body: .file(path: Fixtures.pdf("one-page.pdf")),
+            headers: [("Content-Type", "application/pdf")]
+        )
+        #expect(filed.status == 201, "\(filed.text)")
+    }
+
     // MARK: - Served safely
 
     @Test("/ is the page: strict CSP, no framing, ETag revalidation, under 150 KB, no inline code")
@@ -192,14 +204,7 @@ struct WebPageTests {
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
         let hostile = "<img src=x onerror=window.pwned=1>"
-        let encoded = try #require(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-        let filed = try await client.send(
-            "POST",
-            "/v1/documents?name=\(encoded)",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        #expect(filed.status == 201, "\(filed.text)")
+        try await Self.file(hostile, with: client)
         try await onThread {
             let browser = try HeadlessBrowser()
             defer { browser.stop() }
@@ -210,6 +215,37 @@ struct WebPageTests {
             let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
             #expect(shown == hostile, "the name as text: \(shown ?? "nil")")
             #expect(try browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)
+        }
+        await server.stop()
+    }
+
+    // MARK: - Phone, dark, labels
+
+    @Test("on a phone-sized screen in dark mode the page fits its width, and every control has a name")
+    func phoneDarkAndLabelled() async throws {
+        let server = try await ServerProcess()
+        defer { Task { await server.stop() } }
+        try await Self.file("A rather long document name that must wrap or truncate", with: APIClient(base: server.baseURL))
+        try await onThread {
+            let browser = try HeadlessBrowser(width: 390, height: 844)
+            defer { browser.stop() }
+            try browser.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
+            try browser.open(server.baseURL + "/")
+            try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+            try browser.screenshot(to: Self.screenshots + "/phone-dark.png")
+            #expect(try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true, "no sideways scrolling")
+            let background = try browser.evaluate("getComputedStyle(document.body).backgroundColor") as? String ?? ""
+            let channels = background.split { !$0.isNumber }.compactMap { Int($0) }.prefix(3)
+            #expect(channels.count == 3 && channels.reduce(0, +) < 200, "a dark background in dark mode: \(background)")
+            let unnamed =
+                try browser.evaluate(
+                    """
+                    [...document.querySelectorAll('button, input, select, textarea')]
+                      .filter(c => !(c.textContent.trim() || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || (c.labels && c.labels.length)))
+                      .map(c => c.outerHTML.slice(0, 80))
+                    """
+                ) as? [String]
+            #expect(unnamed?.isEmpty == true, "controls without a name: \(unnamed ?? [])")
         }
         await server.stop()
     }
@@ -228,13 +264,7 @@ struct WebPageTests {
         for (owner, token) in tokens {
             var client = APIClient(base: server.baseURL)
             client.token = token
-            let filed = try await client.send(
-                "POST",
-                "/v1/documents?name=\(owner)-notes",
-                body: .file(path: Fixtures.pdf("one-page.pdf")),
-                headers: [("Content-Type", "application/pdf")]
-            )
-            #expect(filed.status == 201, "\(filed.text)")
+            try await Self.file("\(owner)-notes", with: client)
         }
         let alice = try #require(tokens["alice"])
         try await onThread {

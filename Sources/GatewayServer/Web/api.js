@@ -73,17 +73,7 @@ export async function request(method, path, { query, body, signal, headers } = {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
   }
-  let response;
-  try {
-    response = await fetch(url(path, query), init);
-  } catch (error) {
-    throw error.name === "AbortError" ? error : networkError();
-  }
-  if (!response.ok) {
-    const error = await errorFrom(response);
-    if (response.status === 401) unauthorized(error);
-    throw error;
-  }
+  const response = await send(url(path, query), init);
   if (response.status === 204) return null;
   const text = await response.text();
   return text ? JSON.parse(text) : null;
@@ -96,9 +86,14 @@ export const del = (path, query, options) => request("DELETE", path, { ...option
 
 /** A binary answer (thumbnails) as a Blob; `<img src>` could not send the bearer header. */
 export async function getBlob(path, query, signal) {
+  return (await send(url(path, query), { headers: authHeaders(), signal })).blob();
+}
+
+/** `fetch`, with a failed answer thrown as ApiError (and a 401 reported); an abort passes through. */
+async function send(target, init) {
   let response;
   try {
-    response = await fetch(url(path, query), { headers: authHeaders(), signal });
+    response = await fetch(target, init);
   } catch (error) {
     throw error.name === "AbortError" ? error : networkError();
   }
@@ -107,7 +102,7 @@ export async function getBlob(path, query, signal) {
     if (response.status === 401) unauthorized(error);
     throw error;
   }
-  return response.blob();
+  return response;
 }
 
 /**
