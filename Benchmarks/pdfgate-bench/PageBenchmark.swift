@@ -13,7 +13,7 @@ func pageBenchmark(base: String, token: String, folder: String, rounds: Int = 7)
     try browser.open(base + "/")
     // After the page's own first request: its 401 would otherwise clear the token set here.
     try browser.waitUntil("document.body.dataset.ready === 'true'", "the sign-in form")
-    try browser.evaluate("sessionStorage.setItem('pdfgate.token', \(json(token)))")
+    try browser.evaluate("sessionStorage.setItem('pdfgate.token', \(HeadlessBrowser.quoted(token)))")
     var loads: [Double] = []
     var nextPages: [Double] = []
     for round in 0..<rounds {
@@ -48,8 +48,4 @@ func pageBenchmark(base: String, token: String, folder: String, rounds: Int = 7)
     emit("page.library_interactive_ms", median(loads))
     emit("page.next_page_ms", median(nextPages))
     if !browser.problems.isEmpty { FileHandle.standardError.write(Data("page problems: \(browser.problems)\n".utf8)) }
-}
-
-private func json(_ text: String) -> String {
-    String(decoding: (try? JSONSerialization.data(withJSONObject: [text])) ?? Data(), as: UTF8.self).dropFirst().dropLast().description
 }

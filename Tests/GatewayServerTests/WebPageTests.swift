@@ -91,7 +91,8 @@ struct WebPageTests {
             try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
             try browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
 
-            try browser.setFiles("#files", [Fixtures.office("sample.docx"), broken])
+            try browser.dropFiles(on: "#drop", [Fixtures.office("sample.docx"), broken])
+            try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
             try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
             try browser.evaluate("document.querySelector('#convert').click()")
             try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 3", "three jobs on the page")

@@ -115,13 +115,23 @@ public final class HeadlessBrowser: @unchecked Sendable {
         throw Failure(description: "waited \(timeout) for \(what) (`\(condition)`)")
     }
 
-    /// Puts files into an `<input type=file>` as if the user had picked them.
-    public func setFiles(_ selector: String, _ paths: [String]) throws {
-        let root = try call("DOM.getDocument", ["depth": 0])
-        guard let rootID = (root["root"] as? [String: Any])?["nodeId"] as? Int,
-            let node = try call("DOM.querySelector", ["nodeId": rootID, "selector": selector])["nodeId"] as? Int, node != 0
-        else { throw Failure(description: "no element matches \(selector)") }
-        try call("DOM.setFileInputFiles", ["nodeId": node, "files": paths])
+    /// Drags files from outside the page and drops them on the middle of the element that
+    /// `selector` matches, the way a user drops files from their file manager.
+    public func dropFiles(on selector: String, _ paths: [String]) throws {
+        let box = try evaluate(
+            "(() => { const r = document.querySelector(\(Self.quoted(selector))).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        guard let point = box as? [Double], point.count == 2 else { throw Failure(description: "no element matches \(selector)") }
+        let data: [String: Any] = ["items": [[String: Any]](), "files": paths, "dragOperationsMask": 1]
+        for type in ["dragEnter", "dragOver", "drop"] {
+            try call("Input.dispatchDragEvent", ["type": type, "x": point[0], "y": point[1], "data": data])
+        }
+    }
+
+    /// `text` as a JavaScript string literal.
+    public static func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: [text])) ?? Data("[\"\"]".utf8), as: UTF8.self).dropFirst().dropLast()
+            .description
     }
 
     /// Writes a PNG of the viewport to `path`.
