@@ -71,6 +71,8 @@ struct WebPageTests {
     func convertAndOrganize() async throws {
         let site = try LoopbackHTTPServer { request, response in
             _ = try request.discardBody()
+            // A page that takes its time: the job for it is still running when the page opens.
+            if request.path.hasPrefix("/slow") { Thread.sleep(forTimeInterval: 4) }
             try response.respond(
                 status: 200,
                 headers: [("Content-Type", "text/html; charset=utf-8")],
@@ -84,21 +86,27 @@ struct WebPageTests {
         let broken = server.store + "-broken.docx"
         try Data("this is not a Word document".utf8).write(to: URL(fileURLWithPath: broken))
 
+        // A job started elsewhere (a script, another tab) before the page opens.
+        let earlier = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": site.baseURL + "/slow.html", "name": "Slow page"])
+        #expect(earlier.status == 201 || earlier.status == 202, "\(earlier.text)")
+        let earlierID = try #require(earlier.string("job_id"))
+
         try await onThread {
             let browser = try HeadlessBrowser()
             defer { browser.stop() }
             try browser.open(server.baseURL + "/")
             try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+            try browser.waitUntil("document.querySelector('li.job[data-job-id=\"\(earlierID)\"]')", "the running job started elsewhere")
             try browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
 
             try browser.dropFiles(on: "#drop", [Fixtures.office("sample.docx"), broken])
             try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
             try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
             try browser.evaluate("document.querySelector('#convert').click()")
-            try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 3", "three jobs on the page")
+            try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 4", "four jobs on the page")
             try browser.waitUntil(
-                "[...document.querySelectorAll('#jobs .job-status')].filter(s => s.textContent.trim() === 'SUCCEEDED').length === 2",
-                "the docx and the URL to succeed",
+                "[...document.querySelectorAll('#jobs .job-status')].filter(s => s.textContent.trim() === 'SUCCEEDED').length === 3",
+                "the docx, the URL and the earlier job to succeed",
                 timeout: .seconds(180)
             )
             try browser.waitUntil(
@@ -107,18 +115,18 @@ struct WebPageTests {
                 timeout: .seconds(120)
             )
             try browser.screenshot(to: Self.screenshots + "/convert.png")
-            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 2", "both documents listed")
+            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the three documents listed")
         }
         var documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
-        #expect(documents.count == 2, "the API lists the two documents the page shows")
+        #expect(documents.count == 3, "the API lists the three documents the page shows")
         let docx = try #require(documents.first { ($0["name"] as? String) == "sample" }?["id"] as? String)
-        let web = try #require(documents.first { ($0["name"] as? String) != "sample" }?["id"] as? String)
+        let web = try #require(documents.first { !["sample", "Slow page"].contains($0["name"] as? String) }?["id"] as? String)
 
         try await onThread {
             let browser = try HeadlessBrowser()
             defer { browser.stop() }
             try browser.open(server.baseURL + "/")
-            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 2", "the library")
+            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the library")
             try browser.screenshot(to: Self.screenshots + "/library.png")
             let row = "document.querySelector('tr[data-document-id=\"\(docx)\"]')"
 

@@ -52,6 +52,8 @@ async function showApp() {
   signInMessage.hidden = true;
   appView.hidden = false;
   signOutButton.hidden = !api.getToken();
+  // A reload (or another tab) must not lose sight of jobs still running.
+  convert.resume().catch(() => {});
   await library.start();
   const linked = /^#document=([0-9a-f-]{36})$/.exec(location.hash);
   if (linked) await library.reveal(linked[1]);

@@ -356,7 +356,26 @@ export function createConvert({ library }) {
     }, 1000);
   }
 
+  /** A job started before this page loaded (another tab, a reload), followed like one of ours. */
+  function adopt(job) {
+    const item = addItem(job.original_filename ?? job.url ?? job.name ?? job.job_id);
+    item.startedAt = performance.now() - Math.max(0, Date.now() - Date.parse(job.created_at));
+    item.update(job);
+    follow(item).catch((error) => {
+      if (error.name !== "AbortError") item.fail(error);
+    });
+  }
+
   return {
+    /** Shows the owner's unfinished jobs (queued or running), oldest at the bottom. */
+    async resume() {
+      const shown = new Set([...items].map((item) => item.job?.job_id));
+      for (const status of ["QUEUED", "PROCESSING"]) {
+        const { jobs } = await api.get("/v1/jobs", { status, limit: 20 }, { signal: session.signal });
+        for (const job of jobs.reverse()) if (!shown.has(job.job_id)) adopt(job);
+      }
+    },
+
     /** Keeps #target-folder on the library's folder until the user types their own. */
     folderChanged({ path }) {
       if (folderFollowsLibrary) targetFolder.value = path;
