@@ -367,7 +367,7 @@ export function createLibrary({ notify, onFolderChange }) {
       ),
       el("td", { class: "doc-pages num", text: String(doc.page_count) }),
       el("td", { class: "doc-size num", text: formatBytes(doc.size) }),
-      el("td", { class: "doc-created col-date", text: formatDate(doc.created_at) }),
+      el("td", { class: "doc-created col-date col-created", text: formatDate(doc.created_at) }),
       el("td", { class: "doc-updated col-date", text: formatDate(doc.updated_at) }),
       el(
         "td",
