@@ -144,33 +144,29 @@ public final class PostgresDatabase: Sendable {
         try withConnection { try $0.query(query) }
     }
 
-    /// One statement, awaited rather than waited for: for a caller that must not hold a thread
-    /// while PostgreSQL answers (a request handler on the cooperative pool).
-    public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await onIdleConnection(
-            { [logger] connection in connection.query(query, logger: logger).map(\.rows) },
-            otherwise: { try self.query(query) }
-        )
-    }
-
     /// A hot read that each connection parses and plans once (`PREPARE`), then only executes:
     /// PostgreSQL spends more on parsing and planning a point read than on running it. The
     /// arguments are ids, written into `EXECUTE` as literals (a UUID's text needs no escaping).
-    public func query(_ statement: PreparedStatement, _ arguments: UUID...) async throws -> [PostgresRow] {
+    func query(_ statement: PreparedStatement, _ arguments: [UUID]) throws -> [PostgresRow] {
+        let run = executing(statement, arguments)
+        return try withConnection { session in
+            let connection = session.connection
+            return try session.wait(timeout: PostgresSession.statementTimeout) { run(connection) }
+        }
+    }
+
+    /// The same, awaited rather than waited for: for a caller that must not hold a thread while
+    /// PostgreSQL answers (a request handler on the cooperative pool).
+    func query(_ statement: PreparedStatement, _ arguments: [UUID]) async throws -> [PostgresRow] {
+        try await onIdleConnection(executing(statement, arguments), otherwise: { try self.query(statement, arguments) })
+    }
+
+    /// Runs `statement` with `arguments` on a connection, preparing it there first if need be.
+    private func executing(_ statement: PreparedStatement, _ arguments: [UUID]) -> @Sendable (PostgresConnection) -> EventLoopFuture<[PostgresRow]> {
         let execute = PostgresQuery(unsafeSQL: "EXECUTE \(statement.name)(\(arguments.map { "'\($0.uuidString)'" }.joined(separator: ", ")))")
-        return try await onIdleConnection(
-            { [logger] connection in
-                self.prepare(statement, on: connection).flatMap { connection.query(execute, logger: logger).map(\.rows) }
-            },
-            otherwise: {
-                try self.withConnection { session in
-                    let connection = session.connection
-                    return try session.wait(timeout: PostgresSession.statementTimeout) {
-                        self.prepare(statement, on: connection).flatMap { connection.query(execute, logger: self.logger).map(\.rows) }
-                    }
-                }
-            }
-        )
+        return { [logger] connection in
+            self.prepare(statement, on: connection).flatMap { connection.query(execute, logger: logger).map(\.rows) }
+        }
     }
 
     /// `operation` on an idle connection, which goes back to the pool from its event loop; or,
@@ -215,15 +211,19 @@ public final class PostgresDatabase: Sendable {
 
     /// An idle open connection of the pool, or nil when none is.
     private func takeIdle() throws -> PostgresConnection? {
-        try pool.withLock { pool in
-            if pool.closed { throw PostgresStoreError(code: "database_closed", message: "the database connection pool is closed") }
-            while let connection = pool.idle.popLast() {
-                if !connection.isClosed { return connection }
-                pool.open -= 1
-                forgetPrepared(connection)
-            }
-            return nil
+        try pool.withLock { try popIdle(&$0) }
+    }
+
+    /// The last idle connection that is still open, dropping closed ones on the way; throws once
+    /// the pool is closed. Called with the pool's lock held.
+    private func popIdle(_ pool: inout Pool) throws -> PostgresConnection? {
+        if pool.closed { throw PostgresStoreError(code: "database_closed", message: "the database connection pool is closed") }
+        while let connection = pool.idle.popLast() {
+            if !connection.isClosed { return connection }
+            pool.open -= 1
+            forgetPrepared(connection)
         }
+        return nil
     }
 
     /// A connection outside the pool, for whoever must keep one session (an advisory lock):
@@ -245,12 +245,7 @@ public final class PostgresDatabase: Sendable {
         defer { returned.unlock() }
         while true {
             let next: (reuse: PostgresConnection?, openID: Int?) = try pool.withLock { pool in
-                if pool.closed { throw PostgresStoreError(code: "database_closed", message: "the database connection pool is closed") }
-                while let connection = pool.idle.popLast() {
-                    if !connection.isClosed { return (connection, nil) }
-                    pool.open -= 1
-                    forgetPrepared(connection)
-                }
+                if let connection = try popIdle(&pool) { return (connection, nil) }
                 guard pool.open < maxConnections else { return (nil, nil) }
                 pool.open += 1
                 pool.nextID += 1
@@ -332,16 +327,10 @@ public final class PostgresDatabase: Sendable {
 
 /// A statement kept prepared on every connection that has run it: `sql` with `$1`, `$2`…
 /// of `parameterTypes`, under a `name` of plain letters and underscores.
-public struct PreparedStatement: Sendable {
-    public var name: String
-    public var parameterTypes: [String]
-    public var sql: String
-
-    public init(name: String, parameterTypes: [String], sql: String) {
-        self.name = name
-        self.parameterTypes = parameterTypes
-        self.sql = sql
-    }
+struct PreparedStatement: Sendable {
+    var name: String
+    var parameterTypes: [String]
+    var sql: String
 }
 
 /// One connection, lent for the length of a `withConnection` or `transaction` body.

@@ -37,19 +37,19 @@ public final class PostgresJobStore: JobStore {
     /// The first key of the owner advisory locks: keeps them apart from any other lock.
     static let ownerLockSpace: Int32 = 0x6A6F_6273  // "jobs"
 
-    public func job(id: UUID) throws -> Job? {
-        try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = \(id)").first.map(JobRow.job)
-    }
-
-    /// The read every client poll makes: prepared once per connection.
+    /// Every read of one job, the engine's and each client poll's: prepared once per connection.
     static let jobByID = PreparedStatement(
         name: "pdfgate_job_by_id",
         parameterTypes: ["uuid"],
         sql: "SELECT \(JobRow.columns) FROM jobs WHERE id = $1"
     )
 
+    public func job(id: UUID) throws -> Job? {
+        try database.query(Self.jobByID, [id]).first.map(JobRow.job)
+    }
+
     public func polledJob(id: UUID) async throws -> Job? {
-        try await database.query(Self.jobByID, id).first.map(JobRow.job)
+        try await database.query(Self.jobByID, [id]).first.map(JobRow.job)
     }
 
     public func jobs(ids: [UUID]) throws -> [Job] {

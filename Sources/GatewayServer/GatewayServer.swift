@@ -100,7 +100,7 @@ public struct GatewayServer {
         var routes = RouteTable()
         let maxUploadBytes = configuration.maxUploadBytes
         OperationsController(assembly: assembly, metrics: metrics).addRoutes(to: router, in: &routes)
-        WebController(assets: WebAssets()).addRoutes(to: router)
+        WebController(assets: WebAssets(directory: configuration.webRoot)).addRoutes(to: router)
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: router, in: &routes)
         let authenticated = router.group().add(

@@ -177,6 +177,7 @@ extension ServerConfiguration {
             }
         }
         if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { gatewayToken = value }
+        if let value = environment["PDFGATE_WEB_ROOT"], !value.isEmpty { webRoot = value }
         if let value = environment["PDFGATE_EVENT_HEARTBEAT"] {
             guard let seconds = Double(value) else { throw ConfigurationError("PDFGATE_EVENT_HEARTBEAT '\(value)' is not a number of seconds") }
             try setHeartbeat(seconds, from: "PDFGATE_EVENT_HEARTBEAT")

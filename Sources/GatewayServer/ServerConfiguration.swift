@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     public var gatewayToken: String?
     /// How often an idle event stream gets a `:` comment, so proxies keep it open.
     public var heartbeat: Duration = .seconds(15)
+    /// A directory to serve the web page's files from instead of the embedded copies, read on
+    /// every request: for someone working on the page.
+    public var webRoot: String?
     /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
     /// a key is generated once and kept in the store.
     public var signingKeys: [SigningKey] = []

@@ -59,8 +59,8 @@ struct WebPageTests {
             }
         }
         #expect(weight < 150_000, "page weight \(weight) bytes")
-        let missing = try await client.get("/ui/../Package.swift")
-        #expect(missing.status == 404)
+        // A path in the file's name reaches the handler encoded (a client squashes a plain `../`).
+        #expect(try await client.get("/ui/..%2FPackage.swift").status == 404)
         #expect(try await client.get("/ui/secrets.json").status == 404, "only the page's own files")
         await server.stop()
     }
@@ -219,7 +219,12 @@ struct WebPageTests {
             defer { browser.stop() }
             try browser.open(server.baseURL + "/")
             try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+            // The details panel shows the name too; then give a broken image time to fail.
             try browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
+            try browser.waitUntil(
+                "!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('onerror')",
+                "the details panel"
+            )
             Thread.sleep(forTimeInterval: 0.5)
             let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
             #expect(shown == hostile, "the name as text: \(shown ?? "nil")")

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A job as every store writes it: the spec and the state machine whole as JSON, with the
 /// values the scheduler's queries filter on copied out beside them. One mapping, so SQLite and
@@ -42,36 +41,12 @@ public struct StoredJob: Sendable {
         Job(
             id: id,
             owner: owner,
-            spec: try specs.decoded(spec),
-            state: try states.decoded(state),
+            spec: try JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8)),
+            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)),
             createdAt: createdAt,
             updatedAt: updatedAt,
             revision: revision,
             lease: leaseNode.map { JobLease(node: $0, expires: leaseExpires ?? .distantPast) }
         )
-    }
-}
-
-extension StoredJob {
-    /// The latest columns' decoded values. A job is read far more often than it changes (a
-    /// client polls, a stream re-reads): on a shared database every poll reads the row again,
-    /// and decoding its JSON cost more than the round trip. Equal text decodes to an equal value.
-    fileprivate static let specs = DecodedColumns<JobSpec>()
-    fileprivate static let states = DecodedColumns<JobStateMachine>()
-}
-
-/// A bounded memo from a JSON column's text to its decoded value.
-private final class DecodedColumns<Value: Decodable & Sendable>: Sendable {
-    private let values = Mutex<[String: Value]>([:])
-    private let limit = 4_096
-
-    func decoded(_ text: String) throws -> Value {
-        if let value = values.withLock({ $0[text] }) { return value }
-        let value = try JSONDecoder().decode(Value.self, from: Data(text.utf8))
-        values.withLock { values in
-            if values.count >= limit { values.removeAll(keepingCapacity: true) }
-            values[text] = value
-        }
-        return value
     }
 }

@@ -51,8 +51,8 @@ struct WebController: Sendable {
 }
 
 /// The page's files: the embedded copies, or, for someone working on the page, the files of a
-/// directory read on every request (`PDFGATE_WEB_ROOT`), so a change shows on reload without
-/// a rebuild.
+/// directory read on every request (`ServerConfiguration.webRoot`, `PDFGATE_WEB_ROOT`), so a
+/// change shows on reload without a rebuild.
 struct WebAssets: Sendable {
     struct Asset: Sendable {
         var bytes: [UInt8]
@@ -69,8 +69,8 @@ struct WebAssets: Sendable {
     private let embedded: [String: Asset]
     private let directory: String?
 
-    init(directory: String? = ProcessInfo.processInfo.environment["PDFGATE_WEB_ROOT"]) {
-        self.directory = directory.flatMap { $0.isEmpty ? nil : $0 }
+    init(directory: String?) {
+        self.directory = directory
         let files: [String: [UInt8]] = [
             "index.html": PackageResources.index_html, "style.css": PackageResources.style_css,
             "favicon.svg": PackageResources.favicon_svg, "app.js": PackageResources.app_js, "api.js": PackageResources.api_js,
@@ -79,9 +79,6 @@ struct WebAssets: Sendable {
         ]
         embedded = files.reduce(into: [:]) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
     }
-
-    /// The names the page is made of, for tests and the page-weight check.
-    var names: [String] { embedded.keys.sorted() }
 
     func asset(named name: String) throws -> Asset? {
         guard embedded[name] != nil else { return nil }  // only the page's own names, never a path
