@@ -30,6 +30,8 @@ public enum BackendChoice: Equatable, Sendable {
         var routes: [JobType: BackendChoice] = [:]
         for type in JobType.allCases { routes[type] = choice }
         if case .gotenberg = choice { routes[.ebookToPDF] = .local }
+        // PDF operations run on this gateway's own qpdf and Ghostscript, whatever converts.
+        routes[.pdfToPDF] = .local
         return routes
     }
 
@@ -50,6 +52,9 @@ public enum BackendChoice: Equatable, Sendable {
                     .invalidArgument,
                     "Gotenberg cannot convert ebooks; route EBOOK_TO_PDF to local or gateway=URL (unnamed types stay local)"
                 )
+            }
+            if type == .pdfToPDF, choice != .local {
+                throw LibraryError(.invalidArgument, "PDF_TO_PDF runs on the gateway's own PDF tools; leave it local")
             }
             routes[type] = choice
         }

@@ -101,6 +101,7 @@ public final class EngineAssembly: Sendable {
             router: ConverterRouter(routes: table),
             inspector: inspector,
             filer: library,
+            tools: local.pdfTools,
             logger: logger
         )
         intake = JobIntake(

@@ -66,6 +66,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
             case .idempotencyKeyInProgress: return APIError(.conflict, error.code, error.message)
             case .idempotencyJobGone: return APIError(.notFound, error.code, error.message)
             }
+        case let error as OperationError:
+            return APIError(error.kind == .invalid ? .badRequest : .unprocessableContent, error.code, error.message)
         case let error as StagingError:
             switch error.kind {
             case .inputExists: return APIError(.conflict, error.code, error.message)

@@ -119,6 +119,7 @@ public struct GatewayServer {
             links: links,
             maxUploadBytes: maxUploadBytes
         ).addRoutes(to: authenticated, in: &routes)
+        DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated, in: &routes)
         FolderController(library: assembly.library).addRoutes(to: authenticated, in: &routes)
         routes.addMethodNotAllowed(to: router)
         return (router, routes)

@@ -23,11 +23,22 @@ extension Library: DocumentFiler {
         }
     }
 
-    public func discardConverted(id: UUID, owner: String) throws {
+    public func discardConverted(id: UUID, owner: String) throws -> Bool {
         do {
             try deleteDocument(id: id, owner: owner)
+            return true
         } catch  where error.kind == .documentNotFound {
             // Nothing was filed: the usual case for a failed or cancelled job.
+            return false
         }
+    }
+
+    public func storedDocument(id: UUID, owner: String) throws -> (document: Document, path: String) {
+        let document = try document(id: id, owner: owner)
+        return (document, filePath(of: document))
+    }
+
+    public func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) throws -> Document {
+        try replaceDocumentContent(id: id, owner: owner, with: path, info: info)
     }
 }

@@ -142,6 +142,40 @@ extension Library {
         }
     }
 
+    /// Puts the PDF at `source` (taken) in place of a document's file: the id, name and folder
+    /// stay. The file is swapped by one `rename` (readers see the old PDF or the new, never a
+    /// mix); a crash between it and the row's update leaves a size and hash that `pdfgate fsck
+    /// --repair` re-reads.
+    @discardableResult
+    public func replaceDocumentContent(id: UUID, owner: String, with source: String, info: PDFInfo) throws(LibraryError) -> Document {
+        try mutate {
+            var current = try fetchDocument(id: id, owner: owner)
+            let target = absolute(current.relativePath)
+            let (sha256, size) = try FileOps.digest(source)
+            if rename(source, target) != 0 {
+                guard errno == EXDEV else {
+                    throw LibraryError(.storage, "cannot replace \(current.relativePath): \(String(cString: strerror(errno)))")
+                }
+                // Another file system: copy beside the target first, so the swap stays one rename.
+                let partial = target + ".replacing-\(UUID().lowercased)"
+                _ = try FileOps.copy(from: source, to: partial)
+                guard rename(partial, target) == 0 else {
+                    try? FileOps.removeFile(partial)
+                    throw LibraryError(.storage, "cannot replace \(current.relativePath): \(String(cString: strerror(errno)))")
+                }
+                try FileOps.removeFile(source)
+            }
+            try FileOps.fsyncParent(of: target)
+            current.record.size = size
+            current.record.sha256 = sha256
+            current.record.info = info
+            current.record.updatedAt = Date()
+            try catalog.update(current.record)
+            try FileOps.removeFile(thumbnailPath(current.record.id))
+            return try existingDocument(id: id) ?? current.document
+        }
+    }
+
     /// Deletes a document and its file.
     public func deleteDocument(id: UUID, owner: String) throws(LibraryError) {
         try mutate {

@@ -56,6 +56,30 @@ public struct StagingArea: InputStaging {
         }
     }
 
+    /// Beside the input and the attempts, never inside what a converter's sandbox can see.
+    public func publishSecrets(_ secrets: JobSecrets, jobID: UUID) throws(StagingError) {
+        let path = jobDirectory(jobID) + "/secrets.json"
+        do {
+            let data = try JSONEncoder().encode(secrets)
+            let partial = path + ".part"
+            guard FileManager.default.createFile(atPath: partial, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw StagingError(.storage, "cannot write the job's secrets at \(partial)")
+            }
+            guard rename(partial, path) == 0 else {
+                throw StagingError(.storage, "cannot keep the job's secrets: \(String(cString: strerror(errno)))")
+            }
+        } catch let error as StagingError {
+            throw error
+        } catch {
+            throw StagingError(.storage, "cannot keep the job's secrets: \(error)")
+        }
+    }
+
+    public func secrets(jobID: UUID) -> JobSecrets {
+        guard let data = FileManager.default.contents(atPath: jobDirectory(jobID) + "/secrets.json") else { return JobSecrets() }
+        return (try? JSONDecoder().decode(JobSecrets.self, from: data)) ?? JobSecrets()
+    }
+
     public func inputPath(for job: Job) -> String {
         inputDirectory(job.id) + "/" + Self.safeFileName(job.spec.originalFilename ?? "input")
     }

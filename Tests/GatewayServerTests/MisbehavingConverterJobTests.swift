@@ -91,7 +91,14 @@ struct MisbehavingConverterJobTests {
             #expect(message.localizedCaseInsensitiveContains(mentions), "\(misbehaviour): the reason should mention '\(mentions)': \(message)")
         }
         if status == "FAILED", let code = job.string("error") {
-            let metrics = try await client.get("/metrics").text
+            // The failure is counted by an observer of the job's change, which may run just
+            // after the poll that saw it: give it a moment.
+            var metrics = try await client.get("/metrics").text
+            let counted = ContinuousClock.now + .seconds(5)
+            while !metrics.contains(#"code="\#(code)"} 1"#), ContinuousClock.now < counted {
+                try await Task.sleep(for: .milliseconds(100))
+                metrics = try await client.get("/metrics").text
+            }
             #expect(
                 metrics.contains(#"pdfgate_job_failures_total{backend="gotenberg",kind="#) && metrics.contains(#"code="\#(code)"} 1"#),
                 "\(metrics)"

@@ -404,8 +404,16 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
         try #require(library).checkDestination(folder: folder, owner: owner)
     }
 
-    func discardConverted(id: UUID, owner: String) throws {
+    func discardConverted(id: UUID, owner: String) throws -> Bool {
         try #require(library).discardConverted(id: id, owner: owner)
+    }
+
+    func storedDocument(id: UUID, owner: String) throws -> (document: Document, path: String) {
+        try #require(library).storedDocument(id: id, owner: owner)
+    }
+
+    func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) throws -> Document {
+        try #require(library).replaceContent(of: id, owner: owner, with: path, info: info)
     }
 }
 

@@ -27,6 +27,8 @@ struct GotenbergForm: Sendable {
             )
         }
         switch request.source {
+        case .pdfs:
+            throw JobFailure(.rejected, code: "unsupported_source", "PDF_TO_PDF jobs run on the gateway's own PDF tools, not Gotenberg")
         case .url(let url):
             return GotenbergForm(
                 route: "/forms/chromium/convert/url",

@@ -57,6 +57,8 @@ final class ChromiumConverter: Converter {
         let page: ChromiumBrowser.Page
         let output = work + "/output.pdf"
         switch request.source {
+        case .pdfs:
+            throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs")
         case .url(let url):
             _ = try await urlGuard.vet(url)
             page = .init(
@@ -135,6 +137,8 @@ final class ChromiumConverter: Converter {
             throw JobFailure(.transient, code: "input_not_staged", "Chromium's work directory could not be created: \(error.localizedDescription)")
         }
         switch request.source {
+        case .pdfs:
+            throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs")
         case .url(let url):
             // Only the web: a file:// or chrome:// URL would print the gateway's own files.
             guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

@@ -108,6 +108,9 @@ public final class LocalConverter: Converter {
     let libreOffice: LibreOfficePool
     let chromium: ChromiumConverter
     let calibre: CalibreConverter
+    /// qpdf and Ghostscript, sealed like the converters: PDF_TO_PDF jobs and every job's operations.
+    public let pdfTools: LocalPDFOperator
+    let pdf: PDFCombiner
     /// Whether each tool starts, for readiness.
     private let toolCheck: ToolCheck
     /// The sandbox's start-up check, run once: nil when it works.
@@ -124,6 +127,8 @@ public final class LocalConverter: Converter {
         toolCheck = ToolCheck(configuration: configuration)
         chromium = ChromiumConverter(configuration: configuration, directory: directory + "/chromium")
         calibre = try CalibreConverter(configuration: configuration, directory: directory + "/calibre")
+        pdfTools = LocalPDFOperator(sandbox: configuration.sandbox)
+        pdf = PDFCombiner(tools: pdfTools)
     }
 
     /// Converts with the backend for the job's type and file name; see `backend(for:)`.
@@ -137,7 +142,9 @@ public final class LocalConverter: Converter {
 
     /// True when every tool's executable is present and the sandbox starts.
     public func isReady() async -> Bool {
-        let ready = [await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady(), await sandboxProblem() == nil]
+        let ready = [
+            await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady(), await pdf.isReady(), await sandboxProblem() == nil,
+        ]
         return !ready.contains(false)
     }
 
@@ -170,9 +177,11 @@ public final class LocalConverter: Converter {
     }
 
     /// URL_TO_PDF → Chromium; DOC_TO_PDF → Chromium for .html/.htm, LibreOffice otherwise;
-    /// EBOOK_TO_PDF → Calibre.
+    /// EBOOK_TO_PDF → Calibre; PDF_TO_PDF → qpdf (`PDFCombiner`).
     func backend(for request: ConversionRequest) -> any Converter {
         switch (request.type, request.source) {
+        case (.pdfToPDF, _), (_, .pdfs):
+            return pdf
         case (_, .url), (.urlToPDF, _):
             return chromium
         case (.docToPDF, .file(_, let originalFilename)):

@@ -91,6 +91,7 @@ struct RemoteJobCreation: Encodable {
         switch request.source {
         case .url(let address): url = address
         case .file(_, let name): originalFilename = name
+        case .pdfs: originalFilename = "document.pdf"  // the assembly keeps PDF_TO_PDF local: never sent
         }
         // Sent only when set, so a peer that predates options sees the mobile client's exact body.
         options = request.options == ConversionOptions() ? nil : request.options

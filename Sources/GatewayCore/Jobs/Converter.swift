@@ -34,6 +34,8 @@ public enum ConversionSource: Sendable, Equatable {
     case file(path: String, originalFilename: String)
     /// A web page, already checked against the SSRF rules.
     case url(String)
+    /// PDFs to combine, in order (a `PDF_TO_PDF` job's library documents).
+    case pdfs([PDFInput])
 }
 
 /// One conversion attempt.
@@ -51,6 +53,8 @@ public struct ConversionRequest: Sendable {
     /// Set when an earlier attempt created a remote job that is still running: poll it instead
     /// of uploading again.
     public var remoteID: String?
+    /// Passwords for encrypted inputs; never stored with the job.
+    public var secrets: JobSecrets
 
     public init(
         jobID: UUID,
@@ -60,7 +64,8 @@ public struct ConversionRequest: Sendable {
         workDirectory: String,
         outputPath: String,
         deadline: ContinuousClock.Instant,
-        remoteID: String? = nil
+        remoteID: String? = nil,
+        secrets: JobSecrets = JobSecrets()
     ) {
         self.jobID = jobID
         self.type = type
@@ -70,6 +75,7 @@ public struct ConversionRequest: Sendable {
         self.outputPath = outputPath
         self.deadline = deadline
         self.remoteID = remoteID
+        self.secrets = secrets
     }
 }
 

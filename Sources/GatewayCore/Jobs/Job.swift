@@ -16,6 +16,15 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var callbackURL: String?
     /// Overrides the per-type default deadline.
     public var timeoutSeconds: Double?
+    /// `PDF_TO_PDF` from the library: the owner's documents, in order (merged when several).
+    public var documents: [UUID]?
+    /// Applied in order to the PDF the job makes (any type): issue 15's operations.
+    public var operations: [PDFOperation]?
+    /// Write the result over the one input document, which keeps its id, instead of filing a new one.
+    public var replaceOriginal: Bool?
+    /// Bytes the job started from (its library documents), so an answer can show what an
+    /// `optimize` saved.
+    public var inputSize: Int64?
 
     public init(
         type: JobType,
@@ -26,7 +35,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
         onConflict: ConflictPolicy = .rename,
         options: ConversionOptions = ConversionOptions(),
         callbackURL: String? = nil,
-        timeoutSeconds: Double? = nil
+        timeoutSeconds: Double? = nil,
+        documents: [UUID]? = nil,
+        operations: [PDFOperation]? = nil,
+        replaceOriginal: Bool? = nil
     ) {
         self.type = type
         self.url = url
@@ -37,6 +49,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
         self.options = options
         self.callbackURL = callbackURL
         self.timeoutSeconds = timeoutSeconds
+        self.documents = documents
+        self.operations = operations
+        self.replaceOriginal = replaceOriginal
     }
 
     enum CodingKeys: String, CodingKey {
@@ -47,7 +62,13 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case options
         case callbackURL = "callback_url"
         case timeoutSeconds = "timeout_seconds"
+        case documents, operations
+        case replaceOriginal = "replace_original"
+        case inputSize = "input_size"
     }
+
+    /// Whether the job waits for an uploaded file: every type but URLs and library documents.
+    public var needsUpload: Bool { type != .urlToPDF && (documents ?? []).isEmpty }
 
     /// The document name to use when the client gave none: the file's name, else the URL's host and path.
     public var defaultDocumentName: String {
@@ -186,9 +207,15 @@ public protocol DocumentFiler: Sendable {
     /// Refuses now a destination filing would refuse later (a folder id that is not the
     /// owner's), so a job does not fail after its conversion for it.
     func checkDestination(folder: String?, owner: String) throws
-    /// Removes the document filed under `id`, if there is one: a job that ends without
-    /// success takes back what it filed.
-    func discardConverted(id: UUID, owner: String) throws
+    /// Removes the document filed under `id`, if there is one (answering whether there was): a
+    /// job that ends without success takes back what it filed.
+    @discardableResult
+    func discardConverted(id: UUID, owner: String) throws -> Bool
+    /// The owner's document `id` and where its PDF is, for an operation to read.
+    func storedDocument(id: UUID, owner: String) throws -> (document: Document, path: String)
+    /// Puts the PDF at `path` (taking it) in place of document `id`'s file; the id, name and
+    /// folder stay. Only an operation asked to change its original does this.
+    func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) throws -> Document
 }
 
 /// An owner has as many unfinished jobs as it may have.

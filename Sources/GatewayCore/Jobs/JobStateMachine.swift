@@ -49,6 +49,9 @@ public struct JobStateMachine: Sendable, Equatable {
     public private(set) var timeout: TimeInterval?
     /// The remote converter's job id, kept so a restart resumes polling instead of re-uploading.
     public private(set) var remoteID: String?
+    /// How many documents the job filed: more than one after a split, whose ids follow from the
+    /// first (`JobEngine.documentID(for:part:)`).
+    public private(set) var parts: Int = 1
 
     /// A new job: URL jobs are queued at once, file jobs wait for their upload.
     public init(needsUpload: Bool, deadline: Date, maxAttempts: Int = 3) {
@@ -123,8 +126,8 @@ public struct JobStateMachine: Sendable, Equatable {
         case entered(JobPhase)
         case remoteCreated(String)
         case failed(JobFailure)
-        /// The PDF is in the library.
-        case filed(UUID)
+        /// The PDF is in the library; `parts` documents when the job split it.
+        case filed(UUID, parts: Int = 1)
         case cancelRequested
         /// The process restarted while the job was in flight.
         case resumedAfterRestart
@@ -190,8 +193,9 @@ public struct JobStateMachine: Sendable, Equatable {
             return []
         case (.failed(let error), .processing):
             return retryOrFail(error, now: now, backoff: backoff, random: &random)
-        case (.filed(let id), .processing):
+        case (.filed(let id, let count), .processing):
             stage = .succeeded(documentID: id)
+            parts = count
             return [.cleanUpStaging, .publish]
         case (.cancelRequested, let current):
             stage = .cancelled
@@ -282,6 +286,7 @@ extension JobStateMachine: Codable {
         var notBefore: Date?
         var failure: JobFailure?
         var documentID: UUID?
+        var parts: Int?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -291,6 +296,7 @@ extension JobStateMachine: Codable {
         deadline = stored.deadline
         timeout = stored.timeout
         remoteID = stored.remoteID
+        parts = stored.parts ?? 1
         switch stored.status {
         case .created: stage = .created(uploaded: stored.inputReady)
         case .queued:
@@ -324,7 +330,8 @@ extension JobStateMachine: Codable {
             resumesRemotePoll: resumesRemotePoll,
             notBefore: notBefore,
             failure: failure,
-            documentID: documentID
+            documentID: documentID,
+            parts: parts == 1 ? nil : parts
         ).encode(to: encoder)
     }
 }

@@ -5,11 +5,15 @@ public enum JobType: String, Sendable, Codable, CaseIterable {
     case urlToPDF = "URL_TO_PDF"
     case docToPDF = "DOC_TO_PDF"
     case ebookToPDF = "EBOOK_TO_PDF"
+    /// PDFs in, PDFs out: library documents (merged when several) or an uploaded PDF, through
+    /// the job's `operations` (issue 15).
+    case pdfToPDF = "PDF_TO_PDF"
 
     /// The type the mobile client picks for a file name: epub/mobi/azw/azw3 (and the other
     /// formats Calibre reads) are ebooks, everything else is an office document.
     public static func forFilename(_ name: String) -> JobType {
         let ext = (name as NSString).pathExtension.lowercased()
+        if ext == "pdf" { return .pdfToPDF }
         return SourceFormats.ebook.contains(ext) ? .ebookToPDF : .docToPDF
     }
 }
@@ -28,7 +32,10 @@ public enum JobStatus: String, Sendable, Codable, CaseIterable {
 
 /// The step a `processing` job is on.
 public enum JobPhase: String, Sendable, Codable, CaseIterable {
-    case uploading, converting, polling, downloading, inspecting, filing
+    case uploading, converting, polling, downloading
+    /// Running the job's PDF operations (merge, split, PDF/A, …).
+    case transforming
+    case inspecting, filing
 }
 
 /// How a converter failed, which decides what the job does next (DESIGN §4): the state machine

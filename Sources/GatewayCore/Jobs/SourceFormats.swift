@@ -34,6 +34,7 @@ public enum SourceFormats {
             if ext.isEmpty { return nil }
             accepted = document
         case .ebookToPDF: accepted = ebook
+        case .pdfToPDF: accepted = ["pdf"]
         }
         guard !accepted.contains(ext) else { return nil }
         let what = ext.isEmpty ? "'\(filename)' has no extension" : "'.\(ext)' is not a format \(type.rawValue) converts"

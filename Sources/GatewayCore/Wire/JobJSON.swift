@@ -42,6 +42,15 @@ public struct JobJSON: Encodable, Sendable {
     /// The filed document's id, on every `SUCCEEDED` job.
     public var documentID: String?
     public var document: DocumentJSON?
+    /// Every document the job filed, when it filed several (a split), in order.
+    public var documents: [DocumentJSON]?
+    /// The library documents a PDF_TO_PDF job read, in order.
+    public var inputDocuments: [String]?
+    /// The PDF operations it runs (passwords are never shown).
+    public var operations: [PDFOperation]?
+    public var replaceOriginal: Bool?
+    /// Bytes of its input documents: beside `document.size`, what an optimize saved.
+    public var inputSize: Int64?
     public var error: String?
     public var errorMessage: String?
 
@@ -59,6 +68,10 @@ public struct JobJSON: Encodable, Sendable {
         name = job.spec.name
         options = job.spec.options == ConversionOptions() ? nil : job.spec.options
         documentID = job.state.documentID?.lowercased
+        inputDocuments = job.spec.documents?.map(\.lowercased)
+        operations = job.spec.operations
+        replaceOriginal = job.spec.replaceOriginal
+        inputSize = job.spec.inputSize
         if let failure = job.state.failure, job.state.status == .failed || job.state.status == .cancelled {
             error = failure.code
             errorMessage = failure.message
@@ -78,6 +91,11 @@ public struct JobJSON: Encodable, Sendable {
         case folder, name, options, upload
         case downloadURL = "download_url"
         case documentID = "document_id"
+        case documents
+        case inputDocuments = "input_documents"
+        case operations
+        case replaceOriginal = "replace_original"
+        case inputSize = "input_size"
         case document, error
         case errorMessage = "error_message"
     }
@@ -101,6 +119,11 @@ public struct JobJSON: Encodable, Sendable {
         try container.encodeIfPresent(downloadURL, forKey: .downloadURL)
         try container.encodeIfPresent(documentID, forKey: .documentID)
         try container.encodeIfPresent(document, forKey: .document)
+        try container.encodeIfPresent(documents, forKey: .documents)
+        try container.encodeIfPresent(inputDocuments, forKey: .inputDocuments)
+        try container.encodeIfPresent(operations, forKey: .operations)
+        try container.encodeIfPresent(replaceOriginal, forKey: .replaceOriginal)
+        try container.encodeIfPresent(inputSize, forKey: .inputSize)
         try container.encodeIfPresent(error, forKey: .error)
         try container.encodeIfPresent(errorMessage, forKey: .errorMessage)
     }

@@ -60,6 +60,8 @@ struct JobController: Sendable {
         let body: JobCreateRequest
         do {
             body = try JSONDecoder().decode(JobCreateRequest.self, from: data)
+        } catch let error as OperationError {
+            throw error
         } catch {
             throw APIError(.badRequest, "invalid_json", "the body is not a job request: \(Self.describe(error))")
         }
@@ -68,7 +70,7 @@ struct JobController: Sendable {
         let canonical = JSONEncoder()
         canonical.outputFormatting = .sortedKeys
         let hash = Self.sha256(try canonical.encode(spec))
-        return try await intake.create(spec, owner: owner, key: key.map { JobIntake.Key($0, requestHash: hash) })
+        return try await intake.create(spec, owner: owner, key: key.map { JobIntake.Key($0, requestHash: hash) }, secrets: body.secrets)
     }
 
     /// Raw body: the file itself, its name in `Content-Disposition` or `?filename=`, the rest as query parameters.
@@ -134,8 +136,10 @@ struct JobController: Sendable {
             spec,
             owner: owner,
             input: .moving(file),
-            key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields, fileSHA256: sha256)) },
-            rateTaken: true
+            // The password is no part of what makes the request the same one, and stays out of the store.
+            key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields.filter { $0.key != "password" }, fileSHA256: sha256)) },
+            rateTaken: true,
+            secrets: JobSecrets(password: fields["password"])
         )
         if !created.replay { metrics.uploaded(bytes: bytes) }
         return created

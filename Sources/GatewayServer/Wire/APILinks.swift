@@ -85,6 +85,12 @@ final class APILinks: Sendable {
                 documentJSON.downloadURL = url
                 json.document = documentJSON
             }
+            if job.state.parts > 1 {
+                json.documents = (0..<job.state.parts).compactMap { part in
+                    let id = JobEngine.documentID(for: job.id, part: part)
+                    return (try? library.document(id: id, owner: job.owner)).map { documentJSON($0, base: base) }
+                }
+            }
         default: break
         }
         return json

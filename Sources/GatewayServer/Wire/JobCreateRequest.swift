@@ -13,6 +13,13 @@ struct JobCreateRequest: Decodable, Sendable {
     var callbackURL: String?
     var timeoutSeconds: Double?
     var options: ConversionOptions?
+    /// PDF_TO_PDF on library documents: their ids, in order.
+    var documents: [String]?
+    var operations: [PDFOperation]?
+    var replaceOriginal: Bool?
+    /// Opens encrypted inputs; `passwords` by document id. Kept as `JobSecrets`, never stored.
+    var password: String?
+    var passwords: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case type, url
@@ -22,9 +29,17 @@ struct JobCreateRequest: Decodable, Sendable {
         case callbackURL = "callback_url"
         case timeoutSeconds = "timeout_seconds"
         case options
+        case documents, operations
+        case replaceOriginal = "replace_original"
+        case password, passwords
     }
 
     init() {}
+
+    /// The passwords the request brought.
+    var secrets: JobSecrets {
+        JobSecrets(password: password, passwords: Dictionary((passwords ?? [:]).map { ($0.key.lowercased(), $0.value) }) { first, _ in first })
+    }
 
     /// From text fields (query parameters or multipart parts), the one-shot forms.
     init(fields: [String: String]) throws(APIError) {
@@ -40,6 +55,16 @@ struct JobCreateRequest: Decodable, Sendable {
             timeoutSeconds = seconds
         }
         options = try Self.options(fields)
+        password = fields["password"]
+        if let text = fields["operations"] {
+            do {
+                operations = try JSONDecoder().decode([PDFOperation].self, from: Data(text.utf8))
+            } catch let error as OperationError {
+                throw APIError(.badRequest, error.code, error.message)
+            } catch {
+                throw APIError(.badRequest, "invalid_operation", "operations must be a JSON list such as [{\"op\": \"rotate\", \"angle\": 90}]")
+            }
+        }
     }
 
     /// Conversion options of a one-shot create: an `options` field holding the same JSON object
@@ -95,6 +120,8 @@ struct JobCreateRequest: Decodable, Sendable {
             jobType = parsed
         } else if defaultTypeFromFilename, let originalFilename {
             jobType = JobType.forFilename(originalFilename)
+        } else if documents != nil {
+            jobType = .pdfToPDF
         } else {
             throw APIError(.badRequest, "type_required", "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF or EBOOK_TO_PDF")
         }
@@ -105,6 +132,8 @@ struct JobCreateRequest: Decodable, Sendable {
             }
             conflict = parsed
         }
+        var documentIDs: [UUID]?
+        if let documents { documentIDs = try Self.documentIDs(documents) }
         return JobSpec(
             type: jobType,
             url: url,
@@ -114,7 +143,23 @@ struct JobCreateRequest: Decodable, Sendable {
             onConflict: conflict,
             options: options ?? ConversionOptions(),
             callbackURL: callbackURL,
-            timeoutSeconds: timeoutSeconds
+            timeoutSeconds: timeoutSeconds,
+            documents: documentIDs,
+            operations: operations,
+            replaceOriginal: replaceOriginal
         )
+    }
+
+    /// Document ids, or a 400 naming the one that is not an id.
+    static func documentIDs(_ texts: [String]) throws(APIError) -> [UUID] {
+        guard !texts.isEmpty else { throw APIError(.badRequest, "invalid_argument", "documents is empty: name at least one document id") }
+        var ids: [UUID] = []
+        for text in texts {
+            guard let id = UUID(uuidString: text) else {
+                throw APIError(.badRequest, "invalid_argument", "documents: '\(text)' is not a document id (a UUID from GET /v1/documents)")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 }

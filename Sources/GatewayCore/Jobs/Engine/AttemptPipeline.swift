@@ -6,6 +6,8 @@ import Logging
 struct AttemptPipeline: Sendable {
     let recorder: JobRecorder
     let inspector: any PDFInspector
+    /// Runs a job's `operations`; nil where none are configured (jobs with operations then fail).
+    let tools: (any PDFOperator)?
     let logger: Logger
 
     var staging: any InputStaging { recorder.staging }
@@ -46,21 +48,17 @@ struct AttemptPipeline: Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(remaining, 0) * 1000))
         let workDirectory = try staging.attemptDirectory(for: job)
         let output = workDirectory + "/output.pdf"
-        let source: ConversionSource =
-            if let url = job.spec.url {
-                .url(url)
-            } else {
-                .file(path: staging.inputPath(for: job), originalFilename: job.spec.originalFilename ?? "input")
-            }
+        let secrets = staging.secrets(jobID: job.id)
         let request = ConversionRequest(
             jobID: job.id,
             type: job.spec.type,
-            source: source,
+            source: try source(of: job, secrets: secrets),
             options: job.spec.options,
             workDirectory: workDirectory,
             outputPath: output,
             deadline: deadline,
-            remoteID: job.state.remoteID
+            remoteID: job.state.remoteID,
+            secrets: secrets
         )
         // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
         try await Self.withDeadline(deadline) {
@@ -72,41 +70,98 @@ struct AttemptPipeline: Sendable {
             }
         }
         try Task.checkCancellation()
+        var outputs = [output]
+        let (operations, encrypt) = (job.spec.operations ?? []).splittingOffEncryption
+        let work = workDirectory + "/operations"
+        if !operations.isEmpty || encrypt != nil {
+            guard let tools else {
+                throw JobFailure.converterUnavailable("this gateway runs no PDF operations (qpdf and Ghostscript are not configured)")
+            }
+            try advance(.entered(.transforming), job)
+            // The tools stop at the deadline themselves: each run is killed then.
+            if !operations.isEmpty { outputs = try await tools.apply(operations, to: output, secrets: secrets, work: work, deadline: deadline) }
+            try Task.checkCancellation()
+        }
         try advance(.entered(.inspecting), job)
-        let info = try await inspector.inspect(path: output)
+        var inspected: [(path: String, info: PDFInfo)] = []
+        for path in outputs { inspected.append((path, try await inspector.inspect(path: path))) }
+        if let encrypt, let tools {
+            // Inspected while it could still be read; what encryption changes is said here.
+            for index in inspected.indices {
+                let locked = try await tools.apply(
+                    [encrypt],
+                    to: inspected[index].path,
+                    secrets: secrets,
+                    work: work + "-\(index)",
+                    deadline: deadline
+                )
+                inspected[index].path = locked[0]
+                inspected[index].info.encrypted = true
+                inspected[index].info.linearized = false
+            }
+        }
         try advance(.entered(.filing), job)
-        return try await file(output, of: job, info: info)
+        return try await file(inspected, of: job)
     }
 
-    /// Files the PDF and records it. Both run on a blocking thread: they fsync, and a task
+    /// What the converter reads: the page, the library documents (where they are now), or the
+    /// staged upload.
+    private func source(of job: Job, secrets: JobSecrets) throws -> ConversionSource {
+        if let url = job.spec.url { return .url(url) }
+        if let ids = job.spec.documents, !ids.isEmpty {
+            return .pdfs(
+                try ids.map { id in
+                    let stored = try filer.storedDocument(id: id, owner: job.owner)
+                    return PDFInput(path: stored.path, password: secrets.password(for: id.lowercased), label: "'\(stored.document.name)'")
+                }
+            )
+        }
+        return .file(path: staging.inputPath(for: job), originalFilename: job.spec.originalFilename ?? "input")
+    }
+
+    /// Files the PDFs and records them. Both run on a blocking thread: they fsync, and a task
     /// cancelled now (a shutdown's grace running out) must not stop GRDB's writes halfway. A
     /// client's cancel is still seen: the state machine then refuses `.filed`.
-    private func file(_ output: String, of job: Job, info: PDFInfo) async throws -> Document {
+    ///
+    /// Several PDFs (a split) are filed in order as parts of the job, `Name 01`, `Name 02` …; a
+    /// job asked to replace its original puts the one PDF in its place, keeping its id.
+    private func file(_ outputs: [(path: String, info: PDFInfo)], of job: Job) async throws -> Document {
         let filer = filer
-        let document = try await runBlocking {
+        let spec = job.spec
+        let replacing = spec.replaceOriginal == true ? spec.documents?.first : nil
+        let documents = try await runBlocking {
             Result {
-                try filer.fileConverted(
-                    output,
-                    id: JobEngine.documentID(for: job.id),
-                    owner: job.owner,
-                    folder: job.spec.folder,
-                    name: job.spec.defaultDocumentName,
-                    conflict: job.spec.onConflict,
-                    info: info
-                )
+                if let original = replacing {
+                    return [try filer.replaceContent(of: original, owner: job.owner, with: outputs[0].path, info: outputs[0].info)]
+                }
+                return try outputs.enumerated().map { part, output in
+                    let name = spec.defaultDocumentName
+                    return try filer.fileConverted(
+                        output.path,
+                        id: JobEngine.documentID(for: job.id, part: part),
+                        owner: job.owner,
+                        folder: spec.folder,
+                        name: outputs.count > 1 ? LibraryNames.numbered(name, part + 1) : name,
+                        conflict: spec.onConflict,
+                        info: output.info
+                    )
+                }
             }
         }.get()
-        let recorded = await runBlocking { Result { try record(.filed(document.id), of: job) } }
+        let recorded = await runBlocking { Result { try record(.filed(documents[0].id, parts: documents.count), of: job) } }
         if case .failure(let error) = recorded {
             // A cancel that landed during filing makes the state machine refuse `.filed`: the
-            // document must not outlive its job. (A retry files it again.) A job another engine
-            // took over is left alone: the document has the job's id, and it is theirs to file.
-            if !(error is LeaseMismatch) {
-                _ = await runBlocking { try? filer.discardConverted(id: document.id, owner: job.owner) }
+            // documents must not outlive their job. (A retry files them again.) A job another
+            // engine took over is left alone: the documents have the job's ids, and they are
+            // theirs to file. A replaced original stays replaced: it is the user's document.
+            if !(error is LeaseMismatch) && replacing == nil {
+                _ = await runBlocking {
+                    for document in documents { _ = try? filer.discardConverted(id: document.id, owner: job.owner) }
+                }
             }
             throw error
         }
-        return document
+        return documents[0]
     }
 
     /// Records a step of the attempt; stops the attempt when the job is no longer processing

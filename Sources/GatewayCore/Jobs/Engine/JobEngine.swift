@@ -81,6 +81,7 @@ public final class JobEngine: Sendable {
         router: ConverterRouter,
         inspector: any PDFInspector,
         filer: any DocumentFiler,
+        tools: (any PDFOperator)? = nil,
         logger: Logger = Logger(label: "pdfgate.jobs")
     ) {
         self.configuration = configuration
@@ -104,7 +105,7 @@ public final class JobEngine: Sendable {
         )
         scheduler = JobScheduler(
             recorder: recorder,
-            pipeline: AttemptPipeline(recorder: recorder, inspector: inspector, logger: logger),
+            pipeline: AttemptPipeline(recorder: recorder, inspector: inspector, tools: tools, logger: logger),
             configuration: configuration,
             logger: logger
         )
@@ -116,12 +117,13 @@ public final class JobEngine: Sendable {
     /// `JobIntake` checks the request and the owner's limits first; with `activeLimit` the store
     /// refuses the insert, in the same transaction, when the owner already has that many
     /// unfinished jobs.
-    public func create(owner: String, spec: JobSpec, activeLimit: Int? = nil) throws -> Job {
+    /// `secrets` wait beside the job's input until it ends (see `JobSecrets`).
+    public func create(owner: String, spec: JobSpec, activeLimit: Int? = nil, secrets: JobSecrets = JobSecrets()) throws -> Job {
         let now = configuration.clock.now()
         let timeout = configuration.timeout(for: spec).inSeconds
         let maxAttempts = configuration.maxAttempts
         let state =
-            spec.type == .urlToPDF
+            !spec.needsUpload
             ? JobStateMachine(needsUpload: false, deadline: now.addingTimeInterval(timeout), maxAttempts: maxAttempts)
             : JobStateMachine(
                 uploadBy: now.addingTimeInterval(configuration.uploadWindow.inSeconds),
@@ -129,10 +131,12 @@ public final class JobEngine: Sendable {
                 maxAttempts: maxAttempts
             )
         let job = Job(owner: owner, spec: spec, state: state, createdAt: now, updatedAt: now)
-        // Only a file job receives an input; a URL job's attempts make their own directory.
-        let needsInput = !job.state.inputReady
+        // Only a file job receives an input, and only a job with secrets keeps them there; a URL
+        // job's attempts make their own directory.
+        let needsInput = !job.state.inputReady || !secrets.isEmpty
         if needsInput { try staging.prepare(jobID: job.id) }
         do {
+            if !secrets.isEmpty { try staging.publishSecrets(secrets, jobID: job.id) }
             try store.insert(job, activeLimit: activeLimit)
         } catch {
             if needsInput { staging.remove(jobID: job.id) }
@@ -245,6 +249,18 @@ public final class JobEngine: Sendable {
         // Flip bits outside the version (byte 6) and variant (byte 8) fields, so it stays a v4 UUID.
         bytes.0 ^= 0x5A
         bytes.15 ^= 0xA5
+        return UUID(uuid: bytes)
+    }
+
+    /// The id of part `part` (0-based) of what a job filed: part 0 is `documentID(for:)`, the
+    /// others differ from it in bytes that carry the part number, so a retried split files the
+    /// same documents again and a discard finds them all.
+    public static func documentID(for jobID: UUID, part: Int) -> UUID {
+        var bytes = documentID(for: jobID).uuid
+        guard part > 0 else { return UUID(uuid: bytes) }
+        bytes.12 ^= 0x3C
+        bytes.13 ^= UInt8(truncatingIfNeeded: part >> 8)
+        bytes.14 ^= UInt8(truncatingIfNeeded: part)
         return UUID(uuid: bytes)
     }
 

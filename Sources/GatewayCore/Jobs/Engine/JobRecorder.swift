@@ -87,7 +87,15 @@ struct JobRecorder: Sendable {
             // On a blocking thread: this often runs on the job's own task, which a cancel has
             // just cancelled, and GRDB stops a cancelled task's writes halfway.
             let filer = filer
-            Task { _ = await runBlocking { try? filer.discardConverted(id: JobEngine.documentID(for: job.id), owner: job.owner) } }
+            // A split files its parts in order, so they end at the first one missing.
+            Task {
+                await runBlocking {
+                    for part in 0..<PDFOperation.maxParts {
+                        let id = JobEngine.documentID(for: job.id, part: part)
+                        guard (try? filer.discardConverted(id: id, owner: job.owner)) == true else { break }
+                    }
+                }
+            }
         case .publish: observers.publish(job)
         }
     }

@@ -100,6 +100,10 @@ public final class JobIntake: Sendable {
             }
             guard let url = spec.url else { throw IntakeError(.invalid, code: "url_required", "a URL_TO_PDF job needs a \"url\"") }
             try checkURL(url)
+        } else if let documents = spec.documents, !documents.isEmpty {
+            if withInput {
+                throw IntakeError(.invalid, code: "invalid_argument", "a job on library \"documents\" carries no file: send it as JSON")
+            }
         } else {
             guard let filename = spec.originalFilename, !filename.isEmpty else {
                 throw IntakeError(
@@ -185,16 +189,19 @@ public final class JobIntake: Sendable {
     /// Creates a job for `spec` (checked here), with its input when one came with the request
     /// (the job is then submitted at once). `rateTaken` says `admitBeforeBody` already took
     /// this request's creation from the rate. Answers the key's earlier job on a replay.
+    /// `secrets` are the passwords that came with the request (see `JobSecrets`).
     public func create(
         _ spec: JobSpec,
         owner: String,
         input: Input? = nil,
         key: Key? = nil,
-        rateTaken: Bool = false
+        rateTaken: Bool = false,
+        secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
         try check(spec, owner: owner, withInput: input != nil)
+        let (spec, secrets) = try OperationIntake(filer: filer).settle(spec, owner: owner, secrets: secrets)
         guard let key, let idempotency else {
-            return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken), false)
+            return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken, secrets: secrets), false)
         }
         if let used = key.held.used {
             guard used.requestHash == key.requestHash else {
@@ -209,16 +216,16 @@ public final class JobIntake: Sendable {
             }
             return (job, true)
         }
-        let job = try insert(spec, owner: owner, input: input, rateTaken: rateTaken)
+        let job = try insert(spec, owner: owner, input: input, rateTaken: rateTaken, secrets: secrets)
         try idempotency.complete(owner: owner, key: key.held.key, requestHash: key.requestHash, jobID: job.id)
         return (job, false)
     }
 
-    private func insert(_ spec: JobSpec, owner: String, input: Input?, rateTaken: Bool) throws -> Job {
+    private func insert(_ spec: JobSpec, owner: String, input: Input?, rateTaken: Bool, secrets: JobSecrets) throws -> Job {
         if !rateTaken { try takeCreation(owner: owner) }
         let job: Job
         do {
-            job = try engine.create(owner: owner, spec: spec, activeLimit: limits.activeJobsPerOwner)
+            job = try engine.create(owner: owner, spec: spec, activeLimit: limits.activeJobsPerOwner, secrets: secrets)
         } catch let reached as ActiveJobLimitReached {
             throw Self.tooMany(reached)
         }

@@ -22,6 +22,12 @@ public protocol InputStaging: Sendable {
     /// second with `StagingError.inputExists`, on any process sharing the area.
     func publishInput(_ file: String, for job: Job, copying: Bool) throws(StagingError)
 
+    /// Keeps the job's passwords beside its input, readable by this user only, until `remove`.
+    func publishSecrets(_ secrets: JobSecrets, jobID: UUID) throws(StagingError)
+
+    /// What `publishSecrets` kept; empty when nothing was.
+    func secrets(jobID: UUID) -> JobSecrets
+
     /// The job's published input, for the converter.
     func inputPath(for job: Job) -> String
 

@@ -1,0 +1,187 @@
+import Foundation
+import GatewayCore
+
+/// `PDFOperator` with Debian's qpdf (structure: merge, split, rotate, flatten, encrypt,
+/// linearize, metadata) and Ghostscript (PDF/A, image recompression).
+/// Every run is sealed and bounded (`PDFToolRunner`); files are handed over in `work`, the one
+/// directory a run can see.
+public struct LocalPDFOperator: PDFOperator {
+    let runner: PDFToolRunner
+
+    public init(
+        sandbox: ConverterSandbox,
+        qpdfPath: String = LocalConverter.Configuration.locate("qpdf", preferring: "/usr/bin/qpdf"),
+        ghostscriptPath: String = LocalConverter.Configuration.locate("gs", preferring: "/usr/bin/gs")
+    ) {
+        runner = PDFToolRunner(qpdfPath: qpdfPath, ghostscriptPath: ghostscriptPath, sandbox: sandbox)
+    }
+
+    public func problem() async -> String? { runner.problem }
+
+    public func combine(_ inputs: [PDFInput], into output: String, work: String, deadline: ContinuousClock.Instant) async throws {
+        try ToolFiles.makeDirectory(work)
+        // Inputs are linked in, so the sandbox needs no view of where they came from. The first
+        // is the primary input rather than `--empty`: its document information, outline and XMP
+        // carry over (an upload passes through whole, only decrypted).
+        var arguments: [String] = []
+        for (index, input) in inputs.enumerated() {
+            let local = "input-\(index + 1).pdf"
+            try ToolFiles.linkOrCopy(input.path, to: work + "/" + local)
+            if index == 0 {
+                arguments = (input.password.map { ["--password=" + $0] } ?? []) + ["--decrypt", local]
+                if inputs.count > 1 { arguments.append("--pages") }
+            }
+            if inputs.count > 1 {
+                arguments.append(local)
+                if let password = input.password { arguments.append("--password=" + password) }
+                arguments.append("1-z")
+            }
+        }
+        if inputs.count > 1 { arguments.append("--") }
+        let what = inputs.count == 1 ? inputs[0].label : "\(inputs.count) documents"
+        // The passwords go in an argument file, not on the command line other processes can read.
+        try await runner.qpdf(argumentFile(arguments + ["combined.pdf"], in: work), in: work, what: what, deadline: deadline)
+        try ToolFiles.moveReplacing(work + "/combined.pdf", to: output)
+    }
+
+    public func apply(
+        _ operations: [PDFOperation],
+        to input: String,
+        secrets: JobSecrets,
+        work: String,
+        deadline: ContinuousClock.Instant
+    ) async throws -> [String] {
+        try ToolFiles.makeDirectory(work)
+        var files = [work + "/step-0.pdf"]
+        try ToolFiles.linkOrCopy(input, to: files[0])
+        for (index, operation) in operations.enumerated() {
+            var next: [String] = []
+            for (part, file) in files.enumerated() {
+                let step = Step(runner: runner, work: work, input: file, prefix: "step-\(index + 1)-\(part + 1)", deadline: deadline)
+                next += try await step.apply(operation, secrets: secrets)
+            }
+            files = next
+        }
+        return files
+    }
+}
+
+/// One operation on one file: its own output names in `work`, relative to it inside the sandbox.
+struct Step: Sendable {
+    let runner: PDFToolRunner
+    let work: String
+    let input: String
+    let prefix: String
+    let deadline: ContinuousClock.Instant
+
+    var inputName: String { (input as NSString).lastPathComponent }
+    var output: String { work + "/" + prefix + ".pdf" }
+    var outputName: String { prefix + ".pdf" }
+
+    func apply(_ operation: PDFOperation, secrets: JobSecrets) async throws -> [String] {
+        let what = "the document"
+        switch operation {
+        case .split(let split):
+            return try await self.split(split, what: what)
+        case .rotate(let angle, let pages):
+            let normalized = ((angle % 360) + 360) % 360
+            guard normalized != 0 else { return [input] }
+            try await qpdf([inputName, outputName, "--rotate=+\(normalized):\(pages?.qpdfRange ?? "1-z")"], what)
+        case .pdfa(let part):
+            try await PDFAConversion(step: self).convert(part: part, what: what)
+        case .metadata(let update):
+            try await MetadataWriter(step: self).write(update, what: what)
+        case .flatten:
+            try await qpdf(["--generate-appearances", "--flatten-annotations=all", inputName, outputName], what)
+        case .encrypt(let encryption):
+            try await encrypt(encryption, secrets: secrets, what: what)
+        case .optimize(let optimize):
+            try await Optimizer(step: self).optimize(optimize, what: what)
+        }
+        return [output]
+    }
+
+    func qpdf(_ arguments: [String], _ what: String) async throws {
+        try await runner.qpdf(arguments, in: work, what: what, deadline: deadline)
+    }
+
+    func ghostscript(_ arguments: [String], _ what: String) async throws {
+        try await runner.ghostscript(arguments, in: work, what: what, deadline: deadline)
+    }
+
+    /// Page count, from qpdf (the inspector is another process's job; qpdf reads it cheaply).
+    func pageCount(_ what: String) async throws -> Int {
+        let finished = try await runner.run(.qpdf, ["--show-npages", inputName], in: work, what: what, deadline: deadline)
+        guard finished.status == 0 || finished.status == 3, let count = Int(finished.log.split(separator: "\n").first.map(String.init) ?? "") else {
+            throw PDFToolRunner.refused(.qpdf, what, finished.log)
+        }
+        return count
+    }
+
+    private func split(_ split: PDFOperation.Split, what: String) async throws -> [String] {
+        let count = try await pageCount(what)
+        let ranges: [String]
+        switch split {
+        case .every(let size):
+            ranges = stride(from: 1, through: count, by: size).map { first in
+                let last = min(first + size - 1, count)
+                return first == last ? "\(first)" : "\(first)-\(last)"
+            }
+        case .ranges(let selections):
+            for selection in selections { _ = try Self.checked(selection, pageCount: count) }
+            ranges = selections.map(\.qpdfRange)
+        }
+        guard ranges.count <= PDFOperation.maxParts else {
+            throw JobFailure(.rejected, code: "too_many_parts", "the split would make \(ranges.count) documents (at most \(PDFOperation.maxParts))")
+        }
+        var parts: [String] = []
+        for (index, range) in ranges.enumerated() {
+            let name = "\(prefix)-part-\(index + 1).pdf"
+            try await qpdf([inputName, "--pages", ".", range, "--", name], what)
+            parts.append(work + "/" + name)
+        }
+        return parts
+    }
+
+    /// A selection checked against the real page count (a merged or converted document's is
+    /// only known now): the failure names the range.
+    static func checked(_ selection: PageSelection, pageCount: Int) throws -> [Int] {
+        do {
+            return try selection.pages(of: pageCount)
+        } catch {
+            throw JobFailure(.rejected, code: error.code, error.message)
+        }
+    }
+
+    private func encrypt(_ encryption: PDFOperation.Encryption, secrets: JobSecrets, what: String) async throws {
+        let user = secrets.userPassword ?? encryption.userPassword ?? ""
+        // Without an owner password anyone could lift the restrictions: make one nobody knows.
+        let owner = secrets.ownerPassword ?? encryption.ownerPassword ?? UUID().uuidString + UUID().uuidString
+        let allowed = encryption.allow
+        func flag(_ permission: PDFOperation.Encryption.Permission) -> String { allowed.contains(permission) ? "y" : "n" }
+        let arguments = [
+            "--encrypt", user, owner, "256",
+            "--print=" + (allowed.contains(.print) ? "full" : "none"),
+            "--extract=" + flag(.copy),
+            "--modify-other=" + flag(.modify),
+            "--annotate=" + flag(.annotate),
+            "--form=" + flag(.fillForms),
+            "--assemble=" + flag(.assemble),
+            "--accessibility=" + flag(.accessibility),
+            "--", inputName, outputName,
+        ]
+        try await runner.qpdf(try argumentFile(arguments, in: work), in: work, what: what, deadline: deadline)
+    }
+}
+
+/// qpdf's `@file`: the arguments one per line in a file only this process and the sandbox can
+/// read, so passwords never appear in a process list.
+func argumentFile(_ arguments: [String], in work: String) throws -> [String] {
+    let name = ".arguments-\(UUID().uuidString.prefix(8))"
+    let path = work + "/" + name
+    guard FileManager.default.createFile(atPath: path, contents: Data(arguments.joined(separator: "\n").utf8), attributes: [.posixPermissions: 0o600])
+    else {
+        throw JobFailure(.transient, code: "storage_error", "could not write qpdf's argument file in \(work)")
+    }
+    return ["@" + name]
+}

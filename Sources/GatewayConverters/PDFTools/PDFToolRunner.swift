@@ -1,0 +1,99 @@
+import Foundation
+import GatewayCore
+
+/// Runs qpdf and Ghostscript the way the converters run their tools (DESIGN §8): sealed in the
+/// sandbox with only the operation's directory visible and writable, under the same memory,
+/// CPU and process limits, killed at the job's deadline or when the job is cancelled. A PDF
+/// from the library is as hostile as any upload: both tools are big C/C++ parsers.
+struct PDFToolRunner: Sendable {
+    let qpdfPath: String
+    let ghostscriptPath: String
+    let sandbox: ConverterSandbox
+
+    enum Tool: String, Sendable {
+        case qpdf, ghostscript
+
+        var name: String { self == .qpdf ? "qpdf" : "Ghostscript" }
+    }
+
+    /// What a run left: its exit status and the tail of what it printed.
+    struct Finished: Sendable {
+        var status: Int32
+        var log: String
+    }
+
+    /// Runs `tool` with `arguments` in `work` (its only writable, visible directory) and answers
+    /// how it exited. A crash, a limit or the deadline become the converters' failures.
+    /// `stdout`, when given, is a file in `work` that gets what the tool prints (qpdf's JSON).
+    func run(
+        _ tool: Tool,
+        _ arguments: [String],
+        in work: String,
+        what: String,
+        deadline: ContinuousClock.Instant,
+        stdout: String? = nil
+    ) async throws -> Finished {
+        let log = work + "/\(tool.rawValue)-\(UUID().uuidString.prefix(8)).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let spec = sandbox.wrap(
+            ChildSpec(
+                executable: tool == .qpdf ? qpdfPath : ghostscriptPath,
+                arguments: arguments,
+                environment: childEnvironment(privateDirectory: work + "/.env"),
+                workingDirectory: work,
+                stdout: .file(stdout ?? log),
+                stderr: .file(log)
+            ),
+            mounts: .init(writable: [work]),
+            backstops: .init(addressSpace: true, cpu: true)
+        )
+        let outcome: OneShotOutcome
+        do throws(SpawnFailure) {
+            outcome = try await runOneShot(spec, deadline: deadline, limits: sandbox.limits)
+        } catch {
+            throw JobFailure.converterUnavailable("\(tool.name) could not be started: \(error.message)")
+        }
+        switch outcome {
+        case .cancelled: throw CancellationError()
+        case .timedOut: throw LocalFailures.timedOut(tool.name, what)
+        case .limitExceeded(let kind): throw sandbox.limits.failure(kind, tool: tool.name, what: what)
+        case .finished(.signaled(let signal)):
+            throw LocalFailures.crashed(tool.name, what, "was killed by signal \(signal)", log: OutputCheck.tail(ofFile: log))
+        case .finished(.exited(let status)):
+            return Finished(status: status, log: OutputCheck.tail(ofFile: log))
+        }
+    }
+
+    /// qpdf, where exit 3 means "done, with warnings" (a repaired input): success.
+    func qpdf(_ arguments: [String], in work: String, what: String, deadline: ContinuousClock.Instant) async throws {
+        let finished = try await run(.qpdf, arguments, in: work, what: what, deadline: deadline)
+        guard finished.status == 0 || finished.status == 3 else { throw Self.refused(.qpdf, what, finished.log) }
+    }
+
+    /// Ghostscript, which exits non-zero on any error.
+    func ghostscript(_ arguments: [String], in work: String, what: String, deadline: ContinuousClock.Instant) async throws {
+        let finished = try await run(.ghostscript, ["-q", "-dNOPAUSE", "-dBATCH", "-dSAFER"] + arguments, in: work, what: what, deadline: deadline)
+        guard finished.status == 0 else { throw Self.refused(.ghostscript, what, finished.log) }
+    }
+
+    /// A tool that ran and said no: the input is what it cannot read. A wrong or missing
+    /// password gets its own code, since the client can fix that one.
+    static func refused(_ tool: Tool, _ what: String, _ log: String) -> JobFailure {
+        if log.contains("invalid password") {
+            return JobFailure(
+                .rejected,
+                code: "wrong_password",
+                "\(what) is encrypted and the password given for it does not open it; send the right one in \"password\" (or \"passwords\" by document id)"
+            )
+        }
+        return JobFailure(.rejected, code: "operation_failed", "\(tool.name) could not process \(what): \(OutputCheck.lastLines(log))")
+    }
+
+    /// Whether both tools are installed.
+    var problem: String? {
+        for (path, package) in [(qpdfPath, "qpdf"), (ghostscriptPath, "ghostscript")] where !FileManager.default.isExecutableFile(atPath: path) {
+            return "\(path) is missing: install Debian's \(package) (scripts/install-deps.sh does)"
+        }
+        return nil
+    }
+}

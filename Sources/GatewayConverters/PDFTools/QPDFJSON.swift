@@ -1,0 +1,91 @@
+import Foundation
+import GatewayCore
+
+/// One PDF's objects read and changed through qpdf's JSON (version 2): `--json-object` to read,
+/// `--update-from-json` to write, so no PDF syntax is ours. Text strings are `u:`-prefixed
+/// UTF-8 there; qpdf encodes them as PDFDocEncoding or UTF-16 when it writes.
+struct QPDFJSON {
+    let step: Step
+    /// The PDF's name in the step's directory.
+    let file: String
+
+    /// The document information dictionary, where it is (or will be) and what the trailer says.
+    struct Info {
+        var entries: [String: Any]
+        /// `17 0 R`; a new object's when the document has none.
+        var reference: String
+        /// The trailer, with `/Info` pointing at `reference`.
+        var trailer: [String: Any]
+        /// Whether `/Info` is new, so the trailer must be written too.
+        var isNew: Bool
+        var maxObject: Int
+
+        /// The qpdf JSON update that writes `entries` (and the trailer, for a new `/Info`).
+        var changes: [String: Any] {
+            var changes: [String: Any] = ["obj:" + reference: ["value": entries]]
+            if isNew { changes["trailer"] = ["value": trailer] }
+            return changes
+        }
+    }
+
+    func info(what: String) async throws -> Info {
+        let trailer = try await object("trailer", what: what)
+        let maxObject = trailer.header["maxobjectid"] as? Int ?? 0
+        if let reference = trailer.value["/Info"] as? String {
+            let entries = try await object(reference, what: what).value
+            return Info(entries: entries, reference: reference, trailer: trailer.value, isNew: false, maxObject: maxObject)
+        }
+        var value = trailer.value
+        let reference = "\(maxObject + 1) 0 R"
+        value["/Info"] = reference
+        return Info(entries: [:], reference: reference, trailer: value, isNew: true, maxObject: maxObject)
+    }
+
+    /// One object (`trailer`, or a reference such as `17 0 R`): the header (with
+    /// `maxobjectid`), its value, and for a stream its dictionary and base64 data.
+    func object(
+        _ which: String,
+        streamData: Bool = false,
+        what: String
+    ) async throws -> (header: [String: Any], value: [String: Any], stream: [String: Any]?) {
+        let name = step.prefix + "-object-\(UUID().uuidString.prefix(8)).json"
+        let output = step.work + "/" + name
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let finished = try await step.runner.run(
+            .qpdf,
+            ["--json=2", "--json-key=qpdf", "--json-object=" + Self.selector(which)] + (streamData ? ["--json-stream-data=inline"] : []) + [file],
+            in: step.work,
+            what: what,
+            deadline: step.deadline,
+            stdout: output
+        )
+        guard finished.status == 0 || finished.status == 3,
+            let data = FileManager.default.contents(atPath: output),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let sections = json["qpdf"] as? [[String: Any]], sections.count == 2
+        else { throw PDFToolRunner.refused(.qpdf, what, finished.log) }
+        let entry = sections[1][which == "trailer" ? "trailer" : "obj:" + which] as? [String: Any] ?? [:]
+        let stream = entry["stream"] as? [String: Any]
+        return (sections[0], (entry["value"] ?? stream?["dict"]) as? [String: Any] ?? [:], stream)
+    }
+
+    /// Writes the PDF with `changes` (qpdf JSON update entries) as `output` in the step's directory.
+    func update(_ changes: [String: Any], maxObject: Int, into output: String, what: String) async throws {
+        let document: [String: Any] = [
+            "qpdf": [
+                ["jsonversion": 2, "pushedinheritedpageresources": false, "calledgetallpages": false, "maxobjectid": maxObject],
+                changes,
+            ]
+        ]
+        let name = step.prefix + "-update-\(UUID().uuidString.prefix(8)).json"
+        try JSONSerialization.data(withJSONObject: document, options: .withoutEscapingSlashes).write(to: URL(fileURLWithPath: step.work + "/" + name))
+        defer { try? FileManager.default.removeItem(atPath: step.work + "/" + name) }
+        try await step.qpdf([file, "--update-from-json=" + name, output], what)
+    }
+
+    /// qpdf's `--json-object` form of a reference: `17 0 R` → `17,0`.
+    static func selector(_ reference: String) -> String {
+        guard reference != "trailer" else { return reference }
+        return reference.split(separator: " ").prefix(2).joined(separator: ",")
+    }
+}

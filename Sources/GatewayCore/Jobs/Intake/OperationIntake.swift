@@ -1,0 +1,73 @@
+import Foundation
+
+/// What `JobIntake` checks and settles for jobs that run PDF operations or read library
+/// documents, before anything is stored: the documents are the owner's, encrypted ones come
+/// with a password, every page range fits, the operations' order makes sense — so a job that
+/// cannot work is refused with a 400/422 naming the field, never failed after the fact.
+struct OperationIntake {
+    let filer: any DocumentFiler
+
+    /// The spec to store (passwords out, the destination and name defaulted from the first
+    /// document) and the secrets to keep beside it.
+    func settle(_ spec: JobSpec, owner: String, secrets given: JobSecrets) throws -> (spec: JobSpec, secrets: JobSecrets) {
+        var spec = spec
+        var secrets = given
+        let operations = spec.operations ?? []
+        try operations.checkOrder()
+        for (index, operation) in operations.enumerated() {
+            guard case .encrypt(var encryption) = operation else { continue }
+            secrets.userPassword = encryption.userPassword.flatMap { $0.isEmpty ? nil : $0 }
+            secrets.ownerPassword = encryption.ownerPassword.flatMap { $0.isEmpty ? nil : $0 }
+            guard secrets.userPassword != nil || secrets.ownerPassword != nil else {
+                throw OperationError(
+                    .invalid,
+                    code: "invalid_operation",
+                    "operations[\(index)].user_password: encrypt needs a user_password (to open) or an owner_password (to change permissions)"
+                )
+            }
+            encryption.userPassword = nil
+            encryption.ownerPassword = nil
+            spec.operations?[index] = .encrypt(encryption)
+        }
+        for password in [secrets.password, secrets.userPassword, secrets.ownerPassword].compactMap({ $0 }) + Array(secrets.passwords.values)
+        where password.contains("\n") || password.utf8.count > 127 {
+            throw OperationError(.invalid, code: "invalid_password", "a password must be at most 127 bytes, on one line")
+        }
+        guard let ids = spec.documents, !ids.isEmpty else {
+            if spec.replaceOriginal == true {
+                throw OperationError(.outOfRange, code: "contradictory_options", "replace_original needs one library document in \"documents\"")
+            }
+            return (spec, secrets)
+        }
+        guard spec.type == .pdfToPDF else {
+            throw OperationError(.invalid, code: "invalid_argument", "\"documents\" are the input of PDF_TO_PDF jobs, not \(spec.type.rawValue)")
+        }
+        guard ids.count <= 500 else {
+            throw OperationError(.invalid, code: "invalid_argument", "a job merges at most 500 documents; this one names \(ids.count)")
+        }
+        var documents: [Document] = []
+        for id in ids { documents.append(try filer.storedDocument(id: id, owner: owner).document) }
+        for document in documents where document.info.encrypted && secrets.password(for: document.id.lowercased) == nil {
+            throw OperationError(
+                .outOfRange,
+                code: "password_required",
+                "'\(document.name)' (\(document.id.lowercased)) is encrypted: send its password in \"password\", or in \"passwords\" by document id"
+            )
+        }
+        if spec.replaceOriginal == true {
+            guard documents.count == 1, !operations.contains(where: { $0.name == "split" }) else {
+                throw OperationError(
+                    .outOfRange,
+                    code: "contradictory_options",
+                    "replace_original writes one result over one document: name exactly one document and do not split"
+                )
+            }
+        }
+        try operations.checkPages(pageCount: documents.reduce(0) { $0 + $1.info.pageCount })
+        let first = documents[0]
+        if spec.folder == nil, let folder = first.folderID { spec.folder = folder.lowercased }
+        if spec.name == nil { spec.name = documents.count == 1 ? first.name : first.name + " (merged)" }
+        spec.inputSize = documents.reduce(0) { $0 + $1.size }
+        return (spec, secrets)
+    }
+}

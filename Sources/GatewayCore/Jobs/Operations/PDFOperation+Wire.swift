@@ -1,0 +1,191 @@
+import Foundation
+
+/// The JSON form, `{"op": "rotate", "angle": 90, "pages": "1-3"}`: strict, so a misspelt field
+/// is an error naming it instead of an operation silently done another way. Passwords are read
+/// but never written: a stored spec or a job's answer has none.
+extension PDFOperation: Codable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// The fields each operation takes, besides `op`.
+    static let fields: [String: [String]] = [
+        "split": ["every", "ranges"],
+        "rotate": ["angle", "pages"],
+        "pdfa": ["part"],
+        "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date"],
+        "flatten": [],
+        "encrypt": ["user_password", "owner_password", "allow"],
+        "optimize": ["images", "linearize"],
+    ]
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let reader = Reader(container: container, path: decoder.codingPath)
+        let op = try reader.required(String.self, "op")
+        guard let allowed = Self.fields[op] else {
+            throw reader.invalid("op", "'\(op)' is not an operation; use one of \(Self.names.joined(separator: ", "))")
+        }
+        for key in container.allKeys where key.stringValue != "op" && !allowed.contains(key.stringValue) {
+            throw reader.invalid(
+                key.stringValue,
+                "is not a field of \(op)" + (allowed.isEmpty ? " (it takes none)" : "; it takes \(allowed.joined(separator: ", "))")
+            )
+        }
+        switch op {
+        case "split":
+            let every = try reader.optional(Int.self, "every")
+            let ranges = try reader.optional([String].self, "ranges")
+            switch (every, ranges) {
+            case (let every?, nil):
+                guard every >= 1 else { throw reader.invalid("every", "must be at least 1 (pages per part)") }
+                self = .split(.every(every))
+            case (nil, let ranges?):
+                guard !ranges.isEmpty, ranges.count <= Self.maxParts else {
+                    throw reader.invalid("ranges", "needs 1 to \(Self.maxParts) page ranges, such as [\"1-3\", \"4-\"]")
+                }
+                self = .split(.ranges(try ranges.enumerated().map { index, text in try reader.pages(text, "ranges[\(index)]") }))
+            default:
+                throw reader.invalid("every", "split takes either every (pages per part) or ranges (one part per range), not both or neither")
+            }
+        case "rotate":
+            let angle = try reader.required(Int.self, "angle")
+            guard angle % 90 == 0 else { throw reader.invalid("angle", "\(angle) is not a multiple of 90 (90, 180, 270, or negative)") }
+            self = .rotate(angle: angle, pages: try reader.optional(String.self, "pages").map { try reader.pages($0, "pages") })
+        case "pdfa":
+            let part = try reader.optional(String.self, "part") ?? "2b"
+            guard let parsed = PDFAPart(rawValue: part.lowercased()) else {
+                throw reader.invalid("part", "'\(part)' is not one of \(PDFAPart.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self = .pdfa(parsed)
+        case "metadata":
+            let update = MetadataUpdate(
+                title: try reader.optional(String.self, "title"),
+                author: try reader.optional(String.self, "author"),
+                subject: try reader.optional(String.self, "subject"),
+                keywords: try reader.optional(String.self, "keywords"),
+                creator: try reader.optional(String.self, "creator"),
+                creationDate: try reader.date("creation_date"),
+                modificationDate: try reader.date("modification_date")
+            )
+            guard update != MetadataUpdate() else {
+                throw reader.invalid("title", "metadata needs at least one of \(Self.fields["metadata"]!.joined(separator: ", "))")
+            }
+            self = .metadata(update)
+        case "flatten":
+            self = .flatten
+        case "encrypt":
+            let user = try reader.optional(String.self, "user_password")
+            let owner = try reader.optional(String.self, "owner_password")
+            // A stored spec has none by design; `JobIntake` checks that a request brought one.
+            var allow = Set(Encryption.Permission.allCases)
+            if let names = try reader.optional([String].self, "allow") {
+                allow = try Set(
+                    names.map { name in
+                        guard let permission = Encryption.Permission(rawValue: name) else {
+                            throw reader.invalid(
+                                "allow",
+                                "'\(name)' is not a permission; use \(Encryption.Permission.allCases.map(\.rawValue).joined(separator: ", "))"
+                            )
+                        }
+                        return permission
+                    }
+                )
+            }
+            self = .encrypt(Encryption(userPassword: user, ownerPassword: owner, allow: allow))
+        default:  // optimize
+            let images = try reader.optional(String.self, "images") ?? "ebook"
+            guard let parsed = Optimize.Images(rawValue: images) else {
+                throw reader.invalid("images", "'\(images)' is not one of \(Optimize.Images.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self = .optimize(Optimize(images: parsed, linearize: try reader.optional(Bool.self, "linearize") ?? true))
+        }
+    }
+
+    /// Parts a split may make.
+    public static let maxParts = 1000
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(name, forKey: Key("op"))
+        switch self {
+        case .split(.every(let every)): try container.encode(every, forKey: Key("every"))
+        case .split(.ranges(let ranges)): try container.encode(ranges, forKey: Key("ranges"))
+        case .rotate(let angle, let pages):
+            try container.encode(angle, forKey: Key("angle"))
+            try container.encodeIfPresent(pages, forKey: Key("pages"))
+        case .pdfa(let part): try container.encode(part.rawValue, forKey: Key("part"))
+        case .metadata(let update):
+            try container.encodeIfPresent(update.title, forKey: Key("title"))
+            try container.encodeIfPresent(update.author, forKey: Key("author"))
+            try container.encodeIfPresent(update.subject, forKey: Key("subject"))
+            try container.encodeIfPresent(update.keywords, forKey: Key("keywords"))
+            try container.encodeIfPresent(update.creator, forKey: Key("creator"))
+            try container.encodeIfPresent(update.creationDate.map(Self.formatDate), forKey: Key("creation_date"))
+            try container.encodeIfPresent(update.modificationDate.map(Self.formatDate), forKey: Key("modification_date"))
+        case .flatten: break
+        case .encrypt(let encryption):
+            // The passwords stay out; which permissions were granted is no secret.
+            try container.encode(encryption.allow.map(\.rawValue).sorted(), forKey: Key("allow"))
+        case .optimize(let optimize):
+            try container.encode(optimize.images.rawValue, forKey: Key("images"))
+            try container.encode(optimize.linearize, forKey: Key("linearize"))
+        }
+    }
+
+    static func formatDate(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// Field reads whose errors say which operation field is wrong and how.
+    struct Reader {
+        let container: KeyedDecodingContainer<Key>
+        let path: [any CodingKey]
+
+        func invalid(_ field: String, _ problem: String) -> OperationError {
+            let at = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            let where_ = at.isEmpty ? field : "\(at.hasPrefix(".") ? String(at.dropFirst()) : at).\(field)"
+            return OperationError(.invalid, code: "invalid_operation", "\(where_) \(problem)")
+        }
+
+        func optional<T: Decodable>(_ type: T.Type, _ field: String) throws(OperationError) -> T? {
+            do {
+                return try container.decodeIfPresent(type, forKey: Key(field))
+            } catch {
+                throw invalid(field, "must be \(Self.kind(of: type))")
+            }
+        }
+
+        func required<T: Decodable>(_ type: T.Type, _ field: String) throws(OperationError) -> T {
+            guard let value = try optional(type, field) else { throw invalid(field, "is required (\(Self.kind(of: type)))") }
+            return value
+        }
+
+        func pages(_ text: String, _ field: String) throws(OperationError) -> PageSelection {
+            do {
+                return try PageSelection(text)
+            } catch {
+                throw invalid(field, "'\(text)' is not a page or a range; write pages like 1-3,5,8- (1 is the first page)")
+            }
+        }
+
+        func date(_ field: String) throws(OperationError) -> Date? {
+            guard let text = try optional(String.self, field) else { return nil }
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let day = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return day }
+            throw invalid(field, "'\(text)' is not a date; use ISO 8601, e.g. 2026-11-24 or 2026-11-24T10:15:00Z")
+        }
+
+        static func kind(of type: Any.Type) -> String {
+            switch type {
+            case is Int.Type: "a whole number"
+            case is Double.Type: "a number"
+            case is Bool.Type: "true or false"
+            case is [String].Type: "a list of strings"
+            default: "a string"
+            }
+        }
+    }
+}

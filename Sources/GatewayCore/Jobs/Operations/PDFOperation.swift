@@ -1,0 +1,185 @@
+import Foundation
+
+/// One step applied to a PDF after its conversion, or to library documents (issue 15): each is
+/// carried out by a well-kept tool (qpdf for structure, Ghostscript for PDF/A and images), never
+/// by our own PDF code. A job's `operations` run in order; several inputs are merged first.
+///
+/// On the wire each is an object named by `op`, with snake_case fields; an unknown operation or
+/// field is refused, naming what is allowed.
+public enum PDFOperation: Sendable, Equatable {
+    /// Several documents: `every` N pages, or one document per range. Named `Name 01`, `Name 02` ….
+    case split(Split)
+    /// Turns `pages` (all when nil) clockwise by `angle`, a multiple of 90.
+    case rotate(angle: Int, pages: PageSelection?)
+    /// Archival PDF/A of the given part and conformance (Ghostscript), with the XMP that says so.
+    case pdfa(PDFAPart)
+    /// The document information the library shows; nil fields keep what is there.
+    case metadata(MetadataUpdate)
+    /// Form fields and annotations become part of the page.
+    case flatten
+    /// AES-256 with a user and/or owner password and what a reader may do.
+    case encrypt(Encryption)
+    /// Recompressed images, unused objects dropped, linearized for the web; the smaller of that
+    /// and the input is kept, so it never grows a file.
+    case optimize(Optimize)
+
+    public enum Split: Sendable, Equatable {
+        case every(Int)
+        case ranges([PageSelection])
+    }
+
+    public enum PDFAPart: String, Sendable, Equatable, CaseIterable {
+        case a1b = "1b"
+        case a2b = "2b"
+        case a3b = "3b"
+        /// Ghostscript's `-dPDFA=` value.
+        public var part: Int { Int(String(rawValue.prefix(1)))! }
+    }
+
+    public struct MetadataUpdate: Sendable, Equatable {
+        public var title: String?
+        public var author: String?
+        public var subject: String?
+        public var keywords: String?
+        public var creator: String?
+        public var creationDate: Date?
+        public var modificationDate: Date?
+
+        public init(
+            title: String? = nil,
+            author: String? = nil,
+            subject: String? = nil,
+            keywords: String? = nil,
+            creator: String? = nil,
+            creationDate: Date? = nil,
+            modificationDate: Date? = nil
+        ) {
+            self.title = title
+            self.author = author
+            self.subject = subject
+            self.keywords = keywords
+            self.creator = creator
+            self.creationDate = creationDate
+            self.modificationDate = modificationDate
+        }
+    }
+
+    public struct Encryption: Sendable, Equatable {
+        /// What a reader without the owner password may still do (qpdf's 256-bit flags).
+        public enum Permission: String, Sendable, CaseIterable {
+            case print, copy, modify, annotate
+            case fillForms = "fill_forms"
+            case assemble
+            case accessibility
+        }
+
+        /// Never written anywhere: a job's stored spec and its answers leave passwords out
+        /// (`JobSecrets` carries them beside the job's input until it ends).
+        public var userPassword: String?
+        public var ownerPassword: String?
+        public var allow: Set<Permission>
+
+        public init(userPassword: String?, ownerPassword: String?, allow: Set<Permission> = Set(Permission.allCases)) {
+            self.userPassword = userPassword
+            self.ownerPassword = ownerPassword
+            self.allow = allow
+        }
+    }
+
+    public struct Optimize: Sendable, Equatable {
+        /// Ghostscript's image presets, by what the file is for.
+        public enum Images: String, Sendable, CaseIterable {
+            /// Images as they are; only structure is compacted.
+            case keep
+            case screen, ebook, printer
+        }
+
+        public var images: Images
+        public var linearize: Bool
+
+        public init(images: Images = .ebook, linearize: Bool = true) {
+            self.images = images
+            self.linearize = linearize
+        }
+    }
+
+    /// The name on the wire.
+    public var name: String {
+        switch self {
+        case .split: "split"
+        case .rotate: "rotate"
+        case .pdfa: "pdfa"
+        case .metadata: "metadata"
+        case .flatten: "flatten"
+        case .encrypt: "encrypt"
+        case .optimize: "optimize"
+        }
+    }
+
+    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "optimize"]
+}
+
+extension [PDFOperation] {
+    /// The operations before a final `encrypt`, and that `encrypt`: an encrypted PDF is inspected
+    /// before it is locked (Poppler cannot open it without a password that works).
+    public var splittingOffEncryption: (before: [PDFOperation], encrypt: PDFOperation?) {
+        guard let last, case .encrypt = last else { return (self, nil) }
+        return (Array(dropLast()), last)
+    }
+
+    /// The order rules: at most one split; `encrypt` comes last (nothing after it could read the
+    /// file); PDF/A cannot be encrypted (the standard forbids it) and comes after every other
+    /// change.
+    public func checkOrder(field: String = "operations") throws(OperationError) {
+        if filter({ $0.name == "split" }).count > 1 {
+            throw OperationError(.outOfRange, code: "contradictory_operations", "\(field) splits twice; split once, into ranges or every N pages")
+        }
+        if let index = firstIndex(where: { $0.name == "encrypt" }) {
+            guard index == count - 1 else {
+                throw OperationError(
+                    .outOfRange,
+                    code: "contradictory_operations",
+                    "\(field): encrypt must be the last operation (it is #\(index + 1) of \(count)); nothing after it could read the file"
+                )
+            }
+            if contains(where: { $0.name == "pdfa" }) {
+                throw OperationError(.outOfRange, code: "contradictory_operations", "\(field): PDF/A forbids encryption; drop pdfa or encrypt")
+            }
+        }
+        // Anything rewriting the file after PDF/A (Ghostscript, new metadata) would break what it declares.
+        if let index = firstIndex(where: { $0.name == "pdfa" }), self[(index + 1)...].contains(where: { $0.name != "split" }) {
+            throw OperationError(
+                .outOfRange,
+                code: "contradictory_operations",
+                "\(field): pdfa must come last (or only be followed by split): later operations would break its conformance"
+            )
+        }
+    }
+
+    /// Checks every page selection against a document of `pageCount` pages (the merged input's).
+    public func checkPages(pageCount: Int, field: String = "operations") throws(OperationError) {
+        var pages = pageCount
+        for (index, operation) in enumerated() {
+            let at = "\(field)[\(index)]"
+            switch operation {
+            case .rotate(_, let selection?): _ = try selection.pages(of: pages, field: at + ".pages")
+            case .split(.ranges(let ranges)):
+                for (number, range) in ranges.enumerated() { _ = try range.pages(of: pages, field: at + ".ranges[\(number)]") }
+                pages = ranges.map { (try? $0.pages(of: pages).count) ?? 0 }.max() ?? pages
+            case .split(.every(let size)): pages = Swift.min(size, pages)
+            default: break
+            }
+        }
+    }
+
+    /// Whether the operations need the document's page count to be checked.
+    public var selectsPages: Bool {
+        contains { operation in
+            switch operation {
+            case .rotate(_, let pages): pages != nil
+            case .split(.ranges): true
+            default: false
+            }
+        }
+    }
+}

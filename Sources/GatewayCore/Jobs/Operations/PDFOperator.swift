@@ -1,0 +1,72 @@
+import Foundation
+
+/// Carries out `PDFOperation`s (issue 15): the port the engine runs them through, after a
+/// conversion or on library documents. `GatewayConverters.LocalPDFOperator` implements it with
+/// qpdf and Ghostscript, sealed like the converters.
+public protocol PDFOperator: Sendable {
+    /// Writes `inputs`, in order, as one unencrypted PDF at `output` (a single input is copied
+    /// through qpdf, which also decrypts it and repairs what it can). `work` is scratch space.
+    func combine(_ inputs: [PDFInput], into output: String, work: String, deadline: ContinuousClock.Instant) async throws
+
+    /// Applies `operations` in order to the PDF at `input`, writing what they produce into
+    /// `work`; answers the resulting files in order (several after a split). Encryption takes its
+    /// passwords from `secrets`.
+    func apply(
+        _ operations: [PDFOperation],
+        to input: String,
+        secrets: JobSecrets,
+        work: String,
+        deadline: ContinuousClock.Instant
+    ) async throws -> [String]
+
+    /// Why it cannot run here (a tool missing), or nil.
+    func problem() async -> String?
+}
+
+/// One PDF going into an operation job.
+public struct PDFInput: Sendable, Equatable {
+    public var path: String
+    /// Opens it when it is encrypted.
+    public var password: String?
+    /// How messages name it: the document's name or the uploaded file's.
+    public var label: String
+
+    public init(path: String, password: String?, label: String) {
+        self.path = path
+        self.password = password
+        self.label = label
+    }
+}
+
+/// What a job must know but never store or show: the passwords that open its inputs and the
+/// ones its `encrypt` sets. They wait beside the job's staged input (`InputStaging`) and go when
+/// the job ends; the job's row, its answers and the logs never hold them.
+public struct JobSecrets: Sendable, Equatable, Codable {
+    /// Opens every encrypted input that has no password of its own.
+    public var password: String?
+    /// Per library document, by lowercased id.
+    public var passwords: [String: String]
+    /// `encrypt`'s passwords.
+    public var userPassword: String?
+    public var ownerPassword: String?
+
+    public init(password: String? = nil, passwords: [String: String] = [:], userPassword: String? = nil, ownerPassword: String? = nil) {
+        self.password = password
+        self.passwords = passwords
+        self.userPassword = userPassword
+        self.ownerPassword = ownerPassword
+    }
+
+    public var isEmpty: Bool { self == JobSecrets() }
+
+    /// The password for input `key` (a document id, or nil for an upload).
+    public func password(for key: String?) -> String? {
+        key.flatMap { passwords[$0] } ?? password
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password, passwords
+        case userPassword = "user_password"
+        case ownerPassword = "owner_password"
+    }
+}

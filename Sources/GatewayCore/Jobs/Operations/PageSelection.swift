@@ -1,0 +1,93 @@
+import Foundation
+
+/// Pages of a document as a client writes them: `1-3,5,8-` (1-based; `N-` runs to the last
+/// page). Checked for form when a job is created and against the page count before anything
+/// runs, so a range outside the document is refused rather than silently clipped.
+public struct PageSelection: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// One run of pages; `last == nil` means "to the end".
+    public struct Run: Sendable, Equatable {
+        public var first: Int
+        public var last: Int?
+    }
+
+    public var runs: [Run]
+
+    /// Parses `text`; the error names the part that is wrong and shows the form.
+    public init(_ text: String, field: String = "pages") throws(OperationError) {
+        var runs: [Run] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let piece = part.trimmingCharacters(in: .whitespaces)
+            let bounds = piece.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let first = Int(bounds[0]), first >= 1 else { throw Self.malformed(text, piece, field) }
+            if bounds.count == 1 {
+                runs.append(Run(first: first, last: first))
+            } else if bounds[1].isEmpty {
+                runs.append(Run(first: first, last: nil))
+            } else {
+                guard let last = Int(bounds[1]), last >= first else { throw Self.malformed(text, piece, field) }
+                runs.append(Run(first: first, last: last))
+            }
+        }
+        self.runs = runs
+    }
+
+    private static func malformed(_ text: String, _ piece: String, _ field: String) -> OperationError {
+        OperationError(
+            .invalid,
+            code: "invalid_page_range",
+            "\(field) '\(text)': '\(piece)' is not a page or a range; write pages like 1-3,5,8- (1 is the first page)"
+        )
+    }
+
+    /// The pages in order, for a document of `pageCount` pages; refuses a page past the end.
+    public func pages(of pageCount: Int, field: String = "pages") throws(OperationError) -> [Int] {
+        var pages: [Int] = []
+        for run in runs {
+            let last = run.last ?? pageCount
+            guard run.first <= pageCount, last <= pageCount else {
+                throw OperationError(
+                    .outOfRange,
+                    code: "page_range_out_of_bounds",
+                    "\(field) '\(self)' asks for page \(max(run.first, last)) of a document with \(pageCount) page\(pageCount == 1 ? "" : "s")"
+                )
+            }
+            pages.append(contentsOf: run.first...last)
+        }
+        return pages
+    }
+
+    /// qpdf's page-range syntax, which ours is a subset of (`z` is its last page).
+    public var qpdfRange: String {
+        runs.map { run in
+            switch run.last {
+            case nil: "\(run.first)-z"
+            case let last? where last == run.first: "\(run.first)"
+            case let last?: "\(run.first)-\(last)"
+            }
+        }.joined(separator: ",")
+    }
+
+    public var description: String {
+        runs.map { run in
+            switch run.last {
+            case nil: "\(run.first)-"
+            case let last? where last == run.first: "\(run.first)"
+            case let last?: "\(run.first)-\(last)"
+            }
+        }.joined(separator: ",")
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GatewayCore
+import Hummingbird
+
+/// Operations on library documents (issue 15) as durable jobs: each route is a `PDF_TO_PDF`
+/// create in the words of the library — merge these, split that, run these operations on it —
+/// answered like `POST /v1/jobs` (201 with the job; follow it, its events or its webhook).
+struct DocumentOperationController: Sendable {
+    let intake: JobIntake
+    let links: APILinks
+
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
+        routes.add(group, .post, "/v1/documents/merge") { request, context in try await self.merge(request, context) }
+        routes.add(group, .post, "/v1/documents/{id}/split") { request, context in try await self.split(request, context) }
+        routes.add(group, .post, "/v1/documents/{id}/operations") { request, context in try await self.operations(request, context) }
+    }
+
+    /// `{"documents": [id, …], "name"?, "folder"?, "operations"?, "password"?, "passwords"?}`.
+    func merge(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let (body, _) = try await Self.body(request, context)
+        guard let documents = body.documents, documents.count >= 2 else {
+            throw APIError(.badRequest, "invalid_argument", "merge needs \"documents\": two or more document ids, in the order wanted")
+        }
+        return try await create(body, request: request, context: context)
+    }
+
+    /// `{"every": N}` or `{"ranges": ["1-3", "4-"]}`, and the create's other fields.
+    func split(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var (body, object) = try await Self.body(request, context)
+        var split: [String: Any] = ["op": "split"]
+        for key in ["every", "ranges"] { split[key] = object[key] }
+        body.documents = [try Self.documentID(context)]
+        body.operations = [try Self.operation(split)] + (body.operations ?? [])
+        return try await create(body, request: request, context: context)
+    }
+
+    /// `{"operations": [...], "replace_original"?: true, …}` on one document.
+    func operations(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var (body, _) = try await Self.body(request, context)
+        guard let operations = body.operations, !operations.isEmpty else {
+            throw APIError(.badRequest, "invalid_argument", "name the \"operations\" to run, e.g. [{\"op\": \"pdfa\", \"part\": \"2b\"}]")
+        }
+        body.documents = [try Self.documentID(context)]
+        return try await create(body, request: request, context: context)
+    }
+
+    private func create(_ body: JobCreateRequest, request: Request, context: GatewayRequestContext) async throws -> Response {
+        var body = body
+        body.type = JobType.pdfToPDF.rawValue
+        let spec = try body.spec(defaultTypeFromFilename: false)
+        let created = try await intake.create(spec, owner: try context.requireOwner(), secrets: body.secrets)
+        return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: .created)
+    }
+
+    /// The body as the job create reads it, and as a plain object for the route's own fields.
+    private static func body(_ request: Request, _ context: GatewayRequestContext) async throws -> (JobCreateRequest, [String: Any]) {
+        var request = request
+        let data = Data(try await request.collectBody(upTo: 1 << 20).readableBytesView)
+        guard !data.isEmpty else { return (JobCreateRequest(), [:]) }
+        do {
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            return (try JSONDecoder().decode(JobCreateRequest.self, from: data), object)
+        } catch let error as OperationError {
+            throw error
+        } catch {
+            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object: \(error)")
+        }
+    }
+
+    private static func documentID(_ context: GatewayRequestContext) throws -> String {
+        let id = try context.parameters.require("id")
+        guard UUID(uuidString: id) != nil else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
+        return id
+    }
+
+    /// The route's own fields read as the operation they stand for, with its checks and errors.
+    private static func operation(_ object: [String: Any]) throws -> PDFOperation {
+        try JSONDecoder().decode(PDFOperation.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import GatewayHTTPClient
+import GatewayTestSupport
+import Testing
+
+/// Issue 15's operations on library documents, through a real `pdfgate serve` with the real
+/// qpdf and Ghostscript, every result read back with `pdfinfo`, `qpdf` and `pdftotext`.
+@Suite("PDF operations on library documents", .serialized)
+struct PDFOperationsTests {
+    /// A server with two documents filed: twelve pages and one page.
+    static func library() async throws -> (ServerProcess, APIClient, twelve: String, one: String) {
+        let server = try await ServerProcess()
+        let client = APIClient(base: server.baseURL)
+        var ids: [String] = []
+        for name in ["many-pages.pdf", "one-page.pdf"] {
+            let created = try await client.send(
+                "POST",
+                "/v1/jobs?filename=\(name)",
+                body: .file(path: Fixtures.pdf(name)),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+            let job = try await finished(client, created)
+            ids.append(try #require(job.string("document_id"), "\(name): \(job.text)"))
+        }
+        return (server, client, ids[0], ids[1])
+    }
+
+    /// Polls the job of `created` until it ends.
+    static func finished(_ client: APIClient, _ created: APIClient.Answer) async throws -> APIClient.Answer {
+        let id = try #require(created.string("job_id"), "create: \(created.status) \(created.text)")
+        var job = created
+        for _ in 0..<600 where !["SUCCEEDED", "FAILED", "CANCELLED"].contains(job.string("status") ?? "") {
+            try await Task.sleep(for: .milliseconds(50))
+            job = try await client.get("/v1/jobs/\(id)")
+        }
+        return job
+    }
+
+    /// The filed PDF of a finished job, by its path in the store.
+    static func file(_ server: ServerProcess, _ document: [String: Any]?) throws -> String {
+        server.store + "/" + (try #require(document?["path"] as? String))
+    }
+
+    static func pdfinfo(_ path: String, _ extra: [String] = []) async throws -> String {
+        try await run(try which("pdfinfo"), extra + [path]).stdout
+    }
+
+    /// From `pdfinfo -f … -l …`: whether page `page` shows wider than tall.
+    static func isLandscape(_ info: String, page: Int) -> Bool {
+        let lines = info.split(separator: "\n")
+        let label = "Page " + String(repeating: " ", count: max(0, 4 - String(page).count)) + "\(page) "
+        func numbers(_ key: String) -> [Double] {
+            lines.first { $0.hasPrefix(label + key) }?.dropFirst(label.count + key.count).split(separator: " ").compactMap { Double($0) } ?? []
+        }
+        let size = numbers("size:")
+        let rotation = Int(numbers("rot:").first ?? 0)
+        guard size.count >= 2 else { return false }
+        return (size[0] > size[1]) != (rotation % 180 == 90)
+    }
+
+    @Test func mergeMakesOneDocumentWithEveryPageInOrder() async throws {
+        let (server, client, twelve, one) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.finished(client, try await client.post("/v1/documents/merge", json: ["documents": [one, twelve], "name": "Both"]))
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let document = job.json["document"] as? [String: Any]
+        #expect(document?["name"] as? String == "Both")
+        let path = try Self.file(server, document)
+        #expect(try await pdfinfoPageCount(path) == 13)
+        // The one-page document comes first: its text is on page 1.
+        let first = try await run(try which("pdftotext"), ["-f", "1", "-l", "1", path, "-"]).stdout
+        let alone = try await run(try which("pdftotext"), [Fixtures.pdf("one-page.pdf"), "-"]).stdout
+        #expect(first.trimmingCharacters(in: .whitespacesAndNewlines) == alone.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func splitFilesNumberedPartsBesideTheOriginal() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.finished(client, try await client.post("/v1/documents/\(twelve)/split", json: ["every": 5]))
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let parts = try #require(job.json["documents"] as? [[String: Any]], "\(job.text)")
+        #expect(parts.map { $0["name"] as? String } == ["many-pages 01", "many-pages 02", "many-pages 03"])
+        var counts: [Int?] = []
+        for part in parts { counts.append(try await pdfinfoPageCount(try Self.file(server, part))) }
+        #expect(counts == [5, 5, 2])
+        let ranges = try await Self.finished(client, try await client.post("/v1/documents/\(twelve)/split", json: ["ranges": ["2-3", "12"]]))
+        let rangeParts = try #require(ranges.json["documents"] as? [[String: Any]], "\(ranges.text)")
+        var rangeCounts: [Int?] = []
+        for part in rangeParts { rangeCounts.append(try await pdfinfoPageCount(try Self.file(server, part))) }
+        #expect(rangeCounts == [2, 1])
+        // The original is untouched.
+        #expect(try await pdfinfoPageCount(server.store + "/default/many-pages.pdf") == 12)
+    }
+
+    @Test func pdfaMetadataRotateAndOptimizeShowInTheResult() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.finished(
+            client,
+            try await client.post(
+                "/v1/documents/\(twelve)/operations",
+                json: [
+                    "name": "Archive",
+                    "operations": [
+                        ["op": "rotate", "angle": 90, "pages": "1-2"],
+                        ["op": "metadata", "title": "Quarterly Ünïcode", "author": "Ann"],
+                        ["op": "optimize", "images": "ebook"],
+                        ["op": "pdfa", "part": "2b"],
+                    ],
+                ]
+            )
+        )
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let document = job.json["document"] as? [String: Any]
+        let metadata = document?["metadata"] as? [String: Any]
+        #expect(metadata?["title"] as? String == "Quarterly Ünïcode")
+        #expect(metadata?["pdfa"] as? String == "2B", "\(job.text)")
+        let path = try Self.file(server, document)
+        let info = try await Self.pdfinfo(path, ["-f", "1", "-l", "3"])
+        #expect(info.contains("Author:          Ann"))
+        // qpdf sets /Rotate; Ghostscript may bake it into a landscape page instead: either way
+        // pages 1-2 now lie on their side and page 3 does not.
+        #expect(Self.isLandscape(info, page: 1) && Self.isLandscape(info, page: 2) && !Self.isLandscape(info, page: 3), "\(info)")
+        let xmp = try await run(try which("pdfinfo"), ["-meta", path]).stdout
+        #expect(xmp.contains("pdfaid:part='2'") || xmp.contains("pdfaid:part=\"2\"") || xmp.contains("<pdfaid:part>2"), "\(xmp)")
+        // Ghostscript drops a title beyond ASCII for PDF/A; it is put back in XMP as in /Info.
+        #expect(xmp.contains("Quarterly Ünïcode"), "\(xmp)")
+        let check = try await run(try which("qpdf"), ["--check", path])
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(job.json["input_size"] as? Int != nil)
+        // The original keeps its pages, title and id.
+        #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Title:           Twelve Pages"))
+    }
+
+    @Test func encryptLocksTheResultAndNeverShowsThePassword() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let created = try await client.post(
+            "/v1/documents/\(twelve)/operations",
+            json: ["name": "Locked", "operations": [["op": "flatten"], ["op": "encrypt", "user_password": "s3cret-user", "allow": ["print"]]]]
+        )
+        #expect(!created.text.contains("s3cret-user"))
+        let job = try await Self.finished(client, created)
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        #expect(!job.text.contains("s3cret-user"))
+        let path = try Self.file(server, job.json["document"] as? [String: Any])
+        #expect((job.json["document"] as? [String: Any]).flatMap { $0["metadata"] as? [String: Any] }?["encrypted"] as? Bool == true)
+        let opened = try await Self.pdfinfo(path, ["-upw", "s3cret-user"])
+        #expect(opened.contains("Encrypted:       yes") && opened.contains("Pages:           12"), "\(opened)")
+        let refused = try await run(try which("pdfinfo"), [path])
+        #expect(refused.status != 0)
+        #expect(!server.log.contains("s3cret-user"))
+
+        // Merging it back needs its password: refused at create without it, done with it.
+        let locked = try #require(job.string("document_id"))
+        let without = try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve]])
+        #expect(without.status == 422 && without.string("error") == "password_required", "\(without.text)")
+        let wrong = try await Self.finished(
+            client,
+            try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve], "password": "nope"])
+        )
+        #expect(wrong.string("status") == "FAILED" && wrong.string("error") == "wrong_password", "\(wrong.text)")
+        let right = try await Self.finished(
+            client,
+            try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve], "passwords": [locked: "s3cret-user"]])
+        )
+        #expect(right.string("status") == "SUCCEEDED", "\(right.text)")
+        #expect(try await pdfinfoPageCount(try Self.file(server, right.json["document"] as? [String: Any])) == 24)
+    }
+
+    @Test func replaceOriginalKeepsTheDocumentsID() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.finished(
+            client,
+            try await client.post(
+                "/v1/documents/\(twelve)/operations",
+                json: ["operations": [["op": "rotate", "angle": 180]], "replace_original": true]
+            )
+        )
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        #expect(job.string("document_id") == twelve)
+        let documents = try await client.get("/v1/documents")
+        #expect((documents.json["documents"] as? [Any])?.count == 2, "no new document: \(documents.text)")
+        #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Page rot:        180"))
+    }
+
+    @Test(arguments: [
+        (#"{"operations": [{"op": "rotate", "angle": 45}]}"#, 400, "invalid_operation"),
+        (#"{"operations": [{"op": "rotate", "angle": 90, "pages": "13"}]}"#, 422, "page_range_out_of_bounds"),
+        (#"{"operations": [{"op": "spin"}]}"#, 400, "invalid_operation"),
+        (#"{"operations": [{"op": "rotate", "angle": 90, "colour": "red"}]}"#, 400, "invalid_operation"),
+        (#"{"operations": [{"op": "encrypt", "user_password": "a"}, {"op": "flatten"}]}"#, 422, "contradictory_operations"),
+        (#"{"operations": [{"op": "pdfa"}, {"op": "optimize"}]}"#, 422, "contradictory_operations"),
+        (#"{"operations": [{"op": "split", "every": 2}], "replace_original": true}"#, 422, "contradictory_options"),
+        (#"{"operations": [{"op": "encrypt"}]}"#, 400, "invalid_operation"),
+    ])
+    func badOperationsAreRefusedAndChangeNothing(body: String, status: Int, code: String) async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let answer = try await client.post("/v1/documents/\(twelve)/operations", json: try JSONSerialization.jsonObject(with: Data(body.utf8)))
+        #expect(answer.status == status && answer.string("error") == code, "\(body): \(answer.text)")
+        #expect(!(answer.string("error_message") ?? "").isEmpty)
+        let jobs = try await client.get("/v1/jobs")
+        #expect((jobs.json["jobs"] as? [Any])?.count == 2, "only the two imports: \(jobs.text)")
+        #expect(try await pdfinfoPageCount(server.store + "/default/many-pages.pdf") == 12)
+    }
+}
