@@ -41,6 +41,7 @@ FROM debian:bookworm-slim
 # - tini: PID 1 that forwards SIGTERM to pdfgate (graceful shutdown) and reaps the grandchildren
 #   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
 # - the converters themselves, and fonts so documents render with real glyphs.
+# - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A).
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
@@ -49,6 +50,7 @@ RUN export DEBIAN_FRONTEND=noninteractive \
         libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math python3-uno \
         chromium \
         calibre \
+        qpdf ghostscript \
         fonts-dejavu-core fonts-liberation2 \
     && rm -rf /var/lib/apt/lists/*
 

@@ -7,7 +7,7 @@ set -euo pipefail
 # Build: C libraries behind the CPoppler and CCurl targets, SQLite for GRDB.
 build_pkgs=(pkg-config libpoppler-glib-dev libcairo2-dev libglib2.0-dev libcurl4-openssl-dev libsqlite3-dev)
 # Tests and benchmarks: the CLI peers we cross-check and measure against.
-tool_pkgs=(poppler-utils qpdf hyperfine wrk curl)
+tool_pkgs=(poppler-utils hyperfine wrk curl)
 
 wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then
@@ -15,6 +15,8 @@ if [ "${1:-}" != "--build-only" ]; then
   # fonts so documents render with real glyphs, and bubblewrap, the sandbox they run in.
   # Not Debian's -nogui LibreOffice: it ships no Writer UI files, and a Writer document with
   # comments then aborts a warm soffice (its comment margin cannot find annotation.ui).
+  # qpdf and Ghostscript: the PDF operations (merge, split, PDF/A, …); the benchmarks use qpdf too.
+  wanted+=(qpdf ghostscript)
   wanted+=(bubblewrap libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math
            python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
   # The cluster backend: the tests and benchmarks start throwaway PostgreSQL servers of their own.

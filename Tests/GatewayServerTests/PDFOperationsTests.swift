@@ -185,6 +185,56 @@ struct PDFOperationsTests {
         #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Page rot:        180"))
     }
 
+    @Test func anUploadedEncryptedPDFOpensWithItsPasswordAndAConversionGetsOperations() async throws {
+        let server = try await ServerProcess()
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+        // A one-shot PDF upload is PDF_TO_PDF: here decrypted with the password it came with.
+        let locked = try await Self.finished(
+            client,
+            try await client.send(
+                "POST",
+                "/v1/jobs?filename=encrypted.pdf&password=secret&operations=%5B%7B%22op%22%3A%22rotate%22%2C%22angle%22%3A270%7D%5D",
+                body: .file(path: Fixtures.pdf("encrypted.pdf")),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+        )
+        #expect(locked.string("type") == "PDF_TO_PDF" && locked.string("status") == "SUCCEEDED", "\(locked.text)")
+        let opened = try await Self.pdfinfo(try Self.file(server, locked.json["document"] as? [String: Any]))
+        #expect(opened.contains("Encrypted:       no") && opened.contains("Page rot:        270"), "\(opened)")
+        #expect(!server.log.contains("secret&") && !locked.text.contains("secret"))
+
+        // Without it the job fails with a code a client can act on, and files nothing.
+        let refused = try await Self.finished(
+            client,
+            try await client.send(
+                "POST",
+                "/v1/jobs?filename=encrypted.pdf",
+                body: .file(path: Fixtures.pdf("encrypted.pdf")),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+        )
+        #expect(refused.string("status") == "FAILED" && refused.string("error") == "wrong_password", "\(refused.text)")
+
+        // Any conversion can end in operations: an office file, split page by page.
+        let converted = try await Self.finished(
+            client,
+            try await client.send(
+                "POST",
+                "/v1/jobs?filename=sample.docx&operations=%5B%7B%22op%22%3A%22split%22%2C%22every%22%3A1%7D%5D",
+                body: .file(path: Fixtures.office("sample.docx")),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+        )
+        #expect(converted.string("status") == "SUCCEEDED", "\(converted.text)")
+        // sample.docx is two pages (Fixtures/expected-conversions.json).
+        let parts = (converted.json["documents"] as? [[String: Any]]) ?? []
+        #expect(parts.map { $0["name"] as? String } == ["sample 01", "sample 02"], "\(converted.text)")
+        #expect(parts.allSatisfy { $0["page_count"] as? Int == 1 })
+        let documents = try await client.get("/v1/documents")
+        #expect((documents.json["documents"] as? [Any])?.count == 3, "the decrypted upload and two parts: \(documents.text)")
+    }
+
     @Test(arguments: [
         (#"{"operations": [{"op": "rotate", "angle": 45}]}"#, 400, "invalid_operation"),
         (#"{"operations": [{"op": "rotate", "angle": 90, "pages": "13"}]}"#, 422, "page_range_out_of_bounds"),

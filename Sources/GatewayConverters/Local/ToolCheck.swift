@@ -37,6 +37,8 @@ final class ToolCheck: Sendable {
                 arguments: ["-c", "from calibre.ebooks.conversion.cli import create_option_parser; from calibre.gui2 import must_use_qt"],
                 packages: "calibre"
             ),
+            Probe(tool: "pdf", executable: LocalPDFOperator.defaultQPDF, arguments: ["--version"], packages: "qpdf"),
+            Probe(tool: "pdf", executable: LocalPDFOperator.defaultGhostscript, arguments: ["--version"], packages: "ghostscript"),
         ]
     }
 

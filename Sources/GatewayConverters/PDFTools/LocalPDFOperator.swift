@@ -10,11 +10,14 @@ public struct LocalPDFOperator: PDFOperator {
 
     public init(
         sandbox: ConverterSandbox,
-        qpdfPath: String = LocalConverter.Configuration.locate("qpdf", preferring: "/usr/bin/qpdf"),
-        ghostscriptPath: String = LocalConverter.Configuration.locate("gs", preferring: "/usr/bin/gs")
+        qpdfPath: String = LocalPDFOperator.defaultQPDF,
+        ghostscriptPath: String = LocalPDFOperator.defaultGhostscript
     ) {
         runner = PDFToolRunner(qpdfPath: qpdfPath, ghostscriptPath: ghostscriptPath, sandbox: sandbox)
     }
+
+    public static let defaultQPDF = LocalConverter.Configuration.locate("qpdf", preferring: "/usr/bin/qpdf")
+    public static let defaultGhostscript = LocalConverter.Configuration.locate("gs", preferring: "/usr/bin/gs")
 
     public func problem() async -> String? { runner.problem }
 

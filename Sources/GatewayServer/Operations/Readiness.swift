@@ -64,12 +64,14 @@ struct Readiness: Sendable {
     }
 
     /// The local tools the job types need: office files (and uploaded HTML) take LibreOffice and
-    /// Chromium, URLs Chromium, ebooks Calibre.
+    /// Chromium, URLs Chromium, ebooks Calibre, PDFs qpdf and Ghostscript.
     static func tools(for types: Set<JobType>) -> [String] {
         var tools = Set<String>()
         if types.contains(.docToPDF) { tools.formUnion(["libreoffice", "chromium"]) }
         if types.contains(.urlToPDF) { tools.insert("chromium") }
         if types.contains(.ebookToPDF) { tools.insert("calibre") }
+        // PDF_TO_PDF jobs, and every job's operations: qpdf and Ghostscript.
+        if types.contains(.pdfToPDF) { tools.insert("pdf") }
         return tools.sorted()
     }
 
