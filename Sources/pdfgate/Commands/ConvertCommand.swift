@@ -44,65 +44,24 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            var logger = Logger(label: "pdfgate.convert")
-            logger.logLevel = .warning
-            let stores = try library.openStores()
-            // Its own engine would claim the cluster's jobs and leave when its own are done.
-            guard !stores.shared else {
-                throw LibraryError(
-                    .invalidArgument,
-                    "convert runs an engine of its own on an embedded store; with a shared database, send the sources to a gateway's API (POST /v1/jobs)"
-                )
-            }
             let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
-            let assembly = try EngineAssembly(
-                stores: stores,
-                routes: BackendChoice.everyType(try BackendChoice(parsing: converter)),
-                timeouts: timeout.map { t in Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(t * 1000))) }) } ?? [:],
-                urlAllowList: allow,
-                gatewayToken: ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-                logger: logger
-            )
-            let runner = Task { await assembly.engine.run() }
-            defer { runner.cancel() }
-
-            var jobs: [(source: String, id: UUID)] = []
-            var failed = 0
-            let progress = JobProgress(engine: assembly.engine)
-            for source in sources {
-                do {
-                    let id = try await submit(source, to: assembly.intake, owner: library.resolvedOwner)
-                    progress.track(id, source: source)
-                    jobs.append((source, id))
-                } catch let error as any GatewayError {
-                    Output.printError("\(source): \(error.message) [\(error.code)]")
-                    failed += 1
+            let failed = try await withEmbeddedEngine(library, what: "convert", converter: converter, timeout: timeout, allowHosts: allow) {
+                assembly in
+                var jobs: [(source: String, id: UUID)] = []
+                var refused = 0
+                let progress = JobProgress(engine: assembly.engine)
+                for source in sources {
+                    do {
+                        let id = try await submit(source, to: assembly.intake, owner: library.resolvedOwner)
+                        progress.track(id, source: source)
+                        jobs.append((source, id))
+                    } catch let error as any GatewayError {
+                        Output.printError("\(source): \(error.message) [\(error.code)]")
+                        refused += 1
+                    }
                 }
-            }
-            let finished = try await watch(jobs, engine: assembly.engine, progress: progress)
-            runner.cancel()
-            await runner.value
-            await assembly.shutdown()
-
-            var documents: [Document] = []
-            for (source, job) in finished {
-                if job.state.status == .succeeded, let id = job.state.documentID {
-                    documents.append(try stores.library.document(id: id, owner: job.owner))
-                } else {
-                    let failure = job.state.failure
-                    Output.printError(
-                        "\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]"
-                    )
-                    failed += 1
-                }
-            }
-            if output.json {
-                Output.printJSON(documents.map(DocumentJSON.init))
-            } else if !documents.isEmpty {
-                Output.printTable(
-                    ["ID", "PATH", "PAGES", "SIZE"],
-                    documents.map { [$0.id.lowercased, $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] }
-                )
+                let finished = try await watch(jobs, engine: assembly.engine, progress: progress)
+                return refused + (try reportJobs(finished, library: assembly.library, json: output.json))
             }
             if failed > 0 { throw ExitCode(1) }
         }
@@ -131,20 +90,4 @@ struct ConvertCommand: AsyncParsableCommand {
         )
         return try await intake.create(spec, owner: owner, input: .copying(path)).job.id
     }
-
-    /// Waits for every job to end, showing their progress.
-    private func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: JobProgress) async throws -> [(String, Job)] {
-        while true {
-            let current = try jobs.map { ($0.source, try requireJob(engine.job($0.id), $0.id)) }
-            progress.show()
-            if current.allSatisfy({ $0.1.state.status.isTerminal }) { return current }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-    }
-}
-
-/// A job we just created must exist; its absence is a storage fault worth saying plainly.
-private func requireJob(_ job: Job?, _ id: UUID) throws -> Job {
-    guard let job else { throw LibraryError(.storage, "job \(id.lowercased) vanished from the job store") }
-    return job
 }

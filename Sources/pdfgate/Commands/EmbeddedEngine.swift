@@ -1,0 +1,87 @@
+import Foundation
+import GatewayAssembly
+import GatewayCore
+import GatewayStore
+import Logging
+
+/// An engine of the command's own on the embedded store, for the commands that run jobs
+/// (`convert`, the PDF operations): started, handed to `body`, and shut down once `body` is
+/// done. Refused on a shared database, where it would claim the cluster's jobs.
+func withEmbeddedEngine<T: Sendable>(
+    _ library: LibraryOptions,
+    what: String,
+    converter: String = "local",
+    timeout: Double? = nil,
+    allowHosts: Set<String> = [],
+    _ body: (EngineAssembly) async throws -> T
+) async throws -> T {
+    var logger = Logger(label: "pdfgate.cli")
+    logger.logLevel = .warning
+    let stores = try library.openStores()
+    guard !stores.shared else {
+        throw LibraryError(
+            .invalidArgument,
+            "\(what) runs an engine of its own on an embedded store; with a shared database, ask a gateway's API instead"
+        )
+    }
+    let assembly = try EngineAssembly(
+        stores: stores,
+        routes: BackendChoice.everyType(try BackendChoice(parsing: converter)),
+        timeouts: timeout.map { t in Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(t * 1000))) }) } ?? [:],
+        urlAllowList: allowHosts,
+        gatewayToken: ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+        logger: logger
+    )
+    let runner = Task { await assembly.engine.run() }
+    do {
+        let result = try await body(assembly)
+        runner.cancel()
+        await runner.value
+        await assembly.shutdown()
+        return result
+    } catch {
+        runner.cancel()
+        await runner.value
+        await assembly.shutdown()
+        throw error
+    }
+}
+
+/// Waits for every job to end, showing their progress.
+func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: JobProgress) async throws -> [(String, Job)] {
+    while true {
+        let current = try jobs.map { job in
+            guard let found = try engine.job(job.id) else { throw LibraryError(.storage, "job \(job.id.lowercased) vanished from the job store") }
+            return (job.source, found)
+        }
+        progress.show()
+        if current.allSatisfy({ $0.1.state.status.isTerminal }) { return current }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+}
+
+/// Prints what the finished jobs filed (every part of a split) and why the others failed;
+/// answers how many failed.
+func reportJobs(_ finished: [(String, Job)], library: Library, json: Bool) throws -> Int {
+    var documents: [Document] = []
+    var failed = 0
+    for (source, job) in finished {
+        if job.state.status == .succeeded, let first = job.state.documentID {
+            let ids = job.state.parts > 1 ? (0..<job.state.parts).map { JobEngine.documentID(for: job.id, part: $0) } : [first]
+            for id in ids { documents.append(try library.document(id: id, owner: job.owner)) }
+        } else {
+            let failure = job.state.failure
+            Output.printError("\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]")
+            failed += 1
+        }
+    }
+    if json {
+        Output.printJSON(documents.map(DocumentJSON.init))
+    } else if !documents.isEmpty {
+        Output.printTable(
+            ["ID", "PATH", "PAGES", "SIZE"],
+            documents.map { [$0.id.lowercased, $0.relativePath, "\($0.info.pageCount)", Output.bytes($0.size)] }
+        )
+    }
+    return failed
+}
