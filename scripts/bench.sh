@@ -30,6 +30,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 "$bin/pdfgate-bench" seed "$out/store" "$documents" Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
 bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
+bash scripts/bench-pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt"
 "$bin/pdfgate-bench" office Fixtures/office-set "$out/office" >> "$out/results.txt"
 "$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
 "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
@@ -58,6 +59,11 @@ HTTP API on loopback (wrk, 2 threads, 64 connections, 10 s; release build, beare
   web page, folder of $(get seed.documents) in headless Chromium: shown in $(get page.library_interactive_ms) ms (target < 500), next 50 in $(get page.next_page_ms) ms (target < 200)
   200 MB office job via a Gotenberg stand-in  RSS grows +$(get convert200.rss_growth_mib) MiB from $(get convert200.rss_before_mib) MiB (target < 50 MB; succeeded: $(get convert200.status_ok))
   1 GiB upload (PUT, streamed to disk)  RSS $(get upload.rss_before_mib) → peak $(get upload.rss_peak_mib) MiB: +$(get upload.rss_growth_mib) MiB   (target < 64 MB) at $(get upload.mib_per_s) MiB/s
+
+PDF operations (qpdf, Ghostscript), medians of 5; ours from the request to SUCCEEDED through a release server
+  merge 50 library PDFs ($(count ops.merge.pages) pages)   ours $(get ops.merge.ours_s) s, peak RSS $(get ops.merge.ours_rss_mib) MiB   qpdf by hand $(get ops.merge.peer_s) s, $(get ops.merge.peer_rss_mib) MiB   → ours $(ratio "$(get ops.merge.ours_s)" "$(get ops.merge.peer_s)")× its time
+  PDF/A-2b of a $(count ops.pdfa.pages)-page PDF     ours $(get ops.pdfa.ours_s) s, peak RSS $(get ops.pdfa.ours_rss_mib) MiB   gs by hand $(get ops.pdfa.peer_s) s, $(get ops.pdfa.peer_rss_mib) MiB   → ours $(ratio "$(get ops.pdfa.ours_s)" "$(get ops.pdfa.peer_s)")× its time
+  (peak RSS: the process tree, ours as `pdfgate merge`/`pdfgate pdfa`, which runs the same job in the command's own engine)
 
 Local office conversion: the $(count office.files) files of Fixtures/office-set ($(count office.pages) pages, 11 kinds), two at a time on 2 warm LibreOffice slots
   ours, sandboxed   $(get office.ours_per_s) files/s, p50 $(get office.ours_p50_s) s

@@ -3,6 +3,7 @@
 // Poppler's GLib API and cairo, which it renders into. Only GatewayPDF imports this.
 #include <poppler.h>
 #include <cairo.h>
+#include <cairo-pdf.h>
 #include <glib.h>
 #include <spawn.h>
 

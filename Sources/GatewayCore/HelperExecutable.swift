@@ -13,6 +13,8 @@ public enum HelperExecutable {
         case inspectWorker = "inspect-worker"
         /// Applies a converter's resource limits, then runs the converter (`GatewayConverters`).
         case sandboxExec = "sandbox-exec"
+        /// Draws a watermark's one-page stamp with cairo (`GatewayPDF.StampPage`).
+        case stampPage = "stamp-page"
     }
 
     /// `$PDFGATE_EXECUTABLE`; else the running executable when it is `pdfgate`; else a `pdfgate`

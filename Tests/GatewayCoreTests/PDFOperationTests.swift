@@ -27,6 +27,9 @@ struct PDFOperationTests {
         #expect(unknownField.message.contains("pages") && unknownField.message.contains("takes none"))
         let unknownOp = try #require(throws: OperationError.self) { try Self.decode(#"[{"op":"explode"}]"#) }
         #expect(unknownOp.message.contains("split, rotate"))
+        let mark = try Self.decode(#"[{"op":"watermark","text":"DRAFT","pages":"1-2"}]"#)
+        #expect(mark == [.watermark(.init(text: "DRAFT", pages: try PageSelection("1-2")))])
+        #expect(throws: OperationError.self) { try Self.decode(#"[{"op":"watermark","text":"x","opacity":2}]"#) }
         let badDate = try #require(throws: OperationError.self) { try Self.decode(#"[{"op":"metadata","creation_date":"yesterday"}]"#) }
         #expect(badDate.message.contains("ISO 8601"))
     }

@@ -132,6 +132,29 @@ struct PDFOperationsTests {
         #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Title:           Twelve Pages"))
     }
 
+    /// Level text (`angle` 0): pdftotext reads a slanted line letter by letter.
+    @Test func aWatermarkLiesOnTheChosenPagesOnly() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.finished(
+            client,
+            try await client.post(
+                "/v1/documents/\(twelve)/operations",
+                json: ["operations": [["op": "watermark", "text": "ENTWURF Ünïcode", "pages": "2-3", "opacity": 0.3, "angle": 0]]]
+            )
+        )
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let path = try Self.file(server, job.json["document"] as? [String: Any])
+        func text(_ page: Int) async throws -> String {
+            try await run(try which("pdftotext"), ["-f", "\(page)", "-l", "\(page)", path, "-"]).stdout
+        }
+        #expect(try await text(2).contains("ENTWURF Ünïcode"))
+        #expect(try await text(3).contains("ENTWURF Ünïcode"))
+        let (first, fourth) = (try await text(1), try await text(4))
+        #expect(!first.contains("ENTWURF") && !fourth.contains("ENTWURF"))
+        #expect(try await pdfinfoPageCount(path) == 12)
+    }
+
     @Test func encryptLocksTheResultAndNeverShowsThePassword() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }

@@ -186,6 +186,9 @@ struct JobEngineTests {
         engine.clock.advance(by: 20 * 60 + 1)  // the default upload window, and a second
         let job = try await engine.wait(for: waiting.id, limit: .seconds(3)) { $0.state.status != .created }
         #expect(job.state.status == .failed && job.state.failure?.code == "upload_expired", "\(job.state)")
+        // The cache learns the new state inside the store's write, so a reader of the cache can
+        // be a moment ahead of the store's commit.
+        try await eventually { try engine.store.activeCount(owner: "alice") == 0 }
         #expect(try engine.store.activeCount(owner: "alice") == 0)
         #expect(!FileManager.default.fileExists(atPath: engine.engine.staging.inputPath(for: job)), "its staging is gone")
     }

@@ -98,6 +98,8 @@ struct Step: Sendable {
             try await qpdf(["--generate-appearances", "--flatten-annotations=all", inputName, outputName], what)
         case .encrypt(let encryption):
             try await encrypt(encryption, secrets: secrets, what: what)
+        case .watermark(let mark):
+            try await WatermarkStamp(step: self).stamp(mark, what: what)
         case .optimize(let optimize):
             try await Optimizer(step: self).optimize(optimize, what: what)
         }

@@ -12,8 +12,16 @@ struct PDFToolRunner: Sendable {
 
     enum Tool: String, Sendable {
         case qpdf, ghostscript
+        /// `pdfgate` itself, for the helpers that draw with cairo (`stamp-page`).
+        case helper
 
-        var name: String { self == .qpdf ? "qpdf" : "Ghostscript" }
+        var name: String {
+            switch self {
+            case .qpdf: "qpdf"
+            case .ghostscript: "Ghostscript"
+            case .helper: "the stamp helper"
+            }
+        }
     }
 
     /// What a run left: its exit status and the tail of what it printed.
@@ -37,7 +45,7 @@ struct PDFToolRunner: Sendable {
         defer { try? FileManager.default.removeItem(atPath: log) }
         let spec = sandbox.wrap(
             ChildSpec(
-                executable: tool == .qpdf ? qpdfPath : ghostscriptPath,
+                executable: executable(tool),
                 arguments: arguments,
                 environment: childEnvironment(privateDirectory: work + "/.env"),
                 workingDirectory: work,
@@ -61,6 +69,14 @@ struct PDFToolRunner: Sendable {
             throw LocalFailures.crashed(tool.name, what, "was killed by signal \(signal)", log: OutputCheck.tail(ofFile: log))
         case .finished(.exited(let status)):
             return Finished(status: status, log: OutputCheck.tail(ofFile: log))
+        }
+    }
+
+    private func executable(_ tool: Tool) -> String {
+        switch tool {
+        case .qpdf: qpdfPath
+        case .ghostscript: ghostscriptPath
+        case .helper: sandbox.helper
         }
     }
 

@@ -69,6 +69,24 @@ struct QPDFJSON {
         return (sections[0], (entry["value"] ?? stream?["dict"]) as? [String: Any] ?? [:], stream)
     }
 
+    /// One top-level section of qpdf's JSON, such as `pages`.
+    func section(_ key: String, what: String) async throws -> Any? {
+        let output = step.work + "/" + step.prefix + "-\(key)-\(UUID().uuidString.prefix(8)).json"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let finished = try await step.runner.run(
+            .qpdf,
+            ["--json=2", "--json-key=" + key, file],
+            in: step.work,
+            what: what,
+            deadline: step.deadline,
+            stdout: output
+        )
+        guard finished.status == 0 || finished.status == 3, let data = FileManager.default.contents(atPath: output),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw PDFToolRunner.refused(.qpdf, what, finished.log) }
+        return json[key]
+    }
+
     /// Writes the PDF with `changes` (qpdf JSON update entries) as `output` in the step's directory.
     func update(_ changes: [String: Any], maxObject: Int, into output: String, what: String) async throws {
         let document: [String: Any] = [

@@ -41,3 +41,26 @@ struct SandboxExecCommand: ParsableCommand {
         SandboxExecMain.run(arguments: Array(CommandLine.arguments.drop { $0 != HelperExecutable.Subcommand.sandboxExec.rawValue }.dropFirst()))
     }
 }
+
+/// `pdfgate stamp-page` (hidden): a watermark's stamp, drawn with cairo inside the operations'
+/// sandbox (see `StampPage`); the PDF operations run it, then lay its page over the document's.
+struct StampPageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: HelperExecutable.Subcommand.stampPage.rawValue,
+        abstract: "Internal: draws a watermark's stamp page (started by the gateway itself).",
+        shouldDisplay: false
+    )
+
+    @Option var text: String
+    @Option var width: Double
+    @Option var height: Double
+    @Option var fontSize: Double
+    @Option var angle: Double
+    @Option var opacity: Double
+    @Option var output: String
+
+    func run() throws {
+        let spec = StampPage.Spec(text: text, width: width, height: height, fontSize: fontSize, angle: angle, opacity: opacity)
+        guard StampPage.render(spec, to: output) else { throw ValidationError("cairo could not draw the stamp into \(output)") }
+    }
+}

@@ -20,6 +20,7 @@ extension PDFOperation: Codable {
         "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date"],
         "flatten": [],
         "encrypt": ["user_password", "owner_password", "allow"],
+        "watermark": ["text", "pages", "opacity", "font_size", "angle"],
         "optimize": ["images", "linearize"],
     ]
 
@@ -97,6 +98,26 @@ extension PDFOperation: Codable {
                 )
             }
             self = .encrypt(Encryption(userPassword: user, ownerPassword: owner, allow: allow))
+        case "watermark":
+            let text = try reader.required(String.self, "text")
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, text.count <= 200, !text.contains("\n") else {
+                throw reader.invalid("text", "needs 1 to 200 characters on one line")
+            }
+            let opacity = try reader.optional(Double.self, "opacity") ?? 0.25
+            guard opacity > 0, opacity <= 1 else { throw reader.invalid("opacity", "must be above 0 and at most 1") }
+            let size = try reader.optional(Double.self, "font_size") ?? 72
+            guard size >= 4, size <= 400 else { throw reader.invalid("font_size", "must be 4 to 400 points") }
+            let angle = try reader.optional(Double.self, "angle") ?? 45
+            guard angle.isFinite, abs(angle) <= 360 else { throw reader.invalid("angle", "must be -360 to 360 degrees") }
+            self = .watermark(
+                Watermark(
+                    text: text,
+                    pages: try reader.optional(String.self, "pages").map { try reader.pages($0, "pages") },
+                    opacity: opacity,
+                    fontSize: size,
+                    angle: angle
+                )
+            )
         default:  // optimize
             let images = try reader.optional(String.self, "images") ?? "ebook"
             guard let parsed = Optimize.Images(rawValue: images) else {
@@ -131,6 +152,12 @@ extension PDFOperation: Codable {
         case .encrypt(let encryption):
             // The passwords stay out; which permissions were granted is no secret.
             try container.encode(encryption.allow.map(\.rawValue).sorted(), forKey: Key("allow"))
+        case .watermark(let mark):
+            try container.encode(mark.text, forKey: Key("text"))
+            try container.encodeIfPresent(mark.pages, forKey: Key("pages"))
+            try container.encode(mark.opacity, forKey: Key("opacity"))
+            try container.encode(mark.fontSize, forKey: Key("font_size"))
+            try container.encode(mark.angle, forKey: Key("angle"))
         case .optimize(let optimize):
             try container.encode(optimize.images.rawValue, forKey: Key("images"))
             try container.encode(optimize.linearize, forKey: Key("linearize"))

@@ -19,6 +19,8 @@ public enum PDFOperation: Sendable, Equatable {
     case flatten
     /// AES-256 with a user and/or owner password and what a reader may do.
     case encrypt(Encryption)
+    /// Text laid across chosen pages, rotated and see-through.
+    case watermark(Watermark)
     /// Recompressed images, unused objects dropped, linearized for the web; the smaller of that
     /// and the input is kept, so it never grows a file.
     case optimize(Optimize)
@@ -86,6 +88,26 @@ public enum PDFOperation: Sendable, Equatable {
         }
     }
 
+    public struct Watermark: Sendable, Equatable {
+        public var text: String
+        /// All pages when nil.
+        public var pages: PageSelection?
+        /// 0…1.
+        public var opacity: Double
+        /// Points, on a page the size of the document's first.
+        public var fontSize: Double
+        /// Degrees, counter-clockwise.
+        public var angle: Double
+
+        public init(text: String, pages: PageSelection? = nil, opacity: Double = 0.25, fontSize: Double = 72, angle: Double = 45) {
+            self.text = text
+            self.pages = pages
+            self.opacity = opacity
+            self.fontSize = fontSize
+            self.angle = angle
+        }
+    }
+
     public struct Optimize: Sendable, Equatable {
         /// Ghostscript's image presets, by what the file is for.
         public enum Images: String, Sendable, CaseIterable {
@@ -112,11 +134,12 @@ public enum PDFOperation: Sendable, Equatable {
         case .metadata: "metadata"
         case .flatten: "flatten"
         case .encrypt: "encrypt"
+        case .watermark: "watermark"
         case .optimize: "optimize"
         }
     }
 
-    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "optimize"]
+    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize"]
 }
 
 extension [PDFOperation] {
@@ -163,6 +186,7 @@ extension [PDFOperation] {
             let at = "\(field)[\(index)]"
             switch operation {
             case .rotate(_, let selection?): _ = try selection.pages(of: pages, field: at + ".pages")
+            case .watermark(let mark): if let selection = mark.pages { _ = try selection.pages(of: pages, field: at + ".pages") }
             case .split(.ranges(let ranges)):
                 for (number, range) in ranges.enumerated() { _ = try range.pages(of: pages, field: at + ".ranges[\(number)]") }
                 pages = ranges.map { (try? $0.pages(of: pages).count) ?? 0 }.max() ?? pages
@@ -177,6 +201,7 @@ extension [PDFOperation] {
         contains { operation in
             switch operation {
             case .rotate(_, let pages): pages != nil
+            case .watermark(let mark): mark.pages != nil
             case .split(.ranges): true
             default: false
             }
