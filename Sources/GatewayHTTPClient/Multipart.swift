@@ -8,6 +8,8 @@ public struct MultipartPart: Sendable {
         case text(String)
         /// A file sent as an upload: streamed from `path`, announced as `filename` with `contentType`.
         case file(path: String, filename: String, contentType: String)
+        /// A small file made in memory (a template), sent as an upload named `filename`.
+        case fileContent(bytes: [UInt8], filename: String, contentType: String)
     }
 
     /// The form field name.
@@ -52,6 +54,13 @@ extension MultipartPart {
             // curl would otherwise learn a missing file only mid-transfer and report a vague read error.
             try LocalFile.requireReadableRegularFile(path, role: "file of form field \(name)")
             try check(curl_mime_filedata(part, path), "attaching \(path) to form field \(name)")
+            try check(curl_mime_filename(part, filename), "naming the file of form field \(name)")
+            try check(curl_mime_type(part, contentType), "setting the content type of form field \(name)")
+        case .fileContent(let bytes, let filename, let contentType):
+            try check(
+                bytes.withUnsafeBytes { curl_mime_data(part, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) },
+                "setting the form field \(name)"
+            )
             try check(curl_mime_filename(part, filename), "naming the file of form field \(name)")
             try check(curl_mime_type(part, contentType), "setting the content type of form field \(name)")
         }

@@ -55,11 +55,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 }
             if status == .serviceUnavailable { return .unavailable(error.code, error.message) }
             return APIError(status, error.code, error.message)
+        case let error as OptionsError:
+            return APIError(error.kind == .conflicting ? .unprocessableContent : .badRequest, error.code, error.message)
         case let error as IntakeError:
             switch error.kind {
             case .invalid: return APIError(.badRequest, error.code, error.message)
             case .unsupportedFormat: return APIError(.unsupportedMediaType, error.code, error.message)
-            case .urlRefused, .idempotencyKeyReused: return APIError(.unprocessableContent, error.code, error.message)
+            case .urlRefused, .idempotencyKeyReused, .conflictingOptions: return APIError(.unprocessableContent, error.code, error.message)
             case .noConverter: return .unavailable(error.code, error.message)
             case .rateLimited(let seconds): return .tooMany(error.code, error.message, retryAfter: seconds)
             case .tooManyJobs: return .tooMany(error.code, error.message, retryAfter: 5)

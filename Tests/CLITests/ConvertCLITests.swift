@@ -46,6 +46,27 @@ struct ConvertCLITests {
         #expect(try await run("pdftotext", [cli.store.path + "/data/" + path, "-"]).stdout.contains("Hello from loopback"))
     }
 
+    /// `--option key=value` takes the API's option keys, checked by the same rules.
+    @Test func conversionOptionsGoAlongAndAreChecked() async throws {
+        let cli = CLI()
+        let server = try LoopbackHTTPServer { request, response in
+            _ = try request.discardBody()
+            try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: "<p>UA=\(request.header("User-Agent") ?? "-")</p>")
+        }
+        defer { server.stop() }
+        let host = "127.0.0.1:\(server.port)"
+        let unknown = try await cli("convert", server.url("/"), "--option", "scael=1", "--allow-host", host)
+        #expect(unknown.status == 1 && unknown.stderr.contains("unknown_option") && unknown.stderr.contains("scale"), "\(unknown.stderr)")
+        let outOfRange = try await cli("convert", server.url("/"), "--option", "scale=9", "--allow-host", host)
+        #expect(outOfRange.status == 1 && outOfRange.stderr.contains("invalid_options"), "\(outOfRange.stderr)")
+
+        let converted = try #require(
+            try await cli.json("convert", server.url("/"), "--option", "user_agent=PdfgateCLI/1", "--allow-host", host) as? [[String: Any]]
+        )
+        let path = try #require(converted.first?["path"] as? String)
+        #expect(try await run("pdftotext", [cli.store.path + "/data/" + path, "-"]).stdout.contains("UA=PdfgateCLI/1"))
+    }
+
     /// `--converter gotenberg=URL` sends the file to that Gotenberg (here a stand-in on
     /// 127.0.0.1), and off a terminal the progress comes as a line per status or phase.
     @Test func aGotenbergBackendChosenOnTheCommandLineConverts() async throws {

@@ -83,6 +83,66 @@ import Testing
         #expect(got.files.isEmpty)
     }
 
+    @Test func browserOptionsBecomeGotenbergsChromiumFields() async throws {
+        let seen = Locked(Seen())
+        let server = try recordingServer(seen)
+        let job = HTTPBackendJob()
+        var options = ConversionOptions(printBackground: false)
+        options.browser.waitDelay = 1.5
+        options.browser.waitForSelector = "#ready"
+        options.browser.waitForExpression = "window.done === true"
+        options.browser.emulatedMediaType = .screen
+        options.browser.extraHTTPHeaders = ["X-Token": "abc"]
+        options.browser.cookies = [
+            .init(name: "s", value: "1", httpOnly: true, sameSite: .lax), .init(name: "t", value: "2", domain: "cdn.example.com"),
+        ]
+        options.browser.userAgent = "Agent/1"
+        options.browser.pageRanges = "1-3,5"
+        options.browser.scale = 0.8
+        options.browser.preferCSSPageSize = true
+        options.browser.generateTaggedPDF = true
+        options.browser.generateDocumentOutline = true
+        options.browser.failOnHTTPStatusCodes = [499, 599]
+        options.browser.failOnResourceHTTPStatusCodes = [404]
+        options.browser.failOnResourceLoadingFailed = true
+        options.browser.failOnConsoleExceptions = false
+        options.browser.headerHTML = "<span class=title></span>"
+        options.browser.footerHTML = "<span class=pageNumber></span>"
+        try await converter(server).convert(job.request(.urlToPDF, .url("https://example.com:8443/a"), options: options), events: { _ in })
+
+        let got = seen.value
+        #expect(
+            got.fields == [
+                "url": "https://example.com:8443/a", "printBackground": "false", "waitDelay": "1.5s", "waitForSelector": "#ready",
+                "waitForExpression": "window.done === true", "emulatedMediaType": "screen",
+                // Scoped to the page's origin, in Gotenberg's "; scope=" syntax.
+                "extraHttpHeaders": #"{"X-Token":"abc;scope=^https://example\\.com:8443([/?#]|$)"}"#,
+                "cookies":
+                    #"[{"domain":"example.com","httpOnly":true,"name":"s","path":"/","sameSite":"Lax","value":"1"},"#
+                    + #"{"domain":"cdn.example.com","name":"t","path":"/","value":"2"}]"#,
+                "userAgent": "Agent/1", "nativePageRanges": "1-3,5", "scale": "0.8", "preferCssPageSize": "true",
+                "generateTaggedPdf": "true", "generateDocumentOutline": "true", "failOnHttpStatusCodes": "[499,599]",
+                "failOnResourceHttpStatusCodes": "[404]", "failOnResourceLoadingFailed": "true", "failOnConsoleExceptions": "false",
+            ]
+        )
+        #expect(got.files.map(\.filename) == ["header.html", "footer.html"])
+        #expect(got.files.map(\.name) == ["files", "files"])
+        #expect(got.files.map { String(decoding: $0.body, as: UTF8.self) } == ["<span class=title></span>", "<span class=pageNumber></span>"])
+    }
+
+    @Test func singlePageAndAnExplicitHeaderScopeReachGotenbergAsGiven() async throws {
+        let seen = Locked(Seen())
+        let server = try recordingServer(seen)
+        let job = HTTPBackendJob()
+        var options = ConversionOptions()
+        options.browser.singlePage = true
+        options.browser.extraHTTPHeaders = ["Authorization": "Bearer x"]
+        options.browser.extraHTTPHeadersScope = "^https://api\\.example\\.com/"
+        try await converter(server).convert(job.request(.urlToPDF, .url("https://example.com/"), options: options), events: { _ in })
+        #expect(seen.value.fields["singlePage"] == "true")
+        #expect(seen.value.fields["extraHttpHeaders"] == #"{"Authorization":"Bearer x;scope=^https://api\\.example\\.com/"}"#)
+    }
+
     @Test func officeFileKeepsItsNameSoGotenbergPicksTheImporter() async throws {
         let seen = Locked(Seen())
         let server = try recordingServer(seen)

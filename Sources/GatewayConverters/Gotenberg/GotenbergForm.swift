@@ -32,7 +32,7 @@ struct GotenbergForm: Sendable {
         case .url(let url):
             return GotenbergForm(
                 route: "/forms/chromium/convert/url",
-                parts: [.text("url", url)] + chromiumOptions(request.options),
+                parts: [.text("url", url)] + chromiumOptions(request.options, page: url),
                 summary: "converting a web page"
             )
         case .file(let path, let originalFilename):
@@ -41,7 +41,7 @@ struct GotenbergForm: Sendable {
                 let page = MultipartPart.file("files", path: path, filename: "index.html", contentType: "text/html")
                 return GotenbergForm(
                     route: "/forms/chromium/convert/html",
-                    parts: [page] + chromiumOptions(request.options),
+                    parts: [page] + chromiumOptions(request.options, page: nil),
                     summary: "converting an HTML file"
                 )
             }
@@ -51,8 +51,9 @@ struct GotenbergForm: Sendable {
         }
     }
 
-    /// Gotenberg reads bare numbers as inches, which is what `ConversionOptions` holds.
-    static func chromiumOptions(_ options: ConversionOptions) -> [MultipartPart] {
+    /// Gotenberg reads bare numbers as inches, which is what `ConversionOptions` holds. `page`
+    /// is the URL printed, nil for uploaded HTML.
+    static func chromiumOptions(_ options: ConversionOptions, page: String?) -> [MultipartPart] {
         var parts: [MultipartPart] = []
         if let width = options.paperWidth { parts.append(.text("paperWidth", inches(width))) }
         if let height = options.paperHeight { parts.append(.text("paperHeight", inches(height))) }
@@ -61,7 +62,77 @@ struct GotenbergForm: Sendable {
         }
         if let landscape = options.landscape { parts.append(.text("landscape", String(landscape))) }
         if let background = options.printBackground { parts.append(.text("printBackground", String(background))) }
+        return parts + browserOptions(options.browser, page: page)
+    }
+
+    /// `BrowserOptions` as Gotenberg 8's form fields (its names, its JSON-in-a-field encodings).
+    static func browserOptions(_ options: BrowserOptions, page: String?) -> [MultipartPart] {
+        var parts: [MultipartPart] = []
+        func flag(_ name: String, _ value: Bool?) { if let value { parts.append(.text(name, String(value))) } }
+        func json(_ name: String, _ value: Any?) {
+            guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+                return
+            }
+            parts.append(.text(name, String(decoding: data, as: UTF8.self)))
+        }
+        // A Go duration: "1.5s".
+        if let delay = options.waitDelay { parts.append(.text("waitDelay", inches(delay) + "s")) }
+        if let selector = options.waitForSelector { parts.append(.text("waitForSelector", selector)) }
+        if let expression = options.waitForExpression { parts.append(.text("waitForExpression", expression)) }
+        if let media = options.emulatedMediaType { parts.append(.text("emulatedMediaType", media.rawValue)) }
+        if let headers = options.extraHTTPHeaders, let scope = options.extraHTTPHeadersScope ?? page.flatMap(originScope) {
+            // Gotenberg sends a header everywhere unless its value ends in "; scope=<regex>";
+            // ours go to the page's origin unless the client gave a scope. Uploaded HTML has
+            // no origin: without a scope its headers go nowhere, as they do locally.
+            json("extraHttpHeaders", headers.mapValues { "\($0);scope=\(scope)" })
+        }
+        if let cookies = options.cookies {
+            // Gotenberg wants a domain on every cookie: ours default to the page's host.
+            let host = page.flatMap { URLComponents(string: $0)?.host }
+            let mapped: [[String: Any]] = cookies.compactMap { cookie in
+                guard let domain = cookie.domain ?? host else { return nil }
+                var fields: [String: Any] = ["name": cookie.name, "value": cookie.value, "domain": domain, "path": cookie.path ?? "/"]
+                if let secure = cookie.secure { fields["secure"] = secure }
+                if let httpOnly = cookie.httpOnly { fields["httpOnly"] = httpOnly }
+                if let sameSite = cookie.sameSite { fields["sameSite"] = sameSite.rawValue }
+                return fields
+            }
+            if !mapped.isEmpty { json("cookies", mapped) }
+        }
+        if let userAgent = options.userAgent { parts.append(.text("userAgent", userAgent)) }
+        if let ranges = options.pageRanges { parts.append(.text("nativePageRanges", ranges)) }
+        if let scale = options.scale { parts.append(.text("scale", inches(scale))) }
+        flag("preferCssPageSize", options.preferCSSPageSize)
+        flag("singlePage", options.singlePage)
+        flag("generateTaggedPdf", options.generateTaggedPDF)
+        flag("generateDocumentOutline", options.generateDocumentOutline)
+        json("failOnHttpStatusCodes", options.failOnHTTPStatusCodes)
+        json("failOnResourceHttpStatusCodes", options.failOnResourceHTTPStatusCodes)
+        flag("failOnResourceLoadingFailed", options.failOnResourceLoadingFailed)
+        flag("failOnConsoleExceptions", options.failOnConsoleExceptions)
+        // Its templates are files named header.html and footer.html among the `files`.
+        for (template, filename) in [(options.headerHTML, "header.html"), (options.footerHTML, "footer.html")] {
+            if let template {
+                parts.append(
+                    MultipartPart(name: "files", value: .fileContent(bytes: Array(template.utf8), filename: filename, contentType: "text/html"))
+                )
+            }
+        }
         return parts
+    }
+
+    /// A regular expression (Gotenberg's regexp2 reads it as .NET would) matching the URLs of
+    /// `page`'s origin: its scheme, host and port, then a path, query, fragment or the end.
+    static func originScope(_ page: String) -> String? {
+        guard let components = URLComponents(string: page), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased()
+        else { return nil }
+        let defaultPort = ["http": 80, "https": 443][scheme]
+        // Chromium writes a default port out of the URL; any other stays.
+        let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        // Only the metacharacters are escaped: regexp2 and ICU disagree on escaping anything else.
+        let literal = "\(scheme)://\(host)\(port)".map { #"\^$.|?*+()[]{}"#.contains($0) ? "\\\($0)" : "\($0)" }.joined()
+        return "^" + literal + "([/?#]|$)"
     }
 
     private static func inches(_ value: Double) -> String {

@@ -41,6 +41,8 @@ final class ChromiumBrowser: Sendable {
         case printed
         /// The page did not load: Chromium's `net::ERR_…` text.
         case pageFailed(String)
+        /// The job's options fail it (`ChromiumDevToolsPrint.Result.refused`).
+        case refused(JobFailure)
         /// The browser misbehaved (crashed, broke the protocol): what happened. It was retired.
         case broken(String)
         /// The browser could not be started: why.
@@ -144,6 +146,7 @@ final class ChromiumBrowser: Sendable {
         switch result {
         case .success(.printed): return .printed
         case .success(.pageFailed(let error)): return .pageFailed(error)
+        case .success(.refused(let failure)): return .refused(failure)
         case .failure(let error):
             retire(instance)
             if life.isInterrupted { return .interrupted }

@@ -75,7 +75,9 @@ final class ChromiumConverter: Converter {
                 proxy: VettingProxy(serving: Self.uploadedPage(in: work), at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy),
                 options: request.options,
                 pageSizeFromCSS: true,
-                settle: .virtualTime(virtualTimeBudget),
+                // A page told to wait for something runs on the real clock, as Gotenberg's does;
+                // otherwise its timers are fast-forwarded through the budget.
+                settle: request.options.browser.waitsBeforePrinting ? .requestsDone(within: virtualTimeBudget) : .virtualTime(virtualTimeBudget),
                 output: output
             )
         }
@@ -98,6 +100,7 @@ final class ChromiumConverter: Converter {
         case .timedOut: throw LocalFailures.timedOut("Chromium", what)
         case .limitExceeded(let kind): throw limits.failure(kind, tool: "Chromium", what: what)
         case .unavailable(let why): throw JobFailure.converterUnavailable(why)
+        case .refused(let failure): throw failure
         case .pageFailed(let error):
             let failure = Self.pageLoadFailure(in: "Page load failed: \(error)", what: what)!
             throw Self.explain(failure, notes: page.proxy.notes)

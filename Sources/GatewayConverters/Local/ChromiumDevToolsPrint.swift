@@ -24,6 +24,9 @@ enum ChromiumDevToolsPrint {
         case printed
         /// The page did not load: Chromium's `net::ERR_…` text.
         case pageFailed(String)
+        /// The job's options fail it: a `fail_on_…` rule the page broke, a wait that never
+        /// ended, a page range the document does not have. The browser is fine.
+        case refused(JobFailure)
     }
 
     /// Prints `url` into `output`; with `pageSizeFromCSS` the page's own `@page` size wins (an
@@ -47,9 +50,7 @@ enum ChromiumDevToolsPrint {
         guard let contextID = context["browserContextId"] as? String else { throw DevToolsPipe.Failure(description: "no browser context id") }
         let result: Result
         do {
-            var parameters = parameters(for: options)
-            parameters["preferCSSPageSize"] = pageSizeFromCSS
-            result = try printPage(url, in: contextID, parameters: parameters, settle: settle, pipe: pipe, output: output)
+            result = try printPage(url, in: contextID, options: options, pageSizeFromCSS: pageSizeFromCSS, settle: settle, pipe: pipe, output: output)
         } catch {
             _ = try? pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
             throw error
@@ -62,7 +63,8 @@ enum ChromiumDevToolsPrint {
     private static func printPage(
         _ url: String,
         in contextID: String,
-        parameters: [String: Any],
+        options: ConversionOptions,
+        pageSizeFromCSS: Bool,
         settle: Settle,
         pipe: DevToolsPipe,
         output: String
@@ -71,15 +73,29 @@ enum ChromiumDevToolsPrint {
         guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure(description: "no target id") }
         let attached = try pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])
         guard let session = attached["sessionId"] as? String else { throw DevToolsPipe.Failure(description: "no session id") }
+        let watch = ChromiumPageWatch(page: url, options: options.browser, session: session)
+        pipe.observer = { [unowned pipe] event in watch.observe(event, pipe: pipe) }
+        defer { pipe.observer = nil }
         try pipe.call("Page.enable", session: session)
         try pipe.call("Page.setLifecycleEventsEnabled", ["enabled": true], session: session)
         try pipe.call("Network.enable", session: session)
+        let frames = try pipe.call("Page.getFrameTree", session: session)
+        watch.mainFrame = ((frames["frameTree"] as? [String: Any])?["frame"] as? [String: Any])?["id"] as? String
+        if let refusal = try prepare(url, watch: watch, pipe: pipe) { return .refused(refusal) }
 
         let navigation = try pipe.call("Page.navigate", ["url": url], session: session)
+        if let failure = watch.failure { return .refused(failure) }
         if let error = navigation["errorText"] as? String, !error.isEmpty { return .pageFailed(error) }
         try waitUntilSettled(session: session, loader: navigation["loaderId"] as? String, settle: settle, pipe: pipe)
-        try printToPDF(parameters, session: session, pipe: pipe, output: output)
+        if let refusal = try waitBeforePrinting(watch: watch, pipe: pipe) { return .refused(refusal) }
+        let parameters = try parameters(for: options, pageSizeFromCSS: pageSizeFromCSS, session: session, pipe: pipe)
+        if let refusal = try printToPDF(parameters, session: session, pipe: pipe, output: output) { return .refused(refusal) }
         return .printed
+    }
+
+    /// When printing must begin to finish by the pipe's deadline: settling and waits end there.
+    static func printBy(_ pipe: DevToolsPipe) -> ContinuousClock.Instant {
+        pipe.deadline - min(.seconds(5), ContinuousClock.now.duration(to: pipe.deadline) / 4)
     }
 
     /// The load event, then the settling; with virtual time, the budget's end alone (as
@@ -87,7 +103,7 @@ enum ChromiumDevToolsPrint {
     /// load never comes (an ad server that hangs) is printed as it stands once its document is
     /// parsed, shortly before the deadline, rather than lost.
     private static func waitUntilSettled(session: String, loader: String?, settle: Settle, pipe: DevToolsPipe) throws {
-        let printBy = pipe.deadline - min(.seconds(5), ContinuousClock.now.duration(to: pipe.deadline) / 4)
+        let printBy = printBy(pipe)
         var loadedAt: ContinuousClock.Instant?
         var parsed = false
         var inFlight = Set<String>()
@@ -138,8 +154,9 @@ enum ChromiumDevToolsPrint {
     }
 
     /// Prints and streams the PDF into `output`. Right after a load a warm browser sometimes
-    /// answers "Printing failed"; a moment later the same call succeeds.
-    private static func printToPDF(_ parameters: [String: Any], session: String, pipe: DevToolsPipe, output: String) throws {
+    /// answers "Printing failed"; a moment later the same call succeeds. A page range the
+    /// document does not have is the job's mistake, not the browser's: a refusal.
+    private static func printToPDF(_ parameters: [String: Any], session: String, pipe: DevToolsPipe, output: String) throws -> JobFailure? {
         var printed: [String: Any] = [:]
         for attempt in 1...10 {
             do {
@@ -147,6 +164,15 @@ enum ChromiumDevToolsPrint {
                 break
             } catch let failure as DevToolsPipe.Failure where failure.description.contains("Printing failed") && attempt < 10 {
                 usleep(100_000)
+            } catch let failure as DevToolsPipe.Failure
+                where failure.description.hasPrefix("Page.printToPDF:") && failure.description.lowercased().contains("page range")
+            {
+                let ranges = parameters["pageRanges"] as? String ?? ""
+                return JobFailure(
+                    .rejected,
+                    code: "page_ranges_beyond_document",
+                    "options.page_ranges \"\(ranges)\" asks for pages the printed document does not have (Chromium: \(failure.description.dropFirst("Page.printToPDF: ".count)))"
+                )
             }
         }
         guard let stream = printed["stream"] as? String else { throw DevToolsPipe.Failure(description: "printToPDF returned no stream") }
@@ -164,22 +190,7 @@ enum ChromiumDevToolsPrint {
             if chunk["eof"] as? Bool == true { break }
         }
         _ = try? pipe.call("IO.close", ["handle": stream], session: session)
-    }
-
-    /// `Page.printToPDF` parameters for the job's options; unset ones keep Chromium's defaults
-    /// (Letter, portrait, 0.4 in margins, no backgrounds).
-    static func parameters(for options: ConversionOptions) -> [String: Any] {
-        var parameters: [String: Any] = ["transferMode": "ReturnAsStream", "displayHeaderFooter": false]
-        if let width = options.paperWidth, let height = options.paperHeight, width > 0, height > 0 {
-            parameters["paperWidth"] = width
-            parameters["paperHeight"] = height
-        }
-        if let landscape = options.landscape { parameters["landscape"] = landscape }
-        if let margin = options.margin, margin >= 0 {
-            for side in ["marginTop", "marginBottom", "marginLeft", "marginRight"] { parameters[side] = margin }
-        }
-        if let background = options.printBackground { parameters["printBackground"] = background }
-        return parameters
+        return nil
     }
 
 }

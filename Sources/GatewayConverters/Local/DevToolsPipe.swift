@@ -24,6 +24,11 @@ package final class DevToolsPipe: @unchecked Sendable {
     /// No call or wait outlasts it; the holder sets it per job.
     package var deadline: ContinuousClock.Instant
 
+    /// Sees every event as it arrives, before any call or wait looks at it; returning true
+    /// consumes it. A print sets it for its page: a paused request (`Fetch.requestPaused`) must
+    /// be answered even while a call such as `Page.navigate` waits for the very request.
+    package var observer: (([String: Any]) -> Bool)?
+
     /// Whether the browser is still running: its helpers may hold the pipe open after it died,
     /// so an end of file cannot be relied on to say so.
     private let alive: @Sendable () -> Bool
@@ -37,12 +42,7 @@ package final class DevToolsPipe: @unchecked Sendable {
     /// Sends a command and waits for its answer; throws the protocol's error message.
     @discardableResult
     package func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil) throws -> [String: Any] {
-        let id = nextID
-        nextID += 1
-        var message: [String: Any] = ["id": id, "method": method, "params": params]
-        if let session { message["sessionId"] = session }
-        let bytes = try JSONSerialization.data(withJSONObject: message) + [0]
-        guard VettingProxy.sendAll(socket, Array(bytes)) else { throw Failure(description: "Chromium closed the DevTools pipe") }
+        let id = try send(method, params, session: session)
         while true {
             guard let answer = try read(until: deadline) else { throw Failure(description: "Chromium did not answer \(method) in time") }
             guard answer["id"] as? Int == id else {
@@ -54,6 +54,18 @@ package final class DevToolsPipe: @unchecked Sendable {
             }
             return answer["result"] as? [String: Any] ?? [:]
         }
+    }
+
+    /// Sends a command without waiting for its answer, which is dropped when it comes; the id.
+    @discardableResult
+    package func send(_ method: String, _ params: [String: Any] = [:], session: String? = nil) throws -> Int {
+        let id = nextID
+        nextID += 1
+        var message: [String: Any] = ["id": id, "method": method, "params": params]
+        if let session { message["sessionId"] = session }
+        let bytes = try JSONSerialization.data(withJSONObject: message) + [0]
+        guard VettingProxy.sendAll(socket, Array(bytes)) else { throw Failure(description: "Chromium closed the DevTools pipe") }
+        return id
     }
 
     /// The first event for which `matches` holds, waiting until `limit`; nil when none came.
@@ -86,7 +98,9 @@ package final class DevToolsPipe: @unchecked Sendable {
             if let end = buffer.firstIndex(of: 0) {
                 let data = Data(buffer[..<end])
                 buffer.removeSubrange(...end)
-                return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                let message = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                if message["method"] != nil, let observer, observer(message) { continue }
+                return message
             }
             let remaining = ContinuousClock.now.duration(to: limit)
             if remaining <= .zero { return nil }

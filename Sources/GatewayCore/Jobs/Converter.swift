@@ -2,7 +2,11 @@ import Foundation
 
 /// Knobs a client may set on a conversion; each backend maps what it supports and ignores
 /// the rest (a paper size means nothing to an already-paginated spreadsheet).
-public struct ConversionOptions: Sendable, Equatable, Codable {
+///
+/// On the wire (the `options` object of a create, and the spec stored with the job) all keys
+/// sit flat, `browser`'s included. Clients' objects are read strictly, stored ones leniently:
+/// see `ConversionOptions.strictDecoding`.
+public struct ConversionOptions: Sendable, Equatable {
     /// Paper size in inches, e.g. 8.27 × 11.69 for A4. Nil: the backend's default.
     public var paperWidth: Double?
     public var paperHeight: Double?
@@ -11,16 +15,26 @@ public struct ConversionOptions: Sendable, Equatable, Codable {
     public var margin: Double?
     /// Print CSS backgrounds (Chromium).
     public var printBackground: Bool?
+    /// Gotenberg 8's Chromium options: waits, headers and cookies, print settings, fail-on rules.
+    public var browser: BrowserOptions
 
-    public init(paperWidth: Double? = nil, paperHeight: Double? = nil, landscape: Bool? = nil, margin: Double? = nil, printBackground: Bool? = nil) {
+    public init(
+        paperWidth: Double? = nil,
+        paperHeight: Double? = nil,
+        landscape: Bool? = nil,
+        margin: Double? = nil,
+        printBackground: Bool? = nil,
+        browser: BrowserOptions = BrowserOptions()
+    ) {
         self.paperWidth = paperWidth
         self.paperHeight = paperHeight
         self.landscape = landscape
         self.margin = margin
         self.printBackground = printBackground
+        self.browser = browser
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case paperWidth = "paper_width"
         case paperHeight = "paper_height"
         case landscape, margin

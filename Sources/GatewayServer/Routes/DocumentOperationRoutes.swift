@@ -59,7 +59,11 @@ struct DocumentOperationController: Sendable {
         guard !data.isEmpty else { return (JobCreateRequest(), [:]) }
         do {
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-            return (try JSONDecoder().decode(JobCreateRequest.self, from: data), object)
+            let decoder = JSONDecoder()
+            decoder.userInfo[ConversionOptions.strictDecoding] = true
+            return (try decoder.decode(JobCreateRequest.self, from: data), object)
+        } catch let error as OptionsError {
+            throw APIError.from(error)
         } catch let error as OperationError {
             throw error
         } catch {

@@ -59,7 +59,11 @@ struct JobController: Sendable {
         let data = Data(buffer.readableBytesView)
         let body: JobCreateRequest
         do {
-            body = try JSONDecoder().decode(JobCreateRequest.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.userInfo[ConversionOptions.strictDecoding] = true  // a client's options: unknown keys are refused
+            body = try decoder.decode(JobCreateRequest.self, from: data)
+        } catch let error as OptionsError {
+            throw APIError.from(error)
         } catch let error as OperationError {
             throw error
         } catch {

@@ -70,39 +70,11 @@ struct JobCreateRequest: Decodable, Sendable {
     /// Conversion options of a one-shot create: an `options` field holding the same JSON object
     /// as the JSON create, or its keys as fields of their own (`paper_width=8.27&landscape=true`).
     static func options(_ fields: [String: String]) throws(APIError) -> ConversionOptions? {
-        var options = ConversionOptions()
-        if let text = fields["options"] {
-            do {
-                options = try JSONDecoder().decode(ConversionOptions.self, from: Data(text.utf8))
-            } catch {
-                throw APIError(
-                    .badRequest,
-                    "invalid_options",
-                    "options must be a JSON object such as {\"paper_width\": 8.27, \"landscape\": true}: \(error)"
-                )
-            }
+        do {
+            return try ConversionOptions.fromTextFields(fields)
+        } catch {
+            throw APIError.from(error)
         }
-        func number(_ key: String) throws(APIError) -> Double? {
-            guard let text = fields[key] else { return nil }
-            guard let value = Double(text), value.isFinite else {
-                throw APIError(.badRequest, "invalid_options", "\(key) '\(text)' is not a number (inches, e.g. 8.27)")
-            }
-            return value
-        }
-        func flag(_ key: String) throws(APIError) -> Bool? {
-            guard let text = fields[key] else { return nil }
-            switch text.lowercased() {
-            case "true", "1", "yes": return true
-            case "false", "0", "no": return false
-            default: throw APIError(.badRequest, "invalid_options", "\(key) '\(text)' is not true or false")
-            }
-        }
-        options.paperWidth = try number("paper_width") ?? options.paperWidth
-        options.paperHeight = try number("paper_height") ?? options.paperHeight
-        options.margin = try number("margin") ?? options.margin
-        options.landscape = try flag("landscape") ?? options.landscape
-        options.printBackground = try flag("print_background") ?? options.printBackground
-        return options == ConversionOptions() ? nil : options
     }
 
     /// The job spec, or a 400 naming the field that cannot be read. What the values mean (a

@@ -34,6 +34,13 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Host or host:port that URL jobs may reach even if private (repeatable; also $PDFGATE_URL_ALLOWLIST, comma-separated).")
     var allowHost: [String] = []
 
+    @Option(
+        name: .customLong("option"),
+        help:
+            "A conversion option as key=value, as the API's `options` has them (repeatable), e.g. --option scale=0.8 --option wait_for_selector='#ready'."
+    )
+    var conversionOptions: [String] = []
+
     @OptionGroup var library: LibraryOptions
     @OptionGroup var output: OutputOptions
 
@@ -70,9 +77,19 @@ struct ConvertCommand: AsyncParsableCommand {
     /// Creates the job through the intake (the API's rules, without an operator's pacing limits);
     /// for a file, a copy becomes its input and the job is submitted.
     private func submit(_ source: String, to intake: JobIntake, owner: String) async throws -> UUID {
+        // Checked with the rest of the spec by the intake, as the API's are.
+        let options = try ConversionOptions.fromKeyValues(conversionOptions) ?? ConversionOptions()
         let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
         if isURL {
-            let spec = JobSpec(type: .urlToPDF, url: source, folder: folder, name: name, onConflict: onConflict, timeoutSeconds: timeout)
+            let spec = JobSpec(
+                type: .urlToPDF,
+                url: source,
+                folder: folder,
+                name: name,
+                onConflict: onConflict,
+                options: options,
+                timeoutSeconds: timeout
+            )
             return try await intake.create(spec, owner: owner).job.id
         }
         let path = URL(fileURLWithPath: source).standardizedFileURL.path
@@ -86,6 +103,7 @@ struct ConvertCommand: AsyncParsableCommand {
             folder: folder,
             name: name,
             onConflict: onConflict,
+            options: options,
             timeoutSeconds: timeout
         )
         return try await intake.create(spec, owner: owner, input: .copying(path)).job.id

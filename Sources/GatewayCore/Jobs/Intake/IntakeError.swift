@@ -10,6 +10,8 @@ public struct IntakeError: GatewayError, Equatable {
         case unsupportedFormat
         /// The URL (page or callback) breaks the SSRF rules (422).
         case urlRefused
+        /// Options that are each valid but contradict each other (422).
+        case conflictingOptions
         /// No backend takes this job type (503).
         case noConverter
         /// The owner created too many jobs in the last minute (429).

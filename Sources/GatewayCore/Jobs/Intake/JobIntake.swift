@@ -119,6 +119,11 @@ public final class JobIntake: Sendable {
         if let timeout = spec.timeoutSeconds, !(timeout > 0 && timeout <= 3600) {
             throw IntakeError(.invalid, code: "invalid_argument", "timeout_seconds must be between 0 and 3600")
         }
+        do {
+            try spec.options.validate()
+        } catch {
+            throw IntakeError(error.kind == .conflicting ? .conflictingOptions : .invalid, code: error.code, error.message)
+        }
         if let callback = spec.callbackURL { try checkURL(callback) }
         try filer.checkDestination(folder: spec.folder, owner: owner)
     }
