@@ -13,16 +13,16 @@ struct PDFOperationsTests {
         let client = APIClient(base: server.baseURL)
         var ids: [String] = []
         for name in ["many-pages.pdf", "one-page.pdf"] {
-            let created = try await client.send(
-                "POST",
-                "/v1/jobs?filename=\(name)",
-                body: .file(path: Fixtures.pdf(name)),
-                headers: [("Content-Type", "application/octet-stream")]
-            )
+            let created = try await oneShot(client, "/v1/jobs?filename=\(name)", Fixtures.pdf(name))
             let job = try await finished(client, created)
             ids.append(try #require(job.string("document_id"), "\(name): \(job.text)"))
         }
         return (server, client, ids[0], ids[1])
+    }
+
+    /// A one-shot create: `file` as the raw body of `POST path`.
+    static func oneShot(_ client: APIClient, _ path: String, _ file: String) async throws -> APIClient.Answer {
+        try await client.send("POST", path, body: .file(path: file), headers: [("Content-Type", "application/octet-stream")])
     }
 
     /// Polls the job of `created` until it ends.
@@ -215,11 +215,10 @@ struct PDFOperationsTests {
         // A one-shot PDF upload is PDF_TO_PDF: here decrypted with the password it came with.
         let locked = try await Self.finished(
             client,
-            try await client.send(
-                "POST",
+            try await Self.oneShot(
+                client,
                 "/v1/jobs?filename=encrypted.pdf&password=secret&operations=%5B%7B%22op%22%3A%22rotate%22%2C%22angle%22%3A270%7D%5D",
-                body: .file(path: Fixtures.pdf("encrypted.pdf")),
-                headers: [("Content-Type", "application/octet-stream")]
+                Fixtures.pdf("encrypted.pdf")
             )
         )
         #expect(locked.string("type") == "PDF_TO_PDF" && locked.string("status") == "SUCCEEDED", "\(locked.text)")
@@ -230,23 +229,17 @@ struct PDFOperationsTests {
         // Without it the job fails with a code a client can act on, and files nothing.
         let refused = try await Self.finished(
             client,
-            try await client.send(
-                "POST",
-                "/v1/jobs?filename=encrypted.pdf",
-                body: .file(path: Fixtures.pdf("encrypted.pdf")),
-                headers: [("Content-Type", "application/octet-stream")]
-            )
+            try await Self.oneShot(client, "/v1/jobs?filename=encrypted.pdf", Fixtures.pdf("encrypted.pdf"))
         )
         #expect(refused.string("status") == "FAILED" && refused.string("error") == "wrong_password", "\(refused.text)")
 
         // Any conversion can end in operations: an office file, split page by page.
         let converted = try await Self.finished(
             client,
-            try await client.send(
-                "POST",
+            try await Self.oneShot(
+                client,
                 "/v1/jobs?filename=sample.docx&operations=%5B%7B%22op%22%3A%22split%22%2C%22every%22%3A1%7D%5D",
-                body: .file(path: Fixtures.office("sample.docx")),
-                headers: [("Content-Type", "application/octet-stream")]
+                Fixtures.office("sample.docx")
             )
         )
         #expect(converted.string("status") == "SUCCEEDED", "\(converted.text)")

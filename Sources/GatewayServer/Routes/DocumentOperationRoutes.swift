@@ -57,18 +57,10 @@ struct DocumentOperationController: Sendable {
         var request = request
         let data = Data(try await request.collectBody(upTo: 1 << 20).readableBytesView)
         guard !data.isEmpty else { return (JobCreateRequest(), [:]) }
-        do {
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-            let decoder = JSONDecoder()
-            decoder.userInfo[ConversionOptions.strictDecoding] = true
-            return (try decoder.decode(JobCreateRequest.self, from: data), object)
-        } catch let error as OptionsError {
-            throw APIError.from(error)
-        } catch let error as OperationError {
-            throw error
-        } catch {
-            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object: \(error)")
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object")
         }
+        return (try JobCreateRequest.decoding(data), object)
     }
 
     private static func documentID(_ context: GatewayRequestContext) throws -> String {

@@ -57,18 +57,7 @@ struct JobController: Sendable {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         let data = Data(buffer.readableBytesView)
-        let body: JobCreateRequest
-        do {
-            let decoder = JSONDecoder()
-            decoder.userInfo[ConversionOptions.strictDecoding] = true  // a client's options: unknown keys are refused
-            body = try decoder.decode(JobCreateRequest.self, from: data)
-        } catch let error as OptionsError {
-            throw APIError.from(error)
-        } catch let error as OperationError {
-            throw error
-        } catch {
-            throw APIError(.badRequest, "invalid_json", "the body is not a job request: \(Self.describe(error))")
-        }
+        let body = try JobCreateRequest.decoding(data)
         let spec = try body.spec(defaultTypeFromFilename: true)
         // The hash is of the parsed request, so key order and spacing do not make a body "different".
         let canonical = JSONEncoder()

@@ -36,6 +36,22 @@ struct JobCreateRequest: Decodable, Sendable {
 
     init() {}
 
+    /// A client's JSON body, read strictly (an unknown option is refused); the errors a client
+    /// can act on keep their own codes, anything else is `invalid_json`.
+    static func decoding(_ data: Data) throws -> JobCreateRequest {
+        do {
+            let decoder = JSONDecoder()
+            decoder.userInfo[ConversionOptions.strictDecoding] = true
+            return try decoder.decode(JobCreateRequest.self, from: data)
+        } catch let error as OptionsError {
+            throw APIError.from(error)
+        } catch let error as OperationError {
+            throw error
+        } catch {
+            throw APIError(.badRequest, "invalid_json", "the body is not a job request: \(JobController.describe(error))")
+        }
+    }
+
     /// The passwords the request brought.
     var secrets: JobSecrets {
         JobSecrets(password: password, passwords: Dictionary((passwords ?? [:]).map { ($0.key.lowercased(), $0.value) }) { first, _ in first })

@@ -57,20 +57,15 @@ public struct PageSelection: Sendable, Equatable, Codable, CustomStringConvertib
     }
 
     /// qpdf's page-range syntax, which ours is a subset of (`z` is its last page).
-    public var qpdfRange: String {
-        runs.map { run in
-            switch run.last {
-            case nil: "\(run.first)-z"
-            case let last? where last == run.first: "\(run.first)"
-            case let last?: "\(run.first)-\(last)"
-            }
-        }.joined(separator: ",")
-    }
+    public var qpdfRange: String { written(toTheEnd: "z") }
 
-    public var description: String {
+    public var description: String { written(toTheEnd: "") }
+
+    /// The runs as text, an open end written as `toTheEnd`.
+    private func written(toTheEnd: String) -> String {
         runs.map { run in
             switch run.last {
-            case nil: "\(run.first)-"
+            case nil: "\(run.first)-\(toTheEnd)"
             case let last? where last == run.first: "\(run.first)"
             case let last?: "\(run.first)-\(last)"
             }
