@@ -22,6 +22,11 @@ public struct LocalPDFOperator: PDFOperator {
     public func problem() async -> String? { runner.problem }
 
     public func combine(_ inputs: [PDFInput], into output: String, work: String, deadline: ContinuousClock.Instant) async throws {
+        // One readable library document needs no tool: a copy (never a link, which the new
+        // document would share with the original) is the job's PDF.
+        if inputs.count == 1, inputs[0].isReadable {
+            return try ToolFiles.copy(inputs[0].path, to: output)
+        }
         try ToolFiles.makeDirectory(work)
         // Inputs are linked in, so the sandbox needs no view of where they came from. The first
         // is the primary input rather than `--empty`: its document information, outline and XMP

@@ -18,10 +18,10 @@ struct PDFAConversion {
             .replacingOccurrences(of: "[ /Title (Title)       % Customise\n  /DOCINFO pdfmark", with: "")
         let name = step.prefix + "-pdfa-def.ps"
         try Data(definition.utf8).write(to: URL(fileURLWithPath: step.work + "/" + name))
-        let before = try await QPDFJSON(step: step, file: step.inputName).info(what: what).entries
         let converted = step.prefix + "-pdfa.pdf"
-        try await step.ghostscript(
-            [
+        let finished = try await step.runner.run(
+            .ghostscript,
+            PDFToolRunner.ghostscriptBase + [
                 "--permit-file-read=\(Self.iccProfile)",
                 "-dPDFA=\(part.part)",
                 "-dPDFACompatibilityPolicy=1",
@@ -33,8 +33,17 @@ struct PDFAConversion {
                 name,
                 step.inputName,
             ],
-            what
+            in: step.work,
+            what: what,
+            deadline: step.deadline
         )
+        guard finished.status == 0 else { throw PDFToolRunner.refused(.ghostscript, what, finished.log) }
+        // Only when Ghostscript says it dropped document information is there anything to restore.
+        guard finished.log.contains("discarding DOCINFO") else {
+            try ToolFiles.moveReplacing(step.work + "/" + converted, to: step.output)
+            return
+        }
+        let before = try await QPDFJSON(step: step, file: step.inputName).info(what: what).entries
         try await restoreDroppedInfo(before, from: converted, what: what)
     }
 

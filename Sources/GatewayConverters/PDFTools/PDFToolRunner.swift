@@ -86,9 +86,12 @@ struct PDFToolRunner: Sendable {
         guard finished.status == 0 || finished.status == 3 else { throw Self.refused(.qpdf, what, finished.log) }
     }
 
+    /// What every Ghostscript run starts with: quiet, no prompts, no file access beyond its arguments.
+    static let ghostscriptBase = ["-q", "-dNOPAUSE", "-dBATCH", "-dSAFER"]
+
     /// Ghostscript, which exits non-zero on any error.
     func ghostscript(_ arguments: [String], in work: String, what: String, deadline: ContinuousClock.Instant) async throws {
-        let finished = try await run(.ghostscript, ["-q", "-dNOPAUSE", "-dBATCH", "-dSAFER"] + arguments, in: work, what: what, deadline: deadline)
+        let finished = try await run(.ghostscript, Self.ghostscriptBase + arguments, in: work, what: what, deadline: deadline)
         guard finished.status == 0 else { throw Self.refused(.ghostscript, what, finished.log) }
     }
 

@@ -23,6 +23,15 @@ enum ToolFiles {
         }
     }
 
+    static func copy(_ source: String, to destination: String) throws {
+        unlink(destination)
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: destination)
+        } catch {
+            throw JobFailure(.transient, code: "storage_error", "could not copy \(source): \(error.localizedDescription)")
+        }
+    }
+
     static func moveReplacing(_ source: String, to destination: String) throws {
         guard rename(source, destination) == 0 else {
             throw JobFailure(.transient, code: "storage_error", "could not move \(source) to \(destination): \(String(cString: strerror(errno)))")

@@ -112,7 +112,12 @@ struct AttemptPipeline: Sendable {
             return .pdfs(
                 try ids.map { id in
                     let stored = try filer.storedDocument(id: id, owner: job.owner)
-                    return PDFInput(path: stored.path, password: secrets.password(for: id.lowercased), label: "'\(stored.document.name)'")
+                    return PDFInput(
+                        path: stored.path,
+                        password: secrets.password(for: id.lowercased),
+                        label: "'\(stored.document.name)'",
+                        isReadable: !stored.document.info.encrypted
+                    )
                 }
             )
         }

@@ -30,11 +30,15 @@ public struct PDFInput: Sendable, Equatable {
     public var password: String?
     /// How messages name it: the document's name or the uploaded file's.
     public var label: String
+    /// A library document the inspector read when it was filed, not encrypted: usable as it
+    /// is, where an upload goes through qpdf first (decrypted, repaired).
+    public var isReadable: Bool
 
-    public init(path: String, password: String?, label: String) {
+    public init(path: String, password: String?, label: String, isReadable: Bool = false) {
         self.path = path
         self.password = password
         self.label = label
+        self.isReadable = isReadable
     }
 }
 
