@@ -21,6 +21,18 @@ public struct LocalPDFOperator: PDFOperator {
 
     public func problem() async -> String? { runner.problem }
 
+    /// `qpdf --requires-password`: 3 when the password opens the file (or none is needed), 0
+    /// when a password other than the one given is required.
+    public func opens(_ path: String, password: String, deadline: ContinuousClock.Instant) async throws -> Bool {
+        let work = FileManager.default.temporaryDirectory.path + "/pdfgate-password-\(UUID().uuidString.prefix(8))"
+        try ToolFiles.makeDirectory(work)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try ToolFiles.linkOrCopy(path, to: work + "/input.pdf")
+        let arguments = try argumentFile(["--requires-password", "--password=" + password, "input.pdf"], in: work)
+        let finished = try await runner.run(.qpdf, arguments, in: work, what: "the document", deadline: deadline)
+        return finished.status == 3 || finished.status == 2
+    }
+
     public func combine(_ inputs: [PDFInput], into output: String, work: String, deadline: ContinuousClock.Instant) async throws {
         // One readable library document needs no tool: a copy (never a link, which the new
         // document would share with the original) is the job's PDF.

@@ -68,6 +68,8 @@ public final class JobEngine: Sendable {
     public let staging: any InputStaging
     /// Which converter takes each job type.
     public let router: ConverterRouter
+    /// Runs jobs' PDF operations; nil where none are configured.
+    public let tools: (any PDFOperator)?
     let store: any JobStore
     private let cache: JobCache
     private let observers = JobObservers()
@@ -88,6 +90,7 @@ public final class JobEngine: Sendable {
         self.store = store
         self.staging = staging
         self.router = router
+        self.tools = tools
         cache = JobCache(limit: configuration.sharesStore ? 0 : 20_000)
         let slots = SlotLedger()
         let wakeUp = WakeUp()

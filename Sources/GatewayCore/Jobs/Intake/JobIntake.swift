@@ -204,7 +204,9 @@ public final class JobIntake: Sendable {
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
         try check(spec, owner: owner, withInput: input != nil)
-        let (spec, secrets) = try OperationIntake(filer: filer).settle(spec, owner: owner, secrets: secrets)
+        let operations = OperationIntake(filer: filer)
+        let (spec, secrets) = try operations.settle(spec, owner: owner, secrets: secrets)
+        try await operations.checkPasswords(spec, owner: owner, secrets: secrets, tools: engine.tools)
         guard let key, let idempotency else {
             return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken, secrets: secrets), false)
         }

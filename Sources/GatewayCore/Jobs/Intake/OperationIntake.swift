@@ -70,4 +70,21 @@ struct OperationIntake {
         spec.inputSize = documents.reduce(0) { $0 + $1.size }
         return (spec, secrets)
     }
+
+    /// Refuses a password that does not open its encrypted library document, before the job
+    /// exists (the tools answer in a few milliseconds); without tools the job finds out itself.
+    func checkPasswords(_ spec: JobSpec, owner: String, secrets: JobSecrets, tools: (any PDFOperator)?) async throws {
+        guard let tools, let ids = spec.documents else { return }
+        for id in Set(ids) {
+            let stored = try filer.storedDocument(id: id, owner: owner)
+            guard stored.document.info.encrypted, let password = secrets.password(for: id.lowercased) else { continue }
+            guard try await tools.opens(stored.path, password: password, deadline: .now + .seconds(20)) else {
+                throw OperationError(
+                    .outOfRange,
+                    code: "wrong_password",
+                    "the password given for '\(stored.document.name)' (\(id.lowercased)) does not open it; send the right one in \"password\" or \"passwords\""
+                )
+            }
+        }
+    }
 }

@@ -19,6 +19,10 @@ public protocol PDFOperator: Sendable {
         deadline: ContinuousClock.Instant
     ) async throws -> [String]
 
+    /// Whether `password` opens the encrypted PDF at `path` (checked at create, so a wrong one is
+    /// refused before anything runs).
+    func opens(_ path: String, password: String, deadline: ContinuousClock.Instant) async throws -> Bool
+
     /// Why it cannot run here (a tool missing), or nil.
     func problem() async -> String?
 }
