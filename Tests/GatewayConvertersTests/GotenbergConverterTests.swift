@@ -159,6 +159,47 @@ import Testing
         #expect(fileBytes(job.output) == onePagePDF)
     }
 
+    @Test func officeOptionsAndThePasswordBecomeGotenbergsLibreOfficeFields() async throws {
+        let seen = Locked(Seen())
+        let server = try recordingServer(seen)
+        let job = HTTPBackendJob()
+        let source = try job.staged(Fixtures.office("protected.docx"), as: "protected.docx")
+        var options = ConversionOptions(landscape: true)
+        options.browser.pageRanges = "1-2"
+        options.office.exportFormFields = false
+        options.office.exportBookmarks = true
+        options.office.exportNotes = true
+        options.office.exportNotesPages = false
+        options.office.quality = 55
+        options.office.maxImageResolution = 150
+        options.office.singlePageSheets = true
+        options.office.pdfa = .a2b
+        options.office.pdfua = true
+        var request = job.request(.docToPDF, source, options: options)
+        request.secrets = JobSecrets(password: "secret")
+        try await converter(server).convert(request, events: { _ in })
+
+        let got = seen.value
+        #expect(got.path == "/forms/libreoffice/convert")
+        #expect(
+            got.fields == [
+                "password": "secret", "landscape": "true", "nativePageRanges": "1-2", "exportFormFields": "false", "exportBookmarks": "true",
+                "exportNotes": "true", "exportNotesPages": "false", "quality": "55", "reduceImageResolution": "true",
+                "maxImageResolution": "150", "singlePageSheets": "true", "pdfa": "PDF/A-2b", "pdfua": "true",
+            ]
+        )
+
+        // Lossless images: the flag alone, and no reduction unless asked for.
+        var lossless = ConversionOptions()
+        lossless.office.losslessImageCompression = true
+        let form = try GotenbergForm.make(for: job.request(.docToPDF, source, options: lossless))
+        let fields = form.parts.compactMap { part -> String? in
+            if case .text(let value) = part.value { return "\(part.name)=\(value)" }
+            return nil
+        }
+        #expect(fields == ["losslessImageCompression=true"])
+    }
+
     @Test func htmlUploadGoesToChromiumAsIndexHTML() async throws {
         let seen = Locked(Seen())
         let server = try recordingServer(seen)

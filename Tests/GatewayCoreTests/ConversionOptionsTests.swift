@@ -27,7 +27,27 @@ import Testing
         browser.failOnResourceHTTPStatusCodes = [404]
         browser.failOnResourceLoadingFailed = true
         browser.failOnConsoleExceptions = true
-        return ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true, margin: 0.2, printBackground: true, browser: browser)
+        var office = OfficeOptions()
+        office.exportFormFields = false
+        office.exportBookmarks = true
+        office.exportNotes = true
+        office.exportNotesPages = true
+        office.losslessImageCompression = false
+        office.quality = 80
+        office.reduceImageResolution = true
+        office.maxImageResolution = 600
+        office.singlePageSheets = true
+        office.pdfa = .a3b
+        office.pdfua = true
+        return ConversionOptions(
+            paperWidth: 8.27,
+            paperHeight: 11.69,
+            landscape: true,
+            margin: 0.2,
+            printBackground: true,
+            browser: browser,
+            office: office
+        )
     }
 
     @Test func everyOptionSurvivesAFlatRoundTrip() throws {

@@ -14,6 +14,8 @@ public enum Fixtures {
 
     public static func pdf(_ name: String) -> String { root + "/pdf/" + name }
     public static func office(_ name: String) -> String { root + "/office/" + name }
+    /// The benchmark's realistic office files (`Fixtures/office-set/README.md` says what each holds).
+    public static func officeSet(_ name: String) -> String { root + "/office-set/" + name }
     public static func ebook(_ name: String) -> String { root + "/ebook/" + name }
 
     /// The facts `Fixtures/expected.json` records for each valid PDF, keyed like `pdf/one-page.pdf`.

@@ -45,8 +45,9 @@ struct GotenbergForm: Sendable {
                     summary: "converting an HTML file"
                 )
             }
-            var parts = [MultipartPart.file("files", path: path, filename: safeFilename(originalFilename))]
-            if let landscape = request.options.landscape { parts.append(.text("landscape", String(landscape))) }
+            let parts =
+                [MultipartPart.file("files", path: path, filename: safeFilename(originalFilename))]
+                + libreOfficeOptions(request.options, password: request.secrets.password)
             return GotenbergForm(route: "/forms/libreoffice/convert", parts: parts, summary: "converting \(ext.isEmpty ? "a" : "a .\(ext)") file")
         }
     }
@@ -118,6 +119,31 @@ struct GotenbergForm: Sendable {
                 )
             }
         }
+        return parts
+    }
+
+    /// The options LibreOffice honours as Gotenberg 8's LibreOffice form fields; only what is
+    /// set is sent, so Gotenberg's defaults stand for the rest. The password goes as its
+    /// `password` field: over the request to Gotenberg, never into a message of ours.
+    static func libreOfficeOptions(_ options: ConversionOptions, password: String?) -> [MultipartPart] {
+        var parts: [MultipartPart] = []
+        func flag(_ name: String, _ value: Bool?) { if let value { parts.append(.text(name, String(value))) } }
+        let office = options.office
+        if let password, !password.isEmpty { parts.append(.text("password", password)) }
+        flag("landscape", options.landscape)
+        if let ranges = options.browser.pageRanges { parts.append(.text("nativePageRanges", LibreOfficeExport.pageRange(ranges))) }
+        flag("exportFormFields", office.exportFormFields)
+        flag("exportBookmarks", office.exportBookmarks)
+        flag("exportNotes", office.exportNotes)
+        flag("exportNotesPages", office.exportNotesPages)
+        flag("losslessImageCompression", office.losslessImageCompression)
+        if let quality = office.quality { parts.append(.text("quality", String(quality))) }
+        // Gotenberg ignores a resolution unless the reduction is asked for; ours implies it.
+        flag("reduceImageResolution", office.reduceImageResolution ?? (office.maxImageResolution != nil ? true : nil))
+        if let resolution = office.maxImageResolution { parts.append(.text("maxImageResolution", String(resolution))) }
+        flag("singlePageSheets", office.singlePageSheets)
+        if let pdfa = office.pdfa { parts.append(.text("pdfa", pdfa.rawValue)) }
+        flag("pdfua", office.pdfua)
         return parts
     }
 

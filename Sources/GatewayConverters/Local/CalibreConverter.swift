@@ -80,7 +80,7 @@ final class CalibreConverter: Converter {
             path: path,
             originalFilename: originalFilename,
             request: request,
-            arguments: Self.arguments(for: request.options),
+            settings: WorkerSettings(arguments: Self.arguments(for: request.options)),
             refused: { reply in Self.failure(status: 1, log: reply.message ?? "", name: originalFilename) },
             cold: { try await convertCold(path: path, originalFilename: originalFilename, request: request) }
         )

@@ -6,9 +6,13 @@ import GatewayCore
 final class LibreOfficePool: Converter {
     let name = "local.libreoffice"
     let workers: WarmWorkerPool
-    private let sofficePath: String
-    private let pythonPath: String
-    private let sandbox: ConverterSandbox
+    private let configuration: LocalConverter.Configuration
+    private let scriptPath: String
+    /// Pipe names are global to the machine: ours carry the process and the pool.
+    private let token: String
+    private var sofficePath: String { configuration.sofficePath }
+    private var pythonPath: String { configuration.pythonPath }
+    private var sandbox: ConverterSandbox { configuration.sandbox }
 
     /// Slots are created here but start LibreOffice lazily, on their first conversion.
     /// `directory` must be private to this pool; the UNO worker script is written into it.
@@ -16,36 +20,45 @@ final class LibreOfficePool: Converter {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let scriptPath = directory + "/" + UnoWorkerScript.fileName
         try UnoWorkerScript.source.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        // Pipe names are global to the machine: make ours unique per pool.
         let token = "\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
-        sofficePath = configuration.sofficePath
-        pythonPath = configuration.pythonPath
-        sandbox = configuration.sandbox
+        self.configuration = configuration
+        self.scriptPath = scriptPath
+        self.token = token
         let workers = (0..<max(1, configuration.libreOfficeSlots)).map { index in
-            let directory = directory + "/slot-\(index)"
-            return WarmWorker(
-                settings: .init(
-                    tool: "LibreOffice",
-                    directory: directory,
-                    maxConversions: max(1, configuration.maxConversionsPerLibreOfficeInstance),
-                    startTimeout: configuration.libreOfficeStartTimeout,
-                    sandbox: configuration.sandbox,
-                    logs: [directory + "/worker.log", directory + "/soffice.log"],
-                    launch: { socket in
-                        Self.launch(
-                            configuration: configuration,
-                            scriptPath: scriptPath,
-                            directory: directory,
-                            pipeName: "pdfgate-\(token)-slot-\(index)",
-                            socket: socket
-                        )
-                    },
-                    // A profile left half-written by a killed soffice can keep it from starting: begin anew.
-                    afterFailedStart: { try? FileManager.default.removeItem(atPath: directory + "/profile") }
-                )
+            Self.worker(
+                configuration: configuration,
+                scriptPath: scriptPath,
+                directory: directory + "/slot-\(index)",
+                pipeName: "pdfgate-\(token)-slot-\(index)",
+                maxConversions: max(1, configuration.maxConversionsPerLibreOfficeInstance)
             )
         }
         self.workers = WarmWorkerPool(tool: "LibreOffice", workers: workers, limits: configuration.sandbox.limits)
+    }
+
+    /// A slot: soffice and the UNO worker in `directory`, started on first use.
+    private static func worker(
+        configuration: LocalConverter.Configuration,
+        scriptPath: String,
+        directory: String,
+        pipeName: String,
+        maxConversions: Int
+    ) -> WarmWorker {
+        WarmWorker(
+            settings: .init(
+                tool: "LibreOffice",
+                directory: directory,
+                maxConversions: maxConversions,
+                startTimeout: configuration.libreOfficeStartTimeout,
+                sandbox: configuration.sandbox,
+                logs: [directory + "/worker.log", directory + "/soffice.log"],
+                launch: { socket in
+                    Self.launch(configuration: configuration, scriptPath: scriptPath, directory: directory, pipeName: pipeName, socket: socket)
+                },
+                // A profile left half-written by a killed soffice can keep it from starting: begin anew.
+                afterFailedStart: { try? FileManager.default.removeItem(atPath: directory + "/profile") }
+            )
+        )
     }
 
     /// soffice in the background and the UNO worker as the sandbox's command, its stdin and
@@ -98,16 +111,45 @@ final class LibreOfficePool: Converter {
             path: path,
             originalFilename: originalFilename,
             request: request,
-            refused: { reply in
-                let kind: FailureClass = reply.kind == "rejected" ? .rejected : .transient
-                return JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(originalFilename)")
-            },
+            settings: Self.settings(for: request),
+            refused: Self.refusal(originalFilename),
             cold: { try await convertCold(path: path, originalFilename: originalFilename, request: request) }
         )
     }
 
-    /// `soffice --convert-to pdf` with a profile of its own, sealed and limited like a slot.
+    /// The job's options and password as the UNO worker takes them.
+    static func settings(for request: ConversionRequest) -> WorkerSettings {
+        let data = LibreOfficeExport.filterData(for: request.options)
+        return WorkerSettings(
+            filterData: data.isEmpty ? nil : Dictionary(data.map { ($0.name, $0.value) }) { first, _ in first },
+            // `false` keeps the document's own orientation, as on Gotenberg.
+            landscape: request.options.landscape == true ? true : nil,
+            password: request.secrets.password.flatMap { $0.isEmpty ? nil : $0 }
+        )
+    }
+
+    /// Words the worker's own refusal of a document.
+    private static func refusal(_ originalFilename: String) -> @Sendable (WorkerReply) -> JobFailure {
+        { reply in
+            let kind: FailureClass = reply.kind == "rejected" ? .rejected : .transient
+            return JobFailure(kind, code: reply.code ?? "conversion_failed", reply.message ?? "LibreOffice could not convert \(originalFilename)")
+        }
+    }
+
+    /// A fresh LibreOffice for a document that crashed a warm slot. `soffice --convert-to`
+    /// carries the export settings, but it can neither open a protected document nor turn pages:
+    /// a job that needs either gets a fresh soffice with the UNO worker, used once, instead.
     private func convertCold(path: String, originalFilename: String, request: ConversionRequest) async throws {
+        let settings = Self.settings(for: request)
+        if settings.password != nil || settings.landscape != nil {
+            return try await convertColdOverUNO(path: path, originalFilename: originalFilename, request: request, settings: settings)
+        }
+        try await convertColdFromCommandLine(path: path, originalFilename: originalFilename, request: request)
+    }
+
+    /// `soffice --convert-to pdf[:writer_pdf_Export:{settings}]` with a profile of its own,
+    /// sealed and limited like a slot.
+    private func convertColdFromCommandLine(path: String, originalFilename: String, request: ConversionRequest) async throws {
         let work = request.workDirectory + "/libreoffice-cold"
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
@@ -119,7 +161,7 @@ final class LibreOfficePool: Converter {
                 arguments: [
                     "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck", "--nofirststartwizard",
                     "-env:UserInstallation=\(URL(fileURLWithPath: work + "/profile").absoluteString)",
-                    "--convert-to", "pdf", "--outdir", work + "/out", input,
+                    "--convert-to", LibreOfficeExport.convertTo(for: request.options), "--outdir", work + "/out", input,
                 ],
                 environment: childEnvironment(privateDirectory: work),
                 workingDirectory: work,
@@ -134,6 +176,35 @@ final class LibreOfficePool: Converter {
         let output = work + "/out/" + ((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".pdf"
         try OutputCheck.verify(output, tool: "LibreOffice", diagnostics: OutputCheck.tail(ofFile: log))
         try OutputCheck.deliver(output, to: request.outputPath)
+    }
+
+    /// A one-conversion slot in the job's work directory: a fresh soffice, the password over
+    /// the worker's socket (never on a command line), and nothing left running afterwards.
+    private func convertColdOverUNO(path: String, originalFilename: String, request: ConversionRequest, settings: WorkerSettings) async throws {
+        let work = request.workDirectory + "/libreoffice-cold"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let worker = Self.worker(
+            configuration: configuration,
+            scriptPath: scriptPath,
+            directory: work,
+            pipeName: "pdfgate-\(token)-cold-\(UUID().uuidString.prefix(8).lowercased())",
+            maxConversions: 1
+        )
+        let once = WarmWorkerPool(tool: "LibreOffice", workers: [worker], limits: sandbox.limits)
+        do {
+            try await once.convert(
+                path: path,
+                originalFilename: originalFilename,
+                request: request,
+                settings: settings,
+                refused: Self.refusal(originalFilename),
+                cold: { throw LocalFailures.crashed("LibreOffice", originalFilename, "died in a fresh instance too", log: "") }
+            )
+        } catch {
+            await once.shutdown()
+            throw error
+        }
+        await once.shutdown()
     }
 
     func isReady() async -> Bool {

@@ -8,7 +8,7 @@ enum UnoWorkerScript {
     static let fileName = "pdfgate_uno_worker.py"
 
     static let source = #"""
-        import json, os, select, sys, threading, time
+        import json, os, re, select, sys, threading, time
 
         # Replies go to the real stdout; anything UNO or Python prints goes to stderr (the log).
         _replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -104,29 +104,71 @@ enum UnoWorkerScript {
             return rejected("unreadable_document", "LibreOffice cannot read %s: %s" % (name, why))
 
 
+        def protected(name, password):
+            # Never the password itself: the message reaches the client and the logs.
+            if password:
+                return rejected("wrong_password", "%s did not open with the password given; check \"password\"" % name)
+            return rejected("password_protected", "%s is password-protected; send its password in \"password\" with the job" % name)
+
+
+        def turn_landscape(doc):
+            # What the client's `landscape` means for a document laid out already: every page
+            # style (Writer, Calc) or every slide and master (Impress, Draw) becomes landscape.
+            if doc.supportsService("com.sun.star.drawing.GenericDrawingDocument"):
+                for pages in (doc.getDrawPages(), doc.getMasterPages()):
+                    for i in range(pages.getCount()):
+                        page = pages.getByIndex(i)
+                        if page.Width < page.Height:
+                            page.Width, page.Height = page.Height, page.Width
+                return
+            styles = doc.getStyleFamilies().getByName("PageStyles")
+            for style_name in styles.getElementNames():
+                style = styles.getByName(style_name)
+                style.IsLandscape = True
+                if style.Width < style.Height:
+                    style.Width, style.Height = style.Height, style.Width
+
+
+        def page_count(doc):
+            # 0 when it cannot be told; the export's own failure then speaks.
+            try:
+                if doc.supportsService("com.sun.star.text.TextDocument"):
+                    return doc.getCurrentController().PageCount
+                return doc.getRendererCount(doc, (prop("IsPrinter", True),))
+            except Exception:
+                return 0
+
+
+        def beyond_document(name, ranges, pages):
+            counted = " (%d pages)" % pages if pages else ""
+            return rejected("page_ranges_beyond_document", "options.page_ranges \"%s\" asks for pages beyond the end of %s%s" % (ranges, name, counted))
+
+
         def convert(desktop, req):
             path, name = req["input"], req.get("name") or os.path.basename(req["input"])
             ext = os.path.splitext(name)[1].lower().lstrip(".")
+            password = req.get("password") or ""
+            filter_data = req.get("filter_data") or {}
             props = (
                 prop("Hidden", True),  # Calc fails without it, and crashes on the next load
                 prop("ReadOnly", True),
                 prop("MacroExecutionMode", 0),  # NEVER_EXECUTE
                 prop("UpdateDocMode", 0),  # NO_UPDATE: no fetching of linked content
-                prop("Password", ""),  # a protected file fails at once instead of prompting
+                prop("Password", password),  # a protected file without one fails at once instead of prompting
             )
             try:
                 doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0, props)
             except IllegalArgumentException as e:
                 if "aborted" in e.Message or looks_encrypted(path):
-                    return rejected("password_protected", "%s is password-protected; remove the password and upload it again" % name)
+                    return protected(name, password)
                 return unreadable(name, "it is damaged or not in a format LibreOffice imports")
             except IOException as e:
                 if looks_encrypted(path):
-                    return rejected("password_protected", "%s is password-protected; remove the password and upload it again" % name)
+                    return protected(name, password)
                 return unreadable(name, "it is damaged (%s)" % (e.Message or "input/output error"))
             if doc is None:
                 if looks_encrypted(path):
-                    return rejected("password_protected", "%s is password-protected; remove the password and upload it again" % name)
+                    return protected(name, password)
                 return unreadable(name, "it is damaged or not in a format LibreOffice imports")
             try:
                 detected = next((p.Value for p in doc.getArgs() if p.Name == "FilterName"), "")
@@ -134,8 +176,26 @@ enum UnoWorkerScript {
                 # opens as text is garbage, and its "PDF" would be pages of mojibake.
                 if detected.startswith("Text") and ext not in PLAIN_TEXT:
                     return unreadable(name, "it is not a valid .%s file (it only opens as plain text)" % ext if ext else "it only opens as plain text")
+                if req.get("landscape"):
+                    turn_landscape(doc)
+                ranges = filter_data.get("PageRange")
+                # One page per sheet changes what a page is: the export itself then judges the ranges.
+                if ranges and not filter_data.get("SinglePageSheets"):
+                    pages = page_count(doc)
+                    if pages and max(int(n) for n in re.findall(r"[0-9]+", ranges)) > pages:
+                        return beyond_document(name, ranges, pages)
                 export = next((f for service, f in EXPORT_FILTERS if doc.supportsService(service)), "writer_pdf_Export")
-                doc.storeToURL(uno.systemPathToFileUrl(req["output"]), (prop("FilterName", export),))
+                args = [prop("FilterName", export)]
+                if filter_data:
+                    data = tuple(prop(k, v) for k, v in sorted(filter_data.items()))
+                    args.append(prop("FilterData", uno.Any("[]com.sun.star.beans.PropertyValue", data)))
+                try:
+                    doc.storeToURL(uno.systemPathToFileUrl(req["output"]), tuple(args))
+                except IOException:
+                    # A range that selects no page at all makes the PDF export fail as an I/O error.
+                    if ranges:
+                        return beyond_document(name, ranges, 0)
+                    raise
                 return {"ok": True, "filter": export, "import": detected}
             finally:
                 try:

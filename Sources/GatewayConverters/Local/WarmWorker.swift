@@ -94,15 +94,21 @@ final class WarmWorker: Sendable {
 
     // MARK: - Blocking
 
-    /// Converts `input` to a PDF at `output` by `deadline`, with the tool's `arguments`.
-    func convert(input: String, output: String, name: String, arguments: [String]? = nil, deadline: ContinuousClock.Instant) -> Outcome {
+    /// Converts `input` to a PDF at `output` by `deadline`, with the tool's `options`.
+    func convert(
+        input: String,
+        output: String,
+        name: String,
+        options: WorkerSettings = WorkerSettings(),
+        deadline: ContinuousClock.Instant
+    ) -> Outcome {
         life.whileBusy(
-            { convertNow(input: input, output: output, name: name, arguments: arguments, deadline: deadline) },
+            { convertNow(input: input, output: output, name: name, options: options, deadline: deadline) },
             retire: { retire($0, gracefully: true) }
         )
     }
 
-    private func convertNow(input: String, output: String, name: String, arguments: [String]?, deadline: ContinuousClock.Instant) -> Outcome {
+    private func convertNow(input: String, output: String, name: String, options: WorkerSettings, deadline: ContinuousClock.Instant) -> Outcome {
         // Past the deadline already: fail without putting a healthy instance at risk.
         if ContinuousClock.now >= deadline { return .timedOut }
         let instance: Instance
@@ -111,7 +117,7 @@ final class WarmWorker: Sendable {
         case .done(let outcome): return outcome
         }
 
-        let request = WorkerRequest(op: .convert, input: input, output: output, name: name, arguments: arguments)
+        let request = WorkerRequest(op: .convert, input: input, output: output, name: name, settings: options)
         let watch = SandboxWatchdog.shared.watch(instance.group, limits: settings.sandbox.limits)
         let result = exchange(instance, request.line(), deadline: deadline)
         SandboxWatchdog.shared.end(watch)

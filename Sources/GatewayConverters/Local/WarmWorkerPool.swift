@@ -24,25 +24,30 @@ final class WarmWorkerPool: Sendable {
         crashedWarm.withLock { $0.contains(jobID) }
     }
 
-    /// Converts the file in a warm worker (with the tool's `arguments`), else in `cold`.
+    /// Converts the file in a warm worker (with the tool's `settings`), else in `cold`.
     /// `refused` words the worker's own refusal of a document.
     func convert(
         path: String,
         originalFilename: String,
         request: ConversionRequest,
-        arguments: [String]? = nil,
+        settings: WorkerSettings = WorkerSettings(),
         refused: @escaping @Sendable (WorkerReply) -> JobFailure,
         cold: () async throws -> Void
     ) async throws {
         if goesCold(request.jobID) { return try await cold() }
         do {
-            try await convertWarm(path: path, originalFilename: originalFilename, request: request, arguments: arguments, refused: refused)
+            try await convertWarm(path: path, originalFilename: originalFilename, request: request, settings: settings, refused: refused)
         } catch let failure as JobFailure where failure.code == LocalFailures.crashedCode && ContinuousClock.now < request.deadline {
-            crashedWarm.withLock { jobs in
-                jobs.append(request.jobID)
-                if jobs.count > 1000 { jobs.removeFirst(jobs.count - 1000) }
-            }
+            sendCold(request.jobID)
             try await cold()
+        }
+    }
+
+    /// From now on `jobID`'s conversions skip the warm workers.
+    func sendCold(_ jobID: UUID) {
+        crashedWarm.withLock { jobs in
+            jobs.append(jobID)
+            if jobs.count > 1000 { jobs.removeFirst(jobs.count - 1000) }
         }
     }
 
@@ -51,7 +56,7 @@ final class WarmWorkerPool: Sendable {
         path: String,
         originalFilename: String,
         request: ConversionRequest,
-        arguments: [String]?,
+        settings: WorkerSettings,
         refused: (WorkerReply) -> JobFailure
     ) async throws {
         let (tool, limits, deadline) = (tool, limits, request.deadline)
@@ -63,7 +68,7 @@ final class WarmWorkerPool: Sendable {
             let output = exchange + "/output.pdf"
             worker.prepare()
             let outcome = await withTaskCancellationHandler {
-                await runBlocking { worker.convert(input: input, output: output, name: originalFilename, arguments: arguments, deadline: deadline) }
+                await runBlocking { worker.convert(input: input, output: output, name: originalFilename, options: settings, deadline: deadline) }
             } onCancel: {
                 worker.interrupt()
             }

@@ -10,6 +10,28 @@ struct WorkerRequest: Encodable, Sendable {
     var name: String?
     /// The tool's own options for this conversion (Calibre's command-line options).
     var arguments: [String]?
+    /// LibreOffice's PDF export settings (`LibreOfficeExport`), by name.
+    var filterData: [String: LibreOfficeExport.Value]?
+    /// Turn every page landscape before exporting (LibreOffice).
+    var landscape: Bool?
+    /// Opens a protected input. Travels only over the worker's socket, which nothing logs.
+    var password: String?
+
+    init(op: Operation, input: String? = nil, output: String? = nil, name: String? = nil, settings: WorkerSettings = WorkerSettings()) {
+        self.op = op
+        self.input = input
+        self.output = output
+        self.name = name
+        arguments = settings.arguments
+        filterData = settings.filterData
+        landscape = settings.landscape
+        password = settings.password
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case op, input, output, name, arguments, landscape, password
+        case filterData = "filter_data"
+    }
 
     static let ping = WorkerRequest(op: .ping)
     static let quit = WorkerRequest(op: .quit)
@@ -17,6 +39,26 @@ struct WorkerRequest: Encodable, Sendable {
     func line() -> [UInt8] {
         // Encoding these plain strings cannot fail.
         Array((try? JSONEncoder().encode(self)) ?? Data("{}".utf8)) + [UInt8(ascii: "\n")]
+    }
+}
+
+/// What one conversion asks of a worker's tool beyond its input and output.
+struct WorkerSettings: Sendable {
+    var arguments: [String]?
+    var filterData: [String: LibreOfficeExport.Value]?
+    var landscape: Bool?
+    var password: String?
+
+    init(
+        arguments: [String]? = nil,
+        filterData: [String: LibreOfficeExport.Value]? = nil,
+        landscape: Bool? = nil,
+        password: String? = nil
+    ) {
+        self.arguments = arguments
+        self.filterData = filterData
+        self.landscape = landscape
+        self.password = password
     }
 }
 

@@ -62,6 +62,17 @@ extension ConversionOptions: Codable {
         ),
         Field(name: "fail_on_resource_loading_failed", kind: .flag, accepts: "true or false"),
         Field(name: "fail_on_console_exceptions", kind: .flag, accepts: "true or false"),
+        Field(name: "export_form_fields", kind: .flag, accepts: "true or false"),
+        Field(name: "export_bookmarks", kind: .flag, accepts: "true or false"),
+        Field(name: "export_notes", kind: .flag, accepts: "true or false"),
+        Field(name: "export_notes_pages", kind: .flag, accepts: "true or false"),
+        Field(name: "lossless_image_compression", kind: .flag, accepts: "true or false"),
+        Field(name: "quality", kind: .number, accepts: "a whole number from 1 to 100 (JPEG quality)"),
+        Field(name: "reduce_image_resolution", kind: .flag, accepts: "true or false"),
+        Field(name: "max_image_resolution", kind: .number, accepts: "one of 75, 150, 300, 600, 1200 (DPI)"),
+        Field(name: "single_page_sheets", kind: .flag, accepts: "true or false"),
+        Field(name: "pdfa", kind: .text, accepts: "\"PDF/A-1b\", \"PDF/A-2b\" or \"PDF/A-3b\""),
+        Field(name: "pdfua", kind: .flag, accepts: "true or false"),
     ]
 
     /// The field named `name`, if it is one.
@@ -79,6 +90,7 @@ extension ConversionOptions: Codable {
             printBackground = try container.decodeIfPresent(Bool.self, forKey: .printBackground)
             // The same object: the browser's keys sit beside ours on the wire.
             browser = try BrowserOptions(from: decoder)
+            office = try OfficeOptions(from: decoder)
         } catch let error as DecodingError where strict {
             throw OptionsError.wrongType(error)
         }
@@ -92,6 +104,7 @@ extension ConversionOptions: Codable {
         try container.encodeIfPresent(margin, forKey: .margin)
         try container.encodeIfPresent(printBackground, forKey: .printBackground)
         try browser.encode(to: encoder)
+        try office.encode(to: encoder)
     }
 
     /// Throws `OptionsError.unknownKey` for a key of the decoder's object not in `allowed`.
@@ -176,6 +189,8 @@ extension ConversionOptions: Codable {
         case .text:
             return text
         case .number:
+            // A whole number stays one, so `quality=90` reads as the integer it must be.
+            if let whole = Int(text) { return whole }
             guard let number = Double(text), number.isFinite else { throw refusal }
             return number
         case .flag:
@@ -215,6 +230,44 @@ extension BrowserOptions {
         failOnResourceHTTPStatusCodes = try container.decodeIfPresent([Int].self, forKey: .failOnResourceHTTPStatusCodes)
         failOnResourceLoadingFailed = try container.decodeIfPresent(Bool.self, forKey: .failOnResourceLoadingFailed)
         failOnConsoleExceptions = try container.decodeIfPresent(Bool.self, forKey: .failOnConsoleExceptions)
+    }
+}
+
+extension OfficeOptions {
+    public init(from decoder: any Decoder) throws {
+        // Unknown keys were refused by `ConversionOptions`, which shares this object.
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        exportFormFields = try container.decodeIfPresent(Bool.self, forKey: .exportFormFields)
+        exportBookmarks = try container.decodeIfPresent(Bool.self, forKey: .exportBookmarks)
+        exportNotes = try container.decodeIfPresent(Bool.self, forKey: .exportNotes)
+        exportNotesPages = try container.decodeIfPresent(Bool.self, forKey: .exportNotesPages)
+        losslessImageCompression = try container.decodeIfPresent(Bool.self, forKey: .losslessImageCompression)
+        // Read as a number, then checked whole: Foundation reports a fraction where an Int was
+        // expected as unreadable JSON, without naming the key.
+        func wholeNumber(_ key: CodingKeys) throws -> Int? {
+            guard let number = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
+            guard let whole = Int(exactly: number) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(number) is not a whole number")
+            }
+            return whole
+        }
+        quality = try wholeNumber(.quality)
+        reduceImageResolution = try container.decodeIfPresent(Bool.self, forKey: .reduceImageResolution)
+        maxImageResolution = try wholeNumber(.maxImageResolution)
+        singlePageSheets = try container.decodeIfPresent(Bool.self, forKey: .singlePageSheets)
+        pdfa = try container.decodeIfPresent(PDFA.self, forKey: .pdfa)
+        pdfua = try container.decodeIfPresent(Bool.self, forKey: .pdfua)
+    }
+}
+
+extension OfficeOptions.PDFA {
+    /// Any case, as Gotenberg reads it: `pdf/a-2b` is `PDF/A-2b`.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let match = Self.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(text) == .orderedSame }) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not one of them"))
+        }
+        self = match
     }
 }
 

@@ -73,6 +73,57 @@ extension ConversionOptions {
         }
         if let margin, !(margin >= 0 && margin.isFinite) { throw OptionsError.invalid("margin", "must be 0 or more inches, not \(margin)") }
         try browser.validate()
+        try office.validate()
+    }
+
+    /// Refuses LibreOffice's options on a job LibreOffice never sees (a web page, uploaded HTML,
+    /// an ebook, PDFs): they would be dropped without a word, and a client asking for `pdfa` on
+    /// a URL job would get no PDF/A. Chromium's options on an office job are ignored instead, as
+    /// they always were (and as Gotenberg does): they cannot make the result wrong.
+    public func checkApplies(to type: JobType, originalFilename: String?) throws(OptionsError) {
+        guard let key = office.setKeys.first else { return }
+        let what: String
+        switch type {
+        case .docToPDF:
+            let ext = ((originalFilename ?? "") as NSString).pathExtension.lowercased()
+            guard SourceFormats.html.contains(ext) else { return }
+            what = "an uploaded .\(ext) page is printed by Chromium"
+        case .urlToPDF: what = "a URL_TO_PDF job is printed by Chromium"
+        case .ebookToPDF: what = "an EBOOK_TO_PDF job is converted by Calibre"
+        case .pdfToPDF: what = "a PDF_TO_PDF job converts nothing"
+        }
+        var message = "options.\(key) is a LibreOffice option for office documents, but \(what)"
+        if office.pdfa != nil { message += "; for PDF/A add a {\"op\": \"pdfa\"} step to operations" }
+        throw OptionsError(.conflicting, code: "conflicting_options", field: key, message)
+    }
+}
+
+extension OfficeOptions {
+    func validate() throws(OptionsError) {
+        if let quality, !(1...100).contains(quality) {
+            throw OptionsError.invalid("quality", "must be a whole number from 1 to 100, not \(quality)")
+        }
+        if let resolution = maxImageResolution, !Self.allowedImageResolutions.contains(resolution) {
+            let allowed = Self.allowedImageResolutions.map(String.init).joined(separator: ", ")
+            throw OptionsError.invalid("max_image_resolution", "must be one of \(allowed) (DPI), not \(resolution)")
+        }
+        // LibreOffice writes lossless images without JPEG, so a JPEG quality would be dropped silently.
+        if losslessImageCompression == true && quality != nil {
+            throw OptionsError(
+                .conflicting,
+                code: "conflicting_options",
+                field: "quality",
+                "options.quality is a JPEG quality, but lossless_image_compression keeps images lossless (no JPEG); send one or the other"
+            )
+        }
+        if reduceImageResolution == false && maxImageResolution != nil {
+            throw OptionsError(
+                .conflicting,
+                code: "conflicting_options",
+                field: "max_image_resolution",
+                "options.max_image_resolution reduces images to that resolution, but reduce_image_resolution is false; drop one of them"
+            )
+        }
     }
 }
 

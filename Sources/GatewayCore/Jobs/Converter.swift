@@ -4,7 +4,7 @@ import Foundation
 /// the rest (a paper size means nothing to an already-paginated spreadsheet).
 ///
 /// On the wire (the `options` object of a create, and the spec stored with the job) all keys
-/// sit flat, `browser`'s included. Clients' objects are read strictly, stored ones leniently:
+/// sit flat, `browser`'s and `office`'s included. Clients' objects are read strictly, stored ones leniently:
 /// see `ConversionOptions.strictDecoding`.
 public struct ConversionOptions: Sendable, Equatable {
     /// Paper size in inches, e.g. 8.27 × 11.69 for A4. Nil: the backend's default.
@@ -17,6 +17,8 @@ public struct ConversionOptions: Sendable, Equatable {
     public var printBackground: Bool?
     /// Gotenberg 8's Chromium options: waits, headers and cookies, print settings, fail-on rules.
     public var browser: BrowserOptions
+    /// Gotenberg 8's LibreOffice options: what goes into the PDF, image compression, PDF/A and UA.
+    public var office: OfficeOptions
 
     public init(
         paperWidth: Double? = nil,
@@ -24,7 +26,8 @@ public struct ConversionOptions: Sendable, Equatable {
         landscape: Bool? = nil,
         margin: Double? = nil,
         printBackground: Bool? = nil,
-        browser: BrowserOptions = BrowserOptions()
+        browser: BrowserOptions = BrowserOptions(),
+        office: OfficeOptions = OfficeOptions()
     ) {
         self.paperWidth = paperWidth
         self.paperHeight = paperHeight
@@ -32,6 +35,7 @@ public struct ConversionOptions: Sendable, Equatable {
         self.margin = margin
         self.printBackground = printBackground
         self.browser = browser
+        self.office = office
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

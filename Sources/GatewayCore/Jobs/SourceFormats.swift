@@ -23,6 +23,9 @@ public enum SourceFormats {
         "html", "htm", "xhtml",
     ]
 
+    /// The document formats Chromium prints rather than LibreOffice.
+    public static let html: Set<String> = ["html", "htm", "xhtml"]
+
     /// Nil when `filename` suits `type`, else why not, naming what would. A name without an
     /// extension passes: LibreOffice recognises a document by its content.
     public static func problem(with filename: String, for type: JobType) -> String? {

@@ -121,6 +121,7 @@ public final class JobIntake: Sendable {
         }
         do {
             try spec.options.validate()
+            try spec.options.checkApplies(to: spec.type, originalFilename: spec.originalFilename)
         } catch {
             throw IntakeError(error.kind == .conflicting ? .conflictingOptions : .invalid, code: error.code, error.message)
         }
