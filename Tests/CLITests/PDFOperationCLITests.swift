@@ -58,6 +58,20 @@ struct PDFOperationCLITests {
         #expect(fsck["clean"] as? Bool == true)
     }
 
+    /// `convert --password` opens a protected file; the password stays in no job and no file.
+    @Test func convertOpensAProtectedPDFWithItsPassword() async throws {
+        let cli = CLI()
+        let refused = try await cli("convert", Fixtures.pdf("encrypted.pdf"))
+        #expect(refused.status == 1 && refused.stderr.contains("wrong_password"), "\(refused.stderr)")
+        let converted = try #require(try await cli.json("convert", Fixtures.pdf("encrypted.pdf"), "--password", "secret") as? [[String: Any]])
+        let info = try await run("pdfinfo", [try Self.path(cli, converted.first)]).stdout
+        #expect(info.contains("Encrypted:       no"), "\(info)")
+        let jobs = try await cli("jobs", "--json")
+        #expect(jobs.status == 0 && !jobs.stdout.contains("secret"), "\(jobs.stdout)")
+        let staged = (try? FileManager.default.contentsOfDirectory(atPath: cli.store.path + "/data/.pdfgate/staging")) ?? []
+        #expect(staged.isEmpty, "the job's staging, its password with it, went when it ended: \(staged)")
+    }
+
     @Test func badRequestsSayWhatIsWrongAndFileNothing() async throws {
         let cli = CLI()
         let twelve = try await Self.add(cli, "many-pages.pdf")

@@ -41,6 +41,9 @@ struct ConvertCommand: AsyncParsableCommand {
     )
     var conversionOptions: [String] = []
 
+    @Option(help: "Opens protected files: office documents, PDFs (also $PDFGATE_PDF_PASSWORD, which stays out of the process list). Never stored.")
+    var password: String?
+
     @OptionGroup var library: LibraryOptions
     @OptionGroup var output: OutputOptions
 
@@ -106,6 +109,7 @@ struct ConvertCommand: AsyncParsableCommand {
             options: options,
             timeoutSeconds: timeout
         )
-        return try await intake.create(spec, owner: owner, input: .copying(path)).job.id
+        let secret = password ?? ProcessInfo.processInfo.environment["PDFGATE_PDF_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+        return try await intake.create(spec, owner: owner, input: .copying(path), secrets: JobSecrets(password: secret)).job.id
     }
 }
