@@ -25,6 +25,11 @@ struct PDFOperationsTests {
         try await client.send("POST", path, body: .file(path: file), headers: [("Content-Type", "application/octet-stream")])
     }
 
+    /// `POST /v1/documents/{id}/operations` with `body`, followed until the job ends.
+    static func operations(_ client: APIClient, on id: String, _ body: [String: Any]) async throws -> APIClient.Answer {
+        try await finished(client, try await client.post("/v1/documents/\(id)/operations", json: body))
+    }
+
     /// Polls the job of `created` until it ends.
     static func finished(_ client: APIClient, _ created: APIClient.Answer) async throws -> APIClient.Answer {
         let id = try #require(created.string("job_id"), "create: \(created.status) \(created.text)")
@@ -95,20 +100,18 @@ struct PDFOperationsTests {
     @Test func pdfaMetadataRotateAndOptimizeShowInTheResult() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }
-        let job = try await Self.finished(
+        let job = try await Self.operations(
             client,
-            try await client.post(
-                "/v1/documents/\(twelve)/operations",
-                json: [
-                    "name": "Archive",
-                    "operations": [
-                        ["op": "rotate", "angle": 90, "pages": "1-2"],
-                        ["op": "metadata", "title": "Quarterly Ünïcode", "author": "Ann"],
-                        ["op": "optimize", "images": "ebook"],
-                        ["op": "pdfa", "part": "2b"],
-                    ],
-                ]
-            )
+            on: twelve,
+            [
+                "name": "Archive",
+                "operations": [
+                    ["op": "rotate", "angle": 90, "pages": "1-2"],
+                    ["op": "metadata", "title": "Quarterly Ünïcode", "author": "Ann"],
+                    ["op": "optimize", "images": "ebook"],
+                    ["op": "pdfa", "part": "2b"],
+                ],
+            ]
         )
         #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
         let document = job.json["document"] as? [String: Any]
@@ -136,12 +139,10 @@ struct PDFOperationsTests {
     @Test func aWatermarkLiesOnTheChosenPagesOnly() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }
-        let job = try await Self.finished(
+        let job = try await Self.operations(
             client,
-            try await client.post(
-                "/v1/documents/\(twelve)/operations",
-                json: ["operations": [["op": "watermark", "text": "ENTWURF Ünïcode", "pages": "2-3", "opacity": 0.3, "angle": 0]]]
-            )
+            on: twelve,
+            ["operations": [["op": "watermark", "text": "ENTWURF Ünïcode", "pages": "2-3", "opacity": 0.3, "angle": 0]]]
         )
         #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
         let path = try Self.file(server, job.json["document"] as? [String: Any])
@@ -192,13 +193,7 @@ struct PDFOperationsTests {
     @Test func replaceOriginalKeepsTheDocumentsID() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }
-        let job = try await Self.finished(
-            client,
-            try await client.post(
-                "/v1/documents/\(twelve)/operations",
-                json: ["operations": [["op": "rotate", "angle": 180]], "replace_original": true]
-            )
-        )
+        let job = try await Self.operations(client, on: twelve, ["operations": [["op": "rotate", "angle": 180]], "replace_original": true])
         #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
         #expect(job.string("document_id") == twelve)
         let documents = try await client.get("/v1/documents")
