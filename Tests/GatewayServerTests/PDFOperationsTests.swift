@@ -135,6 +135,17 @@ struct PDFOperationsTests {
         #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Title:           Twelve Pages"))
     }
 
+    /// Without linearizing, the input itself competes: an optimize never makes a file bigger.
+    @Test func anOptimizeWithoutLinearizingNeverGrowsTheFile() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.operations(client, on: twelve, ["operations": [["op": "optimize", "images": "printer", "linearize": false]]])
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let size = try #require((job.json["document"] as? [String: Any])?["size"] as? Int)
+        let before = try #require(job.json["input_size"] as? Int)
+        #expect(size <= before, "optimized \(size) bytes from \(before)")
+    }
+
     /// Level text (`angle` 0): pdftotext reads a slanted line letter by letter.
     @Test func aWatermarkLiesOnTheChosenPagesOnly() async throws {
         let (server, client, twelve, _) = try await Self.library()

@@ -4,7 +4,8 @@ import GatewayCore
 /// Smaller files: Ghostscript recompresses images to a preset's resolution and drops what is
 /// unused, then qpdf packs objects into compressed streams and linearizes for the web. Either
 /// tool can make a file bigger (Ghostscript re-embeds fonts, a text PDF has no images to win
-/// on), so the smallest of the candidates is kept — never the input's size made worse.
+/// on), so the smallest candidate is kept; without `linearize` the input itself is one, so the
+/// file never grows.
 struct Optimizer {
     let step: Step
 
@@ -13,7 +14,8 @@ struct Optimizer {
         if optimize.linearize { pack.append("--linearize") }
         let packed = step.prefix + "-packed.pdf"
         try await step.qpdf(pack + [step.inputName, packed], what)
-        var candidates = [packed]
+        // Linearizing is a change the input lacks; otherwise it competes as it is.
+        var candidates = [packed] + (optimize.linearize ? [] : [step.inputName])
         if optimize.images != .keep {
             let rewritten = step.prefix + "-gs.pdf"
             let repacked = step.prefix + "-gs-packed.pdf"

@@ -10,12 +10,9 @@ struct PDFAConversion {
     static let iccProfile = "/usr/share/color/icc/ghostscript/srgb.icc"
 
     func convert(part: PDFOperation.PDFAPart, what: String) async throws {
-        guard let template = Self.definitionTemplate() else {
+        guard let definition = Self.definition else {
             throw JobFailure.converterUnavailable("Ghostscript's PDFA_def.ps is missing: reinstall Debian's ghostscript")
         }
-        // The template's example title would replace the document's own.
-        let definition = template.replacingOccurrences(of: "(srgb.icc) % Customise", with: "(\(Self.iccProfile))")
-            .replacingOccurrences(of: "[ /Title (Title)       % Customise\n  /DOCINFO pdfmark", with: "")
         let name = step.prefix + "-pdfa-def.ps"
         try Data(definition.utf8).write(to: URL(fileURLWithPath: step.work + "/" + name))
         let converted = step.prefix + "-pdfa.pdf"
@@ -79,13 +76,17 @@ struct PDFAConversion {
         try await pdf.update(changes, maxObject: info.maxObject, into: step.outputName, what: what)
     }
 
-    /// The first `PDFA_def.ps` Debian's ghostscript ships (its directory carries the version).
-    static func definitionTemplate() -> String? {
+    /// The newest `PDFA_def.ps` Debian's ghostscript ships (its directory carries the version),
+    /// pointed at our ICC profile and without its example title (which would replace the
+    /// document's own). Read once: packages do not change under a running gateway.
+    static let definition: String? = {
         let root = "/usr/share/ghostscript"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         for version in versions.sorted().reversed() {
-            if let text = try? String(contentsOfFile: "\(root)/\(version)/lib/PDFA_def.ps", encoding: .utf8) { return text }
+            guard let text = try? String(contentsOfFile: "\(root)/\(version)/lib/PDFA_def.ps", encoding: .utf8) else { continue }
+            return text.replacingOccurrences(of: "(srgb.icc) % Customise", with: "(\(iccProfile))")
+                .replacingOccurrences(of: "[ /Title (Title)       % Customise\n  /DOCINFO pdfmark", with: "")
         }
         return nil
-    }
+    }()
 }

@@ -205,9 +205,7 @@ public final class JobIntake: Sendable {
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
         try check(spec, owner: owner, withInput: input != nil)
-        let operations = OperationIntake(filer: filer)
-        let (spec, secrets) = try operations.settle(spec, owner: owner, secrets: secrets)
-        try await operations.checkPasswords(spec, owner: owner, secrets: secrets, tools: engine.tools)
+        let (spec, secrets) = try await OperationIntake(filer: filer).settle(spec, owner: owner, secrets: secrets, tools: engine.tools)
         guard let key, let idempotency else {
             return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken, secrets: secrets), false)
         }

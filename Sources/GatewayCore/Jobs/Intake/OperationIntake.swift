@@ -8,8 +8,17 @@ struct OperationIntake {
     let filer: any DocumentFiler
 
     /// The spec to store (passwords out, the destination and name defaulted from the first
-    /// document) and the secrets to keep beside it.
-    func settle(_ spec: JobSpec, owner: String, secrets given: JobSecrets) throws -> (spec: JobSpec, secrets: JobSecrets) {
+    /// document) and the secrets to keep beside it. With `tools`, a password that does not open
+    /// its encrypted document is refused here too (qpdf answers in milliseconds); without them
+    /// the job finds out itself.
+    func settle(
+        _ spec: JobSpec,
+        owner: String,
+        secrets given: JobSecrets,
+        tools: (any PDFOperator)?
+    ) async throws -> (
+        spec: JobSpec, secrets: JobSecrets
+    ) {
         var spec = spec
         var secrets = given
         let operations = spec.operations ?? []
@@ -45,14 +54,12 @@ struct OperationIntake {
         guard ids.count <= 500 else {
             throw OperationError(.invalid, code: "invalid_argument", "a job merges at most 500 documents; this one names \(ids.count)")
         }
-        var documents: [Document] = []
-        for id in ids { documents.append(try filer.storedDocument(id: id, owner: owner).document) }
-        for document in documents where document.info.encrypted && secrets.password(for: document.id.lowercased) == nil {
-            throw OperationError(
-                .outOfRange,
-                code: "password_required",
-                "'\(document.name)' (\(document.id.lowercased)) is encrypted: send its password in \"password\", or in \"passwords\" by document id"
-            )
+        // Read once per document, however often the merge names it.
+        var stored: [UUID: (document: Document, path: String)] = [:]
+        for id in ids where stored[id] == nil { stored[id] = try filer.storedDocument(id: id, owner: owner) }
+        let documents = ids.map { stored[$0]!.document }
+        for (id, found) in stored where found.document.info.encrypted {
+            try await checkPassword(secrets.password(for: id.lowercased), opening: found, tools: tools)
         }
         if spec.replaceOriginal == true {
             guard documents.count == 1, !operations.contains(where: { $0.name == "split" }) else {
@@ -71,20 +78,21 @@ struct OperationIntake {
         return (spec, secrets)
     }
 
-    /// Refuses a password that does not open its encrypted library document, before the job
-    /// exists (the tools answer in a few milliseconds); without tools the job finds out itself.
-    func checkPasswords(_ spec: JobSpec, owner: String, secrets: JobSecrets, tools: (any PDFOperator)?) async throws {
-        guard let tools, let ids = spec.documents else { return }
-        for id in Set(ids) {
-            let stored = try filer.storedDocument(id: id, owner: owner)
-            guard stored.document.info.encrypted, let password = secrets.password(for: id.lowercased) else { continue }
-            guard try await tools.opens(stored.path, password: password, deadline: .now + .seconds(20)) else {
-                throw OperationError(
-                    .outOfRange,
-                    code: "wrong_password",
-                    "the password given for '\(stored.document.name)' (\(id.lowercased)) does not open it; send the right one in \"password\" or \"passwords\""
-                )
-            }
+    /// An encrypted document needs a password, and (with `tools`) one that opens it.
+    private func checkPassword(_ password: String?, opening stored: (document: Document, path: String), tools: (any PDFOperator)?) async throws {
+        let name = "'\(stored.document.name)' (\(stored.document.id.lowercased))"
+        guard let password else {
+            throw OperationError(
+                .outOfRange,
+                code: "password_required",
+                "\(name) is encrypted: send its password in \"password\", or in \"passwords\" by document id"
+            )
         }
+        guard let tools, try await !tools.opens(stored.path, password: password, deadline: .now + .seconds(20)) else { return }
+        throw OperationError(
+            .outOfRange,
+            code: "wrong_password",
+            "the password given for \(name) does not open it; send the right one in \"password\" or \"passwords\""
+        )
     }
 }

@@ -195,16 +195,4 @@ extension [PDFOperation] {
             }
         }
     }
-
-    /// Whether the operations need the document's page count to be checked.
-    public var selectsPages: Bool {
-        contains { operation in
-            switch operation {
-            case .rotate(_, let pages): pages != nil
-            case .watermark(let mark): mark.pages != nil
-            case .split(.ranges): true
-            default: false
-            }
-        }
-    }
 }
