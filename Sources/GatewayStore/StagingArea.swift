@@ -8,6 +8,7 @@ import Glibc
 /// `<store>/.pdfgate/staging`, the one owner of its layout:
 ///
 ///     <job id>/input/<original file name>   the published input
+///     <job id>/input/<n>-<file name>        input n of a job with several
 ///     <job id>/upload-<uuid>.part           an upload still streaming
 ///     <job id>/attempt-<n>/                 an attempt's work directory (the converter's output)
 ///     incoming-<uuid>                       a request body whose job does not exist yet
@@ -36,8 +37,8 @@ public struct StagingArea: InputStaging {
         jobDirectory(job.id) + "/upload-\(UUID().lowercased).part"
     }
 
-    public func publishInput(_ file: String, for job: Job, copying: Bool) throws(StagingError) {
-        let target = inputPath(for: job)
+    public func publishInput(_ file: String, for job: Job, part: Int?, copying: Bool) throws(StagingError) {
+        let target = inputPath(for: job, part: part)
         var source = file
         do {
             if copying {
@@ -80,8 +81,13 @@ public struct StagingArea: InputStaging {
         return (try? JSONDecoder().decode(JobSecrets.self, from: data)) ?? JobSecrets()
     }
 
-    public func inputPath(for job: Job) -> String {
-        inputDirectory(job.id) + "/" + Self.safeFileName(job.spec.originalFilename ?? "input")
+    public func inputPath(for job: Job, part: Int?) -> String {
+        guard let part else { return inputDirectory(job.id) + "/" + Self.safeFileName(job.spec.originalFilename ?? "input") }
+        var name = "input"
+        if let inputs = job.spec.inputs, inputs.indices.contains(part), case .file(let filename) = inputs[part] { name = filename }
+        // Numbered, so two inputs of the same name stay apart; the name keeps the extension
+        // that picks the importer.
+        return inputDirectory(job.id) + "/\(part + 1)-" + Self.safeFileName(name)
     }
 
     public func attemptDirectory(for job: Job) throws(StagingError) -> String {

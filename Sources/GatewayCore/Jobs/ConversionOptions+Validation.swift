@@ -92,9 +92,24 @@ extension ConversionOptions {
         case .ebookToPDF: what = "an EBOOK_TO_PDF job is converted by Calibre"
         case .pdfToPDF: what = "a PDF_TO_PDF job converts nothing"
         }
+        throw officeOptionUnused(key, because: what)
+    }
+
+    /// The same for a job with several inputs: LibreOffice's options need an office document
+    /// among them (they apply to those, as Chromium's apply to the pages).
+    public func checkApplies(toInputs inputs: [JobInput]) throws(OptionsError) {
+        guard let key = office.setKeys.first else { return }
+        for input in inputs {
+            guard case .file(let name) = input, input.type == .docToPDF else { continue }
+            if !SourceFormats.html.contains((name as NSString).pathExtension.lowercased()) { return }
+        }
+        throw officeOptionUnused(key, because: "none of the inputs is an office document")
+    }
+
+    private func officeOptionUnused(_ key: String, because what: String) -> OptionsError {
         var message = "options.\(key) is a LibreOffice option for office documents, but \(what)"
         if office.pdfa != nil { message += "; for PDF/A add a {\"op\": \"pdfa\"} step to operations" }
-        throw OptionsError(.conflicting, code: "conflicting_options", field: key, message)
+        return OptionsError(.conflicting, code: "conflicting_options", field: key, message)
     }
 }
 

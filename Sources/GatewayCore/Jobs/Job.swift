@@ -25,6 +25,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// Bytes the job started from (its library documents), so an answer can show what an
     /// `optimize` saved.
     public var inputSize: Int64?
+    /// `PDF_TO_PDF` from several files and pages: each converted by its own backend, then
+    /// merged in this order.
+    public var inputs: [JobInput]?
 
     public init(
         type: JobType,
@@ -38,7 +41,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
         timeoutSeconds: Double? = nil,
         documents: [UUID]? = nil,
         operations: [PDFOperation]? = nil,
-        replaceOriginal: Bool? = nil
+        replaceOriginal: Bool? = nil,
+        inputs: [JobInput]? = nil
     ) {
         self.type = type
         self.url = url
@@ -52,6 +56,7 @@ public struct JobSpec: Sendable, Equatable, Codable {
         self.documents = documents
         self.operations = operations
         self.replaceOriginal = replaceOriginal
+        self.inputs = inputs
     }
 
     enum CodingKeys: String, CodingKey {
@@ -65,14 +70,27 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case documents, operations
         case replaceOriginal = "replace_original"
         case inputSize = "input_size"
+        case inputs
     }
 
-    /// Whether the job waits for an uploaded file: every type but URLs and library documents.
-    public var needsUpload: Bool { type != .urlToPDF && (documents ?? []).isEmpty }
+    /// Whether the job waits for an uploaded file: every type but URLs and library documents,
+    /// and of several inputs those with a file among them.
+    public var needsUpload: Bool {
+        if let inputs { return inputs.contains { if case .file = $0 { true } else { false } } }
+        return type != .urlToPDF && (documents ?? []).isEmpty
+    }
 
-    /// The document name to use when the client gave none: the file's name, else the URL's host and path.
+    /// The names of the files that come with the job, in the order of its inputs.
+    public var inputFilenames: [String] {
+        guard let inputs else { return originalFilename.map { [$0] } ?? [] }
+        return inputs.compactMap { if case .file(let name) = $0 { name } else { nil } }
+    }
+
+    /// The document name to use when the client gave none: the file's name, else the URL's host
+    /// and path; of several inputs, the first one's, marked as merged.
     public var defaultDocumentName: String {
         if let name, !name.isEmpty { return name }
+        if let first = inputs?.first { return first.documentName + " (merged)" }
         if let originalFilename { return (originalFilename as NSString).deletingPathExtension }
         if let url, let components = URLComponents(string: url) {
             let path = components.path.split(separator: "/").last.map(String.init) ?? ""

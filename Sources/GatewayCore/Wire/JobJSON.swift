@@ -46,6 +46,8 @@ public struct JobJSON: Encodable, Sendable {
     public var documents: [DocumentJSON]?
     /// The library documents a PDF_TO_PDF job read, in order.
     public var inputDocuments: [String]?
+    /// The files and pages a job with several inputs converts and merges, in order.
+    public var inputs: [JobInput]?
     /// The PDF operations it runs (passwords are never shown).
     public var operations: [PDFOperation]?
     public var replaceOriginal: Bool?
@@ -69,6 +71,7 @@ public struct JobJSON: Encodable, Sendable {
         options = job.spec.options == ConversionOptions() ? nil : job.spec.options
         documentID = job.state.documentID?.lowercased
         inputDocuments = job.spec.documents?.map(\.lowercased)
+        inputs = job.spec.inputs
         operations = job.spec.operations
         replaceOriginal = job.spec.replaceOriginal
         inputSize = job.spec.inputSize
@@ -93,7 +96,7 @@ public struct JobJSON: Encodable, Sendable {
         case documentID = "document_id"
         case documents
         case inputDocuments = "input_documents"
-        case operations
+        case inputs, operations
         case replaceOriginal = "replace_original"
         case inputSize = "input_size"
         case document, error
@@ -121,6 +124,7 @@ public struct JobJSON: Encodable, Sendable {
         try container.encodeIfPresent(document, forKey: .document)
         try container.encodeIfPresent(documents, forKey: .documents)
         try container.encodeIfPresent(inputDocuments, forKey: .inputDocuments)
+        try container.encodeIfPresent(inputs, forKey: .inputs)
         try container.encodeIfPresent(operations, forKey: .operations)
         try container.encodeIfPresent(replaceOriginal, forKey: .replaceOriginal)
         try container.encodeIfPresent(inputSize, forKey: .inputSize)

@@ -3,25 +3,39 @@ import Foundation
 import GatewayCore
 import Hummingbird
 
-/// A `multipart/form-data` body received as a stream: the file part goes straight to disk
-/// (capped, optionally hashed), text parts are kept: at most `maxFields` of them, each at most
-/// 64 KiB and all together at most 256 KiB, so a form of endless small fields cannot fill memory.
+/// A `multipart/form-data` body received as a stream: each file part goes straight to disk
+/// (capped together, optionally hashed), text parts are kept: at most `maxFields` of them, each at
+/// most 64 KiB and all together at most 256 KiB, so a form of endless small fields cannot fill
+/// memory.
 struct MultipartForm {
     struct File {
+        var path: String
         var filename: String?
         var bytes: Int64
         var sha256: String?
     }
 
+    /// A file part or a `url` field, in the order the form sent them: the inputs of a job that
+    /// merges several.
+    enum Entry: Equatable {
+        case file(Int)
+        case url(String)
+    }
+
+    /// The last value of each text field.
     var fields: [String: String] = [:]
-    var file: File?
+    var files: [File] = []
+    var entries: [Entry] = []
+
+    /// The first (for most forms, the only) file.
+    var file: File? { files.first }
 
     static let maxFieldBytes = 64 * 1024
     static let maxFields = 32
     static let maxTotalFieldBytes = 256 * 1024
 
-    /// Receives the form of `request` with its `file` part at `path`: what a one-shot create and
-    /// a document import both take. Refuses a form without that part, saying what it should hold.
+    /// Receives the form of `request` with its one `file` part at `path`: what a document import
+    /// takes. Refuses a form without that part, saying what it should hold.
     static func receiveFile(
         of request: Request,
         to path: String,
@@ -33,7 +47,8 @@ struct MultipartForm {
             request.body,
             contentType: request.headers[.contentType] ?? "",
             filePart: "file",
-            to: path,
+            maxFiles: 1,
+            paths: { path },
             maxBytes: maxBytes,
             hashing: hashing
         )
@@ -47,7 +62,8 @@ struct MultipartForm {
         _ body: some AsyncSequence<ByteBuffer, any Error>,
         contentType: String,
         filePart: String,
-        to path: String,
+        maxFiles: Int,
+        paths: () -> String,
         maxBytes: Int64,
         hashing: Bool
     ) async throws -> MultipartForm {
@@ -68,6 +84,7 @@ struct MultipartForm {
         var fieldCount = 0
         var fieldBytes = 0
         var written: Int64 = 0
+        var fileBytes: Int64 = 0
         defer { try? handle?.close() }
 
         func apply(_ events: [MultipartEvent]) throws {
@@ -77,15 +94,21 @@ struct MultipartForm {
                     current = headers
                     text = []
                     if headers.name == filePart {
-                        guard form.file == nil else {
-                            throw APIError(.badRequest, "bad_multipart", "send one '\(filePart)' part per request")
+                        guard form.files.count < maxFiles else {
+                            throw APIError(
+                                .badRequest,
+                                maxFiles == 1 ? "bad_multipart" : "too_many_files",
+                                maxFiles == 1 ? "send one '\(filePart)' part per request" : "send at most \(maxFiles) '\(filePart)' parts per request"
+                            )
                         }
+                        let path = paths()
                         guard FileManager.default.createFile(atPath: path, contents: nil) else {
                             throw APIError(.internalServerError, "storage_error", "cannot create the upload file; is the store writable?")
                         }
+                        form.files.append(File(path: path, filename: headers.filename, bytes: 0, sha256: nil))
                         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                         hasher = hashing ? SHA256() : nil
-                        form.file = File(filename: headers.filename, bytes: 0, sha256: nil)
+                        fileBytes = 0
                     } else {
                         fieldCount += 1
                         guard fieldCount <= maxFields else {
@@ -99,6 +122,8 @@ struct MultipartForm {
                 case .body(let bytes):
                     if current?.name == filePart, let file = handle {
                         written += Int64(bytes.count)
+                        fileBytes += Int64(bytes.count)
+                        // One cap for all files together: several parts are no way around it.
                         if written > maxBytes { throw BodyToFile.tooLarge(maxBytes) }
                         hasher?.update(data: bytes)
                         try file.write(contentsOf: bytes)
@@ -120,10 +145,14 @@ struct MultipartForm {
                     if current?.name == filePart {
                         try handle?.close()
                         handle = nil
-                        form.file?.bytes = written
-                        form.file?.sha256 = hasher.map { hexString($0.finalize()) }
+                        let last = form.files.count - 1
+                        form.files[last].bytes = fileBytes
+                        form.files[last].sha256 = hasher.map { hexString($0.finalize()) }
+                        form.entries.append(.file(last))
                     } else if let name = current?.name {
-                        form.fields[name] = String(decoding: text, as: UTF8.self)
+                        let value = String(decoding: text, as: UTF8.self)
+                        form.fields[name] = value
+                        if name == "url" { form.entries.append(.url(value)) }
                     }
                     current = nil
                 }
@@ -146,7 +175,7 @@ struct MultipartForm {
                 throw APIError(.badRequest, error.code, error.message)
             }
         } catch {
-            unlink(path)
+            for file in form.files { unlink(file.path) }
             throw error
         }
         return form

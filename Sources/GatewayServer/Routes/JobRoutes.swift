@@ -89,46 +89,83 @@ struct JobController: Sendable {
         try intake.admitBeforeBody(owner: owner, key: key)
         return try await intake.staging.withIncomingFile { incoming in
             let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
-            return try await createOneShot(spec, owner: owner, key: key, fields: fields, file: incoming, sha256: written.sha256, bytes: written.bytes)
+            return try await createOneShot(spec, owner: owner, key: key, fields: fields, files: [incoming], sha256: written.sha256, bytes: written.bytes)
         }
     }
 
-    /// `multipart/form-data`: a `file` part and text parts named like the JSON fields.
+    /// `multipart/form-data`: a `file` part and text parts named like the JSON fields. Several
+    /// `file` parts and `url` fields make one job with several inputs, merged in the order the
+    /// form sent them.
     private func createOneShotMultipart(_ request: Request, owner: String, key: JobIntake.HeldKey?) async throws -> (job: Job, replay: Bool) {
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
         try intake.admitBeforeBody(owner: owner, key: key)
-        return try await intake.staging.withIncomingFile { incoming in
-            let (form, file) = try await MultipartForm.receiveFile(
-                of: request,
-                to: incoming,
-                maxBytes: maxUploadBytes,
-                hashing: key != nil,
-                holding: "the document"
+        let staging = intake.staging
+        let form = try await MultipartForm.receive(
+            request.body,
+            contentType: request.headers[.contentType] ?? "",
+            filePart: "file",
+            maxFiles: JobInput.maxCount,
+            paths: { staging.incomingPath() },
+            maxBytes: maxUploadBytes,
+            hashing: key != nil
+        )
+        // Whatever the create did not take (all of it, when it failed) goes.
+        defer { for file in form.files { staging.discardIncoming(file.path) } }
+        var fields = form.fields
+        let merging = form.files.count + form.entries.count(where: { if case .url = $0 { true } else { false } }) > 1
+        if merging {
+            fields["url"] = nil
+            let spec = try JobCreateRequest(fields: fields).spec(inputs: form.entries.map { entry in
+                switch entry {
+                case .file(let index): .file(form.files[index].filename ?? "input")
+                case .url(let url): .url(url)
+                }
+            })
+            let hashes = form.entries.map { entry in
+                switch entry {
+                case .file(let index): "file:" + (form.files[index].sha256 ?? "")
+                case .url(let url): "url:" + url
+                }
+            }
+            return try await createOneShot(
+                spec,
+                owner: owner,
+                key: key,
+                fields: fields,
+                files: form.files.map(\.path),
+                sha256: hashes.joined(separator: ","),
+                bytes: form.files.reduce(0) { $0 + $1.bytes }
             )
-            var fields = form.fields
-            if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
-            let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
-            return try await createOneShot(spec, owner: owner, key: key, fields: fields, file: incoming, sha256: file.sha256, bytes: file.bytes)
         }
+        guard let file = form.file else {
+            throw APIError(
+                .badRequest,
+                "file_required",
+                "the form has no 'file' part; send the document as a part named file (several 'file' parts and 'url' fields are merged in order)"
+            )
+        }
+        if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
+        let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
+        return try await createOneShot(spec, owner: owner, key: key, fields: fields, files: [file.path], sha256: file.sha256, bytes: file.bytes)
     }
 
-    /// A one-shot create once its body is in: the received file becomes the new job's input. The
-    /// rate was taken before the body (`admitBeforeBody`); the key's hash covers fields and file.
+    /// A one-shot create once its body is in: the received files become the new job's inputs. The
+    /// rate was taken before the body (`admitBeforeBody`); the key's hash covers fields and files.
     private func createOneShot(
         _ spec: JobSpec,
         owner: String,
         key: JobIntake.HeldKey?,
         fields: [String: String],
-        file: String,
+        files: [String],
         sha256: String?,
         bytes: Int64
     ) async throws -> (job: Job, replay: Bool) {
         let created = try await intake.create(
             spec,
             owner: owner,
-            input: .moving(file),
+            inputs: files.map { .moving($0) },
             // The password is no part of what makes the request the same one, and stays out of the store.
             key: key.map { JobIntake.Key($0, requestHash: Self.oneShotHash(fields.filter { $0.key != "password" }, fileSHA256: sha256)) },
             rateTaken: true,

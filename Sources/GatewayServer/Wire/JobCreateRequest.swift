@@ -17,6 +17,8 @@ struct JobCreateRequest: Decodable, Sendable {
     var documents: [String]?
     var operations: [PDFOperation]?
     var replaceOriginal: Bool?
+    /// Several files and pages, each converted, then merged in order (a PDF_TO_PDF job).
+    var inputs: [JobInput]?
     /// Opens encrypted inputs; `passwords` by document id. Kept as `JobSecrets`, never stored.
     var password: String?
     var passwords: [String: String]?
@@ -31,6 +33,7 @@ struct JobCreateRequest: Decodable, Sendable {
         case options
         case documents, operations
         case replaceOriginal = "replace_original"
+        case inputs
         case password, passwords
     }
 
@@ -108,7 +111,7 @@ struct JobCreateRequest: Decodable, Sendable {
             jobType = parsed
         } else if defaultTypeFromFilename, let originalFilename {
             jobType = JobType.forFilename(originalFilename)
-        } else if documents != nil {
+        } else if documents != nil || inputs != nil {
             jobType = .pdfToPDF
         } else {
             throw APIError(.badRequest, "type_required", "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF or EBOOK_TO_PDF")
@@ -134,8 +137,16 @@ struct JobCreateRequest: Decodable, Sendable {
             timeoutSeconds: timeoutSeconds,
             documents: documentIDs,
             operations: operations,
-            replaceOriginal: replaceOriginal
+            replaceOriginal: replaceOriginal,
+            inputs: inputs
         )
+    }
+
+    /// The spec of a one-shot form with several files and URLs: `inputs` in the form's order.
+    func spec(inputs: [JobInput]) throws(APIError) -> JobSpec {
+        var request = self
+        request.inputs = inputs
+        return try request.spec(defaultTypeFromFilename: false)
     }
 
     /// Document ids, or a 400 naming the one that is not an id.

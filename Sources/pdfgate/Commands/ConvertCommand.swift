@@ -10,11 +10,17 @@ struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert URLs and files to PDF and file them in the library.",
-        discussion: "Each SOURCE becomes a job: office files go to LibreOffice, HTML files and URLs to Chromium, ebooks to Calibre."
+        discussion: """
+            Each SOURCE becomes a job: office files go to LibreOffice, HTML files and URLs to Chromium, ebooks to Calibre. \
+            With --merge, all of them make one job and one document, in the order given.
+            """
     )
 
     @Argument(help: "URLs (http/https) or files.")
     var sources: [String]
+
+    @Flag(help: "Convert every SOURCE in one job and merge the PDFs, in order, into one document.")
+    var merge = false
 
     @Option(help: "Folder path or id to file into (created if missing). Default: the root.")
     var folder: String?
@@ -48,7 +54,8 @@ struct ConvertCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if name != nil && sources.count > 1 { throw ValidationError("--name applies to a single source") }
+        if name != nil && sources.count > 1 && !merge { throw ValidationError("--name applies to a single source, or to --merge") }
+        if merge && sources.count < 2 { throw ValidationError("--merge needs two or more sources") }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
     }
 
@@ -60,9 +67,12 @@ struct ConvertCommand: AsyncParsableCommand {
                 var jobs: [(source: String, id: UUID)] = []
                 var refused = 0
                 let progress = JobProgress(engine: assembly.engine)
-                for source in sources {
+                for source in merge ? ["merge of \(sources.count) sources"] : sources {
                     do {
-                        let id = try await submit(source, to: assembly.intake, owner: library.resolvedOwner)
+                        let id =
+                            merge
+                            ? try await submitMerged(to: assembly.intake, owner: library.resolvedOwner)
+                            : try await submit(source, to: assembly.intake, owner: library.resolvedOwner)
                         progress.track(id, source: source)
                         jobs.append((source, id))
                     } catch let error as any GatewayError {
@@ -82,8 +92,7 @@ struct ConvertCommand: AsyncParsableCommand {
     private func submit(_ source: String, to intake: JobIntake, owner: String) async throws -> UUID {
         // Checked with the rest of the spec by the intake, as the API's are.
         let options = try ConversionOptions.fromKeyValues(conversionOptions) ?? ConversionOptions()
-        let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
-        if isURL {
+        if Self.isURL(source) {
             let spec = JobSpec(
                 type: .urlToPDF,
                 url: source,
@@ -95,10 +104,7 @@ struct ConvertCommand: AsyncParsableCommand {
             )
             return try await intake.create(spec, owner: owner).job.id
         }
-        let path = URL(fileURLWithPath: source).standardizedFileURL.path
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw LibraryError(.invalidArgument, "cannot read '\(source)'; give a URL starting with http:// or https://, or a readable file")
-        }
+        let path = try Self.readablePath(source)
         let filename = (path as NSString).lastPathComponent
         let spec = JobSpec(
             type: JobType.forFilename(filename),
@@ -109,7 +115,47 @@ struct ConvertCommand: AsyncParsableCommand {
             options: options,
             timeoutSeconds: timeout
         )
-        let secret = password ?? ProcessInfo.processInfo.environment["PDFGATE_PDF_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-        return try await intake.create(spec, owner: owner, input: .copying(path), secrets: JobSecrets(password: secret)).job.id
+        return try await intake.create(spec, owner: owner, input: .copying(path), secrets: secrets).job.id
+    }
+
+    /// `--merge`: one PDF_TO_PDF job whose inputs are every source, in order; copies of the
+    /// files become its inputs.
+    private func submitMerged(to intake: JobIntake, owner: String) async throws -> UUID {
+        let options = try ConversionOptions.fromKeyValues(conversionOptions) ?? ConversionOptions()
+        var inputs: [JobInput] = []
+        var files: [JobIntake.Input] = []
+        for source in sources {
+            if Self.isURL(source) {
+                inputs.append(.url(source))
+            } else {
+                let path = try Self.readablePath(source)
+                inputs.append(.file((path as NSString).lastPathComponent))
+                files.append(.copying(path))
+            }
+        }
+        let spec = JobSpec(
+            type: .pdfToPDF,
+            folder: folder,
+            name: name,
+            onConflict: onConflict,
+            options: options,
+            timeoutSeconds: timeout,
+            inputs: inputs
+        )
+        return try await intake.create(spec, owner: owner, inputs: files, secrets: secrets).job.id
+    }
+
+    private var secrets: JobSecrets {
+        JobSecrets(password: password ?? ProcessInfo.processInfo.environment["PDFGATE_PDF_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    private static func isURL(_ source: String) -> Bool { source.hasPrefix("http://") || source.hasPrefix("https://") }
+
+    private static func readablePath(_ source: String) throws -> String {
+        let path = URL(fileURLWithPath: source).standardizedFileURL.path
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw LibraryError(.invalidArgument, "cannot read '\(source)'; give a URL starting with http:// or https://, or a readable file")
+        }
+        return path
     }
 }

@@ -61,11 +61,18 @@ struct ReplaceFlag: ParsableArguments {
 }
 
 struct MergeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "merge", abstract: "Merge library documents, in order, into a new one.")
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge library documents, in order, into a new one.",
+        discussion: "To convert files and web pages and merge them in one go: pdfgate convert --merge FILE|URL …"
+    )
     @Argument(help: "Two or more document ids.") var documents: [String]
     @OptionGroup var options: OperationOptions
 
     func validate() throws {
+        if let other = documents.first(where: { UUID(uuidString: $0) == nil }) {
+            throw ValidationError("'\(other)' is not a document id; to convert and merge files and URLs, run pdfgate convert --merge \(other) …")
+        }
         if documents.count < 2 { throw ValidationError("name two or more documents to merge") }
     }
 

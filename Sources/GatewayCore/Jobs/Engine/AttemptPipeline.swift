@@ -60,14 +60,20 @@ struct AttemptPipeline: Sendable {
             remoteID: job.state.remoteID,
             secrets: secrets
         )
-        // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
-        try await Self.withDeadline(deadline) {
-            try await converter.convert(request) { event in
-                switch event {
-                case .entered(let phase): _ = try? record(.entered(phase), of: job)
-                case .remoteJobCreated(let id): _ = try? record(.remoteCreated(id), of: job)
-                }
+        let events: @Sendable (ConversionEvent) -> Void = { event in
+            switch event {
+            case .entered(let phase): _ = try? record(.entered(phase), of: job)
+            case .remoteJobCreated(let id): _ = try? record(.remoteCreated(id), of: job)
             }
+        }
+        // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
+        try await Self.withDeadline(deadline) { [request] in
+            var request = request
+            if let inputs = job.spec.inputs {
+                let conversions = InputConversions(router: recorder.router, staging: staging)
+                request.source = .pdfs(try await conversions.convert(job, inputs: inputs, like: request, events: events))
+            }
+            try await converter.convert(request, events: events)
         }
         try Task.checkCancellation()
         var outputs = [output]
@@ -107,6 +113,8 @@ struct AttemptPipeline: Sendable {
     /// What the converter reads: the page, the library documents (where they are now), or the
     /// staged upload.
     private func source(of job: Job, secrets: JobSecrets) throws -> ConversionSource {
+        // Several inputs are converted first, inside the deadline (`InputConversions`).
+        if job.spec.inputs != nil { return .pdfs([]) }
         if let url = job.spec.url { return .url(url) }
         if let ids = job.spec.documents, !ids.isEmpty {
             return .pdfs(

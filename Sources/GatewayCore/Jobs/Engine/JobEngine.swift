@@ -59,7 +59,11 @@ public final class JobEngine: Sendable {
 
         public func timeout(for spec: JobSpec) -> Duration {
             if let seconds = spec.timeoutSeconds { return .milliseconds(Int64(seconds * 1000)) }
-            return defaultTimeout[spec.type] ?? .seconds(120)
+            let own = defaultTimeout[spec.type] ?? .seconds(120)
+            // Several inputs are converted one after the other: each gets the time it would get
+            // alone, up to the hour a client may ask for.
+            guard let inputs = spec.inputs else { return own }
+            return min(inputs.reduce(own) { $0 + (defaultTimeout[$1.type] ?? .seconds(120)) }, .seconds(3600))
         }
     }
 
@@ -154,7 +158,19 @@ public final class JobEngine: Sendable {
     /// job, whichever process and request tries.
     @discardableResult
     public func receiveInput(_ file: String, for job: Job, copying: Bool = false) throws -> Job {
-        try staging.publishInput(file, for: job, copying: copying)
+        try staging.publishInput(file, for: job, part: nil, copying: copying)
+        return try recorder.apply(.uploaded, to: job.id)
+    }
+
+    /// Makes `files` the inputs of a job with several (`JobSpec.inputs`): the n-th file is its
+    /// n-th file input. All came with the create, so they are recorded as one upload.
+    @discardableResult
+    public func receiveInputs(_ files: [(path: String, copying: Bool)], for job: Job) throws -> Job {
+        let parts = (job.spec.inputs ?? []).indices.filter { if case .file = job.spec.inputs![$0] { true } else { false } }
+        guard parts.count == files.count else {
+            throw StagingError(.storage, "the job has \(parts.count) file inputs but \(files.count) files came")
+        }
+        for (part, file) in zip(parts, files) { try staging.publishInput(file.path, for: job, part: part, copying: file.copying) }
         return try recorder.apply(.uploaded, to: job.id)
     }
 

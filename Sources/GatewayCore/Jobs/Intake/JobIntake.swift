@@ -87,6 +87,12 @@ public final class JobIntake: Sendable {
     /// Everything about `spec` that can be known before storing it. `withInput` says whether the
     /// request carries a file (a one-shot create, the CLI with a path).
     public func check(_ spec: JobSpec, owner: String, withInput: Bool = false) throws {
+        try check(spec, owner: owner, files: withInput ? 1 : 0)
+    }
+
+    /// The same, for a request that carries `files` files (several for a job with `inputs`).
+    public func check(_ spec: JobSpec, owner: String, files: Int) throws {
+        let withInput = files > 0
         guard engine.router.route(for: spec.type) != nil else {
             throw IntakeError(
                 .noConverter,
@@ -94,7 +100,9 @@ public final class JobIntake: Sendable {
                 "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration"
             )
         }
-        if spec.type == .urlToPDF {
+        if let inputs = spec.inputs {
+            try checkInputs(inputs, of: spec, files: files)
+        } else if spec.type == .urlToPDF {
             if withInput {
                 throw IntakeError(.invalid, code: "invalid_type", "a URL_TO_PDF job carries no file: send it as JSON with a \"url\"")
             }
@@ -121,12 +129,74 @@ public final class JobIntake: Sendable {
         }
         do {
             try spec.options.validate()
-            try spec.options.checkApplies(to: spec.type, originalFilename: spec.originalFilename)
+            if let inputs = spec.inputs {
+                try spec.options.checkApplies(toInputs: inputs)
+            } else {
+                try spec.options.checkApplies(to: spec.type, originalFilename: spec.originalFilename)
+            }
         } catch {
             throw IntakeError(error.kind == .conflicting ? .conflictingOptions : .invalid, code: error.code, error.message)
         }
         if let callback = spec.callbackURL { try checkURL(callback) }
         try filer.checkDestination(folder: spec.folder, owner: owner)
+    }
+
+    /// A job with several inputs: a `PDF_TO_PDF` job on nothing else, each input a format its
+    /// own backend converts (and has a route to), each URL within the SSRF rules, and every file
+    /// it names come with the request.
+    private func checkInputs(_ inputs: [JobInput], of spec: JobSpec, files: Int) throws {
+        guard spec.type == .pdfToPDF else {
+            throw IntakeError(
+                .invalid,
+                code: "invalid_type",
+                "a job with \"inputs\" is PDF_TO_PDF (each input is converted, then all are merged), not \(spec.type.rawValue); leave \"type\" out"
+            )
+        }
+        guard spec.url == nil, spec.originalFilename == nil, spec.documents == nil else {
+            throw IntakeError(
+                .invalid,
+                code: "invalid_argument",
+                "\"inputs\" lists every file and URL of the job: send no \"url\", \"original_filename\" or \"documents\" beside it"
+            )
+        }
+        guard (1...JobInput.maxCount).contains(inputs.count) else {
+            throw IntakeError(.invalid, code: "invalid_argument", "\"inputs\" holds 1 to \(JobInput.maxCount) files and URLs, not \(inputs.count)")
+        }
+        for (index, input) in inputs.enumerated() {
+            guard engine.router.route(for: input.type) != nil else {
+                throw IntakeError(
+                    .noConverter,
+                    code: "no_converter",
+                    "inputs[\(index)] (\(input.label)) needs a \(input.type.rawValue) converter, and none is configured; route that type to a backend"
+                )
+            }
+            switch input {
+            case .url(let url):
+                do {
+                    _ = try urlCheck.checkSyntax(url)
+                } catch {
+                    throw IntakeError(.urlRefused, code: error.code, "inputs[\(index)]: \(error.message)")
+                }
+            case .file(let name):
+                guard !name.isEmpty else {
+                    throw IntakeError(.invalid, code: "filename_required", "inputs[\(index)] names no file; give its name, e.g. {\"file\": \"report.docx\"}")
+                }
+                if let problem = SourceFormats.problem(with: name, for: input.type) {
+                    throw IntakeError(.unsupportedFormat, code: "unsupported_format", "inputs[\(index)]: \(problem)")
+                }
+            }
+        }
+        let named = spec.inputFilenames.count
+        guard named == files else {
+            // A JSON create has no upload URL per file: files come in the multipart create.
+            throw IntakeError(
+                .invalid,
+                code: files == 0 ? "files_required" : "invalid_argument",
+                files == 0
+                    ? "\(named) of the inputs are files: send them in one multipart/form-data create, as 'file' parts in order among 'url' fields"
+                    : "the inputs name \(named) files but \(files) came"
+            )
+        }
     }
 
     private func checkURL(_ url: String) throws(IntakeError) {
@@ -204,10 +274,23 @@ public final class JobIntake: Sendable {
         rateTaken: Bool = false,
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
-        try check(spec, owner: owner, withInput: input != nil)
+        try await create(spec, owner: owner, inputs: input.map { [$0] } ?? [], key: key, rateTaken: rateTaken, secrets: secrets)
+    }
+
+    /// The same with any number of files: one for a file job, one per file input of a job with
+    /// `inputs`, in their order.
+    public func create(
+        _ spec: JobSpec,
+        owner: String,
+        inputs: [Input],
+        key: Key? = nil,
+        rateTaken: Bool = false,
+        secrets: JobSecrets = JobSecrets()
+    ) async throws -> (job: Job, replay: Bool) {
+        try check(spec, owner: owner, files: inputs.count)
         let (spec, secrets) = try await OperationIntake(filer: filer).settle(spec, owner: owner, secrets: secrets, tools: engine.tools)
         guard let key, let idempotency else {
-            return (try insert(spec, owner: owner, input: input, rateTaken: rateTaken, secrets: secrets), false)
+            return (try insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets), false)
         }
         if let used = key.held.used {
             guard used.requestHash == key.requestHash else {
@@ -222,12 +305,12 @@ public final class JobIntake: Sendable {
             }
             return (job, true)
         }
-        let job = try insert(spec, owner: owner, input: input, rateTaken: rateTaken, secrets: secrets)
+        let job = try insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets)
         try idempotency.complete(owner: owner, key: key.held.key, requestHash: key.requestHash, jobID: job.id)
         return (job, false)
     }
 
-    private func insert(_ spec: JobSpec, owner: String, input: Input?, rateTaken: Bool, secrets: JobSecrets) throws -> Job {
+    private func insert(_ spec: JobSpec, owner: String, inputs: [Input], rateTaken: Bool, secrets: JobSecrets) throws -> Job {
         if !rateTaken { try takeCreation(owner: owner) }
         let job: Job
         do {
@@ -235,11 +318,18 @@ public final class JobIntake: Sendable {
         } catch let reached as ActiveJobLimitReached {
             throw Self.tooMany(reached)
         }
-        guard let input else { return job }
+        guard !inputs.isEmpty else { return job }
         do {
-            switch input {
-            case .moving(let path): try engine.receiveInput(path, for: job)
-            case .copying(let path): try engine.receiveInput(path, for: job, copying: true)
+            let files = inputs.map { input in
+                switch input {
+                case .moving(let path): (path: path, copying: false)
+                case .copying(let path): (path: path, copying: true)
+                }
+            }
+            if spec.inputs != nil {
+                try engine.receiveInputs(files, for: job)
+            } else {
+                try engine.receiveInput(files[0].path, for: job, copying: files[0].copying)
             }
             return try engine.submit(job.id)
         } catch {

@@ -17,10 +17,11 @@ public protocol InputStaging: Sendable {
     /// A fresh path to stream the job's upload into; `publishInput` then makes it the input.
     func partialInputPath(for job: Job) -> String
 
-    /// Makes `file` the job's input: moved (or copied, for a file the caller keeps) in whole, so
-    /// a crash mid-way leaves no input. Once only: a job that has its input already refuses a
-    /// second with `StagingError.inputExists`, on any process sharing the area.
-    func publishInput(_ file: String, for job: Job, copying: Bool) throws(StagingError)
+    /// Makes `file` the job's input — or, for a job with several (`JobSpec.inputs`), its input
+    /// number `part` — moved (or copied, for a file the caller keeps) in whole, so a crash
+    /// mid-way leaves no input. Once only: a job that has its input already refuses a second
+    /// with `StagingError.inputExists`, on any process sharing the area.
+    func publishInput(_ file: String, for job: Job, part: Int?, copying: Bool) throws(StagingError)
 
     /// Keeps the job's passwords beside its input, readable by this user only, until `remove`.
     func publishSecrets(_ secrets: JobSecrets, jobID: UUID) throws(StagingError)
@@ -28,8 +29,8 @@ public protocol InputStaging: Sendable {
     /// What `publishSecrets` kept; empty when nothing was.
     func secrets(jobID: UUID) -> JobSecrets
 
-    /// The job's published input, for the converter.
-    func inputPath(for job: Job) -> String
+    /// The job's published input, for the converter; `part` picks one of several.
+    func inputPath(for job: Job, part: Int?) -> String
 
     /// A fresh, empty directory for the job's current attempt, where the converter writes.
     func attemptDirectory(for job: Job) throws(StagingError) -> String
@@ -44,6 +45,13 @@ public protocol InputStaging: Sendable {
 }
 
 extension InputStaging {
+    /// The input of a job that has one.
+    public func inputPath(for job: Job) -> String { inputPath(for: job, part: nil) }
+
+    public func publishInput(_ file: String, for job: Job, copying: Bool) throws(StagingError) {
+        try publishInput(file, for: job, part: nil, copying: copying)
+    }
+
     /// Runs `body` with an incoming path and removes whatever is left there afterwards.
     public func withIncomingFile<T>(_ body: (String) async throws -> T) async throws -> T {
         let path = incomingPath()
