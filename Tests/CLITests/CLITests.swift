@@ -19,7 +19,9 @@ struct CLI {
     }
 
     /// Runs and decodes `--json` output.
-    func json(_ arguments: String...) async throws -> Any {
+    func json(_ arguments: String...) async throws -> Any { try await json(arguments) }
+
+    func json(_ arguments: [String]) async throws -> Any {
         let result = try await run(builtProduct("pdfgate"), withStore(arguments) + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))

@@ -72,6 +72,30 @@ struct PDFOperationCLITests {
         #expect(staged.isEmpty, "the job's staging, its password with it, went when it ended: \(staged)")
     }
 
+    /// `convert --merge`: an office file, an ebook and a PDF, each converted by its own tool, in
+    /// one document in the order given; `merge` on a file points there.
+    @Test func convertMergeFilesOneDocumentInOrder() async throws {
+        let cli = CLI()
+        let sources = [Fixtures.office("sample.odt"), Fixtures.pdf("many-pages.pdf"), Fixtures.ebook("sample.epub")]
+        var alone: [Int] = []
+        for source in sources {
+            let converted = try #require(try await cli.json("convert", source) as? [[String: Any]])
+            alone.append(try #require(converted.first?["page_count"] as? Int))
+        }
+        let merged = try #require(try await cli.json(["convert", "--merge", "--name", "All three"] + sources) as? [[String: Any]])
+        #expect(merged.count == 1 && merged.first?["name"] as? String == "All three", "\(merged)")
+        let path = try Self.path(cli, merged.first)
+        #expect(try await pdfinfoPageCount(path) == alone.reduce(0, +), "alone: \(alone)")
+        // The PDF's twelve pages sit right after the office document's.
+        let first = alone[0]
+        let atTwelve = try await run("pdftotext", ["-f", "\(first + 1)", "-l", "\(first + 1)", path, "-"]).stdout
+        let pageOne = try await run("pdftotext", ["-f", "1", "-l", "1", Fixtures.pdf("many-pages.pdf"), "-"]).stdout
+        #expect(atTwelve.trimmingCharacters(in: .whitespacesAndNewlines) == pageOne.trimmingCharacters(in: .whitespacesAndNewlines))
+
+        let wrongCommand = try await cli("merge", Fixtures.office("sample.odt"), Fixtures.pdf("one-page.pdf"))
+        #expect(wrongCommand.status != 0 && wrongCommand.stderr.contains("convert --merge"), "\(wrongCommand.stderr)")
+    }
+
     @Test func badRequestsSayWhatIsWrongAndFileNothing() async throws {
         let cli = CLI()
         let twelve = try await Self.add(cli, "many-pages.pdf")

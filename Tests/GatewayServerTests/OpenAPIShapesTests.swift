@@ -122,6 +122,14 @@ struct OpenAPIShapesTests {
         let succeeded = try await JobAPITests.finish(client, try #require(oneShot.string("job_id")))
         #expect(succeeded["document"] is [String: Any], "\(succeeded)")
         checked.append(("succeeded job", succeeded, "Job"))
+        // A job merging several inputs, and each of its inputs.
+        let (contentType, form) = try FormPart.encode([
+            .file("file", path: Fixtures.pdf("one-page.pdf")), .file("file", path: Fixtures.pdf("many-pages.pdf")),
+        ])
+        let merging = try await client.send("POST", "/v1/jobs", body: .bytes(form), headers: [("Content-Type", contentType)])
+        let inputs = (merging.json["inputs"] as? [[String: Any]]) ?? []
+        #expect(inputs.count == 2, "\(merging.text)")
+        checked += [("merging job", merging.json, "Job")] + inputs.map { ("job input", $0, "JobInput") }
         let jobs = (try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]]) ?? []
         checked += jobs.map { ("listed job", $0, "Job") }
         checked.append(("error", try await client.get("/v1/jobs/\(UUID().uuidString.lowercased())").json, "Error"))

@@ -89,7 +89,15 @@ struct JobController: Sendable {
         try intake.admitBeforeBody(owner: owner, key: key)
         return try await intake.staging.withIncomingFile { incoming in
             let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
-            return try await createOneShot(spec, owner: owner, key: key, fields: fields, files: [incoming], sha256: written.sha256, bytes: written.bytes)
+            return try await createOneShot(
+                spec,
+                owner: owner,
+                key: key,
+                fields: fields,
+                files: [incoming],
+                sha256: written.sha256,
+                bytes: written.bytes
+            )
         }
     }
 
@@ -117,12 +125,14 @@ struct JobController: Sendable {
         let merging = form.files.count + form.entries.count(where: { if case .url = $0 { true } else { false } }) > 1
         if merging {
             fields["url"] = nil
-            let spec = try JobCreateRequest(fields: fields).spec(inputs: form.entries.map { entry in
-                switch entry {
-                case .file(let index): .file(form.files[index].filename ?? "input")
-                case .url(let url): .url(url)
+            let spec = try JobCreateRequest(fields: fields).spec(
+                inputs: form.entries.map { entry in
+                    switch entry {
+                    case .file(let index): .file(form.files[index].filename ?? "input")
+                    case .url(let url): .url(url)
+                    }
                 }
-            })
+            )
             let hashes = form.entries.map { entry in
                 switch entry {
                 case .file(let index): "file:" + (form.files[index].sha256 ?? "")

@@ -50,9 +50,28 @@ struct JobCreateRequest: Decodable, Sendable {
             throw APIError.from(error)
         } catch let error as OperationError {
             throw error
+        } catch let error as DecodingError {
+            if let input = Self.inputProblem(error) { throw input }
+            throw APIError(.badRequest, "invalid_json", "the body is not a job request: \(JobController.describe(error))")
         } catch {
             throw APIError(.badRequest, "invalid_json", "the body is not a job request: \(JobController.describe(error))")
         }
+    }
+
+    /// An entry of `inputs` that is neither a file nor a URL, said as `inputs[2]: …`.
+    private static func inputProblem(_ error: DecodingError) -> APIError? {
+        let context: DecodingError.Context
+        switch error {
+        case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found), .dataCorrupted(let found): context = found
+        @unknown default: return nil
+        }
+        let path = context.codingPath
+        guard path.first?.stringValue == CodingKeys.inputs.stringValue, path.count >= 2, let index = path[1].intValue else { return nil }
+        let detail =
+            if case .dataCorrupted = error { context.debugDescription } else {
+                "an input is {\"file\": \"name.ext\"} or {\"url\": \"https://…\"}, each a string"
+            }
+        return APIError(.badRequest, "invalid_input", "inputs[\(index)]: \(detail)")
     }
 
     /// The passwords the request brought.

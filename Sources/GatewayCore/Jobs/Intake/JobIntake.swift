@@ -179,7 +179,11 @@ public final class JobIntake: Sendable {
                 }
             case .file(let name):
                 guard !name.isEmpty else {
-                    throw IntakeError(.invalid, code: "filename_required", "inputs[\(index)] names no file; give its name, e.g. {\"file\": \"report.docx\"}")
+                    throw IntakeError(
+                        .invalid,
+                        code: "filename_required",
+                        "inputs[\(index)] names no file; give its name, e.g. {\"file\": \"report.docx\"}"
+                    )
                 }
                 if let problem = SourceFormats.problem(with: name, for: input.type) {
                     throw IntakeError(.unsupportedFormat, code: "unsupported_format", "inputs[\(index)]: \(problem)")
@@ -193,7 +197,7 @@ public final class JobIntake: Sendable {
                 .invalid,
                 code: files == 0 ? "files_required" : "invalid_argument",
                 files == 0
-                    ? "\(named) of the inputs are files: send them in one multipart/form-data create, as 'file' parts in order among 'url' fields"
+                    ? "\(named == 1 ? "an input is a file" : "\(named) inputs are files"): send the job as one multipart/form-data create, each file a 'file' part and each page a 'url' field, in order"
                     : "the inputs name \(named) files but \(files) came"
             )
         }
