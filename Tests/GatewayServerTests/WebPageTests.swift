@@ -205,6 +205,56 @@ struct WebPageTests {
         await server.stop()
     }
 
+    // MARK: - Merging
+
+    @Test("'merge' sends the dropped files and a page as one job: one document with every page, in order")
+    func mergeIntoOnePDF() async throws {
+        let site = try LoopbackHTTPServer { request, response in
+            _ = try request.discardBody()
+            try response.respond(
+                status: 200,
+                headers: [("Content-Type", "text/html; charset=utf-8")],
+                body: Array("<!doctype html><title>Terms</title><h1>WEB TERMS MARKER</h1>".utf8)
+            )
+        }
+        defer { site.stop() }
+        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+        try await onThread {
+            let browser = try HeadlessBrowser()
+            defer { browser.stop() }
+            try browser.open(server.baseURL + "/")
+            try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+            try browser.dropFiles(on: "#drop", [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
+            try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
+            try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/terms.html'")
+            try browser.evaluate("document.querySelector('#target-name').value = 'Bundle'")
+            try browser.evaluate("document.querySelector('#merge').click()")
+            try browser.evaluate("document.querySelector('#convert').click()")
+            try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 1", "one job on the page")
+            try browser.waitUntil(
+                "document.querySelector('#jobs .job-status').textContent.trim() === 'SUCCEEDED'",
+                "the merge to succeed",
+                timeout: .seconds(120)
+            )
+            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "the one document listed")
+        }
+        let documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
+        #expect(documents.count == 1 && documents.first?["name"] as? String == "Bundle", "\(documents)")
+        let path = server.store + "/" + (try #require(documents.first?["path"] as? String))
+        let twelve = try #require(try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf")))
+        let one = try #require(try await pdfinfoPageCount(Fixtures.pdf("one-page.pdf")))
+        let pages = try #require(try await pdfinfoPageCount(path))
+        #expect(pages > twelve + one, "twelve pages, one page, then the web page: \(pages)")
+        let afterTwelve = try await run(try which("pdftotext"), ["-f", "\(twelve + 1)", "-l", "\(twelve + 1)", path, "-"]).stdout
+        let alone = try await run(try which("pdftotext"), [Fixtures.pdf("one-page.pdf"), "-"]).stdout
+        #expect(afterTwelve.trimmingCharacters(in: .whitespacesAndNewlines) == alone.trimmingCharacters(in: .whitespacesAndNewlines))
+        let last = try await run(try which("pdftotext"), ["-f", "\(pages)", "-l", "\(pages)", path, "-"]).stdout
+        #expect(last.contains("WEB TERMS MARKER"), "the page comes last: \(last)")
+        await server.stop()
+    }
+
     // MARK: - Hostile names
 
     @Test("a document named like markup shows those characters and runs nothing")

@@ -109,11 +109,20 @@ async function send(target, init) {
  * PUTs a file to a signed upload URL with XMLHttpRequest, because fetch cannot report upload
  * progress. The signature is the credential, so no bearer header goes with it.
  */
-export function upload(uploadUrl, file, { onProgress, signal } = {}) {
+export function upload(uploadUrl, file, options = {}) {
+  return sendWithProgress("PUT", sameOrigin(uploadUrl), file, { "Content-Type": "application/octet-stream" }, options);
+}
+
+/** POSTs a multipart form (files and fields) to the API, with the bearer header and progress. */
+export function postForm(path, formData, options = {}) {
+  return sendWithProgress("POST", path, formData, authHeaders(), options);
+}
+
+function sendWithProgress(method, target, body, headers, { onProgress, signal } = {}) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open("PUT", sameOrigin(uploadUrl));
-    xhr.setRequestHeader("Content-Type", "application/octet-stream");
+    xhr.open(method, target);
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
     xhr.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable) onProgress?.(event.loaded, event.total);
     });
@@ -124,13 +133,15 @@ export function upload(uploadUrl, file, { onProgress, signal } = {}) {
       } catch {
         body = null;
       }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
-      else reject(new ApiError(xhr.status, body?.error ?? `http_${xhr.status}`, body?.error_message ?? `The upload failed with status ${xhr.status}.`));
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(body);
+      const error = new ApiError(xhr.status, body?.error ?? `http_${xhr.status}`, body?.error_message ?? `The upload failed with status ${xhr.status}.`);
+      if (xhr.status === 401) unauthorized(error);
+      reject(error);
     });
     xhr.addEventListener("error", () => reject(networkError()));
     xhr.addEventListener("abort", () => reject(new DOMException("Upload cancelled", "AbortError")));
     signal?.addEventListener("abort", () => xhr.abort(), { once: true });
-    xhr.send(file);
+    xhr.send(body);
   });
 }
 

@@ -1,6 +1,7 @@
 // The convert panel: files and URLs in, one live job item each. File jobs take three steps
-// (create → PUT to the signed upload URL → submit); URL jobs are queued at once. Each job is then
-// followed over its SSE stream until it reaches a terminal status.
+// (create → PUT to the signed upload URL → submit); URL jobs are queued at once. With "merge",
+// everything goes in one multipart create: one job whose inputs are merged in order. Each job is
+// then followed over its SSE stream until it reaches a terminal status.
 
 import * as api from "./api.js";
 import { $, el, formatBytes, formatElapsed, limiter, sleep } from "./dom.js";
@@ -123,6 +124,7 @@ export function createConvert({ library }) {
   const backgrounds = $("#backgrounds");
   const targetFolder = $("#target-folder");
   const targetName = $("#target-name");
+  const merge = $("#merge");
   const hint = $("#convert-hint");
   const list = $("#jobs");
   const clearButton = $("#clear-jobs");
@@ -223,11 +225,17 @@ export function createConvert({ library }) {
       return;
     }
     const folder = targetFolder.value.trim().replace(/^\/+|\/+$/g, "");
-    const name = files.length + urls.length === 1 ? targetName.value.trim() : "";
+    const merging = merge.checked && files.length + urls.length > 1;
+    const name = files.length + urls.length === 1 || merging ? targetName.value.trim() : "";
     const common = { folder: folder || undefined, name: name || undefined, on_conflict: "rename", options: readOptions() };
-    for (const file of files) startFileJob(file, common);
-    for (const url of urls) startUrlJob(url, common);
-    hint.textContent = `Started ${files.length + urls.length === 1 ? "1 job" : `${files.length + urls.length} jobs`}.`;
+    if (merging) {
+      startMergeJob(files, urls, common);
+      hint.textContent = `Started 1 job merging ${files.length + urls.length} inputs.`;
+    } else {
+      for (const file of files) startFileJob(file, common);
+      for (const url of urls) startUrlJob(url, common);
+      hint.textContent = `Started ${files.length + urls.length === 1 ? "1 job" : `${files.length + urls.length} jobs`}.`;
+    }
     fileInput.value = "";
     urlsInput.value = "";
     targetName.value = "";
@@ -276,6 +284,29 @@ export function createConvert({ library }) {
         await api.upload(slot.url, file, { signal, onProgress: (loaded, total) => item.setProgress(loaded, total) });
         item.setPhase("submitting");
         item.update(await api.post(`/v1/jobs/${created.job_id}/submit`, undefined, { signal }));
+      });
+      await follow(item);
+    } catch (error) {
+      if (error.name !== "AbortError") item.fail(error);
+    }
+  }
+
+  /** One job for every input: a multipart create whose `file` parts and `url` fields, in this
+   * order, are converted each by its own backend and merged. */
+  async function startMergeJob(files, urls, common) {
+    const item = addItem(`Merge: ${[...files.map((file) => file.name), ...urls].join(" + ")}`);
+    item.setPhase("waiting to upload");
+    try {
+      await uploads(async () => {
+        if (item.terminal) return;
+        const form = new FormData();
+        for (const file of files) form.append("file", file, file.name);
+        for (const url of urls) form.append("url", url);
+        for (const key of ["folder", "name", "on_conflict"]) if (common[key]) form.append(key, common[key]);
+        form.append("options", JSON.stringify(common.options));
+        const total = files.reduce((sum, file) => sum + file.size, 0);
+        item.setProgress(0, total);
+        item.update(await api.postForm("/v1/jobs", form, { signal: item.abort.signal, onProgress: (loaded) => item.setProgress(Math.min(loaded, total), total) }));
       });
       await follow(item);
     } catch (error) {
@@ -358,7 +389,8 @@ export function createConvert({ library }) {
 
   /** A job started before this page loaded (another tab, a reload), followed like one of ours. */
   function adopt(job) {
-    const item = addItem(job.original_filename ?? job.url ?? job.name ?? job.job_id);
+    const merged = job.inputs?.map((input) => input.file ?? input.url).join(" + ");
+    const item = addItem(job.original_filename ?? job.url ?? (merged ? `Merge: ${merged}` : undefined) ?? job.name ?? job.job_id);
     item.startedAt = performance.now() - Math.max(0, Date.now() - Date.parse(job.created_at));
     item.update(job);
     follow(item).catch((error) => {
