@@ -243,6 +243,23 @@ extension LocalConverterTests {
             #expect(titles.contains("Chapter One") && titles.contains("Part Two"), "\(titles)")
         }
 
+        /// Chromium 156 already prints no default white behind a page that paints nothing; the
+        /// option makes sure (Gotenberg's issue 226) while the page's own backgrounds still print.
+        @Test func omitBackgroundPaintsOnlyWhatThePageDoes() async throws {
+            var options = ConversionOptions()
+            options.browser.omitBackground = true
+            let page = "<p>Transparent</p><div style='background:#c03;width:200px;height:50px'></div>"
+            let output = try await convertHTML(page, options)
+            #expect(try await text(output).contains("Transparent"))
+            let work = TemporaryDirectory()
+            let plain = work.file("qdf.pdf")
+            #expect(try await run("qpdf", ["--qdf", "--object-streams=disable", output.path, plain]).status == 0)
+            let content = String(decoding: try Data(contentsOf: URL(fileURLWithPath: plain)), as: UTF8.self)
+            // Fills: the red box only (printed, since omit_background implies backgrounds), no white.
+            #expect(content.contains(".8 0 .2 rg") || content.contains("0.8 0 0.2 rg"), "the page's red box is printed")
+            #expect(!content.contains("1 1 1 rg"), "no white painted behind the page")
+        }
+
         // MARK: - Failing on what the page did
 
         @Test func failOnHTTPStatusCodesRefusesAnErrorPage() async throws {

@@ -140,7 +140,49 @@ import Testing
         options.browser.extraHTTPHeadersScope = "^https://api\\.example\\.com/"
         try await converter(server).convert(job.request(.urlToPDF, .url("https://example.com/"), options: options), events: { _ in })
         #expect(seen.value.fields["singlePage"] == "true")
+
+        // omit_background needs backgrounds printed, as Gotenberg insists: it implies them.
+        let omitted = Locked(Seen())
+        var transparent = ConversionOptions()
+        transparent.browser.omitBackground = true
+        try await converter(try recordingServer(omitted)).convert(
+            job.request(.urlToPDF, .url("https://example.com/"), options: transparent),
+            events: { _ in }
+        )
+        #expect(omitted.value.fields["omitBackground"] == "true" && omitted.value.fields["printBackground"] == "true", "\(omitted.value.fields)")
         #expect(seen.value.fields["extraHttpHeaders"] == #"{"Authorization":"Bearer x;scope=^https://api\\.example\\.com/"}"#)
+    }
+
+    /// Gotenberg splits header values at ';' and rejoins them with "; ": what it would give
+    /// back unchanged is sent so it does, what it would alter is refused before any call.
+    @Test func headerValuesReachThePageAsGivenOrAreRefused() async throws {
+        let seen = Locked(Seen())
+        let server = try recordingServer(seen)
+        var options = ConversionOptions()
+        options.browser.extraHTTPHeaders = ["Accept": "text/html; q=0.9"]
+        options.browser.extraHTTPHeadersScope = "^https://example\\.com/"
+        let job = HTTPBackendJob()
+        try await converter(server).convert(job.request(.urlToPDF, .url("https://example.com/"), options: options), events: { _ in })
+        #expect(seen.value.fields["extraHttpHeaders"] == #"{"Accept":"text/html;q=0.9;scope=^https://example\\.com/"}"#)
+        // What Gotenberg makes of it: the pieces before the scope, joined with "; ".
+        #expect(GotenbergForm.gotenbergSplit("text/html; q=0.9")?.split(separator: ";").joined(separator: "; ") == "text/html; q=0.9")
+
+        for (value, scope) in [("a;b", nil), ("x; scope=.*", nil), ("fine", "^https://a;b")] as [(String, String?)] {
+            var refused = ConversionOptions()
+            refused.browser.extraHTTPHeaders = ["X-Odd": value]
+            refused.browser.extraHTTPHeadersScope = scope
+            let calls = Locked(0)
+            let counting = try FakeHTTPServer { _, response in
+                calls.update { $0 += 1 }
+                try response.respond(status: 500)
+            }
+            let failure = await thrownFailure {
+                try await converter(counting).convert(job.request(.urlToPDF, .url("https://example.com/"), options: refused), events: { _ in })
+            }
+            #expect(failure?.kind == .rejected && failure?.code == "unsupported_option", "\(value): \(String(describing: failure))")
+            #expect(failure?.message.contains(scope == nil ? "X-Odd" : "extra_http_headers_scope") == true, "\(failure?.message ?? "")")
+            #expect(calls.value == 0)
+        }
     }
 
     @Test func officeFileKeepsItsNameSoGotenbergPicksTheImporter() async throws {
@@ -210,6 +252,16 @@ import Testing
         #expect(seen.value.path == "/forms/chromium/convert/html")
         #expect(seen.value.files.first?.filename == "index.html")
         #expect(seen.value.files.first?.body == fileBytes(Fixtures.office("sample.html")))
+
+        // .xhtml is a page too, as the intake counts it (LibreOffice options are refused for it).
+        let xhtml = Locked(Seen())
+        let other = try recordingServer(xhtml)
+        let page = HTTPBackendJob()
+        try await converter(other).convert(
+            page.request(.docToPDF, try page.staged(Fixtures.office("sample.html"), as: "page.xhtml")),
+            events: { _ in }
+        )
+        #expect(xhtml.value.path == "/forms/chromium/convert/html")
     }
 
     @Test func ebookIsRejectedWithoutCallingGotenberg() async throws {

@@ -23,6 +23,7 @@ import Testing
         browser.footerHTML = "<span class=pageNumber></span>"
         browser.generateTaggedPDF = true
         browser.generateDocumentOutline = true
+        browser.omitBackground = true
         browser.failOnHTTPStatusCodes = [499, 599]
         browser.failOnResourceHTTPStatusCodes = [404]
         browser.failOnResourceLoadingFailed = true

@@ -52,6 +52,12 @@ struct JobOptionsValidationTests {
             mentions: ["single_page", "page_ranges"]
         ),
         Case(
+            options: #"{"omit_background": true, "print_background": false}"#,
+            status: .unprocessableContent,
+            code: "conflicting_options",
+            mentions: ["omit_background", "print_background"]
+        ),
+        Case(
             options: #"{"extra_http_headers_scope": "^https://"}"#,
             status: .unprocessableContent,
             code: "conflicting_options",

@@ -10,8 +10,9 @@ struct GotenbergForm: Sendable {
     /// What the call does, for error messages.
     var summary: String
 
-    /// Chromium renders these; LibreOffice would import them as Writer/Web documents.
-    static let htmlExtensions: Set<String> = ["html", "htm"]
+    /// Chromium renders these; LibreOffice would import them as Writer/Web documents. The same
+    /// set the intake counts as HTML, so an option it refuses for pages is never sent to LibreOffice.
+    static let htmlExtensions = SourceFormats.html
 
     /// Picks the route by source: a URL goes to Chromium's URL route, an `.html` upload to its
     /// HTML route (as `index.html`, the only name Gotenberg accepts there), anything else to
@@ -26,6 +27,7 @@ struct GotenbergForm: Sendable {
                 "Gotenberg has no ebook support; route EBOOK_TO_PDF to the local converter"
             )
         }
+        try checkHeaders(request.options.browser)
         switch request.source {
         case .pdfs:
             throw JobFailure(.rejected, code: "unsupported_source", "PDF_TO_PDF jobs run on the gateway's own PDF tools, not Gotenberg")
@@ -62,7 +64,7 @@ struct GotenbergForm: Sendable {
             for side in ["marginTop", "marginBottom", "marginLeft", "marginRight"] { parts.append(.text(side, inches(margin))) }
         }
         if let landscape = options.landscape { parts.append(.text("landscape", String(landscape))) }
-        if let background = options.printBackground { parts.append(.text("printBackground", String(background))) }
+        if let background = options.printsBackground { parts.append(.text("printBackground", String(background))) }
         return parts + browserOptions(options.browser, page: page)
     }
 
@@ -85,7 +87,7 @@ struct GotenbergForm: Sendable {
             // Gotenberg sends a header everywhere unless its value ends in "; scope=<regex>";
             // ours go to the page's origin unless the client gave a scope. Uploaded HTML has
             // no origin: without a scope its headers go nowhere, as they do locally.
-            json("extraHttpHeaders", headers.mapValues { "\($0);scope=\(scope)" })
+            json("extraHttpHeaders", headers.mapValues { "\(gotenbergValue($0));scope=\(scope)" })
         }
         if let cookies = options.cookies {
             // Gotenberg wants a domain on every cookie: ours default to the page's host.
@@ -107,6 +109,7 @@ struct GotenbergForm: Sendable {
         flag("singlePage", options.singlePage)
         flag("generateTaggedPdf", options.generateTaggedPDF)
         flag("generateDocumentOutline", options.generateDocumentOutline)
+        flag("omitBackground", options.omitBackground)
         json("failOnHttpStatusCodes", options.failOnHTTPStatusCodes)
         json("failOnResourceHttpStatusCodes", options.failOnResourceHTTPStatusCodes)
         flag("failOnResourceLoadingFailed", options.failOnResourceLoadingFailed)
@@ -121,6 +124,46 @@ struct GotenbergForm: Sendable {
         }
         return parts
     }
+
+    /// Gotenberg splits a header's value at every `;` to find its `scope=`, drops empty pieces
+    /// and joins the rest with `"; "`. A value whose every `;` is followed by a space (`text/html;
+    /// q=0.9`) survives that when sent with those spaces taken out; any other (`a;b`, a piece
+    /// that starts with "scope", a scope with a `;`) would reach the page altered, so the job is
+    /// refused, naming the header, rather than sending something else than was asked.
+    static func checkHeaders(_ options: BrowserOptions) throws(JobFailure) {
+        guard let headers = options.extraHTTPHeaders else { return }
+        if let scope = options.extraHTTPHeadersScope, scope.contains(";") {
+            throw JobFailure(
+                .rejected,
+                code: "unsupported_option",
+                "extra_http_headers_scope contains ';', which Gotenberg reads as the end of the scope; write the pattern without it, or convert locally"
+            )
+        }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) where gotenbergSplit(value) == nil {
+            throw JobFailure(
+                .rejected,
+                code: "unsupported_option",
+                "extra_http_headers['\(name)']: Gotenberg would change this value (it splits values at ';' and rejoins them with \"; \"); put one space after every ';', or convert locally"
+            )
+        }
+    }
+
+    /// What to send so Gotenberg's split and join give `value` back; nil when nothing does.
+    static func gotenbergSplit(_ value: String) -> String? {
+        let pieces = value.split(separator: ";", omittingEmptySubsequences: false)
+        guard pieces.count > 1 else { return value.lowercased().trimmingCharacters(in: .whitespaces).hasPrefix("scope") ? nil : value }
+        var sent: [Substring] = [pieces[0]]
+        for piece in pieces.dropFirst() {
+            guard piece.hasPrefix(" "), piece.count > 1 else { return nil }
+            sent.append(piece.dropFirst())
+        }
+        guard !sent[0].isEmpty, !sent.contains(where: { $0.lowercased().trimmingCharacters(in: .whitespaces).hasPrefix("scope") }) else {
+            return nil
+        }
+        return sent.joined(separator: ";")
+    }
+
+    private static func gotenbergValue(_ value: String) -> String { gotenbergSplit(value) ?? value }
 
     /// The options LibreOffice honours as Gotenberg 8's LibreOffice form fields; only what is
     /// set is sent, so Gotenberg's defaults stand for the rest. The password goes as its

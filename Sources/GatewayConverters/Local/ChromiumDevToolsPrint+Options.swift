@@ -31,6 +31,15 @@ extension ChromiumDevToolsPrint {
         {
             return refusal
         }
+        if options.omitBackground == true,
+            let refusal = try call(
+                "Emulation.setDefaultBackgroundColorOverride",
+                ["color": ["r": 0, "g": 0, "b": 0, "a": 0]],
+                for: "omit_background"
+            )
+        {
+            return refusal
+        }
         if options.failOnConsoleExceptions == true { try pipe.call("Runtime.enable", session: session) }
         if watch.intercepts {
             try pipe.call("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]], session: session)
@@ -181,7 +190,7 @@ extension ChromiumDevToolsPrint {
         if let margin = options.margin, margin >= 0 {
             for side in ["marginTop", "marginBottom", "marginLeft", "marginRight"] { parameters[side] = margin }
         }
-        if let background = options.printBackground { parameters["printBackground"] = background }
+        if let background = options.printsBackground { parameters["printBackground"] = background }
         let browser = options.browser
         parameters["preferCSSPageSize"] = browser.preferCSSPageSize ?? pageSizeFromCSS
         if let scale = browser.scale { parameters["scale"] = scale }

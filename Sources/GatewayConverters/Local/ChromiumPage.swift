@@ -30,7 +30,7 @@ enum ChromiumPage {
         }
         if let margin = options.margin, margin >= 0 { page.append("margin: \(margin)in !important;") }
         var css = page.isEmpty ? "" : "@page { \(page.joined(separator: " ")) }"
-        if let background = options.printBackground {
+        if let background = options.printsBackground {
             let mode = background ? "exact" : "economy"
             css += " * { -webkit-print-color-adjust: \(mode) !important; print-color-adjust: \(mode) !important; }"
         }

@@ -41,6 +41,9 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
     public var generateTaggedPDF: Bool?
     /// Bookmarks from the page's headings (implies a tagged PDF, from which Chromium derives them).
     public var generateDocumentOutline: Bool?
+    /// No default white page background: where the page paints none, the PDF is transparent
+    /// (needs backgrounds printed; implies `print_background`).
+    public var omitBackground: Bool?
 
     // MARK: Failing instead of printing
 
@@ -120,6 +123,7 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
         case footerHTML = "footer_html"
         case generateTaggedPDF = "generate_tagged_pdf"
         case generateDocumentOutline = "generate_document_outline"
+        case omitBackground = "omit_background"
         case failOnHTTPStatusCodes = "fail_on_http_status_codes"
         case failOnResourceHTTPStatusCodes = "fail_on_resource_http_status_codes"
         case failOnResourceLoadingFailed = "fail_on_resource_loading_failed"

@@ -54,6 +54,7 @@ extension ConversionOptions: Codable {
         Field(name: "footer_html", kind: .text, accepts: "an HTML template"),
         Field(name: "generate_tagged_pdf", kind: .flag, accepts: "true or false"),
         Field(name: "generate_document_outline", kind: .flag, accepts: "true or false"),
+        Field(name: "omit_background", kind: .flag, accepts: "true or false"),
         Field(name: "fail_on_http_status_codes", kind: .json, accepts: "an array of HTTP statuses (100–599; 499 means any 4xx, 599 any 5xx)"),
         Field(
             name: "fail_on_resource_http_status_codes",
@@ -226,6 +227,7 @@ extension BrowserOptions {
         footerHTML = try container.decodeIfPresent(String.self, forKey: .footerHTML)
         generateTaggedPDF = try container.decodeIfPresent(Bool.self, forKey: .generateTaggedPDF)
         generateDocumentOutline = try container.decodeIfPresent(Bool.self, forKey: .generateDocumentOutline)
+        omitBackground = try container.decodeIfPresent(Bool.self, forKey: .omitBackground)
         failOnHTTPStatusCodes = try container.decodeIfPresent([Int].self, forKey: .failOnHTTPStatusCodes)
         failOnResourceHTTPStatusCodes = try container.decodeIfPresent([Int].self, forKey: .failOnResourceHTTPStatusCodes)
         failOnResourceLoadingFailed = try container.decodeIfPresent(Bool.self, forKey: .failOnResourceLoadingFailed)

@@ -74,7 +74,19 @@ extension ConversionOptions {
         if let margin, !(margin >= 0 && margin.isFinite) { throw OptionsError.invalid("margin", "must be 0 or more inches, not \(margin)") }
         try browser.validate()
         try office.validate()
+        // Chromium paints the white it omits only as a printed background.
+        if browser.omitBackground == true && printBackground == false {
+            throw OptionsError(
+                .conflicting,
+                code: "conflicting_options",
+                field: "omit_background",
+                "options.omit_background removes the white behind printed backgrounds, but print_background is false; drop one of them"
+            )
+        }
     }
+
+    /// Whether Chromium prints backgrounds: as asked, or because `omit_background` needs them.
+    public var printsBackground: Bool? { printBackground ?? (browser.omitBackground == true ? true : nil) }
 
     /// Refuses LibreOffice's options on a job LibreOffice never sees (a web page, uploaded HTML,
     /// an ebook, PDFs): they would be dropped without a word, and a client asking for `pdfa` on
