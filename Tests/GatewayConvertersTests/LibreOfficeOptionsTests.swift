@@ -74,6 +74,15 @@ extension LocalConverterTests {
 
         // MARK: - Images
 
+        @Test func exportNotesPagesAddsEachSlidesNotesPage() async throws {
+            let slides = try #require(try await pdfinfoPageCount(try await convert(Fixtures.office("sample.odp"))))
+            var options = ConversionOptions()
+            options.office.exportNotesPages = true
+            let pdf = try await convert(Fixtures.office("sample.odp"), options)
+            // Every slide, then every slide's notes page.
+            #expect(try await pdfinfoPageCount(pdf) == 2 * slides)
+        }
+
         @Test func qualityChangesTheJPEGs() async throws {
             var best = ConversionOptions()
             best.office.quality = 100
