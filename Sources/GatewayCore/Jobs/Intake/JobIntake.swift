@@ -102,6 +102,8 @@ public final class JobIntake: Sendable {
         }
         if let inputs = spec.inputs {
             try checkInputs(inputs, of: spec, files: files)
+        } else if files > 1 {
+            throw IntakeError(.invalid, code: "invalid_argument", "\(files) files came for one input; to merge several, list them in \"inputs\"")
         } else if spec.type == .urlToPDF {
             if withInput {
                 throw IntakeError(.invalid, code: "invalid_type", "a URL_TO_PDF job carries no file: send it as JSON with a \"url\"")
