@@ -31,7 +31,7 @@ let package = Package(
         // The domain: values, errors and ports. No SQL, no HTTP, no C.
         .target(
             name: "GatewayCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         // The only Swift that touches Poppler; the worker (`pdfgate inspect-worker`) that runs it; the pool that drives workers.

@@ -34,6 +34,33 @@ struct PDFOperationTests {
         #expect(badDate.message.contains("ISO 8601"))
     }
 
+    /// An image watermark: a base64 PNG in, only its hash and size out; anything else refused.
+    @Test func watermarkImagesAreCheckedAndNeverWritten() throws {
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
+        let parsed = try Self.decode(#"[{"op":"watermark","image":"\#(png.base64EncodedString())","scale":0.3}]"#)
+        guard case .watermark(let mark) = parsed.first, let image = mark.image else {
+            Issue.record("not an image watermark: \(parsed)")
+            return
+        }
+        #expect(image.data == png && image.bytes == png.count && image.sha256 == JobSecrets.sha256(png) && mark.scale == 0.3)
+        let written = String(decoding: try JSONEncoder().encode(parsed), as: UTF8.self)
+        #expect(!written.contains(png.base64EncodedString()) && written.contains(image.sha256), "\(written)")
+        // What was written reads back (a stored spec) without the bytes.
+        let stored = try JSONDecoder().decode([PDFOperation].self, from: Data(written.utf8))
+        guard case .watermark(let back) = stored.first else { return }
+        #expect(back.image == PDFOperation.StampImage(sha256: image.sha256, bytes: png.count))
+
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]).base64EncodedString()
+        let notPNG = try #require(throws: OperationError.self) { try Self.decode(#"[{"op":"watermark","image":"\#(jpeg)"}]"#) }
+        #expect(notPNG.message.contains("not a PNG"))
+        let both = try #require(throws: OperationError.self) {
+            try Self.decode(#"[{"op":"watermark","text":"x","image":"\#(png.base64EncodedString())"}]"#)
+        }
+        #expect(both.message.contains("one of the two"))
+        #expect(throws: OperationError.self) { try Self.decode(#"[{"op":"watermark"}]"#) }
+        #expect(throws: OperationError.self) { try Self.decode(#"[{"op":"watermark","image":"\#(png.base64EncodedString())","scale":0}]"#) }
+    }
+
     @Test func passwordsAreReadButNeverWritten() throws {
         let parsed = try Self.decode(#"[{"op":"encrypt","user_password":"u","owner_password":"o","allow":["print"]}]"#)
         guard case .encrypt(let encryption) = parsed.first else {

@@ -167,6 +167,37 @@ struct PDFOperationsTests {
         #expect(try await pdfinfoPageCount(path) == 12)
     }
 
+    /// A PNG watermark: its image on the chosen pages only (pdfimages lists it there), the job
+    /// and its answers carrying the image's hash, never its bytes.
+    @Test func anImageWatermarkLiesOnTheChosenPagesOnly() async throws {
+        let (server, client, twelve, _) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let png = try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/web-set/logo.png"))
+        let created = try await client.post(
+            "/v1/documents/\(twelve)/operations",
+            json: ["operations": [["op": "watermark", "image": png.base64EncodedString(), "pages": "3-4", "scale": 0.4, "opacity": 0.5]]]
+        )
+        #expect(created.status == 201, "\(created.text)")
+        #expect(!created.text.contains(png.base64EncodedString().prefix(64)), "the bytes stay out of the answer")
+        let job = try await Self.finished(client, created)
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let operation = (job.json["operations"] as? [[String: Any]])?.first
+        #expect(operation?["image_bytes"] as? Int == png.count && (operation?["image_sha256"] as? String)?.count == 64, "\(job.text)")
+        let path = try Self.file(server, job.json["document"] as? [String: Any])
+        let listed = try await run(try which("pdfimages"), ["-list", path]).stdout
+        // "page num type width height …": the image rows, by page.
+        let pages = listed.split(separator: "\n").dropFirst(2).compactMap { Int($0.split(separator: " ").first ?? "") }
+        #expect(Set(pages) == [3, 4], "\(listed)")
+        #expect(try await pdfinfoPageCount(path) == 12)
+
+        let notPNG = try await client.post(
+            "/v1/documents/\(twelve)/operations",
+            json: ["operations": [["op": "watermark", "image": Data("GIF89a....".utf8).base64EncodedString()]]]
+        )
+        #expect(notPNG.status == 400 && notPNG.string("error") == "invalid_operation", "\(notPNG.text)")
+        #expect(notPNG.string("error_message")?.contains("PNG") == true)
+    }
+
     @Test func encryptLocksTheResultAndNeverShowsThePassword() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }

@@ -116,7 +116,7 @@ struct Step: Sendable {
         case .encrypt(let encryption):
             try await encrypt(encryption, secrets: secrets, what: what)
         case .watermark(let mark):
-            try await WatermarkStamp(step: self).stamp(mark, what: what)
+            try await WatermarkStamp(step: self).stamp(mark, secrets: secrets, what: what)
         case .optimize(let optimize):
             try await Optimizer(step: self).optimize(optimize, what: what)
         }

@@ -1,29 +1,52 @@
 import Foundation
 import GatewayCore
 
-/// A watermark: `pdfgate stamp-page` draws the text on one page the size of the document's
-/// first (cairo), and qpdf lays it over the chosen pages (`--overlay`), scaling it to each
-/// page's size — so the text stays selectable, and the page's own content is untouched.
+/// A watermark: `pdfgate stamp-page` draws the text or the PNG on one page the size of the
+/// document's first (cairo), and qpdf lays it over the chosen pages (`--overlay`), scaling it to
+/// each page's size — so text stays selectable, and the page's own content is untouched.
 struct WatermarkStamp {
     let step: Step
 
-    func stamp(_ mark: PDFOperation.Watermark, what: String) async throws {
+    func stamp(_ mark: PDFOperation.Watermark, secrets: JobSecrets, what: String) async throws {
         let (width, height) = try await firstPageSize(what: what)
         let stamp = step.prefix + "-stamp.pdf"
+        var drawing: [String]
+        if let image = mark.image {
+            guard let data = secrets.stampImages[image.sha256] else {
+                throw JobFailure(
+                    .rejected,
+                    code: "stamp_image_missing",
+                    "the watermark's image (sha256 \(image.sha256)) is not kept with the job any more; create the job again with its image"
+                )
+            }
+            let name = step.prefix + "-image.png"
+            do {
+                try data.write(to: URL(fileURLWithPath: step.work + "/" + name))
+            } catch {
+                throw JobFailure(.transient, code: "storage_error", "cannot write the watermark's image for the stamp: \(error)")
+            }
+            drawing = ["--image", name, "--scale", String(mark.scale)]
+        } else {
+            drawing = ["--text", mark.text ?? "", "--font-size", String(mark.fontSize)]
+        }
         let drawn = try await step.runner.run(
             .helper,
-            [
-                HelperExecutable.Subcommand.stampPage.rawValue,
-                "--text", mark.text,
+            [HelperExecutable.Subcommand.stampPage.rawValue] + drawing + [
                 "--width", String(width), "--height", String(height),
-                "--font-size", String(mark.fontSize), "--angle", String(mark.angle), "--opacity", String(mark.opacity),
+                "--angle", String(mark.angle), "--opacity", String(mark.opacity),
                 "--output", stamp,
             ],
             in: step.work,
             what: what,
             deadline: step.deadline
         )
-        guard drawn.status == 0 else { throw JobFailure(.transient, code: "operation_failed", "the watermark could not be drawn: \(drawn.log)") }
+        guard drawn.status == 0 else {
+            // A PNG cairo cannot read is the client's; anything else may pass on a retry.
+            if mark.image != nil, drawn.log.contains("cannot read the image") {
+                throw JobFailure(.rejected, code: "invalid_image", "the watermark's PNG cannot be read: \(drawn.log)")
+            }
+            throw JobFailure(.transient, code: "operation_failed", "the watermark could not be drawn: \(drawn.log)")
+        }
         try await step.qpdf(
             [step.inputName, "--overlay", stamp, "--to=" + (mark.pages?.qpdfRange ?? "1-z"), "--repeat=1", "--", step.outputName],
             what

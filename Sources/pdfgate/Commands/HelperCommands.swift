@@ -51,16 +51,26 @@ struct StampPageCommand: ParsableCommand {
         shouldDisplay: false
     )
 
-    @Option var text: String
+    @Option var text: String?
+    @Option var fontSize: Double = 72
+    @Option var image: String?
+    @Option var scale: Double = 0.5
     @Option var width: Double
     @Option var height: Double
-    @Option var fontSize: Double
     @Option var angle: Double
     @Option var opacity: Double
     @Option var output: String
 
+    func validate() throws {
+        if (text == nil) == (image == nil) { throw ValidationError("give --text or --image") }
+    }
+
     func run() throws {
-        let spec = StampPage.Spec(text: text, width: width, height: height, fontSize: fontSize, angle: angle, opacity: opacity)
-        guard StampPage.render(spec, to: output) else { throw ValidationError("cairo could not draw the stamp into \(output)") }
+        let content: StampPage.Content = image.map { .image(path: $0, scale: scale) } ?? .text(text ?? "", fontSize: fontSize)
+        do {
+            try StampPage.render(StampPage.Spec(content: content, width: width, height: height, angle: angle, opacity: opacity), to: output)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }

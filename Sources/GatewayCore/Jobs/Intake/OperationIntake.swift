@@ -24,6 +24,21 @@ struct OperationIntake {
         let operations = spec.operations ?? []
         try operations.checkOrder()
         for (index, operation) in operations.enumerated() {
+            guard case .watermark(var mark) = operation, var image = mark.image else { continue }
+            // The PNG waits beside the job's input; the row keeps its hash and size.
+            guard let data = image.data else {
+                throw OperationError(
+                    .invalid,
+                    code: "invalid_operation",
+                    "operations[\(index)].image: send the PNG itself, base64, in \"image\" (image_sha256 only describes a stored one)"
+                )
+            }
+            secrets.stampImages[image.sha256] = data
+            image.data = nil
+            mark.image = image
+            spec.operations?[index] = .watermark(mark)
+        }
+        for (index, operation) in operations.enumerated() {
             guard case .encrypt(var encryption) = operation else { continue }
             secrets.userPassword = encryption.userPassword.flatMap { $0.isEmpty ? nil : $0 }
             secrets.ownerPassword = encryption.ownerPassword.flatMap { $0.isEmpty ? nil : $0 }

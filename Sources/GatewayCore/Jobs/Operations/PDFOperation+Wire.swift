@@ -20,7 +20,8 @@ extension PDFOperation: Codable {
         "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date"],
         "flatten": [],
         "encrypt": ["user_password", "owner_password", "allow"],
-        "watermark": ["text", "pages", "opacity", "font_size", "angle"],
+        // `image` is a client's base64 PNG; `image_sha256` and `image_bytes` are what is kept of it.
+        "watermark": ["text", "image", "image_sha256", "image_bytes", "scale", "pages", "opacity", "font_size", "angle"],
         "optimize": ["images", "linearize"],
     ]
 
@@ -99,10 +100,16 @@ extension PDFOperation: Codable {
             }
             self = .encrypt(Encryption(userPassword: user, ownerPassword: owner, allow: allow))
         case "watermark":
-            let text = try reader.required(String.self, "text")
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, text.count <= 200, !text.contains("\n") else {
+            let text = try reader.optional(String.self, "text")
+            let image = try reader.stampImage()
+            guard (text == nil) != (image == nil) else {
+                throw reader.invalid("text", "a watermark is either text or an image (a base64 PNG in \"image\"), one of the two")
+            }
+            if let text, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || text.count > 200 || text.contains("\n") {
                 throw reader.invalid("text", "needs 1 to 200 characters on one line")
             }
+            let scale = try reader.optional(Double.self, "scale") ?? 0.5
+            guard scale > 0, scale <= 1 else { throw reader.invalid("scale", "must be above 0 and at most 1 (a share of the page's width)") }
             let opacity = try reader.optional(Double.self, "opacity") ?? 0.25
             guard opacity > 0, opacity <= 1 else { throw reader.invalid("opacity", "must be above 0 and at most 1") }
             let size = try reader.optional(Double.self, "font_size") ?? 72
@@ -112,10 +119,12 @@ extension PDFOperation: Codable {
             self = .watermark(
                 Watermark(
                     text: text,
+                    image: image,
                     pages: try reader.optional(String.self, "pages").map { try reader.pages($0, "pages") },
                     opacity: opacity,
                     fontSize: size,
-                    angle: angle
+                    angle: angle,
+                    scale: scale
                 )
             )
         default:  // optimize
@@ -153,10 +162,17 @@ extension PDFOperation: Codable {
             // The passwords stay out; which permissions were granted is no secret.
             try container.encode(encryption.allow.map(\.rawValue).sorted(), forKey: Key("allow"))
         case .watermark(let mark):
-            try container.encode(mark.text, forKey: Key("text"))
+            try container.encodeIfPresent(mark.text, forKey: Key("text"))
+            if let image = mark.image {
+                // Never the bytes: they wait beside the job's input while it runs.
+                try container.encode(image.sha256, forKey: Key("image_sha256"))
+                try container.encode(image.bytes, forKey: Key("image_bytes"))
+                try container.encode(mark.scale, forKey: Key("scale"))
+            } else {
+                try container.encode(mark.fontSize, forKey: Key("font_size"))
+            }
             try container.encodeIfPresent(mark.pages, forKey: Key("pages"))
             try container.encode(mark.opacity, forKey: Key("opacity"))
-            try container.encode(mark.fontSize, forKey: Key("font_size"))
             try container.encode(mark.angle, forKey: Key("angle"))
         case .optimize(let optimize):
             try container.encode(optimize.images.rawValue, forKey: Key("images"))
@@ -196,6 +212,25 @@ extension PDFOperation: Codable {
             } catch {
                 throw invalid(field, "'\(text)' is not a page or a range; write pages like 1-3,5,8- (1 is the first page)")
             }
+        }
+
+        /// A watermark's image: a client's base64 PNG (checked here), or what a stored spec keeps
+        /// of one (its hash and size).
+        func stampImage() throws(OperationError) -> StampImage? {
+            if let text = try optional(String.self, "image") {
+                guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
+                    throw invalid("image", "must be a PNG file in base64")
+                }
+                guard data.count <= StampImage.maxBytes else {
+                    throw invalid("image", "is \(data.count) bytes; a watermark's PNG may have at most \(StampImage.maxBytes) bytes")
+                }
+                guard data.starts(with: StampImage.pngSignature) else {
+                    throw invalid("image", "is not a PNG (it does not start with PNG's signature); convert the picture to PNG first")
+                }
+                return StampImage(sha256: JobSecrets.sha256(data), bytes: data.count, data: data)
+            }
+            guard let sha256 = try optional(String.self, "image_sha256") else { return nil }
+            return StampImage(sha256: sha256, bytes: try optional(Int.self, "image_bytes") ?? 0)
         }
 
         func date(_ field: String) throws(OperationError) -> Date? {

@@ -88,8 +88,11 @@ public enum PDFOperation: Sendable, Equatable {
         }
     }
 
+    /// Text or a PNG image across the chosen pages.
     public struct Watermark: Sendable, Equatable {
-        public var text: String
+        /// What is drawn: one of `text` and `image`.
+        public var text: String?
+        public var image: StampImage?
         /// All pages when nil.
         public var pages: PageSelection?
         /// 0…1.
@@ -98,14 +101,45 @@ public enum PDFOperation: Sendable, Equatable {
         public var fontSize: Double
         /// Degrees, counter-clockwise.
         public var angle: Double
+        /// An image's width as a share of the page's (it also fits the page's height).
+        public var scale: Double
 
-        public init(text: String, pages: PageSelection? = nil, opacity: Double = 0.25, fontSize: Double = 72, angle: Double = 45) {
+        public init(
+            text: String? = nil,
+            image: StampImage? = nil,
+            pages: PageSelection? = nil,
+            opacity: Double = 0.25,
+            fontSize: Double = 72,
+            angle: Double = 45,
+            scale: Double = 0.5
+        ) {
             self.text = text
+            self.image = image
             self.pages = pages
             self.opacity = opacity
             self.fontSize = fontSize
             self.angle = angle
+            self.scale = scale
         }
+    }
+
+    /// A watermark's PNG. The bytes come with the client's request only: the intake moves them
+    /// beside the job's staged input (`JobSecrets.stampImages`), so the job's row and answers
+    /// carry just its SHA-256 and size.
+    public struct StampImage: Sendable, Equatable {
+        public var sha256: String
+        public var bytes: Int
+        public var data: Data?
+
+        public init(sha256: String, bytes: Int, data: Data? = nil) {
+            self.sha256 = sha256
+            self.bytes = bytes
+            self.data = data
+        }
+
+        /// Largest PNG a watermark takes.
+        public static let maxBytes = 2 << 20
+        static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     }
 
     public struct Optimize: Sendable, Equatable {

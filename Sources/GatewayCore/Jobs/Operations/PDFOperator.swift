@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Carries out `PDFOperation`s (issue 15): the port the engine runs them through, after a
@@ -47,8 +48,9 @@ public struct PDFInput: Sendable, Equatable {
 }
 
 /// What a job must know but never store or show: the passwords that open its inputs and the
-/// ones its `encrypt` sets. They wait beside the job's staged input (`InputStaging`) and go when
-/// the job ends; the job's row, its answers and the logs never hold them.
+/// ones its `encrypt` sets — and, too big for the job's row and every answer, its watermarks'
+/// images. They wait beside the job's staged input (`InputStaging`) and go when the job ends;
+/// the job's row, its answers and the logs never hold them.
 public struct JobSecrets: Sendable, Equatable, Codable {
     /// Opens every encrypted input that has no password of its own.
     public var password: String?
@@ -57,12 +59,35 @@ public struct JobSecrets: Sendable, Equatable, Codable {
     /// `encrypt`'s passwords.
     public var userPassword: String?
     public var ownerPassword: String?
+    /// Watermark PNGs by their SHA-256 (`PDFOperation.StampImage`).
+    public var stampImages: [String: Data]
 
-    public init(password: String? = nil, passwords: [String: String] = [:], userPassword: String? = nil, ownerPassword: String? = nil) {
+    public init(
+        password: String? = nil,
+        passwords: [String: String] = [:],
+        userPassword: String? = nil,
+        ownerPassword: String? = nil,
+        stampImages: [String: Data] = [:]
+    ) {
         self.password = password
         self.passwords = passwords
         self.userPassword = userPassword
         self.ownerPassword = ownerPassword
+        self.stampImages = stampImages
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        password = try container.decodeIfPresent(String.self, forKey: .password)
+        passwords = try container.decodeIfPresent([String: String].self, forKey: .passwords) ?? [:]
+        userPassword = try container.decodeIfPresent(String.self, forKey: .userPassword)
+        ownerPassword = try container.decodeIfPresent(String.self, forKey: .ownerPassword)
+        stampImages = try container.decodeIfPresent([String: Data].self, forKey: .stampImages) ?? [:]
+    }
+
+    /// Hex SHA-256, the name a stamp image goes by.
+    public static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 
     public var isEmpty: Bool { self == JobSecrets() }
@@ -76,5 +101,6 @@ public struct JobSecrets: Sendable, Equatable, Codable {
         case password, passwords
         case userPassword = "user_password"
         case ownerPassword = "owner_password"
+        case stampImages = "stamp_images"
     }
 }
