@@ -50,6 +50,12 @@ struct PDFOperationCLITests {
         #expect(try await run("pdfinfo", [lockedPath]).status != 0)
         #expect(try await run("pdfinfo", ["-upw", "open-sesame", lockedPath]).stdout.contains("Encrypted:       yes"))
 
+        let marked = try #require(
+            try await cli.json("watermark", twelve, "--image", Fixtures.root + "/web-set/logo.png", "--pages", "2") as? [[String: Any]]
+        )
+        let images = try await run("pdfimages", ["-list", try Self.path(cli, marked.first)]).stdout
+        #expect(images.split(separator: "\n").dropFirst(2).compactMap { Int($0.split(separator: " ").first ?? "") } == [2], "\(images)")
+
         let optimized = try #require(try await cli.json("optimize", twelve, "--images", "screen") as? [[String: Any]])
         #expect(try await run("qpdf", ["--check", try Self.path(cli, optimized.first)]).status == 0)
         #expect(try await run("pdfinfo", [try Self.path(cli, optimized.first)]).stdout.contains("Optimized:       yes"))

@@ -201,6 +201,52 @@ struct EncryptCommand: AsyncParsableCommand {
     }
 }
 
+struct WatermarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watermark",
+        abstract: "Lay text or a PNG across chosen pages of a copy of a document."
+    )
+    @Argument(help: "Document id.") var document: String
+    @Option(help: "The text, e.g. DRAFT.") var text: String?
+    @Option(help: "A PNG file instead of text.") var image: String?
+    @Option(help: "Pages, e.g. 1-3,5 (default: all).") var pages: String?
+    @Option(help: "0 to 1.") var opacity = 0.25
+    @Option(help: "Degrees, counter-clockwise.") var angle = 45.0
+    @Option(help: "Text size in points.") var fontSize = 72.0
+    @Option(help: "An image's width as a share of the page's.") var scale = 0.5
+    @OptionGroup var replace: ReplaceFlag
+    @OptionGroup var options: OperationOptions
+
+    func validate() throws {
+        if (text == nil) == (image == nil) { throw ValidationError("give --text or --image (a PNG), one of the two") }
+        if let text, text.trimmingCharacters(in: .whitespaces).isEmpty || text.count > 200 || text.contains("\n") {
+            throw ValidationError("--text needs 1 to 200 characters on one line")
+        }
+        if !(opacity > 0 && opacity <= 1) { throw ValidationError("--opacity must be above 0 and at most 1") }
+        if !(scale > 0 && scale <= 1) { throw ValidationError("--scale must be above 0 and at most 1") }
+        if !(4...400).contains(fontSize) { throw ValidationError("--font-size must be 4 to 400 points") }
+        if !(angle.isFinite && abs(angle) <= 360) { throw ValidationError("--angle must be -360 to 360 degrees") }
+    }
+
+    func run() async throws {
+        var stamp: PDFOperation.StampImage?
+        if let image {
+            guard let data = FileManager.default.contents(atPath: image) else { throw ValidationError("cannot read '\(image)'") }
+            stamp = try PDFOperation.StampImage.png(data, field: "--image")
+        }
+        let mark = PDFOperation.Watermark(
+            text: text,
+            image: stamp,
+            pages: try pages.map { try PageSelection($0, field: "--pages") },
+            opacity: opacity,
+            fontSize: fontSize,
+            angle: angle,
+            scale: scale
+        )
+        try await options.run([document], [.watermark(mark)], replace: replace.replace, what: "watermark")
+    }
+}
+
 struct OptimizeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "optimize",

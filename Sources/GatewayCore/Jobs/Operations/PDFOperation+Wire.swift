@@ -221,13 +221,11 @@ extension PDFOperation: Codable {
                 guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
                     throw invalid("image", "must be a PNG file in base64")
                 }
-                guard data.count <= StampImage.maxBytes else {
-                    throw invalid("image", "is \(data.count) bytes; a watermark's PNG may have at most \(StampImage.maxBytes) bytes")
+                do {
+                    return try StampImage.png(data, field: "image")
+                } catch {
+                    throw invalid("image", String(error.message.dropFirst("image ".count)))
                 }
-                guard data.starts(with: StampImage.pngSignature) else {
-                    throw invalid("image", "is not a PNG (it does not start with PNG's signature); convert the picture to PNG first")
-                }
-                return StampImage(sha256: JobSecrets.sha256(data), bytes: data.count, data: data)
             }
             guard let sha256 = try optional(String.self, "image_sha256") else { return nil }
             return StampImage(sha256: sha256, bytes: try optional(Int.self, "image_bytes") ?? 0)

@@ -140,6 +140,17 @@ public enum PDFOperation: Sendable, Equatable {
         /// Largest PNG a watermark takes.
         public static let maxBytes = 2 << 20
         static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+        /// `data` as a watermark's image, or why it cannot be one (said of `field`).
+        public static func png(_ data: Data, field: String) throws(OperationError) -> StampImage {
+            func refuse(_ problem: String) -> OperationError { OperationError(.invalid, code: "invalid_operation", "\(field) \(problem)") }
+            guard !data.isEmpty else { throw refuse("is empty; give a PNG") }
+            guard data.count <= maxBytes else { throw refuse("is \(data.count) bytes; a watermark's PNG may have at most \(maxBytes) bytes") }
+            guard data.starts(with: pngSignature) else {
+                throw refuse("is not a PNG (it does not start with PNG's signature); convert the picture to PNG first")
+            }
+            return StampImage(sha256: JobSecrets.sha256(data), bytes: data.count, data: data)
+        }
     }
 
     public struct Optimize: Sendable, Equatable {
