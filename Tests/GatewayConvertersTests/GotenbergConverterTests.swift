@@ -145,7 +145,9 @@ import Testing
         let omitted = Locked(Seen())
         var transparent = ConversionOptions()
         transparent.browser.omitBackground = true
-        try await converter(try recordingServer(omitted)).convert(
+        let omittingServer = try recordingServer(omitted)
+        defer { omittingServer.stop() }
+        try await converter(omittingServer).convert(
             job.request(.urlToPDF, .url("https://example.com/"), options: transparent),
             events: { _ in }
         )
