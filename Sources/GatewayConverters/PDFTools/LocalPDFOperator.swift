@@ -23,8 +23,7 @@ public struct LocalPDFOperator: PDFOperator {
 
     /// `qpdf --requires-password`: 3 when the password opens the file (or none is needed), 0
     /// when a password other than the one given is required.
-    public func opens(_ path: String, password: String, deadline: ContinuousClock.Instant) async throws -> Bool {
-        let work = FileManager.default.temporaryDirectory.path + "/pdfgate-password-\(UUID().uuidString.prefix(8))"
+    public func opens(_ path: String, password: String, work: String, deadline: ContinuousClock.Instant) async throws -> Bool {
         try ToolFiles.makeDirectory(work)
         defer { try? FileManager.default.removeItem(atPath: work) }
         try ToolFiles.linkOrCopy(path, to: work + "/input.pdf")

@@ -294,7 +294,7 @@ public final class JobIntake: Sendable {
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
         try check(spec, owner: owner, files: inputs.count)
-        let (spec, secrets) = try await OperationIntake(filer: filer).settle(spec, owner: owner, secrets: secrets, tools: engine.tools)
+        let (spec, secrets) = try await OperationIntake(filer: filer, staging: staging).settle(spec, owner: owner, secrets: secrets, tools: engine.tools)
         guard let key, let idempotency else {
             return (try insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets), false)
         }

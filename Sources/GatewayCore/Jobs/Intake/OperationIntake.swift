@@ -6,6 +6,8 @@ import Foundation
 /// cannot work is refused with a 400/422 naming the field, never failed after the fact.
 struct OperationIntake {
     let filer: any DocumentFiler
+    /// Where a password check works: beside the store, so the document is linked, not copied.
+    let staging: any InputStaging
 
     /// The spec to store (passwords out, the destination and name defaulted from the first
     /// document) and the secrets to keep beside it. With `tools`, a password that does not open
@@ -103,7 +105,9 @@ struct OperationIntake {
                 "\(name) is encrypted: send its password in \"password\", or in \"passwords\" by document id"
             )
         }
-        guard let tools, try await !tools.opens(stored.path, password: password, deadline: .now + .seconds(20)) else { return }
+        guard let tools,
+            try await !tools.opens(stored.path, password: password, work: staging.incomingPath(), deadline: .now + .seconds(20))
+        else { return }
         throw OperationError(
             .outOfRange,
             code: "wrong_password",

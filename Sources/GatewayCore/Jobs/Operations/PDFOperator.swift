@@ -21,8 +21,9 @@ public protocol PDFOperator: Sendable {
     ) async throws -> [String]
 
     /// Whether `password` opens the encrypted PDF at `path` (checked at create, so a wrong one is
-    /// refused before anything runs).
-    func opens(_ path: String, password: String, deadline: ContinuousClock.Instant) async throws -> Bool
+    /// refused before anything runs). `work` is a fresh path for scratch space, removed after;
+    /// on the store's file system the PDF is linked in, not copied.
+    func opens(_ path: String, password: String, work: String, deadline: ContinuousClock.Instant) async throws -> Bool
 
     /// Why it cannot run here (a tool missing), or nil.
     func problem() async -> String?
