@@ -141,27 +141,35 @@ struct Step: Sendable {
 
     private func split(_ split: PDFOperation.Split, what: String) async throws -> [String] {
         let count = try await pageCount(what)
-        let ranges: [String]
+        let parts = switch split {
+        case .every(let size): (count + size - 1) / size
+        case .ranges(let selections): selections.count
+        }
+        guard parts <= PDFOperation.maxParts else {
+            throw JobFailure(.rejected, code: "too_many_parts", "the split would make \(parts) documents (at most \(PDFOperation.maxParts))")
+        }
         switch split {
         case .every(let size):
-            ranges = stride(from: 1, through: count, by: size).map { first in
-                let last = min(first + size - 1, count)
-                return first == last ? "\(first)" : "\(first)-\(last)"
+            // One qpdf run writes every part (`%d` becomes each part's zero-padded page range, so
+            // the names sort in page order): a page-by-page split of a long document would
+            // otherwise start the sandbox once per page.
+            let stem = "\(prefix)-part-"
+            try await qpdf([inputName, "--split-pages=\(size)", stem + "%d.pdf"], what)
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: work)) ?? []).filter { $0.hasPrefix(stem) }.sorted()
+            guard names.count == parts else {
+                throw JobFailure(.transient, code: "operation_failed", "qpdf wrote \(names.count) parts of \(parts) while splitting \(what)")
             }
+            return names.map { work + "/" + $0 }
         case .ranges(let selections):
-            for selection in selections { _ = try Self.checked(selection, pageCount: count) }
-            ranges = selections.map(\.qpdfRange)
+            var files: [String] = []
+            for (index, selection) in selections.enumerated() {
+                _ = try Self.checked(selection, pageCount: count)
+                let name = "\(prefix)-part-\(index + 1).pdf"
+                try await qpdf([inputName, "--pages", ".", selection.qpdfRange, "--", name], what)
+                files.append(work + "/" + name)
+            }
+            return files
         }
-        guard ranges.count <= PDFOperation.maxParts else {
-            throw JobFailure(.rejected, code: "too_many_parts", "the split would make \(ranges.count) documents (at most \(PDFOperation.maxParts))")
-        }
-        var parts: [String] = []
-        for (index, range) in ranges.enumerated() {
-            let name = "\(prefix)-part-\(index + 1).pdf"
-            try await qpdf([inputName, "--pages", ".", range, "--", name], what)
-            parts.append(work + "/" + name)
-        }
-        return parts
     }
 
     /// A selection checked against the real page count (a merged or converted document's is
