@@ -134,11 +134,7 @@ final class ChromiumConverter: Converter {
 
     /// What Chromium should open, and a name for messages.
     private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String) {
-        do {
-            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        } catch {
-            throw JobFailure(.transient, code: "input_not_staged", "Chromium's work directory could not be created: \(error.localizedDescription)")
-        }
+        try ToolFiles.makeDirectory(work)
         switch request.source {
         case .pdfs:
             throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs")

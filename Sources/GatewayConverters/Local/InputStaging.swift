@@ -12,13 +12,8 @@ enum InputStaging {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw JobFailure(.transient, code: "input_missing", "the staged upload \(path) is missing or unreadable")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try? FileManager.default.removeItem(atPath: staged)
-            if link(path, staged) != 0 { try FileManager.default.copyItem(atPath: path, toPath: staged) }
-        } catch {
-            throw JobFailure(.transient, code: "input_not_staged", "the upload could not be prepared for conversion: \(error.localizedDescription)")
-        }
+        try ToolFiles.makeDirectory(directory)
+        try ToolFiles.linkOrCopy(path, to: staged)
         return staged
     }
 

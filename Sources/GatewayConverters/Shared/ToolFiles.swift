@@ -1,9 +1,9 @@
 import Foundation
 import GatewayCore
 
-/// The few file moves the operations make between the job's directories.
+/// The few file moves the converters and the PDF operations make between the job's directories.
 enum ToolFiles {
-    static func makeDirectory(_ path: String) throws {
+    static func makeDirectory(_ path: String) throws(JobFailure) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
@@ -13,17 +13,17 @@ enum ToolFiles {
 
     /// A hard link when both sides share a file system (instant, and the library's later renames
     /// or deletes cannot touch it), else a copy.
-    static func linkOrCopy(_ source: String, to destination: String) throws {
+    static func linkOrCopy(_ source: String, to destination: String) throws(JobFailure) {
         unlink(destination)
         if link(source, destination) == 0 { return }
         do {
             try FileManager.default.copyItem(atPath: source, toPath: destination)
         } catch {
-            throw JobFailure(.transient, code: "storage_error", "could not bring \(source) into the operation: \(error.localizedDescription)")
+            throw JobFailure(.transient, code: "storage_error", "could not bring \(source) into the tool's directory: \(error.localizedDescription)")
         }
     }
 
-    static func copy(_ source: String, to destination: String) throws {
+    static func copy(_ source: String, to destination: String) throws(JobFailure) {
         unlink(destination)
         do {
             try FileManager.default.copyItem(atPath: source, toPath: destination)
@@ -32,7 +32,7 @@ enum ToolFiles {
         }
     }
 
-    static func moveReplacing(_ source: String, to destination: String) throws {
+    static func moveReplacing(_ source: String, to destination: String) throws(JobFailure) {
         guard rename(source, destination) == 0 else {
             throw JobFailure(.transient, code: "storage_error", "could not move \(source) to \(destination): \(String(cString: strerror(errno)))")
         }
