@@ -219,7 +219,7 @@ func pipelineBenchmark(
             let start = ContinuousClock.now
             // No extension: the intake lets LibreOffice tell by content, and the passthrough takes the PDF.
             let spec = JobSpec(type: .docToPDF, originalFilename: "job-\(i)")
-            let job = try await intake.create(spec, owner: "bench", input: .copying(pdf)).job
+            let job = try await intake.create(spec, owner: "bench", inputs: [.copying(pdf)]).job
             try await engine.waitUntilFinished(job.id)
             latencies.append(seconds(ContinuousClock.now - start))
         }

@@ -84,7 +84,7 @@ public struct StagingArea: InputStaging {
     public func inputPath(for job: Job, part: Int?) -> String {
         guard let part else { return inputDirectory(job.id) + "/" + Self.safeFileName(job.spec.originalFilename ?? "input") }
         var name = "input"
-        if let inputs = job.spec.inputs, inputs.indices.contains(part), case .file(let filename) = inputs[part] { name = filename }
+        if let inputs = job.spec.inputs, inputs.indices.contains(part), let filename = inputs[part].filename { name = filename }
         // Numbered, so two inputs of the same name stay apart; the name keeps the extension
         // that picks the importer.
         return inputDirectory(job.id) + "/\(part + 1)-" + Self.safeFileName(name)

@@ -135,7 +135,8 @@ struct PDFOperationsTests {
         #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Title:           Twelve Pages"))
     }
 
-    /// Without linearizing, the input itself competes: an optimize never makes a file bigger.
+    /// Without linearizing, the input itself competes: an optimize never makes a file bigger,
+    /// and one whose streams are stored uncompressed comes out much smaller.
     @Test func anOptimizeWithoutLinearizingNeverGrowsTheFile() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }
@@ -144,6 +145,17 @@ struct PDFOperationsTests {
         let size = try #require((job.json["document"] as? [String: Any])?["size"] as? Int)
         let before = try #require(job.json["input_size"] as? Int)
         #expect(size <= before, "optimized \(size) bytes from \(before)")
+
+        let scratch = TemporaryDirectory()
+        let loose = scratch.file("loose.pdf")
+        let unpacked = try await run(try which("qpdf"), ["--stream-data=uncompress", "--object-streams=disable", Fixtures.pdf("many-pages.pdf"), loose])
+        #expect(unpacked.status == 0, "\(unpacked.stderr)")
+        let imported = try await client.send("POST", "/v1/documents?name=loose", body: .file(path: loose), headers: [("Content-Type", "application/pdf")])
+        let id = try #require(imported.string("id"), "\(imported.text)")
+        let packed = try await Self.operations(client, on: id, ["operations": [["op": "optimize", "images": "keep", "linearize": false]]])
+        let packedSize = try #require((packed.json["document"] as? [String: Any])?["size"] as? Int, "\(packed.text)")
+        let looseSize = try #require(packed.json["input_size"] as? Int)
+        #expect(packedSize * 2 < looseSize, "uncompressed \(looseSize) bytes → \(packedSize)")
     }
 
     /// Level text (`angle` 0): pdftotext reads a slanted line letter by letter.

@@ -123,7 +123,7 @@ struct JobIntakeTests {
         )
         func refusal(_ spec: JobSpec, input: JobIntake.Input? = nil) async -> IntakeError? {
             do {
-                _ = try await intake.create(spec, owner: "alice", input: input)
+                _ = try await intake.create(spec, owner: "alice", inputs: input.map { [$0] } ?? [])
                 return nil
             } catch {
                 return error as? IntakeError

@@ -141,10 +141,11 @@ struct Step: Sendable {
 
     private func split(_ split: PDFOperation.Split, what: String) async throws -> [String] {
         let count = try await pageCount(what)
-        let parts = switch split {
-        case .every(let size): (count + size - 1) / size
-        case .ranges(let selections): selections.count
-        }
+        let parts =
+            switch split {
+            case .every(let size): (count + size - 1) / size
+            case .ranges(let selections): selections.count
+            }
         guard parts <= PDFOperation.maxParts else {
             throw JobFailure(.rejected, code: "too_many_parts", "the split would make \(parts) documents (at most \(PDFOperation.maxParts))")
         }

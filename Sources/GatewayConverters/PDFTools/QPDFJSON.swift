@@ -48,22 +48,13 @@ struct QPDFJSON {
         streamData: Bool = false,
         what: String
     ) async throws -> (header: [String: Any], value: [String: Any], stream: [String: Any]?) {
-        let name = step.prefix + "-object-\(UUID().uuidString.prefix(8)).json"
-        let output = step.work + "/" + name
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let finished = try await step.runner.run(
-            .qpdf,
-            ["--json=2", "--json-key=qpdf", "--json-object=" + Self.selector(which)] + (streamData ? ["--json-stream-data=inline"] : []) + [file],
-            in: step.work,
-            what: what,
-            deadline: step.deadline,
-            stdout: output
+        let json = try await read(
+            ["--json-key=qpdf", "--json-object=" + Self.selector(which)] + (streamData ? ["--json-stream-data=inline"] : []),
+            what: what
         )
-        guard finished.status == 0 || finished.status == 3,
-            let data = FileManager.default.contents(atPath: output),
-            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let sections = json["qpdf"] as? [[String: Any]], sections.count == 2
-        else { throw PDFToolRunner.refused(.qpdf, what, finished.log) }
+        guard let sections = json["qpdf"] as? [[String: Any]], sections.count == 2 else {
+            throw JobFailure(.rejected, code: "operation_failed", "qpdf's JSON of \(what) has no objects section")
+        }
         let entry = sections[1][which == "trailer" ? "trailer" : "obj:" + which] as? [String: Any] ?? [:]
         let stream = entry["stream"] as? [String: Any]
         return (sections[0], (entry["value"] ?? stream?["dict"]) as? [String: Any] ?? [:], stream)
@@ -71,11 +62,16 @@ struct QPDFJSON {
 
     /// One top-level section of qpdf's JSON, such as `pages`.
     func section(_ key: String, what: String) async throws -> Any? {
-        let output = step.work + "/" + step.prefix + "-\(key)-\(UUID().uuidString.prefix(8)).json"
+        try await read(["--json-key=" + key], what: what)[key]
+    }
+
+    /// qpdf's JSON (version 2) of the file, limited by `selection`, parsed.
+    private func read(_ selection: [String], what: String) async throws -> [String: Any] {
+        let output = step.work + "/" + step.prefix + "-json-\(UUID().uuidString.prefix(8)).json"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let finished = try await step.runner.run(
             .qpdf,
-            ["--json=2", "--json-key=" + key, file],
+            ["--json=2"] + selection + [file],
             in: step.work,
             what: what,
             deadline: step.deadline,
@@ -84,7 +80,7 @@ struct QPDFJSON {
         guard finished.status == 0 || finished.status == 3, let data = FileManager.default.contents(atPath: output),
             let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { throw PDFToolRunner.refused(.qpdf, what, finished.log) }
-        return json[key]
+        return json
     }
 
     /// Writes the PDF with `changes` (qpdf JSON update entries) as `output` in the step's directory.

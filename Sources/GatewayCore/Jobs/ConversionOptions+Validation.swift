@@ -111,11 +111,8 @@ extension ConversionOptions {
     /// among them (they apply to those, as Chromium's apply to the pages).
     public func checkApplies(toInputs inputs: [JobInput]) throws(OptionsError) {
         guard let key = office.setKeys.first else { return }
-        for input in inputs {
-            guard case .file(let name) = input, input.type == .docToPDF else { continue }
-            if !SourceFormats.html.contains((name as NSString).pathExtension.lowercased()) { return }
-        }
-        throw officeOptionUnused(key, because: "none of the inputs is an office document")
+        let officeInput = inputs.contains { input in (try? checkApplies(to: input.type, originalFilename: input.filename)) != nil }
+        if !officeInput { throw officeOptionUnused(key, because: "none of the inputs is an office document") }
     }
 
     private func officeOptionUnused(_ key: String, because what: String) -> OptionsError {

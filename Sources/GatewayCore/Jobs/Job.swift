@@ -76,14 +76,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// Whether the job waits for an uploaded file: every type but URLs and library documents,
     /// and of several inputs those with a file among them.
     public var needsUpload: Bool {
-        if let inputs { return inputs.contains { if case .file = $0 { true } else { false } } }
+        if let inputs { return inputs.contains { $0.filename != nil } }
         return type != .urlToPDF && (documents ?? []).isEmpty
     }
 
     /// The names of the files that come with the job, in the order of its inputs.
     public var inputFilenames: [String] {
         guard let inputs else { return originalFilename.map { [$0] } ?? [] }
-        return inputs.compactMap { if case .file(let name) = $0 { name } else { nil } }
+        return inputs.compactMap(\.filename)
     }
 
     /// The document name to use when the client gave none: the file's name, else the URL's host
@@ -133,6 +133,15 @@ public struct Job: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.revision = revision
         self.lease = lease
+    }
+}
+
+extension Job {
+    /// What a succeeded job filed, in order: every part of a split, or its one document (its
+    /// own, or the original it replaced).
+    public var filedDocumentIDs: [UUID] {
+        guard let first = state.documentID else { return [] }
+        return state.parts > 1 ? (0..<state.parts).map { JobEngine.documentID(for: id, part: $0) } : [first]
     }
 }
 

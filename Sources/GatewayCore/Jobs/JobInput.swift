@@ -18,6 +18,11 @@ public enum JobInput: Sendable, Equatable, Hashable {
         }
     }
 
+    /// The uploaded file's name; nil for a page.
+    public var filename: String? {
+        if case .file(let name) = self { name } else { nil }
+    }
+
     /// How a message names the input.
     public var label: String {
         switch self {

@@ -26,7 +26,9 @@ struct DocumentOperationController: Sendable {
 
     /// `{"every": N}` or `{"ranges": ["1-3", "4-"]}`, and the create's other fields.
     func split(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var (body, object) = try await Self.body(request, context)
+        var (body, data) = try await Self.body(request, context)
+        // The route's own fields, read as the split operation they stand for.
+        let object = (data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         var split: [String: Any] = ["op": "split"]
         for key in ["every", "ranges"] { split[key] = object[key] }
         body.documents = [try Self.documentID(context)]
@@ -52,15 +54,11 @@ struct DocumentOperationController: Sendable {
         return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: .created)
     }
 
-    /// The body as the job create reads it, and as a plain object for the route's own fields.
-    private static func body(_ request: Request, _ context: GatewayRequestContext) async throws -> (JobCreateRequest, [String: Any]) {
+    /// The body as the job create reads it (an empty one is an empty request), and its bytes.
+    private static func body(_ request: Request, _ context: GatewayRequestContext) async throws -> (JobCreateRequest, Data) {
         var request = request
         let data = Data(try await request.collectBody(upTo: 1 << 20).readableBytesView)
-        guard !data.isEmpty else { return (JobCreateRequest(), [:]) }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object")
-        }
-        return (try JobCreateRequest.decoding(data), object)
+        return (data.isEmpty ? JobCreateRequest() : try JobCreateRequest.decoding(data), data)
     }
 
     private static func documentID(_ context: GatewayRequestContext) throws -> String {

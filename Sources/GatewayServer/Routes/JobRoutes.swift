@@ -82,7 +82,7 @@ struct JobController: Sendable {
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         // Refused before the body streams; `create` checks again once it is in, since the
         // destination folder may have gone meanwhile.
-        try intake.check(spec, owner: owner, withInput: true)
+        try intake.check(spec, owner: owner, files: 1)
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body: an owner over its limits hears 429 now, not after uploading the file.
@@ -122,7 +122,8 @@ struct JobController: Sendable {
         // Whatever the create did not take (all of it, when it failed) goes.
         defer { for file in form.files { staging.discardIncoming(file.path) } }
         var fields = form.fields
-        let merging = form.files.count + form.entries.count(where: { if case .url = $0 { true } else { false } }) > 1
+        // A file and a page, or two of either: one job merging them.
+        let merging = form.entries.count > 1
         if merging {
             fields["url"] = nil
             let spec = try JobCreateRequest(fields: fields).spec(

@@ -86,9 +86,8 @@ final class APILinks: Sendable {
                 json.document = documentJSON
             }
             if job.state.parts > 1 {
-                json.documents = (0..<job.state.parts).compactMap { part in
-                    let id = JobEngine.documentID(for: job.id, part: part)
-                    return (try? library.document(id: id, owner: job.owner)).map { documentJSON($0, base: base) }
+                json.documents = job.filedDocumentIDs.compactMap { id in
+                    (try? library.document(id: id, owner: job.owner)).map { documentJSON($0, base: base) }
                 }
             }
         default: break

@@ -115,7 +115,7 @@ struct ConvertCommand: AsyncParsableCommand {
             options: options,
             timeoutSeconds: timeout
         )
-        return try await intake.create(spec, owner: owner, input: .copying(path), secrets: secrets).job.id
+        return try await intake.create(spec, owner: owner, inputs: [.copying(path)], secrets: secrets).job.id
     }
 
     /// `--merge`: one PDF_TO_PDF job whose inputs are every source, in order; copies of the

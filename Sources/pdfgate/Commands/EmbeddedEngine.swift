@@ -66,9 +66,8 @@ func reportJobs(_ finished: [(String, Job)], library: Library, json: Bool) throw
     var documents: [Document] = []
     var failed = 0
     for (source, job) in finished {
-        if job.state.status == .succeeded, let first = job.state.documentID {
-            let ids = job.state.parts > 1 ? (0..<job.state.parts).map { JobEngine.documentID(for: job.id, part: $0) } : [first]
-            for id in ids { documents.append(try library.document(id: id, owner: job.owner)) }
+        if job.state.status == .succeeded, job.state.documentID != nil {
+            for id in job.filedDocumentIDs { documents.append(try library.document(id: id, owner: job.owner)) }
         } else {
             let failure = job.state.failure
             Output.printError("\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]")

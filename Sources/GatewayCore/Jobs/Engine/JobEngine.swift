@@ -166,7 +166,7 @@ public final class JobEngine: Sendable {
     /// n-th file input. All came with the create, so they are recorded as one upload.
     @discardableResult
     public func receiveInputs(_ files: [(path: String, copying: Bool)], for job: Job) throws -> Job {
-        let parts = (job.spec.inputs ?? []).indices.filter { if case .file = job.spec.inputs![$0] { true } else { false } }
+        let parts = (job.spec.inputs ?? []).enumerated().compactMap { $0.element.filename == nil ? nil : $0.offset }
         guard parts.count == files.count else {
             throw StagingError(.storage, "the job has \(parts.count) file inputs but \(files.count) files came")
         }

@@ -84,14 +84,10 @@ public final class JobIntake: Sendable {
 
     // MARK: - Checks
 
-    /// Everything about `spec` that can be known before storing it. `withInput` says whether the
-    /// request carries a file (a one-shot create, the CLI with a path).
-    public func check(_ spec: JobSpec, owner: String, withInput: Bool = false) throws {
-        try check(spec, owner: owner, files: withInput ? 1 : 0)
-    }
-
-    /// The same, for a request that carries `files` files (several for a job with `inputs`).
-    public func check(_ spec: JobSpec, owner: String, files: Int) throws {
+    /// Everything about `spec` that can be known before storing it. `files` is how many files
+    /// the request carries: one for a one-shot create or the CLI with a path, one per file input
+    /// of a job with `inputs`.
+    public func check(_ spec: JobSpec, owner: String, files: Int = 0) throws {
         let withInput = files > 0
         guard engine.router.route(for: spec.type) != nil else {
             throw IntakeError(
@@ -268,33 +264,26 @@ public final class JobIntake: Sendable {
         }
     }
 
-    /// Creates a job for `spec` (checked here), with its input when one came with the request
-    /// (the job is then submitted at once). `rateTaken` says `admitBeforeBody` already took
+    /// Creates a job for `spec` (checked here), with its files when they came with the request
+    /// (one for a file job, one per file input of a job with `inputs`, in their order; the job
+    /// is then submitted at once). `rateTaken` says `admitBeforeBody` already took
     /// this request's creation from the rate. Answers the key's earlier job on a replay.
     /// `secrets` are the passwords that came with the request (see `JobSecrets`).
     public func create(
         _ spec: JobSpec,
         owner: String,
-        input: Input? = nil,
-        key: Key? = nil,
-        rateTaken: Bool = false,
-        secrets: JobSecrets = JobSecrets()
-    ) async throws -> (job: Job, replay: Bool) {
-        try await create(spec, owner: owner, inputs: input.map { [$0] } ?? [], key: key, rateTaken: rateTaken, secrets: secrets)
-    }
-
-    /// The same with any number of files: one for a file job, one per file input of a job with
-    /// `inputs`, in their order.
-    public func create(
-        _ spec: JobSpec,
-        owner: String,
-        inputs: [Input],
+        inputs: [Input] = [],
         key: Key? = nil,
         rateTaken: Bool = false,
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
         try check(spec, owner: owner, files: inputs.count)
-        let (spec, secrets) = try await OperationIntake(filer: filer, staging: staging).settle(spec, owner: owner, secrets: secrets, tools: engine.tools)
+        let (spec, secrets) = try await OperationIntake(filer: filer, staging: staging).settle(
+            spec,
+            owner: owner,
+            secrets: secrets,
+            tools: engine.tools
+        )
         guard let key, let idempotency else {
             return (try insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets), false)
         }
