@@ -148,9 +148,17 @@ struct PDFOperationsTests {
 
         let scratch = TemporaryDirectory()
         let loose = scratch.file("loose.pdf")
-        let unpacked = try await run(try which("qpdf"), ["--stream-data=uncompress", "--object-streams=disable", Fixtures.pdf("many-pages.pdf"), loose])
+        let unpacked = try await run(
+            try which("qpdf"),
+            ["--stream-data=uncompress", "--object-streams=disable", Fixtures.pdf("many-pages.pdf"), loose]
+        )
         #expect(unpacked.status == 0, "\(unpacked.stderr)")
-        let imported = try await client.send("POST", "/v1/documents?name=loose", body: .file(path: loose), headers: [("Content-Type", "application/pdf")])
+        let imported = try await client.send(
+            "POST",
+            "/v1/documents?name=loose",
+            body: .file(path: loose),
+            headers: [("Content-Type", "application/pdf")]
+        )
         let id = try #require(imported.string("id"), "\(imported.text)")
         let packed = try await Self.operations(client, on: id, ["operations": [["op": "optimize", "images": "keep", "linearize": false]]])
         let packedSize = try #require((packed.json["document"] as? [String: Any])?["size"] as? Int, "\(packed.text)")
