@@ -7,6 +7,8 @@ import PostgresNIO
 /// beside it for the indexes.
 public final class PostgresJobStore: JobStore {
     let database: PostgresDatabase
+    /// What this process last wrote of each job it runs: an update's starting point.
+    let memo = JobVersionMemo()
 
     public init(database: PostgresDatabase) {
         self.database = database
@@ -32,6 +34,7 @@ public final class PostgresJobStore: JobStore {
                 """
             )
         }
+        memo.wrote(JobRow.asStored(job), version: 0)
     }
 
     /// The first key of the owner advisory locks: keeps them apart from any other lock.
@@ -57,36 +60,56 @@ public final class PostgresJobStore: JobStore {
         return try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = ANY(\(ids))").map(JobRow.job)
     }
 
-    /// Read, change, write back only if nobody wrote in between (`row_version`, which every
-    /// write moves), else again: two statements instead of a transaction's four round trips,
-    /// and the same outcome as `SELECT … FOR UPDATE` when two nodes change one job at once.
+    /// Change and write back only over the `row_version` the change started from, else again
+    /// from a fresh read: the same outcome as `SELECT … FOR UPDATE` when two nodes change one
+    /// job at once, without holding a lock across round trips. The start is what this process
+    /// last wrote of the job (`memo`) when it has that, so a job's own node changes it in one
+    /// round trip; a stale start only costs the failed write and a read. A change that refuses
+    /// a remembered job is asked again on the stored one before its refusal counts.
     @discardableResult
     public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
+        var start = memo[id]
         while true {
-            guard let current = try database.query("SELECT \(unescaped: JobRow.columns), row_version FROM jobs WHERE id = \(id)").first else {
-                throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
+            let current: JobVersionMemo.Entry
+            if let start {
+                current = start
+            } else {
+                guard let row = try database.query("SELECT \(unescaped: JobRow.columns), row_version FROM jobs WHERE id = \(id)").first else {
+                    memo.forget(id)
+                    throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
+                }
+                current = .init(job: try JobRow.job(row), version: try row.makeRandomAccess()[9].decode(Int64.self))
             }
-            var job = try JobRow.job(current)
-            let version = try current.makeRandomAccess()[9].decode(Int64.self)
-            try change(&job)
-            if try database.withConnection({ try Self.write(job, in: $0, ifVersion: version) }) { return job }
+            var job = current.job
+            do {
+                try change(&job)
+            } catch {
+                guard start != nil else { throw error }
+                start = nil
+                continue
+            }
+            if let version = try database.withConnection({ try Self.write(job, in: $0, ifVersion: current.version) }) {
+                memo.wrote(JobRow.asStored(job), version: version)
+                return job
+            }
+            start = nil
         }
     }
 
     /// Writes what a job's life changes: its status, state, times and lease; moves `row_version`.
-    /// With `ifVersion`, only when the row still has that version; answers whether it wrote.
-    @discardableResult
-    private static func write(_ job: Job, in session: PostgresSession, ifVersion version: Int64? = nil) throws -> Bool {
+    /// With `ifVersion`, only when the row still has that version. Answers the row's new
+    /// version, nil when it did not write.
+    private static func write(_ job: Job, in session: PostgresSession, ifVersion version: Int64? = nil) throws -> Int64? {
         let row = try JobRow(job)
-        return try !session.query(
+        return try session.query(
             """
             UPDATE jobs SET status = \(row.status), not_before = \(row.notBefore), deadline = \(row.deadline), state = \(row.state),
                 updated_at = \(row.updatedAt), revision = \(row.revision), lease_node = \(row.leaseNode), lease_expires = \(row.leaseExpires),
                 row_version = row_version + 1
             WHERE id = \(row.id) AND (\(version)::int8 IS NULL OR row_version = \(version))
-            RETURNING 1
+            RETURNING row_version
             """
-        ).isEmpty
+        ).first?.decode(Int64.self)
     }
 
     /// `FOR UPDATE SKIP LOCKED`: engines claiming at once each take different jobs, none waits
@@ -99,7 +122,7 @@ public final class PostgresJobStore: JobStore {
         _ start: @Sendable (inout Job) throws -> Void
     ) throws -> [Job] {
         guard !types.isEmpty, limit > 0 else { return [] }
-        return try database.transaction { session in
+        let claimed = try database.transaction { session in
             let rows = try session.query(
                 """
                 SELECT \(unescaped: JobRow.columns) FROM jobs
@@ -109,7 +132,7 @@ public final class PostgresJobStore: JobStore {
                 FOR UPDATE SKIP LOCKED
                 """
             )
-            var claimed: [Job] = []
+            var written: [(job: Job, version: Int64)] = []
             for row in rows {
                 var job = try JobRow.job(row)
                 do {
@@ -118,11 +141,13 @@ public final class PostgresJobStore: JobStore {
                     continue
                 }
                 job.lease = lease
-                try Self.write(job, in: session)
-                claimed.append(job)
+                if let version = try Self.write(job, in: session) { written.append((job, version)) }
             }
-            return claimed
+            return written
         }
+        // Remembered once committed: a rolled-back claim wrote nothing.
+        for (job, version) in claimed { memo.wrote(JobRow.asStored(job), version: version) }
+        return claimed.map(\.job)
     }
 
     public func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID> {
@@ -131,10 +156,16 @@ public final class PostgresJobStore: JobStore {
             """
             UPDATE jobs SET lease_expires = \(lease.expires), row_version = row_version + 1
             WHERE id = ANY(\(ids)) AND lease_node = \(lease.node) AND status = \(JobStatus.processing.rawValue)
-            RETURNING id
+            RETURNING id, row_version
             """
         )
-        return Set(try rows.map { try $0.decode(UUID.self) })
+        var held = Set<UUID>()
+        for row in rows {
+            let (id, version) = try row.decode((UUID, Int64).self)
+            memo.renewed(id, lease: JobRow.asStored(lease), version: version)
+            held.insert(id)
+        }
+        return held
     }
 
     public func lapsedLeases(now: Date, limit: Int) throws -> [Job] {
@@ -270,14 +301,36 @@ struct JobRow {
         revision = job.revision
     }
 
+    /// The job as a read of the row written from it answers: PostgreSQL keeps dates to the
+    /// microsecond, and only a PROCESSING job keeps its lease (`StoredJob`).
+    static func asStored(_ job: Job) -> Job {
+        var stored = job
+        stored.createdAt = microseconds(job.createdAt)
+        stored.updatedAt = microseconds(job.updatedAt)
+        stored.lease = job.state.status == .processing ? job.lease.map(asStored) : nil
+        return stored
+    }
+
+    static func asStored(_ lease: JobLease) -> JobLease {
+        JobLease(node: lease.node, expires: microseconds(lease.expires))
+    }
+
+    /// A date as PostgresNIO writes it: whole microseconds since 2000-01-01, toward that day.
+    private static func microseconds(_ date: Date) -> Date {
+        let epoch = Date(timeIntervalSince1970: 946_684_800)
+        return Date(timeInterval: Double(Int64(date.timeIntervalSince(epoch) * 1_000_000)) / 1_000_000, since: epoch)
+    }
+
     /// A job from a row whose first columns are `columns`.
     static func job(_ row: PostgresRow) throws -> Job {
         let columns = row.makeRandomAccess()
-        return try StoredJob.job(
-            id: try columns[0].decode(UUID.self),
+        let id = try columns[0].decode(UUID.self)
+        let (spec, state) = try decoded.decode(id: id, spec: try columns[2].decode(String.self), state: try columns[3].decode(String.self))
+        return StoredJob.job(
+            id: id,
             owner: try columns[1].decode(String.self),
-            spec: try columns[2].decode(String.self),
-            state: try columns[3].decode(String.self),
+            spec: spec,
+            state: state,
             createdAt: try columns[4].decode(Date.self),
             updatedAt: try columns[5].decode(Date.self),
             revision: try columns[6].decode(Int.self),
@@ -285,6 +338,9 @@ struct JobRow {
             leaseExpires: try columns[8].decode(Date?.self)
         )
     }
+
+    /// Shared by every store of the process: an entry is only reused for the same text.
+    static let decoded = DecodedJobColumns()
 }
 
 extension PostgresRandomAccessRow {

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayTestSupport
+import Synchronization
 import Testing
 
 /// What every `JobStore` promises, run unchanged against SQLite and PostgreSQL: jobs read back
@@ -258,5 +259,62 @@ struct JobStoreContractTests {
         #expect(done.state.status == .succeeded)
         #expect(try node.jobs.job(id: a[0].id)?.lease == nil)
         #expect(try node.jobs.renewLeases([a[0].id], lease: JobLease(node: "a", expires: now.addingTimeInterval(45))).isEmpty)
+    }
+
+    /// A node changes the jobs it runs from what it last wrote of them (PostgreSQL keeps that in
+    /// memory): another node's write in between must still be seen, a refusal must be judged on
+    /// the stored job, and a renewed lease must survive the next change.
+    @Test(arguments: StoreBackend.allCases)
+    func aNodeChangesAJobFromItsStoredStateWhateverItLastWrote(_ backend: StoreBackend) throws {
+        let store = try backend.make()
+        let (a, b) = (try store.node(), try store.node())
+        let now = ContractJobs.epoch.addingTimeInterval(1)
+        let job = ContractJobs.make(type: .urlToPDF)
+        try a.jobs.insert(job, activeLimit: nil)
+        try a.jobs.update(id: job.id) { $0.revision += 1 }
+        try b.jobs.update(id: job.id) { $0.revision += 10 }
+        let seen = try a.jobs.update(id: job.id) { $0.revision += 100 }
+        #expect(seen.revision == 112, "a's change started from b's write")
+
+        let claim: @Sendable (inout Job) throws -> Void = { job in
+            var random = SystemRandomNumberGenerator()
+            _ = try job.state.handle(.started, now: now, random: &random)
+        }
+        let claimed = try a.jobs.claimDue(now: now, types: [.urlToPDF], limit: 1, lease: JobLease(node: "a", expires: now.addingTimeInterval(15)), claim)
+        #expect(claimed.map(\.id) == [job.id])
+        let renewed = JobLease(node: "a", expires: now.addingTimeInterval(60))
+        #expect(try a.jobs.renewLeases([job.id], lease: renewed) == [job.id])
+        let phase = try a.jobs.update(id: job.id) { $0.revision += 1 }
+        #expect(phase.lease == renewed, "the change kept the renewed lease")
+        #expect(try b.jobs.job(id: job.id)?.lease == renewed, "and so did the row")
+        #expect(try b.jobs.lapsedLeases(now: now.addingTimeInterval(30), limit: 10).isEmpty)
+
+        // b cancels the running job. a last wrote it PROCESSING; a change of a's that refuses
+        // anything but a running job must end refused by the stored, cancelled one.
+        try b.jobs.update(id: job.id) { job in
+            var random = SystemRandomNumberGenerator()
+            _ = try job.state.handle(.cancelRequested, now: now, random: &random)
+        }
+        struct NotRunning: Error {}
+        let judged = Mutex<[JobStatus]>([])
+        #expect(throws: NotRunning.self) {
+            try a.jobs.update(id: job.id) { job in
+                judged.withLock { $0.append(job.state.status) }
+                if job.state.status != .processing { throw NotRunning() }
+            }
+        }
+        #expect(judged.withLock { $0.last } == .cancelled, "judged on the stored job: \(judged.withLock { $0 })")
+        #expect(try b.jobs.job(id: job.id)?.state.status == .cancelled)
+
+        // The other way round: a last wrote a job QUEUED, b started it; a's change that needs a
+        // running job must not be refused by the job a remembers.
+        let second = ContractJobs.make(type: .urlToPDF, at: 1)
+        try a.jobs.insert(second, activeLimit: nil)
+        _ = try b.jobs.claimDue(now: now, types: [.urlToPDF], limit: 1, lease: JobLease(node: "b", expires: now.addingTimeInterval(15)), claim)
+        let started = try a.jobs.update(id: second.id) { job in
+            if job.state.status != .processing { throw NotRunning() }
+            job.revision += 1
+        }
+        #expect(started.state.status == .processing && started.lease?.node == "b")
     }
 }

@@ -38,15 +38,48 @@ public struct StoredJob: Sendable {
         leaseNode: String?,
         leaseExpires: Date?
     ) throws -> Job {
+        try job(
+            id: id,
+            owner: owner,
+            spec: decodeSpec(spec),
+            state: decodeState(state),
+            createdAt: createdAt,
+            updatedAt: updatedAt,
+            revision: revision,
+            leaseNode: leaseNode,
+            leaseExpires: leaseExpires
+        )
+    }
+
+    /// The same, with the JSON columns already decoded.
+    public static func job(
+        id: UUID,
+        owner: String,
+        spec: JobSpec,
+        state: JobStateMachine,
+        createdAt: Date,
+        updatedAt: Date,
+        revision: Int,
+        leaseNode: String?,
+        leaseExpires: Date?
+    ) -> Job {
         Job(
             id: id,
             owner: owner,
-            spec: try JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8)),
-            state: try JSONDecoder().decode(JobStateMachine.self, from: Data(state.utf8)),
+            spec: spec,
+            state: state,
             createdAt: createdAt,
             updatedAt: updatedAt,
             revision: revision,
             lease: leaseNode.map { JobLease(node: $0, expires: leaseExpires ?? .distantPast) }
         )
+    }
+
+    public static func decodeSpec(_ text: String) throws -> JobSpec {
+        try JSONDecoder().decode(JobSpec.self, from: Data(text.utf8))
+    }
+
+    public static func decodeState(_ text: String) throws -> JobStateMachine {
+        try JSONDecoder().decode(JobStateMachine.self, from: Data(text.utf8))
     }
 }
