@@ -280,7 +280,13 @@ struct JobStoreContractTests {
             var random = SystemRandomNumberGenerator()
             _ = try job.state.handle(.started, now: now, random: &random)
         }
-        let claimed = try a.jobs.claimDue(now: now, types: [.urlToPDF], limit: 1, lease: JobLease(node: "a", expires: now.addingTimeInterval(15)), claim)
+        let claimed = try a.jobs.claimDue(
+            now: now,
+            types: [.urlToPDF],
+            limit: 1,
+            lease: JobLease(node: "a", expires: now.addingTimeInterval(15)),
+            claim
+        )
         #expect(claimed.map(\.id) == [job.id])
         let renewed = JobLease(node: "a", expires: now.addingTimeInterval(60))
         #expect(try a.jobs.renewLeases([job.id], lease: renewed) == [job.id])
