@@ -16,23 +16,24 @@ public final class PostgresJobStore: JobStore {
 
     /// PostgreSQL reads committed data, so two inserts could each count the owner's jobs before
     /// the other commits: an advisory lock on the owner makes its inserts take turns, on every
-    /// node. Other owners' inserts do not wait.
+    /// node. Other owners' inserts do not wait. Without a limit the insert is one statement.
     public func insert(_ job: Job, activeLimit: Int?) throws {
         let row = try JobRow(job)
-        try database.transaction { session in
-            if let activeLimit {
+        let insert: PostgresQuery = """
+            INSERT INTO jobs (id, owner, type, status, not_before, deadline, spec, state, created_at, updated_at, revision,
+                              lease_node, lease_expires)
+            VALUES (\(row.id), \(row.owner), \(row.type), \(row.status), \(row.notBefore), \(row.deadline), \(row.spec), \(row.state),
+                    \(row.createdAt), \(row.updatedAt), \(row.revision), \(row.leaseNode), \(row.leaseExpires))
+            """
+        if let activeLimit {
+            try database.transaction { session in
                 try session.query("SELECT pg_advisory_xact_lock(\(Self.ownerLockSpace), hashtext(\(job.owner)))")
                 let active = try Self.activeCount(owner: job.owner, in: session)
                 if active >= activeLimit { throw ActiveJobLimitReached(active: active, limit: activeLimit) }
+                try session.query(insert)
             }
-            try session.query(
-                """
-                INSERT INTO jobs (id, owner, type, status, not_before, deadline, spec, state, created_at, updated_at, revision,
-                                  lease_node, lease_expires)
-                VALUES (\(row.id), \(row.owner), \(row.type), \(row.status), \(row.notBefore), \(row.deadline), \(row.spec), \(row.state),
-                        \(row.createdAt), \(row.updatedAt), \(row.revision), \(row.leaseNode), \(row.leaseExpires))
-                """
-            )
+        } else {
+            try database.query(insert)
         }
         memo.wrote(JobRow.asStored(job), version: 0)
     }
