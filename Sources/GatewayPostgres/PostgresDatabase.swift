@@ -60,7 +60,21 @@ public final class PostgresDatabase: Sendable {
         var open = 0
         var nextID = 0
         var closed = false
+        /// Synchronous callers waiting in `acquire` for a connection: they come first.
+        var blocked = 0
+        /// Awaited statements waiting for a connection, in turn (`onIdleConnection`).
+        var queued: [Lend] = []
     }
+
+    /// What an awaited statement does for a connection: run on an idle one, open one, or wait.
+    private enum Turn {
+        case run(PostgresConnection)
+        case open
+        case wait
+    }
+
+    /// Hands an awaited statement the connection it waited for, or why it gets none.
+    private typealias Lend = @Sendable (Result<PostgresConnection, any Error>) -> Void
 
     /// Connects once to check the URL, then runs the migrations (every node does; they are
     /// idempotent and serialized by an advisory lock).
@@ -82,11 +96,12 @@ public final class PostgresDatabase: Sendable {
 
     /// Closes every connection; calls made after this fail.
     public func close() {
-        let idle = pool.withLock { pool in
+        let (idle, queued) = pool.withLock { pool in
             pool.closed = true
-            defer { pool.idle = [] }
-            return pool.idle
+            defer { (pool.idle, pool.queued) = ([], []) }
+            return (pool.idle, pool.queued)
         }
+        for lend in queued { lend(.failure(Self.closedError)) }
         for connection in idle { try? (connection.close() as EventLoopFuture<Void>).wait() }
         // The shared event loops outlive every database: nothing to shut down.
     }
@@ -169,30 +184,53 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// `operation` on an idle connection, which goes back to the pool from its event loop; or,
-    /// when none is idle, `otherwise` (the wait for a connection included) on a thread of its own.
+    /// `operation` on a connection of the pool, which goes back to the pool from its event loop:
+    /// an idle one now, else the next one released (handed over by `release`, no thread
+    /// waits for it); when none is idle and the pool is not full, `otherwise` (opening a
+    /// connection included) on a thread of its own.
     ///
     /// A connection is never held by a suspended task: a task needs a cooperative thread to
     /// resume, and those threads may be blocked in a synchronous call waiting for a connection
-    /// (a deadlock once every connection sits in such a task).
+    /// (a deadlock once every connection sits in such a task). The statement runs on the
+    /// connection's event loop and the task resumes only once the connection is back.
     private func onIdleConnection<T: Sendable>(
         _ operation: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>,
         otherwise: @escaping @Sendable () throws -> T
     ) async throws -> T {
-        guard let connection = try takeIdle() else {
+        let answer = group.any().makePromise(of: T.self)
+        let run: @Sendable (PostgresConnection) -> Void = { [self] connection in
+            let statement = PostgresSession(connection: connection, logger: logger).started(timeout: PostgresSession.statementTimeout) {
+                operation(connection)
+            }
+            statement.whenComplete { [self] result in
+                if case .failure(let error) = result, Self.breaksConnection(error) {
+                    (connection.close() as EventLoopFuture<Void>).whenComplete { _ in self.release(connection) }
+                } else {
+                    release(connection)
+                }
+            }
+            statement.cascade(to: answer)
+        }
+        let next = try pool.withLock { pool -> Turn in
+            if let connection = try popIdle(&pool) { return .run(connection) }
+            if pool.open < maxConnections { return .open }
+            pool.queued.append { lent in
+                switch lent {
+                case .success(let connection): run(connection)
+                case .failure(let error): answer.fail(error)
+                }
+            }
+            return .wait
+        }
+        switch next {
+        case .run(let connection): run(connection)
+        case .wait: break
+        case .open:
+            answer.fail(CancellationError())  // unused: a promise must not be dropped unfulfilled
             return try await runBlocking { Result { try otherwise() } }.get()
         }
-        let session = PostgresSession(connection: connection, logger: logger)
-        let answer = session.started(timeout: PostgresSession.statementTimeout) { operation(connection) }
-        answer.whenComplete { [self] result in
-            if case .failure(let error) = result, Self.breaksConnection(error) {
-                (connection.close() as EventLoopFuture<Void>).whenComplete { _ in self.release(connection) }
-            } else {
-                release(connection)
-            }
-        }
         do {
-            return try await answer.get()
+            return try await answer.futureResult.get()
         } catch {
             throw Self.translate(error, location: location)
         }
@@ -209,15 +247,10 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// An idle open connection of the pool, or nil when none is.
-    private func takeIdle() throws -> PostgresConnection? {
-        try pool.withLock { try popIdle(&$0) }
-    }
-
     /// The last idle connection that is still open, dropping closed ones on the way; throws once
     /// the pool is closed. Called with the pool's lock held.
     private func popIdle(_ pool: inout Pool) throws -> PostgresConnection? {
-        if pool.closed { throw PostgresStoreError(code: "database_closed", message: "the database connection pool is closed") }
+        if pool.closed { throw Self.closedError }
         while let connection = pool.idle.popLast() {
             if !connection.isClosed { return connection }
             pool.open -= 1
@@ -240,13 +273,18 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    private static let closedError = PostgresStoreError(code: "database_closed", message: "the database connection pool is closed")
+
     private func acquire() throws -> PostgresConnection {
         returned.lock()
         defer { returned.unlock() }
         while true {
             let next: (reuse: PostgresConnection?, openID: Int?) = try pool.withLock { pool in
                 if let connection = try popIdle(&pool) { return (connection, nil) }
-                guard pool.open < maxConnections else { return (nil, nil) }
+                guard pool.open < maxConnections else {
+                    pool.blocked += 1  // counted before `release` can look, since it signals under `returned`
+                    return (nil, nil)
+                }
                 pool.open += 1
                 pool.nextID += 1
                 return (nil, pool.nextID)
@@ -264,6 +302,7 @@ public final class PostgresDatabase: Sendable {
                 }
             }
             returned.wait()
+            pool.withLock { $0.blocked -= 1 }
         }
     }
 
@@ -280,18 +319,45 @@ public final class PostgresDatabase: Sendable {
         return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
     }
 
+    /// Puts `connection` back, or hands it (and any other idle one) to awaited statements in
+    /// turn when no synchronous caller waits; wakes a synchronous caller otherwise. A closed
+    /// connection leaves the pool; an awaited statement then opens one in its place, since a
+    /// release it waits for may never come.
     private func release(_ connection: PostgresConnection) {
-        let keep = pool.withLock { pool in
+        let (keep, lends, replace) = pool.withLock { pool -> (Bool, [(Lend, PostgresConnection)], (Lend, Int)?) in
+            var keep = true
+            var replace: (Lend, Int)?
             if connection.isClosed || pool.closed {
                 pool.open -= 1
-                return false
+                keep = false
+                if !pool.closed, pool.blocked == 0, pool.idle.isEmpty, !pool.queued.isEmpty {
+                    pool.open += 1
+                    pool.nextID += 1
+                    replace = (pool.queued.removeFirst(), pool.nextID)
+                }
+            } else {
+                pool.idle.append(connection)
             }
-            pool.idle.append(connection)
-            return true
+            var lends: [(Lend, PostgresConnection)] = []
+            while pool.blocked == 0, !pool.queued.isEmpty, let idle = try? popIdle(&pool) {
+                lends.append((pool.queued.removeFirst(), idle))
+            }
+            return (keep, lends, replace)
         }
         if !keep {
             forgetPrepared(connection)
             _ = connection.close() as EventLoopFuture<Void>
+        }
+        for (lend, lent) in lends { lend(.success(lent)) }
+        if let (lend, id) = replace {
+            DispatchQueue.global().async { [self] in
+                do {
+                    lend(.success(try connect(id: id)))
+                } catch {
+                    pool.withLock { $0.open -= 1 }
+                    lend(.failure(error))
+                }
+            }
         }
         returned.lock()
         returned.signal()
