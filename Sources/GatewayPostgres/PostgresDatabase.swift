@@ -197,42 +197,44 @@ public final class PostgresDatabase: Sendable {
         _ operation: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>,
         otherwise: @escaping @Sendable () throws -> T
     ) async throws -> T {
-        let answer = group.any().makePromise(of: T.self)
-        let run: @Sendable (PostgresConnection) -> Void = { [self] connection in
-            let statement = PostgresSession(connection: connection, logger: logger).started(timeout: PostgresSession.statementTimeout) {
-                operation(connection)
-            }
-            statement.whenComplete { [self] result in
-                if case .failure(let error) = result, Self.breaksConnection(error) {
-                    (connection.close() as EventLoopFuture<Void>).whenComplete { _ in self.release(connection) }
-                } else {
-                    release(connection)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            // The task resumes straight from the connection's event loop: no promise on
+            // another loop to cascade through.
+            let run: @Sendable (PostgresConnection) -> Void = { [self] connection in
+                let statement = PostgresSession(connection: connection, logger: logger).started(timeout: PostgresSession.statementTimeout) {
+                    operation(connection)
+                }
+                statement.whenComplete { [self] result in
+                    if case .failure(let error) = result, Self.breaksConnection(error) {
+                        (connection.close() as EventLoopFuture<Void>).whenComplete { _ in self.release(connection) }
+                    } else {
+                        release(connection)
+                    }
+                    continuation.resume(with: result.mapError { Self.translate($0, location: location) })
                 }
             }
-            statement.cascade(to: answer)
-        }
-        let next = try pool.withLock { pool -> Turn in
-            if let connection = try popIdle(&pool) { return .run(connection) }
-            if pool.open < maxConnections { return .open }
-            pool.queued.append { lent in
-                switch lent {
-                case .success(let connection): run(connection)
-                case .failure(let error): answer.fail(error)
+            let next: Turn
+            do {
+                next = try pool.withLock { pool -> Turn in
+                    if let connection = try popIdle(&pool) { return .run(connection) }
+                    if pool.open < maxConnections { return .open }
+                    pool.queued.append { lent in
+                        switch lent {
+                        case .success(let connection): run(connection)
+                        case .failure(let error): continuation.resume(throwing: Self.translate(error, location: self.location))
+                        }
+                    }
+                    return .wait
                 }
+            } catch {
+                continuation.resume(throwing: error)
+                return
             }
-            return .wait
-        }
-        switch next {
-        case .run(let connection): run(connection)
-        case .wait: break
-        case .open:
-            answer.fail(CancellationError())  // unused: a promise must not be dropped unfulfilled
-            return try await runBlocking { Result { try otherwise() } }.get()
-        }
-        do {
-            return try await answer.futureResult.get()
-        } catch {
-            throw Self.translate(error, location: location)
+            switch next {
+            case .run(let connection): run(connection)
+            case .wait: break
+            case .open: Task { continuation.resume(with: await runBlocking { Result { try otherwise() } }) }
+            }
         }
     }
 
@@ -346,7 +348,8 @@ public final class PostgresDatabase: Sendable {
         }
         if !keep {
             forgetPrepared(connection)
-            _ = connection.close() as EventLoopFuture<Void>
+            // PostgresNIO insists a connection is closed before it is freed: held until then.
+            (connection.close() as EventLoopFuture<Void>).whenComplete { _ in withExtendedLifetime(connection) {} }
         }
         for (lend, lent) in lends { lend(.success(lent)) }
         if let (lend, id) = replace {

@@ -1,0 +1,61 @@
+import Foundation
+import GatewayCore
+import GatewayPostgres
+import GatewayTestSupport
+import Testing
+
+/// The connection pool under more awaited polls than it has connections: a poll that finds no
+/// idle connection waits in turn and is handed the next one released, while synchronous callers
+/// (the engine's) keep theirs; nothing waits forever, not even when the pool closes under it.
+@Suite("PostgreSQL connection pool")
+struct PostgresPoolTests {
+    @Test(.timeLimit(.minutes(1)))
+    func pollsQueuedBehindTwoConnectionsAllFinishBesideSynchronousCallers() async throws {
+        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL(), maxConnections: 2)
+        defer { database.close() }
+        let jobs = PostgresJobStore(database: database)
+        let job = ContractJobs.make()
+        try jobs.insert(job, activeLimit: nil)
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            // Two threads of its own keep taking both connections for a while each.
+            group.addTask {
+                try await onThread {
+                    for _ in 0..<20 { try database.withConnection { try $0.execute("SELECT pg_sleep(0.005)") } }
+                }
+                return 0
+            }
+            group.addTask {
+                try await onThread {
+                    for _ in 0..<20 { _ = try jobs.job(id: job.id) }
+                }
+                return 0
+            }
+            for _ in 0..<300 {
+                group.addTask {
+                    try await jobs.polledJob(id: job.id)?.id == job.id ? 1 : 0
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(answered == 300, "every poll read the job")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func pollsWaitingWhenThePoolClosesAreToldSo() async throws {
+        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL(), maxConnections: 1)
+        let jobs = PostgresJobStore(database: database)
+        let job = ContractJobs.make()
+        try jobs.insert(job, activeLimit: nil)
+        // The one connection sleeps; polls queue behind it; the pool closes meanwhile.
+        let sleeper = Task { try await onThread { try database.withConnection { try $0.execute("SELECT pg_sleep(1)") } } }
+        try await Task.sleep(for: .milliseconds(200))
+        let polls = (0..<5).map { _ in Task { try await jobs.polledJob(id: job.id) } }
+        try await Task.sleep(for: .milliseconds(200))
+        database.close()
+        for poll in polls {
+            let error = await #expect(throws: PostgresStoreError.self) { try await poll.value }
+            #expect(error?.code == "database_closed")
+        }
+        _ = await sleeper.result
+    }
+}
