@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import Synchronization
 
 /// The decoded `spec` and `state` of recently read jobs, reused while a row holds the same
 /// text: a client polls one job many times over, and decoding its two JSON columns was the
@@ -15,22 +14,14 @@ final class DecodedJobColumns: Sendable {
         var state: JobStateMachine
     }
 
-    private let entries = Mutex<[UUID: Entry]>([:])
-    private let capacity: Int
-
-    init(capacity: Int = 4_096) {
-        self.capacity = capacity
-    }
+    private let entries = BoundedMemo<Entry>()
 
     func decode(id: UUID, spec specText: String, state stateText: String) throws -> (JobSpec, JobStateMachine) {
-        let known = entries.withLock { $0[id] }
+        let known = entries[id]
         if let known, known.specText == specText, known.stateText == stateText { return (known.spec, known.state) }
         let spec = try known.flatMap { $0.specText == specText ? $0.spec : nil } ?? StoredJob.decodeSpec(specText)
         let state = try StoredJob.decodeState(stateText)
-        entries.withLock { entries in
-            if entries.count >= capacity, entries[id] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[id] = Entry(specText: specText, spec: spec, stateText: stateText, state: state)
-        }
+        entries[id] = Entry(specText: specText, spec: spec, stateText: stateText, state: state)
         return (spec, state)
     }
 }

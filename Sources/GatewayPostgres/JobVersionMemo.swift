@@ -1,54 +1,35 @@
 import Foundation
 import GatewayCore
-import Synchronization
 
 /// The last row of each unfinished job this process wrote, with the `row_version` it left:
 /// an update starts from it and writes back over that version, one round trip instead of a
 /// read and a write. The version check keeps it safe: when another node (or another thread)
 /// wrote in between, the write matches no row and the update reads the row afresh, as it
-/// would have without the memo. A job drops out when it ends; the memo is bounded.
+/// would have without the memo. A job drops out when it ends.
 final class JobVersionMemo: Sendable {
     struct Entry: Sendable {
         var job: Job
         var version: Int64
     }
 
-    private let entries = Mutex<[UUID: Entry]>([:])
-    private let capacity: Int
+    private let entries = BoundedMemo<Entry>()
 
-    init(capacity: Int = 4_096) {
-        self.capacity = capacity
-    }
-
-    subscript(id: UUID) -> Entry? {
-        entries.withLock { $0[id] }
-    }
+    subscript(id: UUID) -> Entry? { entries[id] }
 
     /// Remembers what was just written; a finished job is forgotten (few of its changes follow,
     /// and those can afford a read).
     func wrote(_ job: Job, version: Int64) {
-        entries.withLock { entries in
-            if job.state.status.isTerminal {
-                entries[job.id] = nil
-                return
-            }
-            if entries.count >= capacity, entries[job.id] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[job.id] = Entry(job: job, version: version)
-        }
+        entries[job.id] = job.state.status.isTerminal ? nil : Entry(job: job, version: version)
     }
 
     /// A lease renewal moved the row: the remembered job now has `lease`, at `version`.
     func renewed(_ id: UUID, lease: JobLease, version: Int64) {
-        entries.withLock { entries in
-            guard var entry = entries[id] else { return }
+        entries.change(id) { entry in
             entry.job.lease = lease
             entry.version = version
-            entries[id] = entry
         }
     }
 
     /// The row changed in a way this process cannot follow: the next update reads it.
-    func forget(_ id: UUID) {
-        _ = entries.withLock { $0.removeValue(forKey: id) }
-    }
+    func forget(_ id: UUID) { entries[id] = nil }
 }
