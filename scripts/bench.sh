@@ -63,7 +63,7 @@ HTTP API on loopback (wrk, 2 threads, 64 connections, 10 s; release build, beare
 PDF operations (qpdf, Ghostscript), medians of 5; ours from the request to SUCCEEDED through a release server
   merge 50 library PDFs ($(count ops.merge.pages) pages)   ours $(get ops.merge.ours_s) s, peak RSS $(get ops.merge.ours_rss_mib) MiB   qpdf by hand $(get ops.merge.peer_s) s, $(get ops.merge.peer_rss_mib) MiB   → ours $(ratio "$(get ops.merge.ours_s)" "$(get ops.merge.peer_s)")× its time
   PDF/A-2b of a $(count ops.pdfa.pages)-page PDF     ours $(get ops.pdfa.ours_s) s, peak RSS $(get ops.pdfa.ours_rss_mib) MiB   gs by hand $(get ops.pdfa.peer_s) s, $(get ops.pdfa.peer_rss_mib) MiB   → ours $(ratio "$(get ops.pdfa.ours_s)" "$(get ops.pdfa.peer_s)")× its time
-  (peak RSS: the process tree, ours as `pdfgate merge`/`pdfgate pdfa`, which runs the same job in the command's own engine)
+  (peak RSS: the process tree, ours as pdfgate merge / pdfgate pdfa, which runs the same job in the command's own engine)
 
 Local office conversion: the $(count office.files) files of Fixtures/office-set ($(count office.pages) pages, 11 kinds), two at a time on 2 warm LibreOffice slots
   ours, sandboxed   $(get office.ours_per_s) files/s, p50 $(get office.ours_p50_s) s
