@@ -16,11 +16,7 @@ enum ToolFiles {
     static func linkOrCopy(_ source: String, to destination: String) throws(JobFailure) {
         unlink(destination)
         if link(source, destination) == 0 { return }
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: destination)
-        } catch {
-            throw JobFailure(.transient, code: "storage_error", "could not bring \(source) into the tool's directory: \(error.localizedDescription)")
-        }
+        try copy(source, to: destination)
     }
 
     static func copy(_ source: String, to destination: String) throws(JobFailure) {
