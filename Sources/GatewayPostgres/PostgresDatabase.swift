@@ -62,7 +62,7 @@ public final class PostgresDatabase: Sendable {
         var closed = false
         /// Synchronous callers waiting in `acquire` for a connection: they come first.
         var blocked = 0
-        /// Awaited statements waiting for a connection, in turn (`onIdleConnection`).
+        /// Awaited statements waiting for a connection, in turn (`onPooledConnection`).
         var queued: [Lend] = []
     }
 
@@ -173,7 +173,7 @@ public final class PostgresDatabase: Sendable {
     /// The same, awaited rather than waited for: for a caller that must not hold a thread while
     /// PostgreSQL answers (a request handler on the cooperative pool).
     func query(_ statement: PreparedStatement, _ arguments: [UUID]) async throws -> [PostgresRow] {
-        try await onIdleConnection(executing(statement, arguments), otherwise: { try self.query(statement, arguments) })
+        try await onPooledConnection(executing(statement, arguments), otherwise: { try self.query(statement, arguments) })
     }
 
     /// Runs `statement` with `arguments` on a connection, preparing it there first if need be.
@@ -193,7 +193,7 @@ public final class PostgresDatabase: Sendable {
     /// resume, and those threads may be blocked in a synchronous call waiting for a connection
     /// (a deadlock once every connection sits in such a task). The statement runs on the
     /// connection's event loop and the task resumes only once the connection is back.
-    private func onIdleConnection<T: Sendable>(
+    private func onPooledConnection<T: Sendable>(
         _ operation: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>,
         otherwise: @escaping @Sendable () throws -> T
     ) async throws -> T {
@@ -233,7 +233,7 @@ public final class PostgresDatabase: Sendable {
             switch next {
             case .run(let connection): run(connection)
             case .wait: break
-            case .open: Task { continuation.resume(with: await runBlocking { Result { try otherwise() } }) }
+            case .open: Self.onBlockingThread { continuation.resume(with: Result { try otherwise() }) }
             }
         }
     }
@@ -353,7 +353,7 @@ public final class PostgresDatabase: Sendable {
         }
         for (lend, lent) in lends { lend(.success(lent)) }
         if let (lend, id) = replace {
-            DispatchQueue.global().async { [self] in
+            Self.onBlockingThread { [self] in
                 do {
                     lend(.success(try connect(id: id)))
                 } catch {
@@ -365,6 +365,12 @@ public final class PostgresDatabase: Sendable {
         returned.lock()
         returned.signal()
         returned.unlock()
+    }
+
+    /// `body`, which waits (a connect, a synchronous statement), on one of the process's threads
+    /// for blocking work: never an event loop's nor a cooperative one.
+    private static func onBlockingThread(_ body: @escaping @Sendable () -> Void) {
+        Task { await runBlocking(body) }
     }
 
     /// Drops what `connection` prepared: its statements died with it.
