@@ -42,13 +42,20 @@ struct PostgresPoolTests {
 
     @Test(.timeLimit(.minutes(1)))
     func pollsWaitingWhenThePoolClosesAreToldSo() async throws {
-        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL(), maxConnections: 1)
+        let url = try TestPostgres.freshDatabaseURL()
+        let database = try PostgresDatabase(url: url, maxConnections: 1)
+        let observer = try PostgresDatabase(url: url, maxConnections: 1)
+        defer { observer.close() }
         let jobs = PostgresJobStore(database: database)
         let job = ContractJobs.make()
         try jobs.insert(job, activeLimit: nil)
-        // The one connection sleeps; polls queue behind it; the pool closes meanwhile.
-        let sleeper = Task { try await onThread { try database.withConnection { try $0.execute("SELECT pg_sleep(1)") } } }
-        try await Task.sleep(for: .milliseconds(200))
+        // The one connection sleeps (seen running by another pool, so no timing is guessed);
+        // polls queue behind it, or find the pool closed; the pool closes meanwhile. None may
+        // get the connection, which the sleep holds well past the close.
+        let sleeper = Task { try await onThread { try database.withConnection { try $0.execute("SELECT pg_sleep(3)") } } }
+        while try observer.query("SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'").isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let polls = (0..<5).map { _ in Task { try await jobs.polledJob(id: job.id) } }
         try await Task.sleep(for: .milliseconds(200))
         database.close()

@@ -1,0 +1,70 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Testing
+
+@testable import GatewayPostgres
+
+/// A PostgreSQL node starts a job's next change from what it last wrote (`JobVersionMemo`) instead
+/// of reading the row. That is only sound if what it remembers is exactly what a read would give,
+/// at the row's version: checked here through a job's whole life, with dates that are not whole
+/// milliseconds, options, operations, a retry carrying its failure, a lease and its renewal.
+@Suite("PostgreSQL job memo")
+struct PostgresJobMemoTests {
+    @Test func whatANodeRemembersOfAJobIsWhatAReadOfItsRowGives() throws {
+        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL())
+        defer { database.close() }
+        let store = PostgresJobStore(database: database)
+        let now = Date()  // sub-microsecond parts, which PostgreSQL drops
+        var spec = JobSpec(type: .docToPDF, originalFilename: "report.docx", folder: "Reports", name: "Q3")
+        spec.options.landscape = true
+        spec.options.browser.scale = 0.8
+        spec.operations = [.rotate(angle: 90, pages: nil)]
+        let job = Job(
+            owner: "alice",
+            spec: spec,
+            state: JobStateMachine(uploadBy: now.addingTimeInterval(900), thenTimeout: 600),
+            createdAt: now,
+            updatedAt: now
+        )
+        try store.insert(job, activeLimit: nil)
+
+        func checkRemembered(_ step: String) throws {
+            let remembered = try #require(store.memo[job.id], "\(step): remembered")
+            let read = try #require(try store.job(id: job.id))
+            #expect(remembered.job == read, "\(step): the remembered job is the stored one")
+            let version = try database.query("SELECT row_version FROM jobs WHERE id = \(job.id)").first?.decode(Int64.self)
+            #expect(remembered.version == version, "\(step): at the row's version")
+        }
+        func apply(_ event: JobStateMachine.Event) throws {
+            try store.update(id: job.id) { job in
+                var random = SystemRandomNumberGenerator()
+                _ = try job.state.handle(event, now: Date(), random: &random)
+                job.updatedAt = Date()
+                job.revision += 1
+            }
+        }
+        try checkRemembered("inserted")
+        try apply(.uploaded)
+        try apply(.submitted)
+        try checkRemembered("queued")
+
+        let lease = JobLease(node: "n1", expires: Date().addingTimeInterval(15.123_456_7))
+        let start: @Sendable (inout Job) throws -> Void = { job in
+            var random = SystemRandomNumberGenerator()
+            _ = try job.state.handle(.started, now: Date(), random: &random)
+        }
+        #expect(try store.claimDue(now: Date(), types: [.docToPDF], limit: 1, lease: lease, start).count == 1)
+        try checkRemembered("claimed")
+        #expect(try store.renewLeases([job.id], lease: JobLease(node: "n1", expires: Date().addingTimeInterval(30.5))) == [job.id])
+        try checkRemembered("lease renewed")
+        try apply(.entered(.inspecting))
+        try checkRemembered("a phase")
+        try apply(.failed(JobFailure(.transient, code: "converter_crashed", "LibreOffice went away")))
+        try checkRemembered("queued for a retry, with its failure")
+
+        try apply(.cancelRequested)
+        #expect(store.memo[job.id] == nil, "a finished job is forgotten")
+        #expect(try store.job(id: job.id)?.state.status == .cancelled)
+    }
+}
