@@ -110,6 +110,14 @@ public struct JSONOutput: Sendable {
         raw("null")
     }
 
+    /// A value of many fields that is rare on the hot paths (a job's options or operations),
+    /// written by `WireJSON.encoder()` rather than by hand a second time.
+    public mutating func encoded(_ value: some Encodable) throws {
+        let data = try WireJSON.encoder().encode(value)
+        separate()
+        bytes.append(contentsOf: data)
+    }
+
     private mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }

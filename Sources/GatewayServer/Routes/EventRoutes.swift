@@ -79,7 +79,7 @@ struct JobEventsController: Sendable {
     }
 
     private func event(_ job: Job, base: String) -> String {
-        let data = (try? WireJSON.encoder().encode(links.jobJSON(job, base: base))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let data = (try? links.jobJSON(job, base: base).json()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "id: \(job.revision)\nevent: job\ndata: \(data)\n\n"
     }
 }

@@ -228,7 +228,16 @@ struct JobController: Sendable {
         let limit = try request.pageLimit()
         let page = try engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.query("cursor"))
         let base = links.baseURL(for: request)
-        return try jsonResponse(JobPage(jobs: page.jobs.map { links.jobJSON($0, base: base) }, nextCursor: page.nextCursor))
+        var out = JSONOutput(capacity: 768 * page.jobs.count + 64)
+        out.beginObject()
+        out.key("jobs")
+        out.beginArray()
+        for job in page.jobs { try links.jobJSON(job, base: base).write(to: &out) }
+        out.endArray()
+        out.key("next_cursor")
+        out.string(page.nextCursor)
+        out.endObject()
+        return jsonResponse(bytes: out.bytes)
     }
 
     // MARK: - Helpers
@@ -246,21 +255,5 @@ struct JobController: Sendable {
         default:
             return "\(error)"
         }
-    }
-}
-
-struct JobPage: Encodable {
-    var jobs: [JobJSON]
-    var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case jobs
-        case nextCursor = "next_cursor"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(jobs, forKey: .jobs)
-        try container.encode(nextCursor, forKey: .nextCursor)
     }
 }

@@ -52,6 +52,19 @@ func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, he
     return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
 }
 
+/// A job's answer, written by `JobJSON.write(to:)` rather than `JSONEncoder`: the same JSON
+/// at a fraction of the cost, for the API's most frequent answer (every poll).
+func jsonResponse(_ job: JobJSON, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    try jsonResponse(bytes: job.json(), status: status, headers: headers)
+}
+
+/// JSON already written (`JSONOutput`).
+func jsonResponse(bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    var headers = headers
+    headers[.contentType] = "application/json; charset=utf-8"
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+}
+
 /// Runs a library mutation (flock, renames, fsync) on a thread of its own: an fsync can take
 /// milliseconds, and the two cooperative threads also answer every poll.
 func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
