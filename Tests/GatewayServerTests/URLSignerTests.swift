@@ -29,6 +29,31 @@ struct URLSignerTests {
         #expect(throws: URLSigner.Failure.badSignature) { try retired.verify(method: "GET", path: "/v1/downloads/a/b", query: Self.query(issued)) }
     }
 
+    @Test("one signer signs many URLs at once, each verifying: its keyed HMAC is only ever copied")
+    func concurrentSignatures() async throws {
+        let signer = URLSigner(keys: [Self.old])
+        let expires = Date().addingTimeInterval(600)
+        let signed = await withTaskGroup(of: [(String, String)].self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    (0..<200).map { index in
+                        let path = "/v1/uploads/\(task)-\(index)"
+                        return (path, signer.sign(method: "PUT", path: path, expires: expires, maxBytes: Int64(index)))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(signed.count == 1_600)
+        for (path, query) in signed {
+            #expect(throws: Never.self) { try signer.verify(method: "PUT", path: path, query: Self.query(query)) }
+        }
+        // The same URL twice is signed the same: no state carried from one signature to the next.
+        let once = signer.sign(method: "GET", path: "/a", expires: expires)
+        _ = signer.sign(method: "GET", path: "/b", expires: expires)
+        #expect(signer.sign(method: "GET", path: "/a", expires: expires) == once)
+    }
+
     @Test("method, path, expiry and size cap are all covered; a bad MAC wins over expiry")
     func coverage() throws {
         let signer = URLSigner(keys: [Self.old])

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayStore
 import Hummingbird
+import Logging
 import Synchronization
 
 /// Resolves the request's owner: `default` in no-auth mode, else the owner of the bearer token.
@@ -37,8 +38,20 @@ struct AuthMiddleware: RouterMiddleware {
             }
             context.owner = owner
         }
-        context.logger[metadataKey: "owner"] = "\(context.owner ?? "-")"
-        return try await next(request, context)
+        return try await RequestOwner.$current.withValue(context.owner) { try await next(request, context) }
+    }
+}
+
+/// The owner a request runs for, as log metadata (`owner=`) on whatever its handlers log.
+/// A task-local read when a line is written rather than metadata set on every request's
+/// logger: swift-log's stream handler re-renders all of a logger's metadata each time a key
+/// is set, which cost a poll more than checking its token.
+public enum RequestOwner {
+    @TaskLocal static var current: String?
+
+    /// Give the server's logger this provider (`Logger(label:metadataProvider:)`).
+    public static let metadataProvider = Logger.MetadataProvider {
+        current.map { ["owner": .string($0)] } ?? [:]
     }
 }
 

@@ -24,6 +24,9 @@ public struct URLSigner: Sendable {
     let keys: [SigningKey]
     /// Key bytes by id; a `SymmetricKey` is made per use because it is not `Sendable`.
     private let secrets: [String: Data]
+    /// The signing key's HMAC with the key already absorbed: each signature starts from a copy
+    /// instead of keying afresh (every poll of a CREATED job signs its upload URL).
+    private let signing: KeyedMAC
 
     /// The first key signs; every key verifies.
     public init(keys: [SigningKey]) {
@@ -32,16 +35,17 @@ public struct URLSigner: Sendable {
         var secrets: [String: Data] = [:]
         for key in keys { secrets[key.id] = Data(base64Encoded: key.secret) ?? Data(key.secret.utf8) }
         self.secrets = secrets
+        signing = KeyedMAC(HMAC<SHA256>(key: SymmetricKey(data: secrets[keys[0].id]!)))
     }
 
     /// The query string (without `?`) that makes `method path` valid until `expires`.
     public func sign(method: String, path: String, expires: Date, maxBytes: Int64? = nil) -> String {
         let key = keys[0]
         let exp = Int64(expires.timeIntervalSince1970.rounded(.up))
-        let mac = HMAC<SHA256>.authenticationCode(
-            for: Data(Self.message(method: method, path: path, exp: exp, max: maxBytes).utf8),
-            using: SymmetricKey(data: secrets[key.id]!)
-        )
+        var hmac = signing.keyed
+        var message = Self.message(method: method, path: path, exp: exp, max: maxBytes)
+        message.withUTF8 { hmac.update(data: UnsafeRawBufferPointer($0)) }
+        let mac = hmac.finalize()
         var query = "kid=\(key.id)&exp=\(exp)"
         if let maxBytes { query += "&max=\(maxBytes)" }
         return query + "&sig=" + Data(mac).base64URLEncoded
@@ -68,5 +72,15 @@ public struct URLSigner: Sendable {
 
     static func message(method: String, path: String, exp: Int64, max: Int64?) -> String {
         [method.uppercased(), path, String(exp), max.map(String.init) ?? "-"].joined(separator: "\n")
+    }
+}
+
+/// An HMAC already keyed, shared read-only: `HMAC` is not marked `Sendable`, but a copy of it
+/// is independent (its hash states are copy-on-write), and this one is only ever copied.
+private struct KeyedMAC: @unchecked Sendable {
+    let keyed: HMAC<SHA256>
+
+    init(_ keyed: HMAC<SHA256>) {
+        self.keyed = keyed
     }
 }

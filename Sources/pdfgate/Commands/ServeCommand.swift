@@ -93,7 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let shutdownGrace { configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000)) }
             if unsandboxedConverters { configuration.unsandboxedConverters = true }
 
-            var logger = Logger(label: "pdfgate")
+            var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let server = try GatewayServer(configuration: configuration, logger: logger)
             let routes = configuration.routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value.description)" }
