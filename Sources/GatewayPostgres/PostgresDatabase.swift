@@ -8,7 +8,7 @@ import Synchronization
 
 /// One PostgreSQL database shared by every gateway of a cluster: a small pool of connections,
 /// synchronous calls because the store's ports are synchronous (SQLite's calls block too), and
-/// an awaited read for the hottest request (`query(_:_:)` on a prepared statement).
+/// an awaited read for the hottest request (`query(_:)` on a prepared statement).
 ///
 /// A synchronous call blocks its thread until PostgreSQL answers. The connections live on the
 /// process's shared NIO event loops (Hummingbird's too: on two cores, two more loop threads
@@ -50,8 +50,6 @@ public final class PostgresDatabase: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let maxConnections: Int
     private let pool: Mutex<Pool>
-    /// The statements each open connection has prepared, by connection id.
-    private let prepared = Mutex<[Int: Set<String>]>([:])
     /// Signalled when a connection goes back to the pool or one closes.
     private let returned = NSCondition()
 
@@ -159,11 +157,11 @@ public final class PostgresDatabase: Sendable {
         try withConnection { try $0.query(query) }
     }
 
-    /// A hot read that each connection parses and plans once (`PREPARE`), then only executes:
-    /// PostgreSQL spends more on parsing and planning a point read than on running it. The
-    /// arguments are ids, written into `EXECUTE` as literals (a UUID's text needs no escaping).
-    func query(_ statement: PreparedStatement, _ arguments: [UUID]) throws -> [PostgresRow] {
-        let run = executing(statement, arguments)
+    /// A hot read that each connection parses and plans once, then only binds and executes
+    /// (PostgresNIO's prepared statements: no SQL text and no row description per call).
+    /// PostgreSQL spends more on parsing and planning a point read than on running it.
+    func query<Statement: PostgresPreparedStatement>(_ statement: Statement) throws -> [Statement.Row] where Statement.Row: Sendable {
+        let run = executing(statement)
         return try withConnection { session in
             let connection = session.connection
             return try session.wait(timeout: PostgresSession.statementTimeout) { run(connection) }
@@ -172,15 +170,27 @@ public final class PostgresDatabase: Sendable {
 
     /// The same, awaited rather than waited for: for a caller that must not hold a thread while
     /// PostgreSQL answers (a request handler on the cooperative pool).
-    func query(_ statement: PreparedStatement, _ arguments: [UUID]) async throws -> [PostgresRow] {
-        try await onPooledConnection(executing(statement, arguments), otherwise: { try self.query(statement, arguments) })
+    func query<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await onPooledConnection(executing(statement), otherwise: { try self.query(statement) })
     }
 
-    /// Runs `statement` with `arguments` on a connection, preparing it there first if need be.
-    private func executing(_ statement: PreparedStatement, _ arguments: [UUID]) -> @Sendable (PostgresConnection) -> EventLoopFuture<[PostgresRow]> {
-        let execute = PostgresQuery(unsafeSQL: "EXECUTE \(statement.name)(\(arguments.map { "'\($0.uuidString)'" }.joined(separator: ", ")))")
-        return { [logger] connection in
-            self.prepare(statement, on: connection).flatMap { connection.query(execute, logger: logger).map(\.rows) }
+    /// Runs `statement` on a connection, in a task on the connection's event loop
+    /// (`EventLoopTaskExecutor` says why).
+    private func executing<Statement: PostgresPreparedStatement>(
+        _ statement: Statement
+    ) -> @Sendable (PostgresConnection) -> EventLoopFuture<[Statement.Row]> where Statement.Row: Sendable {
+        { [logger] connection in
+            let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
+            Task(executorPreference: EventLoopTaskExecutor.on(connection.eventLoop)) {
+                do {
+                    var rows: [Statement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    promise.succeed(rows)
+                } catch {
+                    promise.fail(error)
+                }
+            }
+            return promise.futureResult
         }
     }
 
@@ -189,10 +199,11 @@ public final class PostgresDatabase: Sendable {
     /// waits for it); when none is idle and the pool is not full, `otherwise` (opening a
     /// connection included) on a thread of its own.
     ///
-    /// A connection is never held by a suspended task: a task needs a cooperative thread to
-    /// resume, and those threads may be blocked in a synchronous call waiting for a connection
-    /// (a deadlock once every connection sits in such a task). The statement runs on the
-    /// connection's event loop and the task resumes only once the connection is back.
+    /// The awaiting task never holds the connection: a task on the cooperative pool needs one of
+    /// its threads to resume, and those threads may be blocked in a synchronous call waiting for
+    /// a connection (a deadlock once every connection sits in such a task). The statement runs
+    /// on the connection's event loop (`executing` runs its task there too) and the awaiting
+    /// task resumes only once the connection is back.
     private func onPooledConnection<T: Sendable>(
         _ operation: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>,
         otherwise: @escaping @Sendable () throws -> T
@@ -238,17 +249,6 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// Prepares `statement` on `connection` unless it already has.
-    private func prepare(_ statement: PreparedStatement, on connection: PostgresConnection) -> EventLoopFuture<Void> {
-        if prepared.withLock({ $0[connection.id]?.contains(statement.name) ?? false }) {
-            return connection.eventLoop.makeSucceededVoidFuture()
-        }
-        let sql = "PREPARE \(statement.name)(\(statement.parameterTypes.joined(separator: ", "))) AS \(statement.sql)"
-        return connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).map { _ in
-            _ = self.prepared.withLock { $0[connection.id, default: []].insert(statement.name) }
-        }
-    }
-
     /// The last idle connection that is still open, dropping closed ones on the way; throws once
     /// the pool is closed. Called with the pool's lock held.
     private func popIdle(_ pool: inout Pool) throws -> PostgresConnection? {
@@ -256,7 +256,6 @@ public final class PostgresDatabase: Sendable {
         while let connection = pool.idle.popLast() {
             if !connection.isClosed { return connection }
             pool.open -= 1
-            forgetPrepared(connection)
         }
         return nil
     }
@@ -347,7 +346,6 @@ public final class PostgresDatabase: Sendable {
             return (keep, lends, replace)
         }
         if !keep {
-            forgetPrepared(connection)
             // PostgresNIO insists a connection is closed before it is freed: held until then.
             (connection.close() as EventLoopFuture<Void>).whenComplete { _ in withExtendedLifetime(connection) {} }
         }
@@ -373,11 +371,6 @@ public final class PostgresDatabase: Sendable {
         Task { await runBlocking(body) }
     }
 
-    /// Drops what `connection` prepared: its statements died with it.
-    private func forgetPrepared(_ connection: PostgresConnection) {
-        _ = prepared.withLock { $0.removeValue(forKey: connection.id) }
-    }
-
     /// PostgreSQL's errors, said so that an operator knows what failed: unreachable, refused,
     /// or the statement itself.
     static func translate(_ error: any Error, location: Location) -> any Error {
@@ -398,14 +391,6 @@ public final class PostgresDatabase: Sendable {
             message: "PostgreSQL at \(location) cannot be reached (\(error.code)); check that the server runs and the URL is right"
         )
     }
-}
-
-/// A statement kept prepared on every connection that has run it: `sql` with `$1`, `$2`…
-/// of `parameterTypes`, under a `name` of plain letters and underscores.
-struct PreparedStatement: Sendable {
-    var name: String
-    var parameterTypes: [String]
-    var sql: String
 }
 
 /// One connection, lent for the length of a `withConnection` or `transaction` body.

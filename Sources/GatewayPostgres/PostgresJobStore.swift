@@ -42,18 +42,28 @@ public final class PostgresJobStore: JobStore {
     static let ownerLockSpace: Int32 = 0x6A6F_6273  // "jobs"
 
     /// Every read of one job, the engine's and each client poll's: prepared once per connection.
-    static let jobByID = PreparedStatement(
-        name: "pdfgate_job_by_id",
-        parameterTypes: ["uuid"],
-        sql: "SELECT \(JobRow.columns) FROM jobs WHERE id = $1"
-    )
+    struct JobByID: PostgresPreparedStatement {
+        static let name = "pdfgate_job_by_id"
+        static let sql = "SELECT \(JobRow.columns) FROM jobs WHERE id = $1"
+        typealias Row = PostgresRow
+
+        var id: UUID
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(id)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+    }
 
     public func job(id: UUID) throws -> Job? {
-        try database.query(Self.jobByID, [id]).first.map(JobRow.job)
+        try database.query(JobByID(id: id)).first.map(JobRow.job)
     }
 
     public func polledJob(id: UUID) async throws -> Job? {
-        try await database.query(Self.jobByID, [id]).first.map(JobRow.job)
+        try await database.query(JobByID(id: id)).first.map(JobRow.job)
     }
 
     public func jobs(ids: [UUID]) throws -> [Job] {

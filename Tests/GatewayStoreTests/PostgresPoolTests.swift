@@ -40,6 +40,33 @@ struct PostgresPoolTests {
         #expect(answered == 300, "every poll read the job")
     }
 
+    /// A poll holds its connection while PostgreSQL answers, inside a task; were that task to
+    /// resume on the cooperative pool, synchronous calls filling every cooperative thread (each
+    /// waiting for that very connection) would never let it: the poll's task runs on the
+    /// connection's event loop instead.
+    @Test(.timeLimit(.minutes(1)))
+    func pollsFinishWhileEveryCooperativeThreadWaitsInASynchronousCall() async throws {
+        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL(), maxConnections: 1)
+        defer { database.close() }
+        let jobs = PostgresJobStore(database: database)
+        let job = ContractJobs.make()
+        try jobs.insert(job, activeLimit: nil)
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 {
+                group.addTask { try await jobs.polledJob(id: job.id)?.id == job.id ? 1 : 0 }
+            }
+            // More synchronous callers than cooperative threads, each blocking its thread.
+            for _ in 0..<(2 * ProcessInfo.processInfo.activeProcessorCount + 2) {
+                group.addTask {
+                    for _ in 0..<10 { _ = try jobs.job(id: job.id) }
+                    return 0
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(answered == 100, "every poll read the job")
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func pollsWaitingWhenThePoolClosesAreToldSo() async throws {
         let url = try TestPostgres.freshDatabaseURL()
