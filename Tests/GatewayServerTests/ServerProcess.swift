@@ -1,6 +1,7 @@
 import Foundation
 import GatewayHTTPClient
 import GatewayTestSupport
+import Synchronization
 
 /// A real `pdfgate serve` child process on 127.0.0.1 with a port the kernel picked, its log in
 /// the store. Tests talk to it over real HTTP and stop it with SIGTERM, like an operator would.
@@ -32,6 +33,7 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
         self.process = process
+        LiveServers.started(process.processIdentifier)
         // The one line `serve` prints once it listens: "pdfgate listening on http://127.0.0.1:PORT …".
         let reader = output.fileHandleForReading
         let line = try await onThread { () -> String in
@@ -64,15 +66,37 @@ final class ServerProcess: @unchecked Sendable {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
+        LiveServers.ended(process.processIdentifier)
     }
 
     func kill9() async {
         kill(process.processIdentifier, SIGKILL)
         let process = self.process
         _ = try? await onThread { process.waitUntilExit() }
+        LiveServers.ended(process.processIdentifier)
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+}
+
+/// The servers tests started and have not stopped. A test that fails before its `stop()`
+/// (whose deferred stop is a task the test process may exit before running) would otherwise
+/// leave its servers running after the test run, polling their database: they are killed
+/// when the test process exits.
+private enum LiveServers {
+    static let pids = Mutex<Set<pid_t>>([])
+    static let killedAtExit: Void = {
+        atexit { for pid in LiveServers.pids.withLock({ $0 }) { kill(pid, SIGKILL) } }
+    }()
+
+    static func started(_ pid: pid_t) {
+        _ = killedAtExit
+        _ = pids.withLock { $0.insert(pid) }
+    }
+
+    static func ended(_ pid: pid_t) {
+        _ = pids.withLock { $0.remove(pid) }
+    }
 }
 
 /// A small client over libcurl: real HTTP, JSON in and out.
