@@ -56,11 +56,7 @@ struct DocumentController: Sendable {
         out.key("next_cursor")
         out.string(page.nextCursor)
         out.endObject()
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: out.bytes))
-        )
+        return jsonResponse(bytes: out.bytes)
     }
 
     func getDocument(_ request: Request, _ context: GatewayRequestContext) throws -> Response {

@@ -46,10 +46,7 @@ extension Request {
 
 /// JSON answers with the API's encoder.
 func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-    var headers = headers
-    headers[.contentType] = "application/json; charset=utf-8"
-    let data = try WireJSON.encoder().encode(value)
-    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    jsonResponse(bytes: Array(try WireJSON.encoder().encode(value)), status: status, headers: headers)
 }
 
 /// A job's answer, written by `JobJSON.write(to:)` rather than `JSONEncoder`: the same JSON
