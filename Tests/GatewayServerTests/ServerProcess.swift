@@ -13,14 +13,23 @@ final class ServerProcess: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts a server on a fresh store (or `store`) with extra `serve` arguments; its log goes
-    /// to `log` (default: beside the store).
-    init(store: String? = nil, arguments: [String] = [], environment: [String: String] = [:], log: String? = nil) async throws {
+    /// to `log` (default: beside the store). `executable` runs another copy of `pdfgate`; with
+    /// `commandLine`, it is a wrapper run with those arguments, which starts `serve` itself.
+    init(
+        store: String? = nil,
+        arguments: [String] = [],
+        environment: [String: String] = [:],
+        log: String? = nil,
+        executable: String = builtProduct("pdfgate"),
+        commandLine: [String]? = nil
+    ) async throws {
         let store = store ?? FileManager.default.temporaryDirectory.path + "/pdfgate-serve-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         self.store = store
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: builtProduct("pdfgate"))
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--store", store, "--log-level", "notice"] + arguments
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments =
+            commandLine ?? ["serve", "--host", "127.0.0.1", "--port", "0", "--store", store, "--log-level", "notice"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["SWIFT_BACKTRACE"] = "enable=no"
         for (key, value) in environment { env[key] = value }

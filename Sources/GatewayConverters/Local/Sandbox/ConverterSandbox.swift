@@ -27,6 +27,8 @@ public struct ConverterSandbox: Sendable {
     /// bubblewrap's options that are the same for every tool: worked out once (they read the
     /// file system and this process's mappings), not per conversion.
     private let systemArguments: [String]
+    /// `helper` with symlinks resolved: what runs inside the sandbox, bound at its real path.
+    private let sealedHelper: String
 
     /// Sandboxed with Debian's bubblewrap, default limits.
     public init(
@@ -39,7 +41,8 @@ public struct ConverterSandbox: Sendable {
         self.limits = limits
         self.hiddenPaths = hiddenPaths
         self.helper = helper
-        systemArguments = Self.systemArguments(helper: helper, hiddenPaths: hiddenPaths)
+        sealedHelper = Self.realPath(helper)
+        systemArguments = Self.systemArguments(helper: sealedHelper, hiddenPaths: hiddenPaths)
     }
 
     /// The same sandbox, hiding `paths` as well.
@@ -89,7 +92,7 @@ public struct ConverterSandbox: Sendable {
             wrapped.arguments = helperArguments
         case .bubblewrap(let bubblewrap):
             wrapped.executable = bubblewrap
-            wrapped.arguments = bubblewrapArguments(mounts: mounts, workingDirectory: spec.workingDirectory) + ["--", helper] + helperArguments
+            wrapped.arguments = bubblewrapArguments(mounts: mounts, workingDirectory: spec.workingDirectory) + ["--", sealedHelper] + helperArguments
         }
         return wrapped
     }
@@ -120,6 +123,12 @@ public struct ConverterSandbox: Sendable {
 
     /// New namespaces for everything but the user, no capabilities, the system read-only with
     /// its secrets and `hiddenPaths` covered, a private /tmp and a minimal /dev without a terminal.
+    ///
+    /// Order matters: bubblewrap mounts in the order given, and a later mount hides whatever an
+    /// earlier one put beneath it. So the private directories (/tmp, /run, /dev) come first, the
+    /// covers over secrets and the store next, and what the tool must see last: the helper and
+    /// its runtime libraries, wherever they live (a checkout under /tmp, a store beside them), and
+    /// then each tool's own directories (`bubblewrapArguments`).
     private static func systemArguments(helper: String, hiddenPaths: [String]) -> [String] {
         var arguments = [
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -139,10 +148,6 @@ public struct ConverterSandbox: Sendable {
         }
         // Fontconfig's cache spares every start a scan of all fonts.
         arguments += ["--ro-bind-try", "/var/cache/fontconfig", "/var/cache/fontconfig"]
-        // The helper and the libraries it was linked against (a debug build's Swift runtime).
-        for path in [helper] + runtimeLibraryDirectories() {
-            arguments += ["--ro-bind-try", path, path]
-        }
         arguments += ["--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
         arguments += ["--tmpfs", "/dev", "--tmpfs", "/dev/shm"]
         for device in ["null", "zero", "full", "random", "urandom"] {
@@ -154,6 +159,11 @@ public struct ConverterSandbox: Sendable {
         }
         // Secrets of the system itself, readable by uid 0 even without capabilities.
         for path in systemSecrets + hiddenPaths { arguments += hide(path) }
+        // The helper and the libraries it was linked against (a debug build's Swift runtime), at
+        // their real paths: a symlink on the way could point into a directory covered above.
+        for path in [helper] + runtimeLibraryDirectories() {
+            arguments += ["--ro-bind-try", path, path]
+        }
         return arguments
     }
 
@@ -162,12 +172,21 @@ public struct ConverterSandbox: Sendable {
         "/etc/sudoers.d", "/etc/security/opasswd",
     ]
 
-    /// Covers `path` inside the sandbox (an empty directory or an empty file), if it exists.
+    /// Covers `path` inside the sandbox (an empty directory or an empty file), if it exists: at
+    /// the path as given and, when a symlink leads there, at its real path too.
     static func hide(_ path: String) -> [String] {
-        let path = URL(fileURLWithPath: path).standardizedFileURL.path
+        let given = URL(fileURLWithPath: path).standardizedFileURL.path
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        return isDirectory.boolValue ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]
+        guard FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) else { return [] }
+        let paths = Set([given, realPath(given)]).sorted()
+        return paths.flatMap { isDirectory.boolValue ? ["--tmpfs", $0] : ["--ro-bind", "/dev/null", $0] }
+    }
+
+    /// `path` with every symlink resolved (`realpath(3)`), or `path` itself when it does not resolve.
+    static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     static func isSymlink(_ path: String) -> Bool {
