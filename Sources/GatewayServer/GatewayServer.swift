@@ -149,6 +149,10 @@ public struct GatewayServer {
                 )
             } else if let problem = await assembly.local.sandboxProblem() {
                 logger.error("serve.sandbox_unavailable", metadata: ["problem": "\(problem)"])
+                // Known at start: the local types are out until the engine's re-check passes.
+                for (type, choice) in configuration.routes where choice == .local {
+                    assembly.engine.outages.mark(type, .converterCannotStart(problem))
+                }
             }
         }
         if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {

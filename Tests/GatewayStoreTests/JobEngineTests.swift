@@ -19,6 +19,8 @@ struct EngineFixture {
         timeout: Duration = .seconds(20),
         maxAttempts: Int = 3,
         routes: [JobType: ConverterRouter.Route]? = nil,
+        converterRecheck: Duration = .seconds(30),
+        sharesStore: Bool = false,
         filer makeFiler: (Library) -> any DocumentFiler = { $0 }
     ) throws {
         fixture = try LibraryFixture()
@@ -29,7 +31,9 @@ struct EngineFixture {
                 maxAttempts: maxAttempts,
                 idlePoll: .milliseconds(20),
                 shutdownGrace: .milliseconds(200),
-                clock: clock.jobClock
+                clock: clock.jobClock,
+                sharesStore: sharesStore,
+                converterRecheck: converterRecheck
             ),
             store: store,
             staging: fixture.library.staging,

@@ -113,8 +113,8 @@ public final class LocalConverter: Converter {
     let pdf: PDFCombiner
     /// Whether each tool starts, for readiness.
     private let toolCheck: ToolCheck
-    /// The sandbox's start-up check, run once: nil when it works.
-    private let sandboxCheck = Mutex<Task<String?, Never>?>(nil)
+    /// The sandbox's check (nil when it works), and until when a failed one holds.
+    private let sandboxCheck = Mutex<(task: Task<String?, Never>, expires: ContinuousClock.Instant?)?>(nil)
 
     /// Creates the converter; no tool starts until the first conversion needs it.
     public init(configuration: Configuration = Configuration()) throws {
@@ -133,9 +133,15 @@ public final class LocalConverter: Converter {
 
     /// Converts with the backend for the job's type and file name; see `backend(for:)`.
     /// Refuses while the sandbox cannot start: no tool runs unsealed unless the operator said so.
+    /// A tool is probed before its first conversion (a fraction of a second, once it passes): one
+    /// that cannot start fails the job at once as `.cannotStart`, naming what to install, instead
+    /// of a warm pool retrying its start until the job's deadline.
     public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
         if let problem = await sandboxProblem() {
-            throw JobFailure.converterUnavailable(problem)
+            throw JobFailure.converterCannotStart(problem)
+        }
+        if let problem = await toolCheck.problem(Self.tool(for: request)) {
+            throw JobFailure.converterCannotStart(problem)
         }
         try await backend(for: request).convert(request, events: events)
     }
@@ -148,23 +154,66 @@ public final class LocalConverter: Converter {
         return !ready.contains(false)
     }
 
+    /// The sandbox and every tool of `type`, checked afresh (what a check passed before included).
+    public func startProblem(for type: JobType) async -> JobFailure? {
+        if let problem = await sandboxProblem(fresh: true) { return .converterCannotStart(problem) }
+        for tool in Self.tools(for: type) {
+            if let problem = await toolCheck.problem(tool, fresh: true) { return .converterCannotStart(problem) }
+        }
+        return nil
+    }
+
+    /// The tools ("libreoffice", "chromium", "calibre", "pdf") jobs of `type` may run: office
+    /// files take LibreOffice, and Chromium for uploaded HTML; URLs Chromium; ebooks Calibre;
+    /// PDFs qpdf and Ghostscript.
+    public static func tools(for type: JobType) -> [String] {
+        switch type {
+        case .docToPDF: ["libreoffice", "chromium"]
+        case .urlToPDF: ["chromium"]
+        case .ebookToPDF: ["calibre"]
+        case .pdfToPDF: ["pdf"]
+        }
+    }
+
+    /// The tool `request` runs: its type and, for office jobs, its file name decide.
+    static func tool(for request: ConversionRequest) -> String {
+        switch (request.type, request.source) {
+        case (.pdfToPDF, _), (_, .pdfs): "pdf"
+        case (_, .url), (.urlToPDF, _): "chromium"
+        case (.docToPDF, .file(_, let originalFilename)):
+            ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? "chromium" : "libreoffice"
+        case (.ebookToPDF, .file): "calibre"
+        }
+    }
+
     /// Why `tool` ("libreoffice", "chromium", "calibre") cannot start here, naming the Debian
     /// package to install; nil when it starts.
     public func toolProblem(_ tool: String) async -> String? {
         await toolCheck.problem(tool)
     }
 
-    /// Why tools cannot run sealed here, or nil; checked once (a sealed `/bin/true`), then remembered.
-    public func sandboxProblem() async -> String? {
+    /// Why tools cannot run sealed here, or nil: a sealed `/bin/true`. A pass is remembered; a
+    /// failure for `sandboxRecheck` (or until a `fresh` check), so that a fixed host heals.
+    public func sandboxProblem(fresh: Bool = false) async -> String? {
         let sandbox = configuration.sandbox
+        let now = ContinuousClock.now
         let check = sandboxCheck.withLock { check in
-            if let check { return check }
+            if let current = check, !fresh, current.expires.map({ now < $0 }) ?? true { return current.task }
             let started = Task { await sandbox.problem() }
-            check = started
+            check = (started, nil)
             return started
         }
-        return await check.value
+        let problem = await check.value
+        if problem != nil {
+            sandboxCheck.withLock { current in
+                if current?.task == check, current?.expires == nil { current?.expires = .now + Self.sandboxRecheck }
+            }
+        }
+        return problem
     }
+
+    /// How long a failed sandbox check is trusted before the next caller runs it again.
+    static let sandboxRecheck: Duration = .seconds(10)
 
     /// Ends every warm LibreOffice, browser and Calibre worker (conversions in flight fail as transient) and removes
     /// the private directory. The converter refuses work afterwards.
@@ -179,15 +228,11 @@ public final class LocalConverter: Converter {
     /// URL_TO_PDF → Chromium; DOC_TO_PDF → Chromium for .html/.htm, LibreOffice otherwise;
     /// EBOOK_TO_PDF → Calibre; PDF_TO_PDF → qpdf (`PDFCombiner`).
     func backend(for request: ConversionRequest) -> any Converter {
-        switch (request.type, request.source) {
-        case (.pdfToPDF, _), (_, .pdfs):
-            return pdf
-        case (_, .url), (.urlToPDF, _):
-            return chromium
-        case (.docToPDF, .file(_, let originalFilename)):
-            return ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? chromium : libreOffice
-        case (.ebookToPDF, .file):
-            return calibre
+        switch Self.tool(for: request) {
+        case "pdf": pdf
+        case "chromium": chromium
+        case "calibre": calibre
+        default: libreOffice
         }
     }
 }

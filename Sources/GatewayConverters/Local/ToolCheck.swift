@@ -5,8 +5,8 @@ import Synchronization
 /// Whether each local tool can start here, for `/readyz`: not only that its program exists but
 /// that it runs far enough to convert (LibreOffice's Python can import `uno`, Calibre can load
 /// its Qt modules, Chromium prints its version). A failure names the Debian package to install.
-/// A tool that passed once is not checked again: packages do not vanish under a running gateway,
-/// and readiness is polled often.
+/// A tool that passed once is not checked again unless asked (`fresh`): packages seldom vanish
+/// under a running gateway, and readiness is polled often.
 final class ToolCheck: Sendable {
     /// One tool's check: a short command and the package that provides what it needs.
     struct Probe: Sendable {
@@ -42,10 +42,13 @@ final class ToolCheck: Sendable {
         ]
     }
 
-    /// Why `tool` cannot start, or nil when it can.
-    func problem(_ tool: String) async -> String? {
-        for (index, probe) in probes.enumerated() where probe.tool == tool && !passed.withLock({ $0.contains(index) }) {
-            if let problem = await Self.run(probe) { return problem }
+    /// Why `tool` cannot start, or nil when it can; `fresh` runs the probes that passed before too.
+    func problem(_ tool: String, fresh: Bool = false) async -> String? {
+        for (index, probe) in probes.enumerated() where probe.tool == tool && (fresh || !passed.withLock({ $0.contains(index) })) {
+            if let problem = await Self.run(probe) {
+                passed.withLock { _ = $0.remove(index) }
+                return problem
+            }
             passed.withLock { _ = $0.insert(index) }
         }
         return nil

@@ -49,7 +49,7 @@ struct RemoteJobAnswer: Decodable, Sendable, Equatable {
     /// remote job may succeed: its converter was down, crashed, timed out or wrote nothing usable.
     /// Any other code, or none, counts as the remote judging the input: a rejection.
     static let transientRemoteCodes: Set<String> = [
-        "converter_unavailable", "converter_busy", "converter_crashed", "converter_error", "converter_unreachable",
+        "converter_unavailable", "converter_cannot_start", "converter_busy", "converter_crashed", "converter_error", "converter_unreachable",
         "converter_connection_lost", "converter_too_slow", "converter_timeout", "timed_out", "no_output", "invalid_output",
         "internal_error", "output_not_stored",
     ]

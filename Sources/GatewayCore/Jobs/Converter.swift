@@ -114,6 +114,10 @@ public protocol Converter: Sendable {
     func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws
     /// Cheap check that the backend can take work now (for `/readyz`).
     func isReady() async -> Bool
+    /// Checked afresh: why this backend cannot start for jobs of `type` on this node (its
+    /// sandbox, a missing tool), as a `.cannotStart` failure; nil when it starts. The engine asks
+    /// after such a failure, to know when to take that type's jobs again.
+    func startProblem(for type: JobType) async -> JobFailure?
     /// Cancels, best effort, a job this backend created remotely. The engine calls it when a
     /// client cancels or the deadline passes — not on shutdown, so a restart can resume polling.
     func cancelRemoteJob(_ remoteID: String) async
@@ -122,4 +126,7 @@ public protocol Converter: Sendable {
 extension Converter {
     /// Backends that create no remote jobs have nothing to cancel.
     public func cancelRemoteJob(_ remoteID: String) async {}
+
+    /// Remote backends never fail to start: a peer that is down is `.unavailable`, and heals.
+    public func startProblem(for type: JobType) async -> JobFailure? { nil }
 }

@@ -48,6 +48,10 @@ public enum FailureClass: String, Sendable, Codable {
     case unavailable
     /// The input is bad: fail at once with the converter's message.
     case rejected
+    /// The converter cannot start on this node: its sandbox is refused, its program or a library
+    /// it loads is missing. No retry here can heal that, so the job fails at once, and the engine
+    /// takes no more jobs of its type on this node until a re-check passes (issue 27).
+    case cannotStart = "cannot_start"
     /// The deadline passed.
     case timedOut = "timed_out"
 
@@ -75,6 +79,15 @@ public struct JobFailure: GatewayError, Equatable, Codable {
     public static func converterUnavailable(_ message: String, retryAfter: Duration? = nil) -> JobFailure {
         JobFailure(.unavailable, code: "converter_unavailable", message, retryAfter: retryAfter)
     }
+
+    /// The converter cannot start on this node (see `FailureClass.cannotStart`); `message` names
+    /// the cause and its fix.
+    public static func converterCannotStart(_ message: String) -> JobFailure {
+        JobFailure(.cannotStart, code: cannotStartCode, message)
+    }
+
+    /// The stable code of every `.cannotStart` failure.
+    public static let cannotStartCode = "converter_cannot_start"
 
     /// The converter is full (429): it asks us to come back later.
     public static func converterBusy(_ message: String, retryAfter: Duration? = nil) -> JobFailure {

@@ -21,6 +21,7 @@ struct Readiness: Sendable {
     let inspector: PDFInspectorPool
     let routes: [JobType: BackendChoice]
     let local: LocalConverter
+    let engine: JobEngine
     let client = HTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(3), proxy: .direct))
 
     func run() async -> [String: Check] {
@@ -38,13 +39,17 @@ struct Readiness: Sendable {
                     ok: sandboxProblem == nil,
                     message: sandboxProblem ?? (sealed ? "bubblewrap: no network, read-only system, limits" : "off (--unsandboxed-converters)")
                 )
-                for name in Self.tools(for: localTypes) {
+                for name in Set(localTypes.flatMap(LocalConverter.tools(for:))).sorted() {
                     let problem = await local.toolProblem(name)
                     checks["local.\(name)"] = Check(ok: problem == nil, message: problem ?? "starts")
                 }
             case .gotenberg(let url): checks["gotenberg"] = await httpCheck(url + "/health")
             case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")
             }
+        }
+        // A type this node stopped taking because its converter cannot start (issue 27).
+        for (type, outage) in engine.outages.current {
+            checks["jobs.\(type.rawValue)"] = Check(ok: false, message: "this node takes no \(type.rawValue) jobs: \(outage.failure.message)")
         }
         return checks
     }
@@ -61,18 +66,6 @@ struct Readiness: Sendable {
         } catch {
             return Check(ok: false, message: "the database does not answer: \(error)")
         }
-    }
-
-    /// The local tools the job types need: office files (and uploaded HTML) take LibreOffice and
-    /// Chromium, URLs Chromium, ebooks Calibre, PDFs qpdf and Ghostscript.
-    static func tools(for types: Set<JobType>) -> [String] {
-        var tools = Set<String>()
-        if types.contains(.docToPDF) { tools.formUnion(["libreoffice", "chromium"]) }
-        if types.contains(.urlToPDF) { tools.insert("chromium") }
-        if types.contains(.ebookToPDF) { tools.insert("calibre") }
-        // PDF_TO_PDF jobs, and every job's operations: qpdf and Ghostscript.
-        if types.contains(.pdfToPDF) { tools.insert("pdf") }
-        return tools.sorted()
     }
 
     private func httpCheck(_ url: String) async -> Check {

@@ -30,7 +30,8 @@ struct OperationsController: Sendable {
             library: assembly.library,
             inspector: assembly.inspector,
             routes: assembly.routes,
-            local: assembly.local
+            local: assembly.local,
+            engine: assembly.engine
         ).run()
         let ready = checks.values.allSatisfy(\.ok)
         return try jsonResponse(ReadyAnswer(status: ready ? "ready" : "not_ready", checks: checks), status: ready ? .ok : .serviceUnavailable)

@@ -32,6 +32,11 @@ func withEmbeddedEngine<T: Sendable>(
         gatewayToken: ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
         logger: logger
     )
+    // A sandbox that cannot start fails every local job: say so once, before the first, and stop.
+    if assembly.routes.values.contains(.local), let problem = await assembly.local.sandboxProblem() {
+        await assembly.shutdown()
+        throw JobFailure.converterCannotStart(problem)
+    }
     let runner = Task { await assembly.engine.run() }
     do {
         let result = try await body(assembly)

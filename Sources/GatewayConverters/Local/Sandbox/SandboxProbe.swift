@@ -30,8 +30,25 @@ extension ConverterSandbox {
         }
         if outcome == .finished(.exited(0)) { return nil }
         let said = OutputCheck.lastLines(OutputCheck.tail(ofFile: log), count: 2)
-        return "the converter sandbox does not start here (\(said.isEmpty ? "\(outcome)" : said)); the kernel or container "
-            + "refuses the namespaces bubblewrap needs (in Docker: cap_add SYS_ADMIN, security_opt apparmor=unconfined), "
-            + "or start with --unsandboxed-converters (documents could then reach the network and the store)"
+        return Self.diagnosis(said.isEmpty ? "\(outcome)" : said, helper: helper)
+    }
+
+    /// What bubblewrap's words mean, and what to do: a helper it cannot run is a file the sandbox
+    /// does not show; only a refused namespace is the kernel's or the container's doing.
+    static func diagnosis(_ said: String, helper: String) -> String {
+        let refused = ["namespace", "uid map", "Operation not permitted", "Permission denied", "unshare", "No permissions"]
+        if said.contains("execvp") || said.contains("No such file") {
+            return "the converter sandbox starts but cannot run its helper \(helper) (\(said)): a file it needs is not "
+                + "visible inside the sandbox; set PDFGATE_EXECUTABLE to a pdfgate installed elsewhere (e.g. /usr/local/bin/pdfgate) "
+                + "and report this as a bug with the path"
+        }
+        if refused.contains(where: said.contains) {
+            return "the converter sandbox does not start here (\(said)): the kernel or container refuses the namespaces "
+                + "bubblewrap needs (in Docker: cap_add SYS_ADMIN, security_opt apparmor=unconfined; or allow unprivileged "
+                + "user namespaces: sysctl kernel.unprivileged_userns_clone=1), or start with --unsandboxed-converters "
+                + "(documents could then reach the network and the store)"
+        }
+        return "the converter sandbox does not start here (\(said)); check that Debian's bubblewrap works "
+            + "(bwrap --ro-bind / / /bin/true), or start with --unsandboxed-converters (documents could then reach the network and the store)"
     }
 }

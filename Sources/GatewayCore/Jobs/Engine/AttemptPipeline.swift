@@ -8,6 +8,8 @@ struct AttemptPipeline: Sendable {
     let inspector: any PDFInspector
     /// Runs a job's `operations`; nil where none are configured (jobs with operations then fail).
     let tools: (any PDFOperator)?
+    /// Where a converter that cannot start here is reported, and found out before it is tried.
+    let outages: ConverterOutages
     let logger: Logger
 
     var staging: any InputStaging { recorder.staging }
@@ -16,6 +18,13 @@ struct AttemptPipeline: Sendable {
 
     func run(_ job: Job, converter: any Converter) async {
         var metadata: Logger.Metadata = ["job.id": "\(job.id.lowercased)", "converter": "\(converter.name)"]
+        // Known not to start here: the job fails at once with the cause, not after its deadline.
+        if let failure = outages.failure(for: job.spec.type) {
+            metadata["error.code"] = "\(failure.code)"
+            logger.notice("jobs.attempt_refused", metadata: metadata)
+            _ = try? record(.failed(failure), of: job)
+            return
+        }
         do {
             let document = try await attempt(job, converter: converter)
             metadata["document.id"] = "\(document.id.lowercased)"
@@ -31,6 +40,10 @@ struct AttemptPipeline: Sendable {
             let failure = Self.classify(error)
             metadata["error.code"] = "\(failure.code)"
             logger.notice("jobs.attempt_failed", metadata: metadata)
+            if failure.kind == .cannotStart {
+                outages.mark(job.spec.type, failure)
+                logger.error("jobs.converter_cannot_start", metadata: ["job.type": "\(job.spec.type.rawValue)", "problem": "\(failure.message)"])
+            }
             _ = try? record(.failed(failure), of: job)
         }
     }

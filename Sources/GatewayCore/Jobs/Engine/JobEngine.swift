@@ -32,6 +32,8 @@ public final class JobEngine: Sendable {
         public var sharesStore: Bool
         /// This engine's name in the leases it takes.
         public var node: String
+        /// How often a converter that cannot start here is checked again (`ConverterOutages`).
+        public var converterRecheck: Duration
 
         public init(
             defaultTimeout: [JobType: Duration] = [:],
@@ -43,7 +45,8 @@ public final class JobEngine: Sendable {
             uploadWindow: Duration = .seconds(20 * 60),
             lease: Duration = .seconds(15),
             sharesStore: Bool = false,
-            node: String = UUID().uuidString.lowercased()
+            node: String = UUID().uuidString.lowercased(),
+            converterRecheck: Duration = .seconds(30)
         ) {
             self.defaultTimeout = defaultTimeout
             self.maxAttempts = maxAttempts
@@ -55,6 +58,7 @@ public final class JobEngine: Sendable {
             self.lease = lease
             self.sharesStore = sharesStore
             self.node = node
+            self.converterRecheck = converterRecheck
         }
 
         public func timeout(for spec: JobSpec) -> Duration {
@@ -74,6 +78,8 @@ public final class JobEngine: Sendable {
     public let router: ConverterRouter
     /// Runs jobs' PDF operations; nil where none are configured.
     public let tools: (any PDFOperator)?
+    /// The job types this node cannot run now, because their converter cannot start here.
+    public let outages: ConverterOutages
     let store: any JobStore
     private let cache: JobCache
     private let observers = JobObservers()
@@ -95,6 +101,7 @@ public final class JobEngine: Sendable {
         self.staging = staging
         self.router = router
         self.tools = tools
+        outages = ConverterOutages(recheckInterval: configuration.converterRecheck)
         cache = JobCache(limit: configuration.sharesStore ? 0 : 20_000)
         let slots = SlotLedger()
         let wakeUp = WakeUp()
@@ -112,7 +119,8 @@ public final class JobEngine: Sendable {
         )
         scheduler = JobScheduler(
             recorder: recorder,
-            pipeline: AttemptPipeline(recorder: recorder, inspector: inspector, tools: tools, logger: logger),
+            pipeline: AttemptPipeline(recorder: recorder, inspector: inspector, tools: tools, outages: outages, logger: logger),
+            outages: outages,
             configuration: configuration,
             logger: logger
         )

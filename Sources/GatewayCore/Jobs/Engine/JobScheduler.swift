@@ -14,6 +14,7 @@ final class JobScheduler: Sendable {
     let leaseDuration: Duration
     let sharesStore: Bool
     let node: String
+    let outages: ConverterOutages
     let logger: Logger
     /// When this engine was made: staging entries last changed well before it belong to a dead process.
     let startedAt = Date()
@@ -23,9 +24,10 @@ final class JobScheduler: Sendable {
     /// Jobs this engine took over from engines whose leases lapsed, since start.
     let takeovers = Atomic<Int>(0)
 
-    init(recorder: JobRecorder, pipeline: AttemptPipeline, configuration: JobEngine.Configuration, logger: Logger) {
+    init(recorder: JobRecorder, pipeline: AttemptPipeline, outages: ConverterOutages, configuration: JobEngine.Configuration, logger: Logger) {
         self.recorder = recorder
         self.pipeline = pipeline
+        self.outages = outages
         idlePoll = configuration.idlePoll
         shutdownGrace = configuration.shutdownGrace
         leaseDuration = configuration.lease
@@ -167,10 +169,38 @@ final class JobScheduler: Sendable {
         JobLease(node: node, expires: now.addingTimeInterval(leaseDuration.inSeconds))
     }
 
+    /// Asks the converter of each type that is out whether it starts again, in the background; a
+    /// type that passes is taken back into service at once.
+    private func recheckOutages() {
+        for type in outages.startChecks(now: Date()) {
+            guard let converter = router.route(for: type)?.converter else {
+                outages.clear(type)
+                outages.finishedChecking(type)
+                continue
+            }
+            Task { [outages, wakeUp, logger] in
+                defer { outages.finishedChecking(type) }
+                if let failure = await converter.startProblem(for: type) {
+                    outages.mark(type, failure)
+                } else {
+                    outages.clear(type)
+                    logger.notice("jobs.converter_starts_again", metadata: ["job.type": "\(type.rawValue)"])
+                    wakeUp.signal()
+                }
+            }
+        }
+    }
+
     private func startDueJobs() {
         expireIdleJobs()
         renewLeases()
-        let startable = Set(router.routes.filter { slots.inUse(by: $0.value.converter.name) < $0.value.slots }.keys)
+        recheckOutages()
+        // Sharing the store, a type whose converter cannot start here is left to other nodes;
+        // alone, its jobs are still claimed, and fail at once with the reason (`AttemptPipeline`).
+        let out = sharesStore ? Set(outages.current.keys) : []
+        let startable = Set(
+            router.routes.filter { !out.contains($0.key) && slots.inUse(by: $0.value.converter.name) < $0.value.slots }.keys
+        )
         // A read first: an idle engine wakes several times a second, and a claim is a write
         // transaction, which it takes only for the types that have a job due.
         let dueTypes: Set<JobType>

@@ -96,6 +96,7 @@ public final class JobIntake: Sendable {
                 "no converter is configured for \(spec.type.rawValue) jobs; route that type to a backend in the configuration"
             )
         }
+        try checkConverterStarts(for: spec.type)
         if let inputs = spec.inputs {
             try checkInputs(inputs, of: spec, files: files)
         } else if files > 1 {
@@ -139,6 +140,13 @@ public final class JobIntake: Sendable {
         try filer.checkDestination(folder: spec.folder, owner: owner)
     }
 
+    /// Alone on its store, a node whose converter for `type` cannot start would only queue the
+    /// job to fail it: it refuses it now, with the cause. Sharing the store, another node may run it.
+    private func checkConverterStarts(for type: JobType) throws {
+        guard !engine.configuration.sharesStore, let failure = engine.outages.failure(for: type) else { return }
+        throw IntakeError(.noConverter, code: failure.code, "\(type.rawValue) jobs cannot run on this gateway now: \(failure.message)")
+    }
+
     /// A job with several inputs: a `PDF_TO_PDF` job on nothing else, each input a format its
     /// own backend converts (and has a route to), each URL within the SSRF rules, and every file
     /// it names come with the request.
@@ -168,6 +176,7 @@ public final class JobIntake: Sendable {
                     "inputs[\(index)] (\(input.label)) needs a \(input.type.rawValue) converter, and none is configured; route that type to a backend"
                 )
             }
+            try checkConverterStarts(for: input.type)
             switch input {
             case .url(let url):
                 do {
