@@ -40,6 +40,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     /// Maps what the domain throws to statuses; unknown errors become a 500 that hides internals.
     static func from(_ error: any Error) -> APIError {
+        if !(error is APIError), DiskFull.matches(error) { return APIError(.insufficientStorage, DiskFull.code, DiskFull.message) }
         switch error {
         case let error as APIError:
             return error
@@ -109,4 +110,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try apiError.response(from: request, context: context)
         }
     }
+}
+
+extension HTTPResponse.Status {
+    /// 507 (RFC 4918): the store has no room for what the request would write.
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }

@@ -216,6 +216,8 @@ struct AttemptPipeline: Sendable {
 
     /// Maps anything a step threw to a classified failure.
     static func classify(_ error: any Error) -> JobFailure {
+        // Space may be freed before the next attempt; if not, the job says why it failed.
+        if !(error is JobFailure), DiskFull.matches(error) { return JobFailure(.transient, code: DiskFull.code, DiskFull.message) }
         switch error {
         case let failure as JobFailure: return failure
         case let inspection as InspectionError:

@@ -1,0 +1,76 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// Issue 27: a store on a file system that fills up. The server runs in a mount namespace of its
+/// own with an 8 MiB tmpfs over its store (`unshare`), so nothing outside the test is filled;
+/// once it stops, `fsck` runs in the same namespace on what the server left.
+@Suite("a full disk")
+struct DiskFullTests {
+    /// `serve` on a tmpfs of `size`, then `fsck --json` into `report` after it stops.
+    static let script = #"""
+        set -e
+        mount -t tmpfs -o size="$SIZE" tmpfs "$STORE"
+        "$PDFGATE" serve --host 127.0.0.1 --port 0 --store "$STORE" --log-level notice &
+        pid=$!
+        trap 'kill -TERM $pid' TERM
+        wait $pid || wait $pid || true
+        "$PDFGATE" fsck --json --store "$STORE" > "$REPORT" 2>&1 || true
+        """#
+
+    @Test("an upload past the free space answers 507 insufficient_storage, keeps nothing and harms no filed document")
+    func uploadsThatRunOutOfSpace() async throws {
+        let work = TemporaryDirectory("pdfgate-diskfull")
+        let store = work.file("store")
+        let report = work.file("fsck.json")
+        let big = work.file("big.bin")
+        // 20 MB of incompressible bytes: more than the whole file system holds.
+        let written = try await run("/bin/dd", ["if=/dev/urandom", "of=\(big)", "bs=1M", "count=20", "status=none"])
+        try #require(written.status == 0, "dd: \(written.stderr)")
+        let unshare = getuid() == 0 ? ["--mount"] : ["--mount", "--map-root-user"]
+        let server = try await ServerProcess(
+            store: store,
+            environment: ["SIZE": "8m", "STORE": store, "REPORT": report, "PDFGATE": builtProduct("pdfgate")],
+            executable: "/usr/bin/unshare",
+            commandLine: unshare + ["/bin/sh", "-c", Self.script]
+        )
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+
+        // One document filed while there is room.
+        let filed = try await client.send(
+            "POST",
+            "/v1/documents?filename=kept.pdf",
+            body: .file(path: Fixtures.pdf("many-pages.pdf")),
+            headers: [("Content-Type", "application/pdf")]
+        )
+        #expect(filed.status == 201, "\(filed.text)")
+        let id = try #require(filed.string("id"))
+
+        // A one-shot create and a library import that do not fit: 507, and the reason.
+        for path in ["/v1/jobs?filename=huge.docx", "/v1/documents?filename=huge.pdf"] {
+            let answer = try await client.send("POST", path, body: .file(path: big), headers: [("Content-Type", "application/octet-stream")])
+            #expect(answer.status == 507, "\(path): \(answer.status) \(answer.text)")
+            #expect(answer.string("error") == "insufficient_storage", "\(path): \(answer.text)")
+            #expect(answer.string("error_message")?.contains("free space") == true, "\(path): \(answer.text)")
+        }
+
+        // Still answering, and the filed document is whole.
+        #expect(try await client.get("/healthz").status == 200)
+        let content = try await client.get("/v1/documents/\(id)/content")
+        #expect(content.status == 200)
+        #expect(Data(content.body) == (try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf")))))
+        // Room again (nothing partial was kept): the next upload fits.
+        let again = try await client.send(
+            "POST",
+            "/v1/documents?filename=after.pdf",
+            body: .file(path: Fixtures.pdf("one-page.pdf")),
+            headers: [("Content-Type", "application/pdf")]
+        )
+        #expect(again.status == 201, "\(again.text)")
+        await server.stop()
+
+        let fsck = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
+        #expect(fsck?["clean"] as? Bool == true, "\((try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report")")
+    }
+}
