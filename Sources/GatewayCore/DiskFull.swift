@@ -13,10 +13,17 @@ public enum DiskFull {
         "the store's disk is full (no space left on device): nothing of this request was kept and no filed document "
         + "was touched; free space on the store's file system (or move the store to a bigger one) and try again"
 
-    /// Whether `error`, or an error it wraps, says the disk is full.
+    /// Whether `error`, or an error it wraps, says the disk is full. Only what the system said is
+    /// read: a storage failure's message, an OS error, a database's. Any other error of ours is a
+    /// verdict on the request, whose message may quote the client's own words.
     public static func matches(_ error: any Error) -> Bool {
-        if let error = error as? LibraryError, error.kind == .storage { return mentionsFullDisk(error.message) }
-        if let error = error as? JobFailure { return error.code == code }
+        switch error {
+        case let failure as JobFailure: return failure.code == code
+        case let library as LibraryError: return library.kind == .storage && mentionsFullDisk(library.message)
+        case let staging as StagingError: return staging.kind == .storage && mentionsFullDisk(staging.message)
+        case is any GatewayError: return false
+        default: break
+        }
         var next: NSError? = error as NSError
         var depth = 0
         while let current = next, depth < 8 {
@@ -25,6 +32,7 @@ public enum DiskFull {
             next = current.userInfo[NSUnderlyingErrorKey] as? NSError
             depth += 1
         }
+        // SQLite's errors (through GRDB) carry their result code only in their description.
         return mentionsFullDisk(String(reflecting: error))
     }
 
