@@ -13,7 +13,6 @@ public final class ConverterOutages: Sendable {
     public struct Outage: Sendable, Equatable {
         /// What the job that found it was told: the cause and its fix.
         public var failure: JobFailure
-        public var since: Date
         /// When the engine next asks the converter whether it starts again.
         var nextCheck: Date
     }
@@ -21,8 +20,6 @@ public final class ConverterOutages: Sendable {
     /// How long after a failed check the next one runs.
     public let recheckInterval: Duration
     private let outages = Mutex<[JobType: Outage]>([:])
-    /// Types whose re-check is running, so that a slow check is not started twice.
-    private let checking = Mutex<Set<JobType>>([])
 
     public init(recheckInterval: Duration = .seconds(30)) {
         self.recheckInterval = recheckInterval
@@ -36,26 +33,19 @@ public final class ConverterOutages: Sendable {
 
     /// Takes `type` out (or keeps it out with the newer reason) until a re-check passes.
     public func mark(_ type: JobType, _ failure: JobFailure, now: Date = Date()) {
-        let next = now.addingTimeInterval(recheckInterval.inSeconds)
-        outages.withLock { outages in
-            let since = outages[type]?.since ?? now
-            outages[type] = Outage(failure: failure, since: since, nextCheck: next)
-        }
+        outages.withLock { $0[type] = Outage(failure: failure, nextCheck: now.addingTimeInterval(recheckInterval.inSeconds)) }
     }
 
     /// Puts `type` back in service.
     public func clear(_ type: JobType) { _ = outages.withLock { $0.removeValue(forKey: type) } }
 
-    /// The types whose re-check is due at `now` and not already running; each is marked as being
-    /// checked until `finishedChecking` is called for it.
-    func startChecks(now: Date) -> [JobType] {
-        let due = outages.withLock { $0.filter { $0.value.nextCheck <= now }.map(\.key) }
-        return checking.withLock { running in
-            let fresh = due.filter { !running.contains($0) }
-            running.formUnion(fresh)
-            return fresh
+    /// The types whose re-check is due at `now`. Each is next due a full interval later, so a
+    /// check still running is not started again; its result marks or clears the type.
+    func dueChecks(now: Date) -> [JobType] {
+        outages.withLock { outages in
+            let due = outages.filter { $0.value.nextCheck <= now }.map(\.key)
+            for type in due { outages[type]?.nextCheck = now.addingTimeInterval(recheckInterval.inSeconds) }
+            return due
         }
     }
-
-    func finishedChecking(_ type: JobType) { _ = checking.withLock { $0.remove(type) } }
 }

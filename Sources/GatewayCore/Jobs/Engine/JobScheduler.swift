@@ -172,15 +172,10 @@ final class JobScheduler: Sendable {
     /// Asks the converter of each type that is out whether it starts again, in the background; a
     /// type that passes is taken back into service at once.
     private func recheckOutages() {
-        for type in outages.startChecks(now: Date()) {
-            guard let converter = router.route(for: type)?.converter else {
-                outages.clear(type)
-                outages.finishedChecking(type)
-                continue
-            }
+        for type in outages.dueChecks(now: Date()) {
+            let converter = router.route(for: type)?.converter
             Task { [outages, wakeUp, logger] in
-                defer { outages.finishedChecking(type) }
-                if let failure = await converter.startProblem(for: type) {
+                if let failure = await converter?.startProblem(for: type) {
                     outages.mark(type, failure)
                 } else {
                     outages.clear(type)
