@@ -11,7 +11,7 @@ extension LocalConverterTests {
     @Suite struct ToolChecks {
         @Test func aWorkingInstallStartsEveryTool() async throws {
             try await withConverter { converter in
-                for tool in ["libreoffice", "chromium", "calibre"] {
+                for tool in [LocalTool.libreOffice, .chromium, .calibre] {
                     let problem = await converter.toolProblem(tool)
                     #expect(problem == nil, "\(tool): \(problem ?? "")")
                 }
@@ -26,12 +26,12 @@ extension LocalConverterTests {
             chmod(python, 0o755)
             let configuration = LocalConverter.Configuration(pythonPath: python, chromiumPath: directory.file("chromium"))
             try await withConverter(configuration) { converter in
-                let office = try #require(await converter.toolProblem("libreoffice"))
+                let office = try #require(await converter.toolProblem(.libreOffice))
                 #expect(office.contains("python3 -c import uno exited with status 1") && office.contains("python3-uno"), "\(office)")
-                let chromium = try #require(await converter.toolProblem("chromium"))
+                let chromium = try #require(await converter.toolProblem(.chromium))
                 #expect(chromium.contains("chromium is not installed") && chromium.contains("install Debian's chromium"), "\(chromium)")
                 #expect(!office.contains(directory.path) && !chromium.contains(directory.path), "no paths in a public answer")
-                #expect(await converter.toolProblem("calibre") == nil)
+                #expect(await converter.toolProblem(.calibre) == nil)
             }
         }
     }

@@ -113,8 +113,8 @@ public final class LocalConverter: Converter {
     let pdf: PDFCombiner
     /// Whether each tool starts, for readiness.
     private let toolCheck: ToolCheck
-    /// The sandbox's check (nil when it works), and until when a failed one holds.
-    private let sandboxCheck = Mutex<(task: Task<String?, Never>, expires: ContinuousClock.Instant?)?>(nil)
+    /// The sandbox's latest check: nil when it works.
+    private let sandboxCheck = Mutex<Task<String?, Never>?>(nil)
 
     /// Creates the converter; no tool starts until the first conversion needs it.
     public init(configuration: Configuration = Configuration()) throws {
@@ -163,57 +163,45 @@ public final class LocalConverter: Converter {
         return nil
     }
 
-    /// The tools ("libreoffice", "chromium", "calibre", "pdf") jobs of `type` may run: office
-    /// files take LibreOffice, and Chromium for uploaded HTML; URLs Chromium; ebooks Calibre;
-    /// PDFs qpdf and Ghostscript.
-    public static func tools(for type: JobType) -> [String] {
+    /// The tools jobs of `type` may run: office files take LibreOffice, and Chromium for
+    /// uploaded HTML; URLs Chromium; ebooks Calibre; PDFs qpdf and Ghostscript.
+    public static func tools(for type: JobType) -> [LocalTool] {
         switch type {
-        case .docToPDF: ["libreoffice", "chromium"]
-        case .urlToPDF: ["chromium"]
-        case .ebookToPDF: ["calibre"]
-        case .pdfToPDF: ["pdf"]
+        case .docToPDF: [.libreOffice, .chromium]
+        case .urlToPDF: [.chromium]
+        case .ebookToPDF: [.calibre]
+        case .pdfToPDF: [.pdf]
         }
     }
 
     /// The tool `request` runs: its type and, for office jobs, its file name decide.
-    static func tool(for request: ConversionRequest) -> String {
+    static func tool(for request: ConversionRequest) -> LocalTool {
         switch (request.type, request.source) {
-        case (.pdfToPDF, _), (_, .pdfs): "pdf"
-        case (_, .url), (.urlToPDF, _): "chromium"
+        case (.pdfToPDF, _), (_, .pdfs): .pdf
+        case (_, .url), (.urlToPDF, _): .chromium
         case (.docToPDF, .file(_, let originalFilename)):
-            ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? "chromium" : "libreoffice"
-        case (.ebookToPDF, .file): "calibre"
+            ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
+        case (.ebookToPDF, .file): .calibre
         }
     }
 
-    /// Why `tool` ("libreoffice", "chromium", "calibre") cannot start here, naming the Debian
-    /// package to install; nil when it starts.
-    public func toolProblem(_ tool: String) async -> String? {
+    /// Why `tool` cannot start here, naming the Debian package to install; nil when it starts.
+    public func toolProblem(_ tool: LocalTool) async -> String? {
         await toolCheck.problem(tool)
     }
 
-    /// Why tools cannot run sealed here, or nil: a sealed `/bin/true`. A pass is remembered; a
-    /// failure for `sandboxRecheck` (or until a `fresh` check), so that a fixed host heals.
+    /// Why tools cannot run sealed here, or nil: a sealed `/bin/true`, run once and remembered;
+    /// `fresh` runs it again (the engine's re-check of a type that is out, so a fixed host heals).
     public func sandboxProblem(fresh: Bool = false) async -> String? {
         let sandbox = configuration.sandbox
-        let now = ContinuousClock.now
         let check = sandboxCheck.withLock { check in
-            if let current = check, !fresh, current.expires.map({ now < $0 }) ?? true { return current.task }
+            if let check, !fresh { return check }
             let started = Task { await sandbox.problem() }
-            check = (started, nil)
+            check = started
             return started
         }
-        let problem = await check.value
-        if problem != nil {
-            sandboxCheck.withLock { current in
-                if current?.task == check, current?.expires == nil { current?.expires = .now + Self.sandboxRecheck }
-            }
-        }
-        return problem
+        return await check.value
     }
-
-    /// How long a failed sandbox check is trusted before the next caller runs it again.
-    static let sandboxRecheck: Duration = .seconds(10)
 
     /// Ends every warm LibreOffice, browser and Calibre worker (conversions in flight fail as transient) and removes
     /// the private directory. The converter refuses work afterwards.
@@ -229,10 +217,10 @@ public final class LocalConverter: Converter {
     /// EBOOK_TO_PDF → Calibre; PDF_TO_PDF → qpdf (`PDFCombiner`).
     func backend(for request: ConversionRequest) -> any Converter {
         switch Self.tool(for: request) {
-        case "pdf": pdf
-        case "chromium": chromium
-        case "calibre": calibre
-        default: libreOffice
+        case .pdf: pdf
+        case .chromium: chromium
+        case .calibre: calibre
+        case .libreOffice: libreOffice
         }
     }
 }

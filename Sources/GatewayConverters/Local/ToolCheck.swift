@@ -10,7 +10,7 @@ import Synchronization
 final class ToolCheck: Sendable {
     /// One tool's check: a short command and the package that provides what it needs.
     struct Probe: Sendable {
-        var tool: String
+        var tool: LocalTool
         var executable: String
         var arguments: [String]
         var packages: String
@@ -24,26 +24,26 @@ final class ToolCheck: Sendable {
         let calibreDebug = (configuration.ebookConvertPath as NSString).deletingLastPathComponent + "/calibre-debug"
         probes = [
             Probe(
-                tool: "libreoffice",
+                tool: .libreOffice,
                 executable: configuration.sofficePath,
                 arguments: ["--version"],
                 packages: "libreoffice-writer libreoffice-calc libreoffice-impress"
             ),
-            Probe(tool: "libreoffice", executable: configuration.pythonPath, arguments: ["-c", "import uno"], packages: "python3-uno"),
-            Probe(tool: "chromium", executable: configuration.chromiumPath, arguments: ["--headless", "--version"], packages: "chromium"),
+            Probe(tool: .libreOffice, executable: configuration.pythonPath, arguments: ["-c", "import uno"], packages: "python3-uno"),
+            Probe(tool: .chromium, executable: configuration.chromiumPath, arguments: ["--headless", "--version"], packages: "chromium"),
             Probe(
-                tool: "calibre",
+                tool: .calibre,
                 executable: calibreDebug,
                 arguments: ["-c", "from calibre.ebooks.conversion.cli import create_option_parser; from calibre.gui2 import must_use_qt"],
                 packages: "calibre"
             ),
-            Probe(tool: "pdf", executable: LocalPDFOperator.defaultQPDF, arguments: ["--version"], packages: "qpdf"),
-            Probe(tool: "pdf", executable: LocalPDFOperator.defaultGhostscript, arguments: ["--version"], packages: "ghostscript"),
+            Probe(tool: .pdf, executable: LocalPDFOperator.defaultQPDF, arguments: ["--version"], packages: "qpdf"),
+            Probe(tool: .pdf, executable: LocalPDFOperator.defaultGhostscript, arguments: ["--version"], packages: "ghostscript"),
         ]
     }
 
     /// Why `tool` cannot start, or nil when it can; `fresh` runs the probes that passed before too.
-    func problem(_ tool: String, fresh: Bool = false) async -> String? {
+    func problem(_ tool: LocalTool, fresh: Bool = false) async -> String? {
         for (index, probe) in probes.enumerated() where probe.tool == tool && (fresh || !passed.withLock({ $0.contains(index) })) {
             if let problem = await Self.run(probe) {
                 passed.withLock { _ = $0.remove(index) }

@@ -39,9 +39,9 @@ struct Readiness: Sendable {
                     ok: sandboxProblem == nil,
                     message: sandboxProblem ?? (sealed ? "bubblewrap: no network, read-only system, limits" : "off (--unsandboxed-converters)")
                 )
-                for name in Set(localTypes.flatMap(LocalConverter.tools(for:))).sorted() {
-                    let problem = await local.toolProblem(name)
-                    checks["local.\(name)"] = Check(ok: problem == nil, message: problem ?? "starts")
+                for tool in Set(localTypes.flatMap(LocalConverter.tools(for:))).sorted() {
+                    let problem = await local.toolProblem(tool)
+                    checks["local.\(tool.rawValue)"] = Check(ok: problem == nil, message: problem ?? "starts")
                 }
             case .gotenberg(let url): checks["gotenberg"] = await httpCheck(url + "/health")
             case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")
