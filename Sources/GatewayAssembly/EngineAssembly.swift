@@ -115,6 +115,16 @@ public final class EngineAssembly: Sendable {
         )
     }
 
+    /// Runs the sandbox's start-up check when any job type goes to the local converter; if it
+    /// fails, those types are out (`ConverterOutages`) until the engine's re-check passes, and
+    /// the problem is returned for the caller to report: `serve` logs it, the CLI stops.
+    public func checkSandboxAtStart() async -> String? {
+        let localTypes = routes.filter { $0.value == .local }.keys
+        guard !localTypes.isEmpty, let problem = await local.sandboxProblem() else { return nil }
+        for type in localTypes { engine.outages.mark(type, .converterCannotStart(problem)) }
+        return problem
+    }
+
     public func shutdown() async {
         await inspector.shutdown()
         await local.shutdown()

@@ -147,12 +147,8 @@ public struct GatewayServer {
                     "serve.unsandboxed_converters",
                     metadata: ["hint": "local converters run without their sandbox: documents can reach the network and this machine's files"]
                 )
-            } else if let problem = await assembly.local.sandboxProblem() {
+            } else if let problem = await assembly.checkSandboxAtStart() {
                 logger.error("serve.sandbox_unavailable", metadata: ["problem": "\(problem)"])
-                // Known at start: the local types are out until the engine's re-check passes.
-                for (type, choice) in configuration.routes where choice == .local {
-                    assembly.engine.outages.mark(type, .converterCannotStart(problem))
-                }
             }
         }
         if configuration.publicURL == nil, ["0.0.0.0", "::"].contains(configuration.host) {

@@ -33,7 +33,7 @@ func withEmbeddedEngine<T: Sendable>(
         logger: logger
     )
     // A sandbox that cannot start fails every local job: say so once, before the first, and stop.
-    if assembly.routes.values.contains(.local), let problem = await assembly.local.sandboxProblem() {
+    if let problem = await assembly.checkSandboxAtStart() {
         await assembly.shutdown()
         throw JobFailure.converterCannotStart(problem)
     }
