@@ -36,14 +36,13 @@ struct DiskFullTests {
         )
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
+        /// Files `path` into the library as `name` (`POST /v1/documents`, the raw PDF).
+        func importPDF(_ name: String, _ path: String) async throws -> APIClient.Answer {
+            try await client.send("POST", "/v1/documents?filename=\(name)", body: .file(path: path), headers: [("Content-Type", "application/pdf")])
+        }
 
         // One document filed while there is room.
-        let filed = try await client.send(
-            "POST",
-            "/v1/documents?filename=kept.pdf",
-            body: .file(path: Fixtures.pdf("many-pages.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
+        let filed = try await importPDF("kept.pdf", Fixtures.pdf("many-pages.pdf"))
         #expect(filed.status == 201, "\(filed.text)")
         let id = try #require(filed.string("id"))
 
@@ -61,12 +60,7 @@ struct DiskFullTests {
         #expect(content.status == 200)
         #expect(Data(content.body) == (try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf")))))
         // Room again (nothing partial was kept): the next upload fits.
-        let again = try await client.send(
-            "POST",
-            "/v1/documents?filename=after.pdf",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
+        let again = try await importPDF("after.pdf", Fixtures.pdf("one-page.pdf"))
         #expect(again.status == 201, "\(again.text)")
         await server.stop()
 

@@ -79,6 +79,38 @@ struct ConverterOutageTests {
         #expect(done.state.status == .succeeded, "\(String(describing: done.state.failure))")
     }
 
+    @Test(arguments: [false, true])
+    func intakeRefusesAnOutTypeOnlyWhenNoOtherNodeCanRunIt(sharesStore: Bool) async throws {
+        let engine = try EngineFixture(UnstartableConverter(), sharesStore: sharesStore)
+        engine.engine.outages.mark(.docToPDF, UnstartableConverter.problem)
+        let intake = JobIntake(
+            engine: engine.engine,
+            filer: engine.fixture.library,
+            inspector: engine.fixture.inspector,
+            urlCheck: URLCheck(),
+            limits: .none,
+            idempotency: nil
+        )
+        let office = JobSpec(type: .docToPDF, originalFilename: "report.docx")
+        let merge = JobSpec(type: .pdfToPDF, inputs: [.file("a.docx"), .file("b.epub")])
+        for spec in [office, merge] {
+            var refusal: IntakeError?
+            do {
+                try intake.check(spec, owner: "alice", files: spec.inputs?.count ?? 0)
+            } catch let error as IntakeError {
+                refusal = error
+            }
+            if sharesStore {
+                #expect(refusal == nil, "another node may run \(spec.type.rawValue): \(String(describing: refusal))")
+            } else {
+                #expect(refusal?.code == JobFailure.cannotStartCode, "\(String(describing: refusal))")
+                #expect(refusal?.message.contains("frobnicator is not installed") == true, "\(String(describing: refusal))")
+            }
+        }
+        // Another type is not affected.
+        try intake.check(JobSpec(type: .ebookToPDF, originalFilename: "book.epub"), owner: "alice")
+    }
+
     @Test func transientFailuresKeepTheirRetries() async throws {
         let crash = JobFailure(.transient, code: "converter_crashed", "crashed")
         let converter = ScriptedConverter([.fail(crash)])
