@@ -32,6 +32,7 @@ demo: build
 # cores parallel suites starve each other into false timeouts. The whole run takes ~8 minutes.
 test: deps lint
 	@bash scripts/check-compose.sh
+	@bash scripts/python-venv.sh > /dev/null
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest --no-parallel
 

@@ -9,6 +9,12 @@ public enum LibraryNames {
     /// Longest name in UTF-8 bytes, leaving room for the `.pdf` suffix in a 255-byte file name.
     public static let maxDocumentNameBytes = 251
     public static let maxFolderNameBytes = 255
+    /// Folders are directories: a path of at most 64 levels and 512 characters (2,048 bytes
+    /// at most), plus a document's file name and the store's own path, stays well inside
+    /// Linux's 4,096-byte PATH_MAX, so a deep path is refused with its reason rather than
+    /// failing in `mkdir` halfway down. Characters, not bytes, so that openapi.yaml can say it.
+    public static let maxFolderDepth = 64
+    public static let maxFolderPathLength = 512
 
     /// A `LIKE` pattern matching `search` anywhere, its own `%`, `_` and `\\` escaped (for
     /// `ESCAPE '\\'`); nil when there is nothing to search for.
@@ -37,6 +43,8 @@ public enum LibraryNames {
     /// Splits a folder path like `Invoices/2026` into sanitized names; `""` and `/` are the root.
     /// `.` and `..` segments are refused so that no path can leave the owner's tree.
     public static func folderPath(_ raw: String) throws(LibraryError) -> [String] {
+        // The limits hold for what the client sent, as openapi.yaml states them.
+        try checkFolderPath(raw, depth: raw.split(separator: "/", omittingEmptySubsequences: true).count)
         var names: [String] = []
         for segment in raw.split(separator: "/", omittingEmptySubsequences: true) {
             let trimmed = segment.trimmingCharacters(in: .whitespaces)
@@ -51,6 +59,22 @@ public enum LibraryNames {
         return names
     }
 
+    /// Refuses a folder path deeper or longer than a directory tree can safely be: see
+    /// `maxFolderDepth`.
+    public static func checkFolderPath(_ path: String, depth: Int) throws(LibraryError) {
+        let shown = quoted(path.count > 60 ? String(path.prefix(60)) + "…" : path)
+        if depth > maxFolderDepth {
+            throw LibraryError(.invalidPath, "folder path \(shown) is \(depth) levels deep; at most \(maxFolderDepth) are allowed")
+        }
+        let length = path.unicodeScalars.count
+        if length > maxFolderPathLength {
+            throw LibraryError(
+                .invalidPath,
+                "folder path \(shown) is \(length) characters long; at most \(maxFolderPathLength) are allowed"
+            )
+        }
+    }
+
     /// `Name 01`, `Name 02`, … — the candidate for the `n`th clash (n ≥ 1), kept within `maxBytes`.
     public static func numbered(_ name: String, _ n: Int, maxBytes: Int = maxDocumentNameBytes) -> String {
         let suffix = n < 100 ? String(format: " %02d", n) : " \(n)"
@@ -63,7 +87,9 @@ public enum LibraryNames {
         var scalars = String.UnicodeScalarView()
         for scalar in raw.precomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
+            // Not `.unassigned`: a code point Unicode has yet to name (a newer emoji, say) is
+            // harmless in a file name, and a newer client may well send one.
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate:
                 continue
             default:
                 scalars.append(scalar == "/" ? "-" : scalar)

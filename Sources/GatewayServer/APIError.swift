@@ -50,7 +50,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case .documentNotFound, .folderNotFound: .notFound
                 case .nameConflict, .folderNotEmpty: .conflict
                 case .invalidMove: .conflict
-                case .invalidName, .invalidPath, .invalidCursor, .invalidSort, .invalidArgument: .badRequest
+                case .invalidName, .invalidPath, .invalidSort, .invalidArgument: .badRequest
+                // Well-formed, just not one this server issued (or one from before a restart of
+                // its keys): like the other "cannot use this value" answers, 422.
+                case .invalidCursor: .unprocessableContent
                 case .storage: .internalServerError
                 case .storeBusy: .serviceUnavailable
                 }
@@ -86,6 +89,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 return APIError(.conflict, error.code, error.message)
             }
         case let error as InspectionError:
+            return APIError(.unprocessableContent, error.code, error.message)
+        case let error as JobStoreError:
+            // Its one client-made failure: a cursor this server did not issue (see `.invalidCursor`).
             return APIError(.unprocessableContent, error.code, error.message)
         case let error as HTTPError:
             return APIError(error.status, "http_\(error.status.code)", error.body ?? error.status.reasonPhrase)

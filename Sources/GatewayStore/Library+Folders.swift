@@ -58,6 +58,11 @@ extension Library {
                 moved.parentID = parentID
                 moved.name = name
                 moved.path = Self.join(target?.path ?? "", name)
+                // Its deepest subfolder moves with it, and must still fit (LibraryNames.maxFolderDepth).
+                for folder in try catalog.folders(owner: owner, under: record.path) {
+                    let path = moved.path + folder.path.dropFirst(record.path.count)
+                    try LibraryNames.checkFolderPath(path, depth: path.split(separator: "/").count)
+                }
                 moved.pathBefore = record.path
                 moved.updatedAt = Date()
                 try catalog.update(moved, subtreeFrom: record.path)
@@ -203,7 +208,10 @@ extension Library {
         case .id(let id):
             record = try catalog.folder(id: id.lowercased, owner: owner)
         case .path(let path):
-            let names = try LibraryNames.folderPath(path)
+            // A path no folder can have names no folder: 404, as for any other missing one.
+            guard let names = try? LibraryNames.folderPath(path) else {
+                throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)): it is not a folder path a folder could have")
+            }
             if names.isEmpty { return nil }
             record = try catalog.folder(owner: owner, path: names.joined(separator: "/"))
         }

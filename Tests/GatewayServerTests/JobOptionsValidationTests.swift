@@ -35,7 +35,7 @@ struct JobOptionsValidationTests {
         ),
         Case(options: #"{"wait_delay": -1}"#, status: .badRequest, code: "invalid_options", mentions: ["wait_delay", "3600"]),
         Case(options: #"{"extra_http_headers": {"X-A": 1}}"#, status: .badRequest, code: "invalid_options", mentions: ["extra_http_headers"]),
-        Case(options: #"{"extra_http_headers": {"Host": "evil"}}"#, status: .badRequest, code: "invalid_options", mentions: ["Host"]),
+        Case(options: #"{"extra_http_headers": {"Host": "evil"}}"#, status: .unprocessableContent, code: "forbidden_header", mentions: ["Host"]),
         Case(options: #"{"cookies": [{"name": "a"}]}"#, status: .badRequest, code: "invalid_options", mentions: ["cookies", "value"]),
         Case(
             options: #"{"cookies": [{"name": "a", "value": "b", "expires": 1}]}"#,

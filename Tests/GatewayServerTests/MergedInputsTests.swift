@@ -138,7 +138,7 @@ struct MergedInputsTests {
         #expect(shape.string("error_message")?.contains("inputs[0]") == true, "\(shape.text)")
 
         let typed = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "inputs": [["url": "https://example.com/"]]])
-        #expect(typed.status == 400 && typed.string("error") == "invalid_type", "\(typed.text)")
+        #expect(typed.status == 422 && typed.string("error") == "conflicting_type", "\(typed.text)")
 
         let privatePage = try await client.post("/v1/jobs", json: ["inputs": [["url": "https://example.com/"], ["url": "http://10.1.2.3/"]]])
         #expect(privatePage.status == 422, "\(privatePage.text)")

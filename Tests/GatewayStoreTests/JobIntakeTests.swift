@@ -136,7 +136,7 @@ struct JobIntakeTests {
         let callback = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/", callbackURL: "http://169.254.169.254/"))
         #expect(callback?.kind == .urlRefused)
         let urlWithFile = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/"), input: .copying(Fixtures.pdf("one-page.pdf")))
-        #expect(urlWithFile?.code == "invalid_type")
+        #expect(urlWithFile?.code == "conflicting_type" && urlWithFile?.kind == .conflictingOptions)
         let nameless = await refusal(JobSpec(type: .ebookToPDF))
         #expect(nameless?.code == "filename_required")
         let forever = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/", timeoutSeconds: 86_400))

@@ -195,11 +195,8 @@ extension ConversionOptions: Codable {
             guard let number = Double(text), number.isFinite else { throw refusal }
             return number
         case .flag:
-            switch text.lowercased() {
-            case "true", "1", "yes": return true
-            case "false", "0", "no": return false
-            default: throw refusal
-            }
+            guard let flag = WireFlag.parse(text) else { throw refusal }
+            return flag
         case .json:
             guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) else { throw refusal }
             return parsed

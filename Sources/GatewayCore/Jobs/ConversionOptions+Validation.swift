@@ -165,7 +165,13 @@ extension BrowserOptions {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                 guard Self.isToken(name) else { throw OptionsError.invalid("extra_http_headers", "has \"\(name)\", which is not a header name") }
                 if ConversionOptions.forbiddenHeaders.contains(name.lowercased()) {
-                    throw OptionsError.invalid("extra_http_headers", "cannot set \(name): the browser sets it (cookies go in options.cookies)")
+                    // A well-formed header this request may not carry (422): the browser sets it.
+                    throw OptionsError(
+                        .conflicting,
+                        code: "forbidden_header",
+                        field: "extra_http_headers",
+                        "options.extra_http_headers cannot set \(name): the browser sets it (cookies go in options.cookies)"
+                    )
                 }
                 guard Self.isFieldValue(value) else {
                     throw OptionsError.invalid("extra_http_headers", "has a line break or control character in \(name)")

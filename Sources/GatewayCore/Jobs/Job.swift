@@ -90,13 +90,20 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// and path; of several inputs, the first one's, marked as merged.
     public var defaultDocumentName: String {
         if let name, !name.isEmpty { return name }
+        // A name made from a file name or URL that the library would refuse (`....docx`) must
+        // not fail the job after its conversion: it falls back to "document".
+        guard let derived = derivedDocumentName, (try? LibraryNames.documentName(derived)) != nil else { return "document" }
+        return derived
+    }
+
+    private var derivedDocumentName: String? {
         if let first = inputs?.first { return first.documentName + " (merged)" }
         if let originalFilename { return (originalFilename as NSString).deletingPathExtension }
         if let url, let components = URLComponents(string: url) {
             let path = components.path.split(separator: "/").last.map(String.init) ?? ""
             return [components.host ?? "page", path].filter { !$0.isEmpty }.joined(separator: " ")
         }
-        return "document"
+        return nil
     }
 }
 

@@ -54,7 +54,7 @@ public struct URLCheck: Sendable {
             throw Self.refused(text, "it is not an absolute http(s) URL")
         }
         guard url.scheme == "http" || url.scheme == "https" else {
-            throw Self.refused(text, "only http and https URLs can be converted, not \(url.scheme):")
+            throw Self.refused(text, "only http and https URLs are reached, not \(url.scheme):")
         }
         guard !url.host.isEmpty else { throw Self.refused(text, "it has no host") }
         if url.hasCredentials { throw Self.refused(text, "it carries a user name or password") }
@@ -77,7 +77,7 @@ public struct URLCheck: Sendable {
     public func checkResolved(_ text: String, host: String, port: Int, addresses: [IPAddress]) throws(JobFailure) {
         if isAllowed(host: host, port: port) { return }
         guard !addresses.isEmpty else {
-            throw JobFailure(.rejected, code: "url_unresolvable", "cannot convert \(text): its host '\(host)' does not resolve")
+            throw JobFailure(.rejected, code: "url_unresolvable", "cannot reach \(text): its host '\(host)' does not resolve")
         }
         for address in addresses {
             if let reason = AddressPolicy.forbiddenReason(address) {
@@ -94,7 +94,7 @@ public struct URLCheck: Sendable {
         JobFailure(
             .rejected,
             code: "url_forbidden",
-            "refusing to fetch \(url): \(rule). Only public http(s) addresses can be converted; an operator can allow a host with the URL allow-list"
+            "refusing to fetch \(url): \(rule). Only public http(s) addresses are reached (pages, downloads and webhooks alike); an operator can allow a host with the URL allow-list"
         )
     }
 }

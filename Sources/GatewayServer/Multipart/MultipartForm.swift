@@ -4,9 +4,9 @@ import GatewayCore
 import Hummingbird
 
 /// A `multipart/form-data` body received as a stream: each file part goes straight to disk
-/// (capped together, optionally hashed), text parts are kept: at most `maxFields` of them, each at
-/// most 64 KiB and all together at most 256 KiB, so a form of endless small fields cannot fill
-/// memory.
+/// (capped together, optionally hashed), text parts are kept: at most `maxFields` of them (the
+/// `url` inputs of a merging form count with its files instead), each at most 64 KiB and all
+/// together at most 256 KiB, so a form of endless small fields cannot fill memory.
 struct MultipartForm {
     struct File {
         var path: String
@@ -82,6 +82,7 @@ struct MultipartForm {
         var current: MultipartPartHeaders?
         var text: [UInt8] = []
         var fieldCount = 0
+        var inputCount = 0
         var fieldBytes = 0
         var written: Int64 = 0
         var fileBytes: Int64 = 0
@@ -93,14 +94,22 @@ struct MultipartForm {
                 case .partBegin(let headers):
                     current = headers
                     text = []
-                    if headers.name == filePart {
-                        guard form.files.count < maxFiles else {
+                    // Where a form may merge several inputs, a `url` field is one of them, counted
+                    // with the files and not against the text fields (a 100-page merge is fine).
+                    let isURLInput = maxFiles > 1 && headers.name == "url"
+                    if headers.name == filePart || isURLInput {
+                        guard inputCount < maxFiles else {
                             throw APIError(
                                 .badRequest,
                                 maxFiles == 1 ? "bad_multipart" : "too_many_files",
-                                maxFiles == 1 ? "send one '\(filePart)' part per request" : "send at most \(maxFiles) '\(filePart)' parts per request"
+                                maxFiles == 1
+                                    ? "send one '\(filePart)' part per request"
+                                    : "send at most \(maxFiles) inputs ('\(filePart)' parts and 'url' fields together) per request"
                             )
                         }
+                        inputCount += 1
+                    }
+                    if headers.name == filePart {
                         let path = paths()
                         guard FileManager.default.createFile(atPath: path, contents: nil) else {
                             throw APIError(.internalServerError, "storage_error", "cannot create the upload file; is the store writable?")
@@ -109,7 +118,7 @@ struct MultipartForm {
                         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                         hasher = hashing ? SHA256() : nil
                         fileBytes = 0
-                    } else {
+                    } else if !isURLInput {
                         fieldCount += 1
                         guard fieldCount <= maxFields else {
                             throw APIError(

@@ -17,7 +17,7 @@ struct DocumentOperationController: Sendable {
 
     /// `{"documents": [id, …], "name"?, "folder"?, "operations"?, "password"?, "passwords"?}`.
     func merge(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let (body, _) = try await Self.body(request, context)
+        let (body, _) = try await Self.body(request, context, fields: ["documents", "operations"], route: "a merge")
         guard let documents = body.documents, documents.count >= 2 else {
             throw APIError(.badRequest, "invalid_argument", "merge needs \"documents\": two or more document ids, in the order wanted")
         }
@@ -26,7 +26,7 @@ struct DocumentOperationController: Sendable {
 
     /// `{"every": N}` or `{"ranges": ["1-3", "4-"]}`, and the create's other fields.
     func split(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var (body, data) = try await Self.body(request, context)
+        var (body, data) = try await Self.body(request, context, fields: ["every", "ranges", "operations"], route: "a split")
         // The route's own fields, read as the split operation they stand for.
         let object = (data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         var split: [String: Any] = ["op": "split"]
@@ -38,7 +38,7 @@ struct DocumentOperationController: Sendable {
 
     /// `{"operations": [...], "replace_original"?: true, …}` on one document.
     func operations(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var (body, _) = try await Self.body(request, context)
+        var (body, _) = try await Self.body(request, context, fields: ["operations", "replace_original"], route: "an operations request")
         guard let operations = body.operations, !operations.isEmpty else {
             throw APIError(.badRequest, "invalid_argument", "name the \"operations\" to run, e.g. [{\"op\": \"pdfa\", \"part\": \"2b\"}]")
         }
@@ -54,11 +54,18 @@ struct DocumentOperationController: Sendable {
         return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: .created)
     }
 
-    /// The body as the job create reads it (an empty one is an empty request), and its bytes.
-    private static func body(_ request: Request, _ context: GatewayRequestContext) async throws -> (JobCreateRequest, Data) {
+    /// The body as the job create reads it (an empty one is an empty request), and its bytes;
+    /// besides the fields of every job on documents, it may hold the route's own `fields`.
+    private static func body(
+        _ request: Request,
+        _ context: GatewayRequestContext,
+        fields: Set<String>,
+        route: String
+    ) async throws -> (JobCreateRequest, Data) {
         var request = request
         let data = Data(try await request.collectBody(upTo: 1 << 20).readableBytesView)
-        return (data.isEmpty ? JobCreateRequest() : try JobCreateRequest.decoding(data), data)
+        let allowed = JobCreateRequest.documentJobFields.union(fields)
+        return (data.isEmpty ? JobCreateRequest() : try JobCreateRequest.decoding(data, fields: allowed, route: route), data)
     }
 
     private static func documentID(_ context: GatewayRequestContext) throws -> String {

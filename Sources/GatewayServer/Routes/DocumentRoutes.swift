@@ -43,7 +43,7 @@ struct DocumentController: Sendable {
                 search: request.query("q").flatMap { $0.isEmpty ? nil : $0 },
                 sort: sort,
                 limit: try request.pageLimit(),
-                cursor: request.query("cursor")
+                cursor: request.cursor
             )
         )
         // Written by hand: this is the API's busiest large answer (see JSONOutput).
@@ -65,8 +65,16 @@ struct DocumentController: Sendable {
 
     func updateDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try ownedDocument(context)
-        let patch = try await PatchBody(request, context: context)
-        let (name, folder, conflict) = (patch.string("name"), try patch.folder(idKey: "folder_id", pathKey: "folder"), try patch.conflict(request))
+        let patch = try await PatchBody(
+            request,
+            context: context,
+            fields: ["name", "folder_id", "folder", "on_conflict"],
+            route: "a document update",
+            example: #"{"name": "New name"}"#
+        )
+        let (name, folder, conflict) = (
+            try patch.string("name"), try patch.folder(idKey: "folder_id", pathKey: "folder"), try patch.conflict(request)
+        )
         let library = self.library
         let updated = try await blocking {
             try library.updateDocument(id: document.id, owner: document.owner, name: name, folder: folder, conflict: conflict)
@@ -152,7 +160,11 @@ struct DocumentController: Sendable {
                     }
                     return policy
                 } ?? .fail
-            let name = fields["name"] ?? filename.map { ($0 as NSString).deletingPathExtension } ?? "document"
+            // An empty name is no name, as in a job; a file name the library would refuse as a
+            // name (`....pdf`) falls back to "document" rather than failing the import.
+            let given = fields["name"].flatMap { $0.isEmpty ? nil : $0 }
+            let derived = filename.map { ($0 as NSString).deletingPathExtension }.flatMap { (try? LibraryNames.documentName($0)) == nil ? nil : $0 }
+            let name = given ?? derived ?? "document"
             return JobIntake.Destination(folder: fields["folder"], name: name, conflict: conflict)
         }
         return try jsonResponse(documentJSON(document, request: request), status: .created)
@@ -163,23 +175,40 @@ struct DocumentController: Sendable {
 struct PatchBody {
     let object: [String: Any]
 
-    init(_ request: Request, context: GatewayRequestContext) async throws {
+    /// A JSON object of some of `fields`: an empty body or `{}` changes nothing, so it is
+    /// refused (a client that meant a change learns it sent none), as is an unknown key.
+    /// `example` is a body that works, for the message.
+    init(_ request: Request, context: GatewayRequestContext, fields: Set<String>, route: String, example: String) async throws {
         var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        guard buffer.readableBytes > 0 else {
-            object = [:]
-            return
+        let data = Data(try await request.collectBody(upTo: context.maxUploadSize).readableBytesView)
+        let nothing = APIError(
+            .badRequest,
+            "invalid_argument",
+            "\(route) needs at least one of \(fields.sorted().joined(separator: ", ")), e.g. \(example)"
+        )
+        guard !data.isEmpty else { throw nothing }
+        try JSONBody.checkDepth(data)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object, e.g. \(example)")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
-            throw APIError(.badRequest, "invalid_json", "the body must be a JSON object, e.g. {\"name\": \"New name\"}")
-        }
+        try JSONBody.checkKeys(data, allowed: fields, route: route)
+        guard !object.isEmpty else { throw nothing }
         self.object = object
     }
 
-    func string(_ key: String) -> String? { object[key] as? String }
+    /// A text field, nil when absent; another type is refused rather than ignored.
+    func string(_ key: String) throws -> String? {
+        guard let value = object[key] else { return nil }
+        guard let text = value as? String else { throw APIError(.badRequest, "invalid_argument", "\(key) must be a string") }
+        return text
+    }
 
-    /// nil: keep the folder; `.root` for an explicit null or "".
+    /// nil: keep the folder; `.root` for an explicit null or "". The id and the path are two
+    /// ways to say one thing: both at once is refused, as is either with the wrong type.
     func folder(idKey: String, pathKey: String) throws -> FolderReference? {
+        if object[idKey] != nil && object[pathKey] != nil {
+            throw APIError(.badRequest, "invalid_argument", "give \(idKey) or \(pathKey), not both")
+        }
         if let value = object[idKey] {
             if value is NSNull { return .root }
             guard let text = value as? String else { throw APIError(.badRequest, "invalid_argument", "\(idKey) must be a folder id or null") }
@@ -195,12 +224,16 @@ struct PatchBody {
         return nil
     }
 
-    /// `on_conflict` from the body or the query; default fail (409).
+    /// `on_conflict` from the body or the query (the body's wins; both must be valid); default fail (409).
     func conflict(_ request: Request) throws -> ConflictPolicy {
-        guard let text = string("on_conflict") ?? request.query("on_conflict") else { return .fail }
-        guard let policy = ConflictPolicy(rawValue: text) else {
-            throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+        let given = [try string("on_conflict"), request.query("on_conflict")].compactMap { $0 }
+        var policies: [ConflictPolicy] = []
+        for text in given {
+            guard let policy = ConflictPolicy(rawValue: text) else {
+                throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+            }
+            policies.append(policy)
         }
-        return policy
+        return policies.first ?? .fail
     }
 }

@@ -40,11 +40,24 @@ struct FolderController: Sendable {
 
     func createFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let owner = try context.requireOwner()
-        let body = try await PatchBody(request, context: context)
+        let body = try await PatchBody(
+            request,
+            context: context,
+            fields: ["path", "name", "parent_id", "parent"],
+            route: "a folder create",
+            example: #"{"path": "Invoices/2026"}"#
+        )
         let path: String
-        if let given = body.string("path") {
+        if let given = try body.string("path") {
+            guard body.object.count == 1 else {
+                throw APIError(
+                    .badRequest,
+                    "invalid_argument",
+                    "a path says where the folder goes: send {\"path\": \"A/B\"} alone, or a name and its parent"
+                )
+            }
             path = given
-        } else if let name = body.string("name") {
+        } else if let name = try body.string("name") {
             var parentPath = ""
             if let parent = try body.folder(idKey: "parent_id", pathKey: "parent"), parent != .root {
                 guard let folder = try library.folder(parent, owner: owner) else {
@@ -66,8 +79,14 @@ struct FolderController: Sendable {
 
     func updateFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let folder = try ownedFolder(context)
-        let body = try await PatchBody(request, context: context)
-        let (name, parent, conflict) = (body.string("name"), try body.folder(idKey: "parent_id", pathKey: "parent"), try body.conflict(request))
+        let body = try await PatchBody(
+            request,
+            context: context,
+            fields: ["name", "parent_id", "parent", "on_conflict"],
+            route: "a folder update",
+            example: #"{"name": "New name"}"#
+        )
+        let (name, parent, conflict) = (try body.string("name"), try body.folder(idKey: "parent_id", pathKey: "parent"), try body.conflict(request))
         let library = self.library
         let updated = try await blocking {
             try library.updateFolder(.id(folder.id), owner: folder.owner, name: name, parent: parent, conflict: conflict)

@@ -57,7 +57,8 @@ struct JobController: Sendable {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         let data = Data(buffer.readableBytesView)
-        let body = try JobCreateRequest.decoding(data)
+        // Query parameters are fields too, on every kind of create; the body's win.
+        let body = try JobCreateRequest.decoding(data).filling(from: JobCreateRequest(fields: request.queryDictionary))
         let spec = try body.spec(defaultTypeFromFilename: true)
         // The hash is of the parsed request, so key order and spacing do not make a body "different".
         let canonical = JSONEncoder()
@@ -121,7 +122,8 @@ struct JobController: Sendable {
         )
         // Whatever the create did not take (all of it, when it failed) goes.
         defer { for file in form.files { staging.discardIncoming(file.path) } }
-        var fields = form.fields
+        // Query parameters are fields too, on every kind of create; the form's win.
+        var fields = request.queryDictionary.merging(form.fields) { _, form in form }
         // A file and a page, or two of either: one job merging them.
         let merging = form.entries.count > 1
         if merging {
@@ -157,9 +159,19 @@ struct JobController: Sendable {
                 "the form has no 'file' part; send the document as a part named file (several 'file' parts and 'url' fields are merged in order)"
             )
         }
-        if fields["original_filename"] == nil { fields["original_filename"] = file.filename }
+        if fields["original_filename"] == nil { fields["original_filename"] = file.filename ?? Self.unnamedFile(type: fields["type"]) }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         return try await createOneShot(spec, owner: owner, key: key, fields: fields, files: [file.path], sha256: file.sha256, bytes: file.bytes)
+    }
+
+    /// The name of a file part sent without one (`curl -F file=@-`): its type says what it is,
+    /// or LibreOffice finds out from its content. An ebook's format cannot be guessed: nil.
+    private static func unnamedFile(type: String?) -> String? {
+        switch type.flatMap(JobType.init(rawValue:)) {
+        case .pdfToPDF: "document.pdf"
+        case .docToPDF, nil: "document"
+        case .ebookToPDF, .urlToPDF: nil
+        }
     }
 
     /// A one-shot create once its body is in: the received files become the new job's inputs. The
@@ -226,7 +238,7 @@ struct JobController: Sendable {
         let status: JobStatus? = try request.choice("status", code: "invalid_argument")
         let type: JobType? = try request.choice("type", code: "invalid_type")
         let limit = try request.pageLimit()
-        let page = try engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.query("cursor"))
+        let page = try engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.cursor)
         let base = links.baseURL(for: request)
         var out = JSONOutput(capacity: 768 * page.jobs.count + 64)
         out.beginObject()

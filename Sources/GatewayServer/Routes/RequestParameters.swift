@@ -4,14 +4,28 @@ import Hummingbird
 
 /// The query parameters every controller reads the same way.
 extension Request {
-    /// A query parameter, percent-decoded.
-    func query(_ name: String) -> String? { uri.queryParameters[Substring(name)].map(String.init) }
+    /// A query parameter (the first of its name), decoded as `queryPairs` says.
+    func query(_ name: String) -> String? { queryPairs.first { $0.name == name }?.value }
 
     /// Query parameters as a plain dictionary (last one wins).
     var queryDictionary: [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in uri.queryParameters { result[String(key)] = String(value) }
-        return result
+        Dictionary(queryPairs.map { ($0.name, $0.value) }) { _, last in last }
+    }
+
+    /// The query string read as `application/x-www-form-urlencoded` (WHATWG URL), the way
+    /// browsers, curl's `--data-urlencode` and Python's `requests` write it: `+` is a space,
+    /// and names are decoded like values. Hummingbird's `queryParameters` does neither, so
+    /// `?q=two+words` searched for a plus sign. A malformed `%` escape is kept as it came.
+    var queryPairs: [(name: String, value: String)] {
+        guard let query = uri.query, !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
     }
 
     /// `?limit=`: 1 to 200, 50 when absent.
@@ -23,15 +37,18 @@ extension Request {
         return limit
     }
 
-    /// A true/false query parameter; false when absent, true when present without a value.
+    /// A true/false query parameter (`WireFlag`); false when absent.
     func flag(_ name: String) throws -> Bool {
         guard let text = query(name) else { return false }
-        switch text.lowercased() {
-        case "true", "1", "yes", "": return true
-        case "false", "0", "no": return false
-        default: throw APIError(.badRequest, "invalid_argument", "\(name) '\(text)' must be true or false")
+        guard let flag = WireFlag.parse(text) else {
+            throw APIError(.badRequest, "invalid_argument", "\(name) '\(text)' must be true or false")
         }
+        return flag
     }
+
+    /// `?cursor=`: nil when absent or empty (a client that fills every parameter in sends an
+    /// empty one on its first page).
+    var cursor: String? { query("cursor").flatMap { $0.isEmpty ? nil : $0 } }
 
     /// A query parameter naming one of an enumeration's values (any case); nil when absent.
     func choice<Value: RawRepresentable & CaseIterable>(_ name: String, code: String) throws -> Value? where Value.RawValue == String {

@@ -23,7 +23,7 @@ struct JobCreateRequest: Decodable, Sendable {
     var password: String?
     var passwords: [String: String]?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case type, url
         case originalFilename = "original_filename"
         case folder, name
@@ -39,9 +39,20 @@ struct JobCreateRequest: Decodable, Sendable {
 
     init() {}
 
-    /// A client's JSON body, read strictly (an unknown option is refused); the errors a client
-    /// can act on keep their own codes, anything else is `invalid_json`.
-    static func decoding(_ data: Data) throws -> JobCreateRequest {
+    /// Every field of `POST /v1/jobs`.
+    static let fields = Set(CodingKeys.allCases.map(\.rawValue))
+
+    /// The fields that a job on library documents takes (merge, split, operations).
+    static let documentJobFields: Set<String> = [
+        "folder", "name", "on_conflict", "callback_url", "timeout_seconds", "password", "passwords",
+    ]
+
+    /// A client's JSON body, read strictly (an unknown field or option is refused); the errors
+    /// a client can act on keep their own codes, anything else is `invalid_json`. `fields` are
+    /// the ones `route` takes.
+    static func decoding(_ data: Data, fields: Set<String> = fields, route: String = "a job request") throws -> JobCreateRequest {
+        try JSONBody.checkDepth(data)
+        try JSONBody.checkKeys(data, allowed: fields, route: route)
         do {
             let decoder = JSONDecoder()
             decoder.userInfo[ConversionOptions.strictDecoding] = true
@@ -103,6 +114,27 @@ struct JobCreateRequest: Decodable, Sendable {
                 throw APIError(.badRequest, "invalid_operation", "operations must be a JSON list such as [{\"op\": \"rotate\", \"angle\": 90}]")
             }
         }
+    }
+
+    /// This request with each field it leaves out taken from `defaults`.
+    func filling(from defaults: JobCreateRequest) -> JobCreateRequest {
+        var filled = self
+        filled.type = type ?? defaults.type
+        filled.url = url ?? defaults.url
+        filled.originalFilename = originalFilename ?? defaults.originalFilename
+        filled.folder = folder ?? defaults.folder
+        filled.name = name ?? defaults.name
+        filled.onConflict = onConflict ?? defaults.onConflict
+        filled.callbackURL = callbackURL ?? defaults.callbackURL
+        filled.timeoutSeconds = timeoutSeconds ?? defaults.timeoutSeconds
+        filled.options = options ?? defaults.options
+        filled.documents = documents ?? defaults.documents
+        filled.operations = operations ?? defaults.operations
+        filled.replaceOriginal = replaceOriginal ?? defaults.replaceOriginal
+        filled.inputs = inputs ?? defaults.inputs
+        filled.password = password ?? defaults.password
+        filled.passwords = passwords ?? defaults.passwords
+        return filled
     }
 
     /// Conversion options of a one-shot create: an `options` field holding the same JSON object

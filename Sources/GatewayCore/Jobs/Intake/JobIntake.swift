@@ -103,7 +103,12 @@ public final class JobIntake: Sendable {
             throw IntakeError(.invalid, code: "invalid_argument", "\(files) files came for one input; to merge several, list them in \"inputs\"")
         } else if spec.type == .urlToPDF {
             if withInput {
-                throw IntakeError(.invalid, code: "invalid_type", "a URL_TO_PDF job carries no file: send it as JSON with a \"url\"")
+                // The type contradicts what came (422, as for a merge's type).
+                throw IntakeError(
+                    .conflictingOptions,
+                    code: "conflicting_type",
+                    "a URL_TO_PDF job carries no file: send it as JSON with a \"url\", or leave \"type\" out for the file's own"
+                )
             }
             guard let url = spec.url else { throw IntakeError(.invalid, code: "url_required", "a URL_TO_PDF job needs a \"url\"") }
             try checkURL(url)
@@ -137,6 +142,9 @@ public final class JobIntake: Sendable {
             throw IntakeError(error.kind == .conflicting ? .conflictingOptions : .invalid, code: error.code, error.message)
         }
         if let callback = spec.callbackURL { try checkURL(callback) }
+        // A name or folder path the library would refuse fails now, not after the conversion.
+        if let name = spec.name, !name.isEmpty { _ = try LibraryNames.documentName(name) }
+        if case .path(let path) = FolderReference.parse(spec.folder) { _ = try LibraryNames.folderPath(path) }
         try filer.checkDestination(folder: spec.folder, owner: owner)
     }
 
@@ -151,17 +159,19 @@ public final class JobIntake: Sendable {
     /// own backend converts (and has a route to), each URL within the SSRF rules, and every file
     /// it names come with the request.
     private func checkInputs(_ inputs: [JobInput], of spec: JobSpec, files: Int) throws {
+        // Contradictions rather than malformed fields (422, like conflicting options): a merge's
+        // type and file name are given by its inputs, whatever else the request says.
         guard spec.type == .pdfToPDF else {
             throw IntakeError(
-                .invalid,
-                code: "invalid_type",
+                .conflictingOptions,
+                code: "conflicting_type",
                 "a job with \"inputs\" is PDF_TO_PDF (each input is converted, then all are merged), not \(spec.type.rawValue); leave \"type\" out"
             )
         }
         guard spec.url == nil, spec.originalFilename == nil, spec.documents == nil else {
             throw IntakeError(
-                .invalid,
-                code: "invalid_argument",
+                .conflictingOptions,
+                code: "conflicting_fields",
                 "\"inputs\" lists every file and URL of the job: send no \"url\", \"original_filename\" or \"documents\" beside it"
             )
         }

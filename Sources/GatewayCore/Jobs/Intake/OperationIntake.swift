@@ -55,9 +55,18 @@ struct OperationIntake {
             encryption.ownerPassword = nil
             spec.operations?[index] = .encrypt(encryption)
         }
-        for password in [secrets.password, secrets.userPassword, secrets.ownerPassword].compactMap({ $0 }) + Array(secrets.passwords.values)
-        where password.contains("\n") || password.utf8.count > 127 {
-            throw OperationError(.invalid, code: "invalid_password", "a password must be at most 127 bytes, on one line")
+        for password in [secrets.password, secrets.userPassword, secrets.ownerPassword].compactMap({ $0 }) + Array(secrets.passwords.values) {
+            if password.contains("\n") {
+                throw OperationError(.invalid, code: "invalid_password", "a password must be on one line")
+            }
+            // PDF counts a password's UTF-8 bytes; 127 characters may be more (422, not malformed).
+            if password.utf8.count > 127 {
+                throw OperationError(
+                    .outOfRange,
+                    code: "password_too_long",
+                    "a password may have at most 127 bytes of UTF-8; this one has \(password.utf8.count)"
+                )
+            }
         }
         guard let ids = spec.documents, !ids.isEmpty else {
             if spec.replaceOriginal == true {

@@ -44,7 +44,9 @@ extension PDFOperation: Codable {
             let ranges = try reader.optional([String].self, "ranges")
             switch (every, ranges) {
             case (let every?, nil):
-                guard every >= 1 else { throw reader.invalid("every", "must be at least 1 (pages per part)") }
+                guard (1...PageSelection.maxPage).contains(every) else {
+                    throw reader.invalid("every", "must be 1 to \(PageSelection.maxPage) (pages per part)")
+                }
                 self = .split(.every(every))
             case (nil, let ranges?):
                 guard !ranges.isEmpty, ranges.count <= Self.maxParts else {
@@ -56,7 +58,9 @@ extension PDFOperation: Codable {
             }
         case "rotate":
             let angle = try reader.required(Int.self, "angle")
-            guard angle % 90 == 0 else { throw reader.invalid("angle", "\(angle) is not a multiple of 90 (90, 180, 270, or negative)") }
+            guard angle % 90 == 0, abs(angle) <= 360 else {
+                throw reader.invalid("angle", "\(angle) is not a multiple of 90 from -360 to 360 (90, 180, 270, or negative)")
+            }
             self = .rotate(angle: angle, pages: try reader.optional(String.self, "pages").map { try reader.pages($0, "pages") })
         case "pdfa":
             let part = try reader.optional(String.self, "part") ?? "2b"
@@ -184,13 +188,21 @@ extension PDFOperation: Codable {
 
     /// Field reads whose errors say which operation field is wrong and how.
     struct Reader {
+        /// `2026-11-24` or `2026-11-24T10:15:00Z` (a fraction, and an offset up to ±18:00, which is
+        /// as far as Foundation's parser goes), as in openapi.yaml.
+        nonisolated(unsafe) static let isoDate =
+            /[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-8]):[0-5][0-9]))?/
         let container: KeyedDecodingContainer<Key>
         let path: [any CodingKey]
 
-        func invalid(_ field: String, _ problem: String) -> OperationError {
+        /// `operations[0].pages`: where `field` is in the request.
+        func location(_ field: String) -> String {
             let at = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            let where_ = at.isEmpty ? field : "\(at.hasPrefix(".") ? String(at.dropFirst()) : at).\(field)"
-            return OperationError(.invalid, code: "invalid_operation", "\(where_) \(problem)")
+            return at.isEmpty ? field : "\(at.hasPrefix(".") ? String(at.dropFirst()) : at).\(field)"
+        }
+
+        func invalid(_ field: String, _ problem: String) -> OperationError {
+            OperationError(.invalid, code: "invalid_operation", "\(location(field)) \(problem)")
         }
 
         func optional<T: Decodable>(_ type: T.Type, _ field: String) throws(OperationError) -> T? {
@@ -208,7 +220,9 @@ extension PDFOperation: Codable {
 
         func pages(_ text: String, _ field: String) throws(OperationError) -> PageSelection {
             do {
-                return try PageSelection(text)
+                return try PageSelection(text, field: location(field))
+            } catch  where error.kind == .outOfRange {
+                throw error
             } catch {
                 throw invalid(field, "'\(text)' is not a page or a range; write pages like 1-3,5,8- (1 is the first page)")
             }
@@ -233,8 +247,12 @@ extension PDFOperation: Codable {
 
         func date(_ field: String) throws(OperationError) -> Date? {
             guard let text = try optional(String.self, field) else { return nil }
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let day = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return day }
+            // The shape first, as openapi.yaml's pattern states it: Foundation's parser takes
+            // more (trailing text, five-digit years) than the API promises.
+            if text.wholeMatch(of: Self.isoDate) != nil {
+                if let date = try? Date(text, strategy: .iso8601) { return date }
+                if let day = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return day }
+            }
             throw invalid(field, "'\(text)' is not a date; use ISO 8601, e.g. 2026-11-24 or 2026-11-24T10:15:00Z")
         }
 

@@ -16,19 +16,38 @@ public struct PageSelection: Sendable, Equatable, Codable, CustomStringConvertib
     public init(_ text: String, field: String = "pages") throws(OperationError) {
         var runs: [Run] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let piece = part.trimmingCharacters(in: .whitespaces)
-            let bounds = piece.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard let first = Int(bounds[0]), first >= 1 else { throw Self.malformed(text, piece, field) }
+            // Spaces and tabs around a piece are allowed (`1-3, 5`), as openapi.yaml's pattern says.
+            let piece = part.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            let bounds = piece.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let first = Self.pageNumber(bounds[0]) else { throw Self.malformed(text, piece, field) }
             if bounds.count == 1 {
                 runs.append(Run(first: first, last: first))
             } else if bounds[1].isEmpty {
                 runs.append(Run(first: first, last: nil))
             } else {
-                guard let last = Int(bounds[1]), last >= first else { throw Self.malformed(text, piece, field) }
+                guard let last = Self.pageNumber(bounds[1]) else { throw Self.malformed(text, piece, field) }
+                guard last >= first else {
+                    // Well-formed, but no page is in it: unusable rather than malformed (422).
+                    throw OperationError(
+                        .outOfRange,
+                        code: "invalid_page_range",
+                        "\(field) '\(text)': '\(piece)' runs backwards; write the lower page first, e.g. \(last)-\(first)"
+                    )
+                }
                 runs.append(Run(first: first, last: last))
             }
         }
         self.runs = runs
+    }
+
+    /// The highest page number a request may name (8 digits).
+    public static let maxPage = 99_999_999
+
+    /// A page number as openapi.yaml spells it: 1 to 8 ASCII digits, not starting with 0 (no
+    /// sign, no `05`; a hundred million pages is beyond any document).
+    private static func pageNumber(_ text: Substring) -> Int? {
+        guard (1...8).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), text.first != "0" else { return nil }
+        return Int(text)
     }
 
     private static func malformed(_ text: String, _ piece: String, _ field: String) -> OperationError {
