@@ -47,7 +47,8 @@ exec unshare --net "${userns[@]}" /bin/bash -c '
     sleep 0.1
   done
   [ -n "$port" ] || { echo "fuzz-api: the server did not start" >&2; cat "$FUZZ_STORE.log" >&2; exit 2; }
-  cd "$FUZZ_ROOT"
+  # Its cache and reports go to the throwaway directory, not the checkout.
+  cd "$(dirname "$FUZZ_STORE")"
   status=0
   "$FUZZ_BIN/st" --config-file "$FUZZ_ROOT/schemathesis.toml" run \
     "$FUZZ_ROOT/openapi.yaml" --url "http://127.0.0.1:$port" "$@" || status=$?
