@@ -32,6 +32,14 @@ public enum LibraryNames {
         return try sanitize(base, maxBytes: maxDocumentNameBytes, what: "document name", original: raw)
     }
 
+    /// The name a document gets when none was given, made from its file name or URL
+    /// (`derived`): that, when the library takes it as a name, else "document" — a name like
+    /// `...` must not fail a job after its conversion, nor an import.
+    public static func documentName(derivedFrom derived: String?) -> String {
+        guard let derived, (try? documentName(derived)) != nil else { return "document" }
+        return derived
+    }
+
     /// A single folder name (no `/` allowed: use a path for nesting).
     public static func folderName(_ raw: String) throws(LibraryError) -> String {
         if raw.contains("/") {
@@ -43,10 +51,11 @@ public enum LibraryNames {
     /// Splits a folder path like `Invoices/2026` into sanitized names; `""` and `/` are the root.
     /// `.` and `..` segments are refused so that no path can leave the owner's tree.
     public static func folderPath(_ raw: String) throws(LibraryError) -> [String] {
+        let segments = raw.split(separator: "/", omittingEmptySubsequences: true)
         // The limits hold for what the client sent, as openapi.yaml states them.
-        try checkFolderPath(raw, depth: raw.split(separator: "/", omittingEmptySubsequences: true).count)
+        try checkFolderPath(raw, depth: segments.count)
         var names: [String] = []
-        for segment in raw.split(separator: "/", omittingEmptySubsequences: true) {
+        for segment in segments {
             let trimmed = segment.trimmingCharacters(in: .whitespaces)
             if trimmed == "." || trimmed == ".." {
                 throw LibraryError(

@@ -91,8 +91,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         case let error as InspectionError:
             return APIError(.unprocessableContent, error.code, error.message)
         case let error as JobStoreError:
-            // Its one client-made failure: a cursor this server did not issue (see `.invalidCursor`).
-            return APIError(.unprocessableContent, error.code, error.message)
+            switch error.code {
+            // A cursor this server did not issue (see `.invalidCursor`).
+            case "invalid_cursor": return APIError(.unprocessableContent, error.code, error.message)
+            case "job_not_found": return APIError(.notFound, error.code, error.message)
+            // A row the store cannot read is the server's fault, not the client's.
+            default: return APIError(.internalServerError, error.code, error.message)
+            }
         case let error as HTTPError:
             return APIError(error.status, "http_\(error.status.code)", error.body ?? error.status.reasonPhrase)
         case let error as any GatewayError:

@@ -18,8 +18,11 @@ extension Library: DocumentFiler {
 
     /// A folder named by id must be one of the owner's now; a path is created at filing if missing.
     public func checkDestination(folder: String?, owner: String) throws {
-        if case .id(let id) = FolderReference.parse(folder) {
-            _ = try self.folder(.id(id), owner: owner)
+        switch FolderReference.parse(folder) {
+        case .id(let id): _ = try self.folder(.id(id), owner: owner)
+        // Created when the document is filed: it must be a path a folder can have.
+        case .path(let path): _ = try LibraryNames.folderPath(path)
+        case .root: break
         }
     }
 

@@ -46,6 +46,27 @@ struct LibraryNamesTests {
         #expect(throws: LibraryError.self) { try LibraryNames.folderPath(raw) }
     }
 
+    @Test("a name made from a file name or URL falls back to \"document\" when the library would refuse it")
+    func derivedNames() {
+        #expect(LibraryNames.documentName(derivedFrom: "Quarterly report") == "Quarterly report")
+        for refused in ["...", " . ", "\u{200B}", nil] as [String?] {
+            #expect(LibraryNames.documentName(derivedFrom: refused) == "document", "\(String(describing: refused))")
+        }
+        // A job's default name goes through the same rule, so `....docx` files as "document".
+        #expect(JobSpec(type: .docToPDF, originalFilename: "....docx").defaultDocumentName == "document")
+        #expect(JobSpec(type: .docToPDF, originalFilename: "Budget.xlsx").defaultDocumentName == "Budget")
+    }
+
+    @Test("folder paths: at most 64 levels and 512 characters, counted as sent")
+    func folderPathLimits() throws {
+        #expect(try LibraryNames.folderPath(Array(repeating: "a", count: 64).joined(separator: "/")).count == 64)
+        #expect(throws: LibraryError.self) { try LibraryNames.folderPath(Array(repeating: "a", count: 65).joined(separator: "/")) }
+        #expect(try LibraryNames.folderPath(String(repeating: "é", count: 255)).count == 1)
+        #expect(throws: LibraryError.self) {
+            try LibraryNames.folderPath(String(repeating: "é", count: 255) + "/" + String(repeating: "b", count: 257))
+        }
+    }
+
     @Test func folderReferencesParse() {
         let id = UUID()
         #expect(FolderReference.parse(nil) == .root)

@@ -133,6 +133,17 @@ struct HostileInputTests {
         }
     }
 
+    @Test("an import whose file name makes no name is filed as \"document\"; an empty name field is no name")
+    func importWithoutUsableName() async throws {
+        try await InProcessGateway().run { client in
+            let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let dots = try await client.send(.post, "/v1/documents?filename=....pdf&name=", bytes: pdf, contentType: "application/pdf")
+            #expect(dots.status == .created && dots.json["name"] as? String == "document", "\(dots.json)")
+            let named = try await client.send(.post, "/v1/documents?filename=Scan.pdf&name=", bytes: pdf, contentType: "application/pdf")
+            #expect(named.status == .created && named.json["name"] as? String == "Scan", "\(named.json)")
+        }
+    }
+
     @Test("a query is read as a form: + is a space, in names as in values")
     func plusIsSpace() async throws {
         try await InProcessGateway().run { client in

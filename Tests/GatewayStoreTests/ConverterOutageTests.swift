@@ -83,14 +83,7 @@ struct ConverterOutageTests {
     func intakeRefusesAnOutTypeOnlyWhenNoOtherNodeCanRunIt(sharesStore: Bool) async throws {
         let engine = try EngineFixture(UnstartableConverter(), sharesStore: sharesStore)
         engine.engine.outages.mark(.docToPDF, UnstartableConverter.problem)
-        let intake = JobIntake(
-            engine: engine.engine,
-            filer: engine.fixture.library,
-            inspector: engine.fixture.inspector,
-            urlCheck: URLCheck(),
-            limits: .none,
-            idempotency: nil
-        )
+        let intake = engine.intake()
         let office = JobSpec(type: .docToPDF, originalFilename: "report.docx")
         let merge = JobSpec(type: .pdfToPDF, inputs: [.file("a.docx"), .file("b.epub")])
         for spec in [office, merge] {

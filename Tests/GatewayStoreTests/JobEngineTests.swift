@@ -43,6 +43,11 @@ struct EngineFixture {
         )
     }
 
+    /// The intake in front of this engine: no limits, no idempotency keys, the default URL rules.
+    func intake(limits: JobIntake.Limits = .none) -> JobIntake {
+        JobIntake(engine: engine, filer: fixture.library, inspector: fixture.inspector, urlCheck: URLCheck(), limits: limits, idempotency: nil)
+    }
+
     /// Creates a DOC job for a fixture PDF, uploads it and submits it.
     func submit(_ pdf: String = "one-page.pdf", name: String? = nil) throws -> Job {
         let job = try engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: pdf, folder: "Converted", name: name))

@@ -113,14 +113,7 @@ struct JobIntakeTests {
 
     @Test func everyEntryPointGetsTheSameChecks() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let intake = JobIntake(
-            engine: engine.engine,
-            filer: engine.fixture.library,
-            inspector: engine.fixture.inspector,
-            urlCheck: URLCheck(),
-            limits: .none,
-            idempotency: nil
-        )
+        let intake = engine.intake()
         func refusal(_ spec: JobSpec, input: JobIntake.Input? = nil) async -> IntakeError? {
             do {
                 _ = try await intake.create(spec, owner: "alice", inputs: input.map { [$0] } ?? [])

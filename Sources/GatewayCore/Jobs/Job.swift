@@ -90,10 +90,7 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// and path; of several inputs, the first one's, marked as merged.
     public var defaultDocumentName: String {
         if let name, !name.isEmpty { return name }
-        // A name made from a file name or URL that the library would refuse (`....docx`) must
-        // not fail the job after its conversion: it falls back to "document".
-        guard let derived = derivedDocumentName, (try? LibraryNames.documentName(derived)) != nil else { return "document" }
-        return derived
+        return LibraryNames.documentName(derivedFrom: derivedDocumentName)
     }
 
     private var derivedDocumentName: String? {
@@ -239,7 +236,7 @@ public protocol DocumentFiler: Sendable {
         info: PDFInfo
     ) throws -> Document
     /// Refuses now a destination filing would refuse later (a folder id that is not the
-    /// owner's), so a job does not fail after its conversion for it.
+    /// owner's, a path no folder can have), so a job does not fail after its conversion for it.
     func checkDestination(folder: String?, owner: String) throws
     /// Removes the document filed under `id`, if there is one (answering whether there was): a
     /// job that ends without success takes back what it filed.

@@ -65,16 +65,7 @@ struct DocumentController: Sendable {
 
     func updateDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try ownedDocument(context)
-        let patch = try await PatchBody(
-            request,
-            context: context,
-            fields: ["name", "folder_id", "folder", "on_conflict"],
-            route: "a document update",
-            example: #"{"name": "New name"}"#
-        )
-        let (name, folder, conflict) = (
-            try patch.string("name"), try patch.folder(idKey: "folder_id", pathKey: "folder"), try patch.conflict(request)
-        )
+        let (name, folder, conflict) = try await PatchBody.renameOrMove(request, context, idKey: "folder_id", pathKey: "folder", what: "document")
         let library = self.library
         let updated = try await blocking {
             try library.updateDocument(id: document.id, owner: document.owner, name: name, folder: folder, conflict: conflict)
@@ -160,18 +151,17 @@ struct DocumentController: Sendable {
                     }
                     return policy
                 } ?? .fail
-            // An empty name is no name, as in a job; a file name the library would refuse as a
-            // name (`....pdf`) falls back to "document" rather than failing the import.
+            // An empty name is no name, as in a job.
             let given = fields["name"].flatMap { $0.isEmpty ? nil : $0 }
-            let derived = filename.map { ($0 as NSString).deletingPathExtension }.flatMap { (try? LibraryNames.documentName($0)) == nil ? nil : $0 }
-            let name = given ?? derived ?? "document"
+            let name = given ?? LibraryNames.documentName(derivedFrom: filename.map { ($0 as NSString).deletingPathExtension })
             return JobIntake.Destination(folder: fields["folder"], name: name, conflict: conflict)
         }
         return try jsonResponse(documentJSON(document, request: request), status: .created)
     }
 }
 
-/// A PATCH body, where a key set to null ("move to the root") differs from a missing key.
+/// The JSON object body of a library route (a PATCH, a folder create), where a key set to
+/// null ("move to the root") differs from a missing key.
 struct PatchBody {
     let object: [String: Any]
 
@@ -191,9 +181,28 @@ struct PatchBody {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw APIError(.badRequest, "invalid_json", "the body must be a JSON object, e.g. \(example)")
         }
-        try JSONBody.checkKeys(data, allowed: fields, route: route)
+        try JSONBody.checkKeys(object.keys, allowed: fields, route: route)
         guard !object.isEmpty else { throw nothing }
         self.object = object
+    }
+
+    /// A rename and/or move of a document or folder, the one body both take: `name`, the
+    /// destination as `idKey` or `pathKey`, and `on_conflict`.
+    static func renameOrMove(
+        _ request: Request,
+        _ context: GatewayRequestContext,
+        idKey: String,
+        pathKey: String,
+        what: String
+    ) async throws -> (name: String?, destination: FolderReference?, conflict: ConflictPolicy) {
+        let body = try await PatchBody(
+            request,
+            context: context,
+            fields: ["name", idKey, pathKey, "on_conflict"],
+            route: "a \(what) update",
+            example: #"{"name": "New name"}"#
+        )
+        return (try body.string("name"), try body.folder(idKey: idKey, pathKey: pathKey), try body.conflict(request))
     }
 
     /// A text field, nil when absent; another type is refused rather than ignored.

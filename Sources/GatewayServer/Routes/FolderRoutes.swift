@@ -79,14 +79,7 @@ struct FolderController: Sendable {
 
     func updateFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let folder = try ownedFolder(context)
-        let body = try await PatchBody(
-            request,
-            context: context,
-            fields: ["name", "parent_id", "parent", "on_conflict"],
-            route: "a folder update",
-            example: #"{"name": "New name"}"#
-        )
-        let (name, parent, conflict) = (try body.string("name"), try body.folder(idKey: "parent_id", pathKey: "parent"), try body.conflict(request))
+        let (name, parent, conflict) = try await PatchBody.renameOrMove(request, context, idKey: "parent_id", pathKey: "parent", what: "folder")
         let library = self.library
         let updated = try await blocking {
             try library.updateFolder(.id(folder.id), owner: folder.owner, name: name, parent: parent, conflict: conflict)

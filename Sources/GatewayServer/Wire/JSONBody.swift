@@ -45,6 +45,11 @@ enum JSONBody {
     /// object passes, for the route's own reading to refuse with its own words.
     static func checkKeys(_ data: Data, allowed: Set<String>, route: String) throws(APIError) {
         guard let keys = try? JSONDecoder().decode(TopLevelKeys.self, from: data).keys else { return }
+        try checkKeys(keys, allowed: allowed, route: route)
+    }
+
+    /// The same, for an object already parsed.
+    static func checkKeys(_ keys: some Sequence<String>, allowed: Set<String>, route: String) throws(APIError) {
         if let unknown = keys.filter({ !allowed.contains($0) }).sorted().first {
             throw APIError(
                 .badRequest,

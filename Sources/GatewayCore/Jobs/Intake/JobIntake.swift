@@ -142,9 +142,8 @@ public final class JobIntake: Sendable {
             throw IntakeError(error.kind == .conflicting ? .conflictingOptions : .invalid, code: error.code, error.message)
         }
         if let callback = spec.callbackURL { try checkURL(callback) }
-        // A name or folder path the library would refuse fails now, not after the conversion.
+        // A name or folder the library would refuse fails now, not after the conversion.
         if let name = spec.name, !name.isEmpty { _ = try LibraryNames.documentName(name) }
-        if case .path(let path) = FolderReference.parse(spec.folder) { _ = try LibraryNames.folderPath(path) }
         try filer.checkDestination(folder: spec.folder, owner: owner)
     }
 
