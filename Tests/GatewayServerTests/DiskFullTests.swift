@@ -67,4 +67,65 @@ struct DiskFullTests {
         let fsck = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
         #expect(fsck?["clean"] as? Bool == true, "\((try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report")")
     }
+
+    @Test("when the database's own disk fills, writes answer 507 insufficient_storage, reads go on, and nothing is lost once space is freed")
+    func databaseOnAFullDisk() async throws {
+        let work = TemporaryDirectory("pdfgate-dbfull")
+        let store = work.file("store")
+        let report = work.file("fsck.json")
+        let unshare = getuid() == 0 ? ["--mount"] : ["--mount", "--map-root-user"]
+        let server = try await ServerProcess(
+            store: store,
+            environment: ["SIZE": "8m", "STORE": store, "REPORT": report, "PDFGATE": builtProduct("pdfgate")],
+            executable: "/usr/bin/unshare",
+            commandLine: unshare + ["/bin/sh", "-c", Self.script]
+        )
+        defer { Task { await server.stop() } }
+        let client = APIClient(base: server.baseURL)
+        let filed = try await client.send(
+            "POST", "/v1/documents?filename=kept.pdf", body: .file(path: Fixtures.pdf("many-pages.pdf")), headers: [("Content-Type", "application/pdf")])
+        let id = try #require(filed.string("id"), "\(filed.text)")
+
+        // Fill what is left of the tmpfs, seen through the server's own mount namespace
+        // (`unshare` execs the shell, so its pid is in it).
+        let filler = "/proc/\(server.process.processIdentifier)/root\(store)/filler"
+        _ = try await run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k", "status=none"])
+        let size = (try? FileManager.default.attributesOfItem(atPath: filler)[.size] as? Int) ?? 0
+        try #require(size > 1 << 20, "the filler did not fill the store's file system (\(size) bytes)")
+
+        // Folders are rows only: the database's writes are what run out of room.
+        var created: [String] = []
+        var refused = 0
+        for index in 0..<400 where refused < 3 {
+            let path = "Full/" + String(repeating: "folder-\(index)-", count: 8)
+            let answer = try await client.post("/v1/folders", json: ["path": path])
+            switch answer.status {
+            case 201: created.append(path)
+            case 507:
+                refused += 1
+                #expect(answer.string("error") == "insufficient_storage", "\(answer.text)")
+                #expect(answer.string("error_message")?.contains("free space") == true, "\(answer.text)")
+            default: Issue.record("folder \(index): \(answer.status) \(answer.text)")
+            }
+        }
+        #expect(refused > 0, "400 folders fit on a full disk: the database never ran out of room")
+
+        // Reads go on, and the filed document is whole.
+        #expect(try await client.get("/healthz").status == 200)
+        #expect(try await client.get("/v1/documents/\(id)").status == 200)
+        let content = try await client.get("/v1/documents/\(id)/content")
+        #expect(Data(content.body) == (try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf")))))
+
+        // Space again: writes succeed, and every folder that was answered 201 is there.
+        try FileManager.default.removeItem(atPath: filler)
+        let after = try await client.post("/v1/folders", json: ["path": "After/the/fill"])
+        #expect(after.status == 201, "\(after.text)")
+        let listed = try await client.get("/v1/folders?recursive=true")
+        let paths = Set(((listed.json["folders"] as? [[String: Any]]) ?? []).compactMap { $0["path"] as? String })
+        for path in created { #expect(paths.contains(path), "\(path) was created, then lost") }
+        await server.stop()
+
+        let fsck = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
+        #expect(fsck?["clean"] as? Bool == true, "\((try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report")")
+    }
 }
