@@ -83,7 +83,11 @@ struct DiskFullTests {
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
         let filed = try await client.send(
-            "POST", "/v1/documents?filename=kept.pdf", body: .file(path: Fixtures.pdf("many-pages.pdf")), headers: [("Content-Type", "application/pdf")])
+            "POST",
+            "/v1/documents?filename=kept.pdf",
+            body: .file(path: Fixtures.pdf("many-pages.pdf")),
+            headers: [("Content-Type", "application/pdf")]
+        )
         let id = try #require(filed.string("id"), "\(filed.text)")
 
         // Fill what is left of the tmpfs, seen through the server's own mount namespace
