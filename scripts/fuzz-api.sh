@@ -50,6 +50,8 @@ exec unshare --net "${userns[@]}" /bin/bash -c '
   # Its cache and reports go to the throwaway directory, not the checkout.
   cd "$(dirname "$FUZZ_STORE")"
   status=0
+  # scripts/schemathesis_hooks.py: a workaround for one quirk of the fuzzer (read it there).
+  PYTHONPATH="$FUZZ_ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks \
   "$FUZZ_BIN/st" --config-file "$FUZZ_ROOT/schemathesis.toml" run \
     "$FUZZ_ROOT/openapi.yaml" --url "http://127.0.0.1:$port" "$@" || status=$?
   # A server that died under the fuzzer is a failure even if every answer looked right.

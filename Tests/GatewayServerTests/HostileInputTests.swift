@@ -106,6 +106,15 @@ struct HostileInputTests {
             // A job asking to be filed there is refused when created, not after converting.
             let job = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": "https://example.com/", "folder": "a/../b"])
             #expect(job.status == .badRequest && job.error.code == "invalid_path", "\(job.json)")
+            // A body that names its own type does not hide a bad one in the query.
+            let both = try await client.post("/v1/jobs?type=AAA", json: ["type": "URL_TO_PDF", "url": "https://example.com/"])
+            #expect(both.status == .badRequest && both.error.code == "invalid_type", "\(both.json)")
+            let conflict = try await client.post("/v1/jobs?on_conflict=never", json: ["url": "https://example.com/", "on_conflict": "fail"])
+            #expect(conflict.status == .badRequest && conflict.error.code == "invalid_argument", "\(conflict.json)")
+            // A backwards page range is 422 in a create's operations as on the operations route.
+            let backwards = #"[{"op":"rotate","angle":90,"pages":"5-3"}]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let ranged = try await client.post("/v1/jobs?operations=\(backwards)", json: ["url": "https://example.com/"])
+            #expect(ranged.status == .unprocessableContent && ranged.error.code == "invalid_page_range", "\(ranged.json)")
             let jobs = try await client.send(.get, "/v1/jobs").json["jobs"] as? [Any]
             #expect(jobs?.isEmpty == true)
         }
@@ -182,6 +191,41 @@ struct HostileInputTests {
             #expect(multipart.status == .badRequest && multipart.error.code == "invalid_type", "\(multipart.json)")
             let jobs = try await client.send(.get, "/v1/jobs").json["jobs"] as? [Any]
             #expect(jobs?.isEmpty == true)
+        }
+    }
+
+    @Test("a raw body without a file name is named by its Content-Type, or by its type; an ebook without one is 400")
+    func rawBodyWithoutName() async throws {
+        try await InProcessGateway().run { client in
+            let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let typed = try await client.send(.post, "/v1/jobs", bytes: pdf, contentType: "application/pdf")
+            #expect(typed.status == .created && typed.json["type"] as? String == "PDF_TO_PDF", "\(typed.json)")
+            #expect(typed.json["original_filename"] as? String == "document.pdf", "\(typed.json)")
+            let docx = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.docx"))))
+            let word = try await client.send(
+                .post,
+                "/v1/jobs",
+                bytes: docx,
+                contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document; charset=binary"
+            )
+            #expect(word.status == .created && word.json["original_filename"] as? String == "document.docx", "\(word.json)")
+            #expect(word.json["type"] as? String == "DOC_TO_PDF", "\(word.json)")
+            let bytes = try await client.send(.post, "/v1/jobs?type=PDF_TO_PDF", bytes: pdf, contentType: "application/octet-stream")
+            #expect(bytes.status == .created && bytes.json["original_filename"] as? String == "document.pdf", "\(bytes.json)")
+            let book = try await client.send(.post, "/v1/jobs?type=EBOOK_TO_PDF", bytes: pdf, contentType: "application/octet-stream")
+            #expect(book.status == .badRequest && book.error.code == "filename_required", "\(book.json)")
+            #expect(book.error.message?.contains("filename=") == true, "\(book.json)")
+        }
+    }
+
+    @Test("a job on library documents is PDF_TO_PDF, a file is no URL_TO_PDF: a type in the query that contradicts the body is 422")
+    func documentsJobWithAnotherType() async throws {
+        try await InProcessGateway().run { client in
+            let id = UUID().uuidString.lowercased()
+            let answer = try await client.post("/v1/jobs?type=URL_TO_PDF", json: ["documents": [id]])
+            #expect(answer.status == .unprocessableContent && answer.error.code == "conflicting_type", "\(answer.json)")
+            let file = try await client.post("/v1/jobs?type=URL_TO_PDF", json: ["original_filename": "report.docx"])
+            #expect(file.status == .unprocessableContent && file.error.code == "conflicting_type", "\(file.json)")
         }
     }
 

@@ -130,6 +130,8 @@ struct JobIntakeTests {
         #expect(callback?.kind == .urlRefused)
         let urlWithFile = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/"), input: .copying(Fixtures.pdf("one-page.pdf")))
         #expect(urlWithFile?.code == "conflicting_type" && urlWithFile?.kind == .conflictingOptions)
+        let documentsAsPage = await refusal(JobSpec(type: .urlToPDF, documents: [UUID()]))
+        #expect(documentsAsPage?.code == "conflicting_type" && documentsAsPage?.kind == .conflictingOptions)
         let nameless = await refusal(JobSpec(type: .ebookToPDF))
         #expect(nameless?.code == "filename_required")
         let forever = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/", timeoutSeconds: 86_400))

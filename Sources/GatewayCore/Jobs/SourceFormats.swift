@@ -26,6 +26,25 @@ public enum SourceFormats {
     /// The document formats Chromium prints rather than LibreOffice.
     public static let html: Set<String> = ["html", "htm", "xhtml"]
 
+    /// True when some job type converts files with extension `ext` (lowercase, no dot).
+    public static func isConverted(_ ext: String) -> Bool {
+        ext == "pdf" || document.contains(ext) || ebook.contains(ext)
+    }
+
+    /// The name of a file that came without one (a raw body with no `Content-Disposition`, a
+    /// form part with no `filename`): `document` plus the extension its media type says, else
+    /// what the job's type implies — a PDF for PDF_TO_PDF, no extension for an office document
+    /// (LibreOffice recognises it by its content). Nil when nothing says it: an ebook's format
+    /// cannot be guessed from its bytes by the converter.
+    public static func unnamedFile(type: JobType?, mediaType: String?) -> String? {
+        if let ext = mediaType.flatMap(MediaTypes.fileExtension(of:)) { return "document." + ext }
+        switch type {
+        case .pdfToPDF: return "document.pdf"
+        case .docToPDF, nil: return "document"
+        case .ebookToPDF, .urlToPDF: return nil
+        }
+    }
+
     /// Nil when `filename` suits `type`, else why not, naming what would. A name without an
     /// extension passes: LibreOffice recognises a document by its content.
     public static func problem(with filename: String, for type: JobType) -> String? {

@@ -11,6 +11,8 @@ struct MultipartForm {
     struct File {
         var path: String
         var filename: String?
+        /// The part's `Content-Type`: what the file is when it has no name.
+        var mediaType: String?
         var bytes: Int64
         var sha256: String?
     }
@@ -114,7 +116,7 @@ struct MultipartForm {
                         guard FileManager.default.createFile(atPath: path, contents: nil) else {
                             throw APIError(.internalServerError, "storage_error", "cannot create the upload file; is the store writable?")
                         }
-                        form.files.append(File(path: path, filename: headers.filename, bytes: 0, sha256: nil))
+                        form.files.append(File(path: path, filename: headers.filename, mediaType: headers.contentType, bytes: 0, sha256: nil))
                         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                         hasher = hashing ? SHA256() : nil
                         fileBytes = 0

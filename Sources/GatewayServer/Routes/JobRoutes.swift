@@ -73,12 +73,16 @@ struct JobController: Sendable {
         if let disposition = request.headers[.contentDisposition], let filename = ContentDisposition.filename(disposition) {
             fields["original_filename"] = filename
         }
-        guard fields["original_filename"] ?? fields["filename"] != nil else {
-            throw APIError(
-                .badRequest,
-                "filename_required",
-                "name the file: send Content-Disposition: attachment; filename=\"report.docx\" or add ?filename=report.docx"
-            )
+        if fields["original_filename"] ?? fields["filename"] == nil {
+            let type = fields["type"].flatMap(JobType.init(rawValue:))
+            guard let unnamed = SourceFormats.unnamedFile(type: type, mediaType: request.headers[.contentType]) else {
+                throw APIError(
+                    .badRequest,
+                    "filename_required",
+                    "an ebook's format is in its file name: send Content-Disposition: attachment; filename=\"book.epub\" or add ?filename=book.epub"
+                )
+            }
+            fields["original_filename"] = unnamed
         }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         // Refused before the body streams; `create` checks again once it is in, since the
@@ -159,19 +163,12 @@ struct JobController: Sendable {
                 "the form has no 'file' part; send the document as a part named file (several 'file' parts and 'url' fields are merged in order)"
             )
         }
-        if fields["original_filename"] == nil { fields["original_filename"] = file.filename ?? Self.unnamedFile(type: fields["type"]) }
+        if fields["original_filename"] == nil {
+            let type = fields["type"].flatMap(JobType.init(rawValue:))
+            fields["original_filename"] = file.filename ?? SourceFormats.unnamedFile(type: type, mediaType: file.mediaType)
+        }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         return try await createOneShot(spec, owner: owner, key: key, fields: fields, files: [file.path], sha256: file.sha256, bytes: file.bytes)
-    }
-
-    /// The name of a file part sent without one (`curl -F file=@-`): its type says what it is,
-    /// or LibreOffice finds out from its content. An ebook's format cannot be guessed: nil.
-    private static func unnamedFile(type: String?) -> String? {
-        switch type.flatMap(JobType.init(rawValue:)) {
-        case .pdfToPDF: "document.pdf"
-        case .docToPDF, nil: "document"
-        case .ebookToPDF, .urlToPDF: nil
-        }
     }
 
     /// A one-shot create once its body is in: the received files become the new job's inputs. The

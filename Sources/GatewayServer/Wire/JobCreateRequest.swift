@@ -98,6 +98,9 @@ struct JobCreateRequest: Decodable, Sendable {
         folder = fields["folder"]
         name = fields["name"]
         onConflict = fields["on_conflict"]
+        // Checked now: a body that names its own would otherwise hide a bad query value.
+        _ = try Self.jobType(type)
+        _ = try Self.conflictPolicy(onConflict)
         callbackURL = fields["callback_url"]
         if let text = fields["timeout_seconds"] {
             guard let seconds = Double(text) else { throw APIError(.badRequest, "invalid_argument", "timeout_seconds '\(text)' is not a number") }
@@ -109,7 +112,7 @@ struct JobCreateRequest: Decodable, Sendable {
             do {
                 operations = try JSONDecoder().decode([PDFOperation].self, from: Data(text.utf8))
             } catch let error as OperationError {
-                throw APIError(.badRequest, error.code, error.message)
+                throw APIError.from(error)
             } catch {
                 throw APIError(.badRequest, "invalid_operation", "operations must be a JSON list such as [{\"op\": \"rotate\", \"angle\": 90}]")
             }
@@ -151,15 +154,8 @@ struct JobCreateRequest: Decodable, Sendable {
     /// format the type converts, a URL the rules allow) is `JobIntake.check`'s business.
     func spec(defaultTypeFromFilename: Bool) throws(APIError) -> JobSpec {
         let jobType: JobType
-        if let type {
-            guard let parsed = JobType(rawValue: type) else {
-                throw APIError(
-                    .badRequest,
-                    "invalid_type",
-                    "type '\(type)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            jobType = parsed
+        if let type = try Self.jobType(type) {
+            jobType = type
         } else if defaultTypeFromFilename, let originalFilename {
             jobType = JobType.forFilename(originalFilename)
         } else if documents != nil || inputs != nil {
@@ -167,13 +163,7 @@ struct JobCreateRequest: Decodable, Sendable {
         } else {
             throw APIError(.badRequest, "type_required", "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF or EBOOK_TO_PDF")
         }
-        var conflict = ConflictPolicy.rename
-        if let onConflict {
-            guard let parsed = ConflictPolicy(rawValue: onConflict) else {
-                throw APIError(.badRequest, "invalid_argument", "on_conflict '\(onConflict)' is not fail or rename")
-            }
-            conflict = parsed
-        }
+        let conflict = try Self.conflictPolicy(onConflict) ?? .rename
         var documentIDs: [UUID]?
         if let documents { documentIDs = try Self.documentIDs(documents) }
         return JobSpec(
@@ -191,6 +181,22 @@ struct JobCreateRequest: Decodable, Sendable {
             replaceOriginal: replaceOriginal,
             inputs: inputs
         )
+    }
+
+    static func jobType(_ text: String?) throws(APIError) -> JobType? {
+        guard let text else { return nil }
+        guard let type = JobType(rawValue: text) else {
+            throw APIError(.badRequest, "invalid_type", "type '\(text)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return type
+    }
+
+    static func conflictPolicy(_ text: String?) throws(APIError) -> ConflictPolicy? {
+        guard let text else { return nil }
+        guard let policy = ConflictPolicy(rawValue: text) else {
+            throw APIError(.badRequest, "invalid_argument", "on_conflict '\(text)' is not fail or rename")
+        }
+        return policy
     }
 
     /// The spec of a one-shot form with several files and URLs: `inputs` in the form's order.

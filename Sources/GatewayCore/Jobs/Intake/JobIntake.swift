@@ -101,8 +101,14 @@ public final class JobIntake: Sendable {
             try checkInputs(inputs, of: spec, files: files)
         } else if files > 1 {
             throw IntakeError(.invalid, code: "invalid_argument", "\(files) files came for one input; to merge several, list them in \"inputs\"")
+        } else if let documents = spec.documents, !documents.isEmpty, spec.type != .pdfToPDF {
+            throw IntakeError(
+                .conflictingOptions,
+                code: "conflicting_type",
+                "a job on library \"documents\" is PDF_TO_PDF (their PDFs are merged), not \(spec.type.rawValue); leave \"type\" out"
+            )
         } else if spec.type == .urlToPDF {
-            if withInput {
+            if withInput || spec.originalFilename != nil {
                 // The type contradicts what came (422, as for a merge's type).
                 throw IntakeError(
                     .conflictingOptions,
