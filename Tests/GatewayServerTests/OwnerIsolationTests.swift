@@ -122,6 +122,26 @@ struct OwnerIsolationTests {
         }
     }
 
+    @Test("a token is also a Basic-auth password (Gotenberg's clients know only basic auth), for the same owner")
+    func tokenAsBasicPassword() async throws {
+        let gateway = try InProcessGateway { $0.auth = .tokens }
+        let token = try gateway.server.tokens.create(owner: "alice").secret
+        try await gateway.run { client in
+            func basic(_ user: String, _ password: String) async throws -> TestResponse {
+                let credentials = Data("\(user):\(password)".utf8).base64EncodedString()
+                return try await client.execute(uri: "/v1/jobs", method: .get, headers: [.authorization: "Basic \(credentials)"])
+            }
+            #expect(try await basic("gotenberg", token).status == .ok)
+            #expect(try await basic("", token).status == .ok, "any user name goes with a token")
+            let wrong = try await basic("alice", "not-a-token")
+            #expect(wrong.status == .unauthorized && wrong.error.code == "invalid_token", "\(wrong.json)")
+            let empty = try await basic("alice", "")
+            #expect(empty.status == .unauthorized && empty.error.code == "unauthorized", "\(empty.json)")
+            let garbage = try await client.execute(uri: "/v1/jobs", method: .get, headers: [.authorization: "Basic !!!"])
+            #expect(garbage.status == .unauthorized)
+        }
+    }
+
     @Test("binding beyond loopback without tokens is refused at start")
     func refusesOpenBinding() async throws {
         let store = FileManager.default.temporaryDirectory.path + "/pdfgate-open-\(UUID().uuidString.prefix(8))"

@@ -19,15 +19,14 @@ struct AuthMiddleware: RouterMiddleware {
         case .none:
             context.owner = "default"
         case .tokens:
-            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            guard let secret = request.headers[.authorization].flatMap(Self.secret(from:)) else {
                 throw APIError(
                     .unauthorized,
                     "unauthorized",
-                    "send Authorization: Bearer <token>; an administrator creates one with `pdfgate token create --owner NAME`",
+                    "send Authorization: Bearer <token> (or the token as a Basic-auth password); an administrator creates one with `pdfgate token create --owner NAME`",
                     headers: [.wwwAuthenticate: "Bearer"]
                 )
             }
-            let secret = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
             guard let owner = try cache.owner(for: secret, lookup: { try tokens.owner(forSecret: $0) }) else {
                 throw APIError(
                     .unauthorized,
@@ -39,6 +38,22 @@ struct AuthMiddleware: RouterMiddleware {
             context.owner = owner
         }
         return try await RequestOwner.$current.withValue(context.owner) { try await next(request, context) }
+    }
+
+    /// The token of `Authorization: Bearer <token>`, or the password of `Basic` credentials:
+    /// Gotenberg's clients know only basic auth, and any user name goes with a token.
+    static func secret(from header: String) -> String? {
+        let (scheme, rest) = (header.prefix { $0 != " " }.lowercased(), header.drop { $0 != " " }.trimmingCharacters(in: .whitespaces))
+        switch scheme {
+        case "bearer": return rest.isEmpty ? nil : rest
+        case "basic":
+            guard let decoded = Data(base64Encoded: rest).map({ String(decoding: $0, as: UTF8.self) }),
+                let colon = decoded.firstIndex(of: ":")
+            else { return nil }
+            let password = String(decoded[decoded.index(after: colon)...])
+            return password.isEmpty ? nil : password
+        default: return nil
+        }
     }
 }
 
