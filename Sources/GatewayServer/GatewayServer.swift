@@ -121,6 +121,17 @@ public struct GatewayServer {
         ).addRoutes(to: authenticated, in: &routes)
         DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated, in: &routes)
         FolderController(library: assembly.library).addRoutes(to: authenticated, in: &routes)
+        if configuration.gotenbergAPI {
+            let gotenberg = GotenbergController(
+                jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
+                maxUploadBytes: maxUploadBytes
+            )
+            gotenberg.addPublicRoutes(to: router)
+            let forms = router.group().add(middleware: GotenbergErrorMiddleware()).add(
+                middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
+            )
+            gotenberg.addRoutes(to: forms)
+        }
         routes.addMethodNotAllowed(to: router)
         return (router, routes)
     }

@@ -24,6 +24,7 @@ extension ServerConfiguration {
         var jobCreationsPerMinute: Int?
         var shutdownGraceSeconds: Double?
         var remoteEventStreams: Bool?
+        var gotenbergAPI: Bool?
         var gatewayToken: String?
         var eventHeartbeatSeconds: Double?
         var signingKeys: [SigningKey]?
@@ -46,6 +47,7 @@ extension ServerConfiguration {
             case jobCreationsPerMinute = "job_creations_per_minute"
             case shutdownGraceSeconds = "shutdown_grace_seconds"
             case remoteEventStreams = "remote_event_streams"
+            case gotenbergAPI = "gotenberg_api"
             case gatewayToken = "gateway_token"
             case eventHeartbeatSeconds = "event_heartbeat_seconds"
             case signingKeys = "signing_keys"
@@ -101,6 +103,7 @@ extension ServerConfiguration {
         if let value = file.jobCreationsPerMinute { jobCreationsPerMinute = value }
         if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
         if let value = file.remoteEventStreams { remoteEventStreams = value }
+        if let value = file.gotenbergAPI { gotenbergAPI = value }
         if let value = file.gatewayToken, !value.isEmpty { gatewayToken = value }
         if let value = file.eventHeartbeatSeconds { try setHeartbeat(value, from: "event_heartbeat_seconds") }
         if let value = file.signingKeys { signingKeys = value }
@@ -176,6 +179,7 @@ extension ServerConfiguration {
             default: throw ConfigurationError("PDFGATE_REMOTE_EVENT_STREAMS must be true or false, not '\(value)'")
             }
         }
+        if let value = environment["PDFGATE_GOTENBERG_API"] { try setGotenbergAPI(value, from: "PDFGATE_GOTENBERG_API") }
         if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { gatewayToken = value }
         if let value = environment["PDFGATE_WEB_ROOT"], !value.isEmpty { webRoot = value }
         if let value = environment["PDFGATE_EVENT_HEARTBEAT"] {
@@ -221,6 +225,15 @@ extension ServerConfiguration {
         if let value = environment["PDFGATE_MAX_UPLOAD_BYTES"] {
             guard let bytes = Int64(value) else { throw ConfigurationError("PDFGATE_MAX_UPLOAD_BYTES '\(value)' is not a number") }
             maxUploadBytes = bytes
+        }
+    }
+
+    /// `on` or `off` (also true/false), from `source` for the error message.
+    public mutating func setGotenbergAPI(_ value: String, from source: String) throws(ConfigurationError) {
+        switch value.lowercased() {
+        case "on", "true", "1", "yes": gotenbergAPI = true
+        case "off", "false", "0", "no": gotenbergAPI = false
+        default: throw ConfigurationError("\(source) must be on or off, not '\(value)'")
         }
     }
 

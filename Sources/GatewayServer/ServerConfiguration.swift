@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     /// Sent as `Authorization: Bearer …` to `gateway` backends: a peer that is not on loopback
     /// runs with tokens. From the file or the environment only, never a flag (`ps` shows flags).
     public var gatewayToken: String?
+    /// Gotenberg 8's routes (`/forms/…`, `/health`, `/version`) beside ours; `--gotenberg-api off` turns them off.
+    public var gotenbergAPI = true
     /// How often an idle event stream gets a `:` comment, so proxies keep it open.
     public var heartbeat: Duration = .seconds(15)
     /// A directory to serve the web page's files from instead of the embedded copies, read on

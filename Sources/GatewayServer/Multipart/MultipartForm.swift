@@ -63,7 +63,7 @@ struct MultipartForm {
     static func receive(
         _ body: some AsyncSequence<ByteBuffer, any Error>,
         contentType: String,
-        filePart: String,
+        filePart: String?,
         maxFiles: Int,
         paths: () -> String,
         maxBytes: Int64,
@@ -78,6 +78,13 @@ struct MultipartForm {
         } catch {
             throw APIError(.badRequest, error.code, error.message)
         }
+        /// A file part: the one named `filePart`, or, with none named (Gotenberg's forms), any
+        /// part that carries a file name.
+        func isFile(_ headers: MultipartPartHeaders?) -> Bool {
+            guard let headers else { return false }
+            return filePart.map { headers.name == $0 } ?? (headers.filename != nil)
+        }
+        let fileLabel = filePart ?? "files"
         var form = MultipartForm()
         var handle: FileHandle?
         var hasher: SHA256?
@@ -98,20 +105,20 @@ struct MultipartForm {
                     text = []
                     // Where a form may merge several inputs, a `url` field is one of them, counted
                     // with the files and not against the text fields (a 100-page merge is fine).
-                    let isURLInput = maxFiles > 1 && headers.name == "url"
-                    if headers.name == filePart || isURLInput {
+                    let isURLInput = filePart != nil && maxFiles > 1 && headers.name == "url"
+                    if isFile(headers) || isURLInput {
                         guard inputCount < maxFiles else {
                             throw APIError(
                                 .badRequest,
                                 maxFiles == 1 ? "bad_multipart" : "too_many_files",
                                 maxFiles == 1
-                                    ? "send one '\(filePart)' part per request"
-                                    : "send at most \(maxFiles) inputs ('\(filePart)' parts and 'url' fields together) per request"
+                                    ? "send one '\(fileLabel)' part per request"
+                                    : "send at most \(maxFiles) inputs ('\(fileLabel)' parts and 'url' fields together) per request"
                             )
                         }
                         inputCount += 1
                     }
-                    if headers.name == filePart {
+                    if isFile(headers) {
                         let path = paths()
                         guard FileManager.default.createFile(atPath: path, contents: nil) else {
                             throw APIError(.internalServerError, "storage_error", "cannot create the upload file; is the store writable?")
@@ -126,12 +133,12 @@ struct MultipartForm {
                             throw APIError(
                                 .contentTooLarge,
                                 "too_many_fields",
-                                "the form has more than \(maxFields) text fields; send at most \(maxFields) besides the '\(filePart)' part"
+                                "the form has more than \(maxFields) text fields; send at most \(maxFields) besides the '\(fileLabel)' part"
                             )
                         }
                     }
                 case .body(let bytes):
-                    if current?.name == filePart, let file = handle {
+                    if isFile(current), let file = handle {
                         written += Int64(bytes.count)
                         fileBytes += Int64(bytes.count)
                         // One cap for all files together: several parts are no way around it.
@@ -148,12 +155,12 @@ struct MultipartForm {
                             throw APIError(
                                 .contentTooLarge,
                                 "fields_too_large",
-                                "the form's text fields are over 256 KiB together; send the document in the '\(filePart)' part and keep fields short"
+                                "the form's text fields are over 256 KiB together; send the document in the '\(fileLabel)' part and keep fields short"
                             )
                         }
                     }
                 case .partEnd:
-                    if current?.name == filePart {
+                    if isFile(current) {
                         try handle?.close()
                         handle = nil
                         let last = form.files.count - 1

@@ -62,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds running jobs get to finish at shutdown (default 30).")
     var shutdownGrace: Double?
 
+    @Option(help: "Gotenberg 8's routes (/forms/…, /health, /version) beside ours: on or off ($PDFGATE_GOTENBERG_API; default on).")
+    var gotenbergAPI: String?
+
     @Flag(
         help:
             "Run local converters without their sandbox ($PDFGATE_UNSANDBOXED_CONVERTERS). Only where the kernel refuses namespaces: documents can then reach the network and this machine's files."
@@ -92,6 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let jobsPerMinute { configuration.jobCreationsPerMinute = jobsPerMinute }
             if let shutdownGrace { configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000)) }
             if unsandboxedConverters { configuration.unsandboxedConverters = true }
+            if let gotenbergAPI { try configuration.setGotenbergAPI(gotenbergAPI, from: "--gotenberg-api") }
 
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

@@ -1,0 +1,94 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+
+/// Gotenberg's routes answer with the PDF itself, so each of their requests runs as jobs of the
+/// engine that the request waits for: created through the intake (its checks, SSRF rules and
+/// per-owner limits), run by the engine (sandbox, retries, deadline, metrics, `GET /v1/jobs`),
+/// and their documents taken back out of the library once the answer is sent — unless the
+/// caller asked to keep them (`Pdfgate-Folder`).
+struct GotenbergJobs: Sendable {
+    let intake: JobIntake
+    let library: Library
+
+    var engine: JobEngine { intake.engine }
+
+    /// One job of a request: what to make, and the files received for it.
+    struct Planned: Sendable {
+        var spec: JobSpec
+        var files: [String]
+    }
+
+    /// A finished job's PDFs (several for a split), in order, with the name each goes by.
+    struct Output: Sendable {
+        var job: Job
+        var documents: [(document: Document, path: String)]
+    }
+
+    /// Creates every job, then waits for all of them. Cancelled (the client hung up), it cancels
+    /// the jobs; a job that did not succeed fails the whole request with its failure, and the
+    /// others' documents are discarded.
+    func run(_ planned: [Planned], owner: String, secrets: JobSecrets) async throws -> [Output] {
+        var jobs: [Job] = []
+        do {
+            for (index, plan) in planned.enumerated() {
+                // The request took the creation rate for its first job before its body (`admitBeforeBody`).
+                let created = try await intake.create(
+                    plan.spec,
+                    owner: owner,
+                    inputs: plan.files.map { .moving($0) },
+                    rateTaken: index == 0,
+                    secrets: secrets
+                )
+                jobs.append(created.job)
+            }
+            var ended: [Job] = []
+            for job in jobs { ended.append(try await waitForEnd(job)) }
+            if let failed = ended.first(where: { $0.state.status != .succeeded }) {
+                discard(ended)
+                throw GotenbergJobFailed(job: failed)
+            }
+            return try ended.map { job in
+                Output(job: job, documents: try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) })
+            }
+        } catch {
+            for job in jobs { _ = try? engine.cancel(job.id) }
+            // Those that had ended before the others failed leave nothing behind either.
+            discard(jobs.compactMap { try? engine.job($0.id) })
+            throw error
+        }
+    }
+
+    /// Removes what `jobs` filed: the answer carried it, and Gotenberg keeps nothing.
+    func discard(_ jobs: [Job]) {
+        for job in jobs where job.state.status == .succeeded {
+            for id in job.filedDocumentIDs { _ = try? library.discardConverted(id: id, owner: job.owner) }
+        }
+    }
+
+    /// The job once it has ended, as the engine publishes it (or another node's, which the
+    /// engine relays to watchers). Cancelling the wait cancels the job.
+    func waitForEnd(_ job: Job) async throws -> Job {
+        let engine = engine
+        let (changes, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingNewest(16))
+        // Watch before reading the snapshot, so no change falls between the two.
+        let token = engine.observe(job.id) { continuation.yield($0) }
+        defer {
+            engine.stopObserving(job.id, token: token)
+            continuation.finish()
+        }
+        if let current = try engine.job(job.id), current.state.status.isTerminal { return current }
+        return try await withTaskCancellationHandler {
+            for await changed in changes where changed.state.status.isTerminal { return changed }
+            throw CancellationError()
+        } onCancel: {
+            _ = try? engine.cancel(job.id)
+            continuation.finish()
+        }
+    }
+}
+
+/// A job of a Gotenberg request that failed or was cancelled: its failure becomes the answer.
+struct GotenbergJobFailed: Error {
+    var job: Job
+}

@@ -1,0 +1,135 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import GatewayServer
+
+/// Issue 28: Gotenberg 8's routes on our listener, each request a job of our engine, answered
+/// with the PDF and Gotenberg's headers, refused in Gotenberg's words.
+@Suite("Gotenberg's API")
+struct GotenbergAPITests {
+    /// Posts a Gotenberg form; `headers` beside its Content-Type.
+    static func post(_ client: some TestClientProtocol, _ path: String, _ parts: [FormPart], headers: HTTPFields = [:]) async throws -> TestResponse {
+        let form = try FormPart.encode(parts)
+        var fields = headers
+        fields[.contentType] = form.contentType
+        return try await client.execute(uri: path, method: .post, headers: fields, body: ByteBuffer(bytes: form.bytes))
+    }
+
+    /// The PDF of an answer, written where pdfinfo can read it.
+    static func pages(_ response: TestResponse, in directory: TemporaryDirectory) async throws -> Int? {
+        let path = directory.file(UUID().uuidString + ".pdf")
+        try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: path))
+        return try await pdfinfoPageCount(path)
+    }
+
+    @Test("an office file becomes the PDF in the answer, named as asked, traced, run as a job, and not kept")
+    func officeFile() async throws {
+        let gateway = try InProcessGateway()
+        let scratch = TemporaryDirectory("gotenberg-answers")
+        try await gateway.run(converting: true) { client in
+            let answer = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [.file("files", path: Fixtures.office("sample.docx")), .text("landscape", "true")],
+                headers: [.gotenbergOutputFilename: "Quarterly report", .gotenbergTrace: "trace-42"]
+            )
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            #expect(answer.headers[.contentType] == "application/pdf")
+            #expect(answer.headers[.contentDisposition] == "attachment; filename=\"Quarterly report.pdf\"")
+            #expect(answer.headers[.gotenbergTrace] == "trace-42")
+            #expect(try await Self.pages(answer, in: scratch) ?? 0 >= 1)
+            // A job of the engine, visible in the job list; nothing left in the library.
+            let jobs = try await client.execute(uri: "/v1/jobs", method: .get).json["jobs"] as? [[String: Any]]
+            #expect(jobs?.first?["status"] as? String == "SUCCEEDED", "\(String(describing: jobs))")
+            #expect(jobs?.first?["job_id"] as? String == answer.headers[.pdfgateJobID])
+            let documents = try await client.execute(uri: "/v1/documents", method: .get).json["documents"] as? [Any]
+            #expect(documents?.isEmpty == true, "the answer carried the PDF; the library keeps none: \(String(describing: documents))")
+        }
+    }
+
+    @Test("with Pdfgate-Folder the PDF is also filed, its id in the answer; merge=true makes one PDF of several files")
+    func keptAndMerged() async throws {
+        let gateway = try InProcessGateway()
+        let scratch = TemporaryDirectory("gotenberg-answers")
+        try await gateway.run(converting: true) { client in
+            let answer = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [.file("files", path: Fixtures.office("sample.docx")), .file("files", path: Fixtures.office("sample.odt")), .text("merge", "true")],
+                headers: [.pdfgateFolder: "Invoices/2026"]
+            )
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            let id = try #require(answer.headers[.pdfgateDocumentID])
+            let document = try await client.execute(uri: "/v1/documents/\(id)", method: .get)
+            #expect(document.status == .ok)
+            #expect(document.json["folder"] as? String == "Invoices/2026", "\(document.json)")
+            let merged = try await Self.pages(answer, in: scratch)
+            #expect(merged == document.json["page_count"] as? Int, "\(document.json)")
+            #expect((merged ?? 0) >= 2)
+        }
+    }
+
+    @Test("refusals are Gotenberg's: plain text, its words, the trace id back")
+    func refusals() async throws {
+        let gateway = try InProcessGateway()
+        try await gateway.run(converting: true) { client in
+            let noFile = try await Self.post(client, "/forms/libreoffice/convert", [.text("landscape", "true")], headers: [.gotenbergTrace: "t1"])
+            #expect(noFile.status == .badRequest)
+            #expect(noFile.headers[.contentType] == "text/plain; charset=UTF-8")
+            #expect(noFile.headers[.gotenbergTrace] == "t1")
+            #expect(
+                String(buffer: noFile.body).hasPrefix("Invalid form data: no form file found for extensions: ["),
+                "\(String(buffer: noFile.body))"
+            )
+            let badFlag = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [.file("files", path: Fixtures.office("sample.docx")), .text("landscape", "yes"), .text("quality", "101")]
+            )
+            #expect(badFlag.status == .badRequest)
+            #expect(
+                String(buffer: badFlag.body)
+                    == "Invalid form data: form field 'landscape' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)\n"
+                    + "form field 'quality' is invalid (got '101', resulting to value is superior to 100)"
+            )
+            let pdfa = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [.file("files", path: Fixtures.office("sample.docx")), .text("pdfa", "PDF/A-9")]
+            )
+            #expect(String(buffer: pdfa.body).hasPrefix("The PDF format 'PDF/A-9' is not supported."), "\(String(buffer: pdfa.body))")
+            let noURL = try await Self.post(client, "/forms/chromium/convert/url", [.text("landscape", "true")])
+            #expect(noURL.status == .badRequest && String(buffer: noURL.body) == "Invalid form data: form field 'url' is required")
+            // Our SSRF rules hold on Gotenberg's door too, answered as its deny list answers.
+            let loopback = try await Self.post(client, "/forms/chromium/convert/url", [.text("url", "http://127.0.0.1:9/")])
+            #expect(
+                loopback.status == .forbidden && String(buffer: loopback.body) == "Forbidden",
+                "\(loopback.status) \(String(buffer: loopback.body))"
+            )
+            // Nothing was kept of any of them.
+            let documents = try await client.execute(uri: "/v1/documents", method: .get).json["documents"] as? [Any]
+            #expect(documents?.isEmpty == true)
+        }
+    }
+
+    @Test("/health answers Gotenberg's shape, /version its API version, both without credentials")
+    func healthAndVersion() async throws {
+        let gateway = try InProcessGateway { $0.auth = .tokens }
+        try await gateway.run { client in
+            let health = try await client.execute(uri: "/health", method: .get)
+            #expect(health.status == .ok)
+            #expect(health.json["status"] as? String == "up")
+            let details = health.json["details"] as? [String: [String: Any]]
+            #expect(details?["chromium"]?["status"] as? String == "up" && details?["libreoffice"]?["status"] as? String == "up", "\(health.json)")
+            let version = try await client.execute(uri: "/version", method: .get)
+            #expect(String(buffer: version.body) == GotenbergController.apiVersion)
+            // The forms need credentials: Gotenberg's plain 401.
+            let form = try await Self.post(client, "/forms/libreoffice/convert", [.file("files", path: Fixtures.office("sample.docx"))])
+            #expect(form.status == .unauthorized && String(buffer: form.body) == "Unauthorized")
+        }
+    }
+}
