@@ -115,11 +115,16 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let apiError = APIError.from(error)
-            if apiError.status == .internalServerError {
-                context.logger.error("request.failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
-            }
+            if apiError.status == .internalServerError { Self.logUnexpected(error, request, context) }
             return try apiError.response(from: request, context: context)
         }
+    }
+}
+
+extension RouterMiddleware {
+    /// An error no rule answers (a 500): the log gets all of it, the client only that it happened.
+    static func logUnexpected(_ error: any Error, _ request: Request, _ context: some RequestContext) {
+        context.logger.error("request.failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
     }
 }
 

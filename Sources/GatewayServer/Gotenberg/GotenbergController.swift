@@ -201,7 +201,7 @@ struct GotenbergController: Sendable {
             // What the jobs did not take (all of it, when they failed) goes.
             defer { for file in form.files { staging.discardIncoming(file.path) } }
             let outputs = try await body(owner, form)
-            var response = try answer(outputs, request: request)
+            var response = try await answer(outputs, request: request, context: context)
             response.headers[.gotenbergTrace] = trace
             return response
         } catch {
@@ -212,36 +212,26 @@ struct GotenbergController: Sendable {
     }
 
     /// The one PDF, streamed, then taken out of the library unless the caller asked to keep it.
-    private func answer(_ outputs: [GotenbergJobs.Output], request: Request) throws -> Response {
+    private func answer(_ outputs: [GotenbergJobs.Output], request: Request, context: GatewayRequestContext) async throws -> Response {
         guard let output = outputs.first, let (document, path) = output.documents.first else {
             throw GotenbergError(.internalServerError)
         }
         let keep = request.headers[.pdfgateFolder] != nil
-        let base = request.headers[.gotenbergOutputFilename].map(GotenbergController.safeName) ?? output.job.id.lowercased
+        // Gotenberg's name: the header's value (slashes and control characters out) or the job's id.
+        let name = request.headers[.gotenbergOutputFilename].map { $0.split(separator: "/").last.map(String.init) ?? "" } ?? ""
+        let base = name.trimmingCharacters(in: .whitespaces).isEmpty ? output.job.id.lowercased : name
         var headers = HTTPFields()
         headers[.contentType] = "application/pdf"
-        headers[.contentDisposition] = "attachment; filename=\"\(base).pdf\""
+        headers[.contentDisposition] = FileResponse.disposition("attachment", filename: base + ".pdf")
         headers[.contentLength] = String(document.size)
         headers[.pdfgateJobID] = output.job.id.lowercased
         if keep { headers[.pdfgateDocumentID] = document.id.lowercased }
-        let jobs = jobs
-        let finished = outputs.map(\.job)
+        let file = try await FileIO().loadFile(path: path, context: context)
+        let (jobs, finished) = (jobs, outputs.map(\.job))
         let body = ResponseBody { writer in
             defer { if !keep { jobs.discard(finished) } }
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 256 * 1024), !chunk.isEmpty {
-                try await writer.write(ByteBuffer(bytes: chunk))
-            }
-            try await writer.finish(nil)
+            try await file.write(writer)
         }
         return Response(status: .ok, headers: headers, body: body)
-    }
-
-    /// A name for `Content-Disposition`: no quotes, slashes or control characters.
-    static func safeName(_ name: String) -> String {
-        let cleaned = name.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\"" && $0 != "/" && $0 != "\\" && $0.value != 0x7F }
-        let text = String(String.UnicodeScalarView(cleaned)).trimmingCharacters(in: .whitespaces)
-        return text.isEmpty ? "document" : text
     }
 }

@@ -95,9 +95,7 @@ struct GotenbergErrorMiddleware: RouterMiddleware {
         } catch {
             // Answered here: the router's own error middleware would make it our JSON.
             let refusal = GotenbergError.from(error)
-            if refusal.status == .internalServerError {
-                context.logger.error("request.failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
-            }
+            if refusal.status == .internalServerError { Self.logUnexpected(error, request, context) }
             return try refusal.response(from: request, context: context)
         }
     }

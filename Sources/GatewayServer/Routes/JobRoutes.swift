@@ -74,8 +74,7 @@ struct JobController: Sendable {
             fields["original_filename"] = filename
         }
         if fields["original_filename"] ?? fields["filename"] == nil {
-            let type = fields["type"].flatMap(JobType.init(rawValue:))
-            guard let unnamed = SourceFormats.unnamedFile(type: type, mediaType: request.headers[.contentType]) else {
+            guard let unnamed = Self.unnamedFile(fields, mediaType: request.headers[.contentType]) else {
                 throw APIError(
                     .badRequest,
                     "filename_required",
@@ -163,12 +162,15 @@ struct JobController: Sendable {
                 "the form has no 'file' part; send the document as a part named file (several 'file' parts and 'url' fields are merged in order)"
             )
         }
-        if fields["original_filename"] == nil {
-            let type = fields["type"].flatMap(JobType.init(rawValue:))
-            fields["original_filename"] = file.filename ?? SourceFormats.unnamedFile(type: type, mediaType: file.mediaType)
-        }
+        if fields["original_filename"] == nil { fields["original_filename"] = file.filename ?? Self.unnamedFile(fields, mediaType: file.mediaType) }
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         return try await createOneShot(spec, owner: owner, key: key, fields: fields, files: [file.path], sha256: file.sha256, bytes: file.bytes)
+    }
+
+    /// The name of a file sent without one, for the job `fields` ask for (a bad `type` is
+    /// refused when the fields are read).
+    private static func unnamedFile(_ fields: [String: String], mediaType: String?) -> String? {
+        SourceFormats.unnamedFile(type: fields["type"].flatMap(JobType.init(rawValue:)), mediaType: mediaType)
     }
 
     /// A one-shot create once its body is in: the received files become the new job's inputs. The

@@ -39,11 +39,7 @@ struct FileResponse {
         headers[.acceptRanges] = "bytes"
         headers[.contentType] = contentType
         headers[.cacheControl] = "private, no-cache"
-        if let filename {
-            let ascii = filename.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" ? String($0) : "_" }.joined()
-            let encoded = filename.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ascii
-            headers[.contentDisposition] = "inline; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
-        }
+        if let filename { headers[.contentDisposition] = Self.disposition("inline", filename: filename) }
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { Self.sameTag($0, etag) }) || match == "*" {
             return Response(status: .notModified, headers: headers)
         }
@@ -75,6 +71,14 @@ struct FileResponse {
         }
         headers[.contentLength] = String(size)
         return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+    }
+
+    /// `type; filename="…"; filename*=UTF-8''…`: an ASCII stand-in for old clients (quotes,
+    /// backslashes and what is not ASCII become `_`), the exact name for the rest (RFC 6266).
+    static func disposition(_ type: String, filename: String) -> String {
+        let ascii = filename.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? String($0) : "_" }.joined()
+        let encoded = filename.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ascii
+        return "\(type); filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
     }
 
     enum RangeAnswer: Equatable {
