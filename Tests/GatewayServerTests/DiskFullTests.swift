@@ -18,6 +18,24 @@ struct DiskFullTests {
         "$PDFGATE" fsck --json --store "$STORE" > "$REPORT" 2>&1 || true
         """#
 
+    /// `serve` with its store on an 8 MiB tmpfs of its own mount namespace; `fsck --json` writes
+    /// `report` once it stops.
+    static func serverOnTmpfs(store: String, report: String) async throws -> ServerProcess {
+        let unshare = getuid() == 0 ? ["--mount"] : ["--mount", "--map-root-user"]
+        return try await ServerProcess(
+            store: store,
+            environment: ["SIZE": "8m", "STORE": store, "REPORT": report, "PDFGATE": builtProduct("pdfgate")],
+            executable: "/usr/bin/unshare",
+            commandLine: unshare + ["/bin/sh", "-c", script]
+        )
+    }
+
+    static func expectClean(_ report: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report"
+        let fsck = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        #expect(fsck?["clean"] as? Bool == true, "\(text)", sourceLocation: sourceLocation)
+    }
+
     @Test("an upload past the free space answers 507 insufficient_storage, keeps nothing and harms no filed document")
     func uploadsThatRunOutOfSpace() async throws {
         let work = TemporaryDirectory("pdfgate-diskfull")
@@ -27,13 +45,7 @@ struct DiskFullTests {
         // 20 MB of incompressible bytes: more than the whole file system holds.
         let written = try await run("/bin/dd", ["if=/dev/urandom", "of=\(big)", "bs=1M", "count=20", "status=none"])
         try #require(written.status == 0, "dd: \(written.stderr)")
-        let unshare = getuid() == 0 ? ["--mount"] : ["--mount", "--map-root-user"]
-        let server = try await ServerProcess(
-            store: store,
-            environment: ["SIZE": "8m", "STORE": store, "REPORT": report, "PDFGATE": builtProduct("pdfgate")],
-            executable: "/usr/bin/unshare",
-            commandLine: unshare + ["/bin/sh", "-c", Self.script]
-        )
+        let server = try await Self.serverOnTmpfs(store: store, report: report)
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
         /// Files `path` into the library as `name` (`POST /v1/documents`, the raw PDF).
@@ -64,8 +76,7 @@ struct DiskFullTests {
         #expect(again.status == 201, "\(again.text)")
         await server.stop()
 
-        let fsck = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
-        #expect(fsck?["clean"] as? Bool == true, "\((try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report")")
+        Self.expectClean(report)
     }
 
     @Test("when the database's own disk fills, writes answer 507 insufficient_storage, reads go on, and nothing is lost once space is freed")
@@ -73,13 +84,7 @@ struct DiskFullTests {
         let work = TemporaryDirectory("pdfgate-dbfull")
         let store = work.file("store")
         let report = work.file("fsck.json")
-        let unshare = getuid() == 0 ? ["--mount"] : ["--mount", "--map-root-user"]
-        let server = try await ServerProcess(
-            store: store,
-            environment: ["SIZE": "8m", "STORE": store, "REPORT": report, "PDFGATE": builtProduct("pdfgate")],
-            executable: "/usr/bin/unshare",
-            commandLine: unshare + ["/bin/sh", "-c", Self.script]
-        )
+        let server = try await Self.serverOnTmpfs(store: store, report: report)
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
         let filed = try await client.send(
@@ -129,7 +134,6 @@ struct DiskFullTests {
         for path in created { #expect(paths.contains(path), "\(path) was created, then lost") }
         await server.stop()
 
-        let fsck = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
-        #expect(fsck?["clean"] as? Bool == true, "\((try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report")")
+        Self.expectClean(report)
     }
 }
