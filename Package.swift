@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Gotenberg's routes answer several files as one zip.
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         // C libraries: one system-library target each, with typed shims for variadic calls.
@@ -98,6 +100,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             // A link to the repository's openapi.yaml: served at /openapi.yaml, one source of truth.
             // The web page's files, served at / and /ui/ (WebAssets lists the same names).
@@ -159,6 +162,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Reads the zips Gotenberg's routes answer.
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict
         ),

@@ -34,6 +34,19 @@ struct PDFOperationTests {
         #expect(badDate.message.contains("ISO 8601"))
     }
 
+    /// `split` by `pages`: one part per page of the selection, written back as it was read;
+    /// two ways of splitting at once are refused.
+    @Test func splitByPagesRoundTripsAndExcludesTheOtherWays() throws {
+        let parsed = try Self.decode(#"[{"op":"split","pages":"2-4,9-"}]"#)
+        #expect(parsed == [.split(.pages(try PageSelection("2-4,9-")))])
+        let written = try JSONDecoder().decode([PDFOperation].self, from: try JSONEncoder().encode(parsed))
+        #expect(written == parsed)
+        let both = try #require(throws: OperationError.self) { try Self.decode(#"[{"op":"split","pages":"1","every":2}]"#) }
+        #expect(both.message.contains("pages (one part per page of the range)"))
+        let outside = try #require(throws: OperationError.self) { try parsed.checkPages(pageCount: 3) }
+        #expect(outside.code == "page_range_out_of_bounds")
+    }
+
     /// An image watermark: a base64 PNG in, only its hash and size out; anything else refused.
     @Test func watermarkImagesAreCheckedAndNeverWritten() throws {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])

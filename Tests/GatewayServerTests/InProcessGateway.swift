@@ -113,6 +113,8 @@ extension TestClientProtocol {
 enum FormPart {
     case text(String, String)
     case file(String, path: String)
+    /// A file sent under another name than its own.
+    case named(String, path: String, filename: String)
 
     /// The Content-Type (with its boundary) and the body.
     static func encode(_ parts: [FormPart]) throws -> (contentType: String, bytes: [UInt8]) {
@@ -123,8 +125,9 @@ enum FormPart {
             switch part {
             case .text(let name, let value):
                 body += Array("Content-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
-            case .file(let name, let path):
-                let filename = (path as NSString).lastPathComponent
+            case .file(let name, let path), .named(let name, let path, _):
+                var filename = (path as NSString).lastPathComponent
+                if case .named(_, _, let given) = part { filename = given }
                 body += Array("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n".utf8)
                 body += Array("Content-Type: application/octet-stream\r\n\r\n".utf8)
                 body += Array(try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -145,11 +145,19 @@ struct Step: Sendable {
             switch split {
             case .every(let size): (count + size - 1) / size
             case .ranges(let selections): selections.count
+            case .pages(let selection): try Self.checked(selection, pageCount: count).count
             }
         guard parts <= PDFOperation.maxParts else {
             throw JobFailure(.rejected, code: "too_many_parts", "the split would make \(parts) documents (at most \(PDFOperation.maxParts))")
         }
         switch split {
+        case .pages(let selection):
+            // The selected pages into one file, then that file page by page: two qpdf runs
+            // however many pages.
+            let selected = "\(prefix)-selected.pdf"
+            try await qpdf([inputName, "--pages", ".", selection.qpdfRange, "--", selected], what)
+            return try await Step(runner: runner, work: work, input: work + "/" + selected, prefix: prefix, deadline: deadline)
+                .split(.every(1), what: what)
         case .every(let size):
             // One qpdf run writes every part (`%d` becomes each part's zero-padded page range, so
             // the names sort in page order): a page-by-page split of a long document would

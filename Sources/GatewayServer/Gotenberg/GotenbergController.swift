@@ -25,6 +25,7 @@ struct GotenbergController: Sendable {
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
         group.post("/forms/chromium/convert/url") { request, context in try await self.convertURL(request, context) }
+        addPDFEngineRoutes(to: group)
     }
 
     private struct Health: Encodable {
@@ -57,10 +58,11 @@ struct GotenbergController: Sendable {
 
     // MARK: - Routes
 
-    /// `/forms/libreoffice/convert`: every office file of the form to a PDF, or all merged into one.
+    /// `/forms/libreoffice/convert`: each office file to a PDF (several answer as a zip of
+    /// `<file>.pdf`), or all merged into one with `merge`; then the post-processing fields.
     func convertOffice(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         try await answering(request, context) { owner, form in
-            var fields = GotenbergFields(form.fields)
+            var fields = GotenbergFields(form)
             var options = ConversionOptions()
             options.landscape = fields.bool("landscape")
             options.browser.pageRanges = fields.string("nativePageRanges")
@@ -76,39 +78,53 @@ struct GotenbergController: Sendable {
             }
             options.office.singlePageSheets = fields.bool("singlePageSheets")
             options.office.pdfua = fields.bool("pdfua")
-            if let pdfa = fields.string("pdfa") {
-                guard let format = OfficeOptions.PDFA(rawValue: pdfa) else {
-                    throw GotenbergError(
-                        .badRequest,
-                        "The PDF format '\(pdfa)' is not supported. Valid formats include PDF/A-1b, PDF/A-2b, PDF/A-3b, and PDF/UA."
-                    )
-                }
-                options.office.pdfa = format
-            }
             let merge = fields.bool("merge") ?? false
+            // LibreOffice writes PDF/A as it exports one file; merged files need it after the merge.
+            if !merge { options.office.pdfa = try GotenbergPostProcessing.pdfa(fields) }
+            let post = try GotenbergPostProcessing(&fields, files: form.files, route: .init(pdfaByOperation: merge))
+            let files = try Self.inputs(form, accepting: SourceFormats.document.subtracting(SourceFormats.html), &fields)
             try fields.validate()
-            let accepted = SourceFormats.document.subtracting(SourceFormats.html)
-            let files = form.files.filter { accepted.contains((($0.filename ?? "") as NSString).pathExtension.lowercased()) }
-            guard !files.isEmpty else {
-                let extensions = accepted.sorted().map { "." + $0 }.joined(separator: " ")
-                throw GotenbergError(.badRequest, "Invalid form data: no form file found for extensions: [\(extensions)]")
-            }
-            guard files.count == 1 || merge else {
-                throw GotenbergError(
-                    .badRequest,
-                    "pdfgate answers one PDF per request for now: send one file, or merge=true to merge \(files.count) files into one"
-                )
-            }
             let folder = request.headers[.pdfgateFolder]
-            let spec: JobSpec
-            if files.count == 1 {
-                spec = JobSpec(type: .docToPDF, originalFilename: files[0].filename, folder: folder, options: options)
-            } else {
-                spec = JobSpec(type: .pdfToPDF, folder: folder, options: options, inputs: files.map { .file($0.filename ?? "document") })
-            }
             let secrets = JobSecrets(password: fields.string("password"))
-            return try await jobs.run([.init(spec: spec, files: files.map(\.path))], owner: owner, secrets: secrets)
+            let operations = post.all.isEmpty ? nil : post.all
+            let planned: [GotenbergJobs.Planned]
+            if merge {
+                let spec = JobSpec(
+                    type: .pdfToPDF,
+                    folder: folder,
+                    options: options,
+                    operations: operations,
+                    inputs: files.map { .file($0.filename ?? "document") }
+                )
+                planned = [.init(spec: spec, files: files.map(\.path), parts: post.makesParts)]
+            } else {
+                planned = files.map { file in
+                    let spec = JobSpec(type: .docToPDF, originalFilename: file.filename, folder: folder, options: options, operations: operations)
+                    // One file alone is named by its job, as Gotenberg names what it generated.
+                    let alone = files.count == 1 && !post.makesParts
+                    return .init(spec: spec, files: [file.path], name: alone ? nil : (file.filename ?? "document") + ".pdf", parts: post.makesParts)
+                }
+            }
+            return try await jobs.run(planned, owner: owner, secrets: secrets)
         }
+    }
+
+    /// The form's input files: those with an accepted extension, not sent under a field that
+    /// Gotenberg reserves for other files (`embeds`, `watermark`, `stamp`, `facturxXml`).
+    static func inputs(
+        _ form: MultipartForm,
+        accepting accepted: Set<String>,
+        _ fields: inout GotenbergFields
+    ) throws(GotenbergError) -> [MultipartForm.File] {
+        let reserved: Set<String> = ["embeds", "watermark", "stamp", "facturxXml"]
+        let files = form.files.filter { file in
+            !reserved.contains(file.field ?? "") && accepted.contains(((file.filename ?? "") as NSString).pathExtension.lowercased())
+        }
+        if files.isEmpty {
+            let extensions = accepted.sorted().map { "." + $0 }.joined(separator: " ")
+            fields.append("no form file found for extensions: [\(extensions)]")
+        }
+        return files
     }
 
     /// `/forms/chromium/convert/url`: the page at `url`, under our SSRF rules.
@@ -119,10 +135,28 @@ struct GotenbergController: Sendable {
                 throw GotenbergError(.badRequest, "Invalid form data: form field 'url' is required")
             }
             let options = try Self.chromiumOptions(&fields)
+            let post = try Self.chromiumPostProcessing(&fields, form)
             try fields.validate()
-            let spec = JobSpec(type: .urlToPDF, url: url, folder: request.headers[.pdfgateFolder], options: options)
-            return try await jobs.run([.init(spec: spec, files: [])], owner: owner, secrets: JobSecrets())
+            let spec = JobSpec(
+                type: .urlToPDF,
+                url: url,
+                folder: request.headers[.pdfgateFolder],
+                options: options,
+                operations: post.all.isEmpty ? nil : post.all
+            )
+            return try await jobs.run([.init(spec: spec, files: [], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
         }
+    }
+
+    /// What Chromium's routes take after printing: no `flatten`, and PDF/UA only from LibreOffice.
+    static func chromiumPostProcessing(_ fields: inout GotenbergFields, _ form: MultipartForm) throws(GotenbergError) -> GotenbergPostProcessing {
+        if fields.bool("pdfua") == true {
+            throw GotenbergError(
+                .badRequest,
+                "pdfgate makes PDF/UA only while LibreOffice exports (its pdfua field); for Chromium, generateTaggedPdf=true makes a tagged PDF"
+            )
+        }
+        return try GotenbergPostProcessing(&fields, files: form.files, route: .init(takesFlatten: false))
     }
 
     /// Gotenberg's Chromium form fields as our options. Gotenberg's own defaults (0.39 in margins,
@@ -179,7 +213,7 @@ struct GotenbergController: Sendable {
 
     /// Receives the form, runs `body`'s jobs and answers with their PDF, Gotenberg's way; every
     /// error becomes Gotenberg's plain-text answer. The trace id comes back on every answer.
-    private func answering(
+    func answering(
         _ request: Request,
         _ context: GatewayRequestContext,
         _ body: (String, MultipartForm) async throws -> [GotenbergJobs.Output]
@@ -201,7 +235,7 @@ struct GotenbergController: Sendable {
             // What the jobs did not take (all of it, when they failed) goes.
             defer { for file in form.files { staging.discardIncoming(file.path) } }
             let outputs = try await body(owner, form)
-            var response = try await answer(outputs, request: request, context: context)
+            var response = try await GotenbergAnswer(jobs: jobs).response(outputs, request: request, context: context)
             response.headers[.gotenbergTrace] = trace
             return response
         } catch {
@@ -209,29 +243,5 @@ struct GotenbergController: Sendable {
             refusal.headers[.gotenbergTrace] = trace
             throw refusal
         }
-    }
-
-    /// The one PDF, streamed, then taken out of the library unless the caller asked to keep it.
-    private func answer(_ outputs: [GotenbergJobs.Output], request: Request, context: GatewayRequestContext) async throws -> Response {
-        guard let output = outputs.first, let (document, path) = output.documents.first else {
-            throw GotenbergError(.internalServerError)
-        }
-        let keep = request.headers[.pdfgateFolder] != nil
-        // Gotenberg's name: the header's value (slashes and control characters out) or the job's id.
-        let name = request.headers[.gotenbergOutputFilename].map { $0.split(separator: "/").last.map(String.init) ?? "" } ?? ""
-        let base = name.trimmingCharacters(in: .whitespaces).isEmpty ? output.job.id.lowercased : name
-        var headers = HTTPFields()
-        headers[.contentType] = "application/pdf"
-        headers[.contentDisposition] = FileResponse.disposition("attachment", filename: base + ".pdf")
-        headers[.contentLength] = String(document.size)
-        headers[.pdfgateJobID] = output.job.id.lowercased
-        if keep { headers[.pdfgateDocumentID] = document.id.lowercased }
-        let file = try await FileIO().loadFile(path: path, context: context)
-        let (jobs, finished) = (jobs, outputs.map(\.job))
-        let body = ResponseBody { writer in
-            defer { if !keep { jobs.discard(finished) } }
-            try await file.write(writer)
-        }
-        return Response(status: .ok, headers: headers, body: body)
     }
 }

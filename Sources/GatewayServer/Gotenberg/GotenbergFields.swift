@@ -6,9 +6,18 @@ import Foundation
 /// `Invalid form data: form field 'landscape' is invalid (got 'yes', resulting to …)`.
 struct GotenbergFields {
     private let values: [String: String]
+    private let repeated: [String: [String]]
     private(set) var problems: [String] = []
 
-    init(_ values: [String: String]) { self.values = values }
+    init(_ values: [String: String], repeated: [String: [String]] = [:]) {
+        self.values = values
+        self.repeated = repeated
+    }
+
+    init(_ form: MultipartForm) { self.init(form.fields, repeated: form.repeated) }
+
+    /// Every value of a field the form may repeat (`watermarkSource`…), in order.
+    func all(_ key: String) -> [String] { repeated[key] ?? values[key].map { [$0] } ?? [] }
 
     /// The value of `key`, nil when absent or empty (Gotenberg's default then stands).
     func string(_ key: String) -> String? {

@@ -13,16 +13,31 @@ struct GotenbergJobs: Sendable {
 
     var engine: JobEngine { intake.engine }
 
-    /// One job of a request: what to make, and the files received for it.
+    /// One job of a request: what to make, the files received for it, and the name its PDF
+    /// goes by in the answer (nil: the job's id, as Gotenberg names what it generated).
     struct Planned: Sendable {
         var spec: JobSpec
         var files: [String]
+        var name: String? = nil
+        /// Whether its PDFs are parts of a split, named `<name>_<i>.pdf`.
+        var parts = false
     }
 
     /// A finished job's PDFs (several for a split), in order, with the name each goes by.
     struct Output: Sendable {
         var job: Job
         var documents: [(document: Document, path: String)]
+        var name: String?
+        var parts: Bool
+
+        /// Gotenberg's names: the job's (or its id `.pdf`); a split's parts `<stem>_0.pdf`,
+        /// `<stem>_1.pdf` … counted from 0.
+        var filenames: [String] {
+            let base = name ?? job.id.lowercased + ".pdf"
+            guard parts else { return documents.map { _ in base } }
+            let stem = base.lowercased().hasSuffix(".pdf") ? String(base.dropLast(4)) : base
+            return documents.indices.map { "\(stem)_\($0).pdf" }
+        }
     }
 
     /// Creates every job, then waits for all of them. Cancelled (the client hung up), it cancels
@@ -48,8 +63,9 @@ struct GotenbergJobs: Sendable {
                 discard(ended)
                 throw GotenbergJobFailed(job: failed)
             }
-            return try ended.map { job in
-                Output(job: job, documents: try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) })
+            return try zip(ended, planned).map { job, plan in
+                let documents = try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) }
+                return Output(job: job, documents: documents, name: plan.name, parts: plan.parts)
             }
         } catch {
             for job in jobs { _ = try? engine.cancel(job.id) }

@@ -10,6 +10,8 @@ import Hummingbird
 struct MultipartForm {
     struct File {
         var path: String
+        /// The part's name: which field of the form the file came in.
+        var field: String?
         var filename: String?
         /// The part's `Content-Type`: what the file is when it has no name.
         var mediaType: String?
@@ -26,6 +28,8 @@ struct MultipartForm {
 
     /// The last value of each text field.
     var fields: [String: String] = [:]
+    /// Every value of each text field, in order: for the fields a form repeats.
+    var repeated: [String: [String]] = [:]
     var files: [File] = []
     var entries: [Entry] = []
 
@@ -123,7 +127,9 @@ struct MultipartForm {
                         guard FileManager.default.createFile(atPath: path, contents: nil) else {
                             throw APIError(.internalServerError, "storage_error", "cannot create the upload file; is the store writable?")
                         }
-                        form.files.append(File(path: path, filename: headers.filename, mediaType: headers.contentType, bytes: 0, sha256: nil))
+                        form.files.append(
+                            File(path: path, field: headers.name, filename: headers.filename, mediaType: headers.contentType, bytes: 0, sha256: nil)
+                        )
                         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                         hasher = hashing ? SHA256() : nil
                         fileBytes = 0
@@ -170,6 +176,7 @@ struct MultipartForm {
                     } else if let name = current?.name {
                         let value = String(decoding: text, as: UTF8.self)
                         form.fields[name] = value
+                        form.repeated[name, default: []].append(value)
                         if name == "url" { form.entries.append(.url(value)) }
                     }
                     current = nil

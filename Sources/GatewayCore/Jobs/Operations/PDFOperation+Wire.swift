@@ -14,7 +14,7 @@ extension PDFOperation: Codable {
 
     /// The fields each operation takes, besides `op`.
     static let fields: [String: [String]] = [
-        "split": ["every", "ranges"],
+        "split": ["every", "ranges", "pages"],
         "rotate": ["angle", "pages"],
         "pdfa": ["part"],
         "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date"],
@@ -42,19 +42,25 @@ extension PDFOperation: Codable {
         case "split":
             let every = try reader.optional(Int.self, "every")
             let ranges = try reader.optional([String].self, "ranges")
-            switch (every, ranges) {
-            case (let every?, nil):
+            let pages = try reader.optional(String.self, "pages")
+            switch (every, ranges, pages) {
+            case (let every?, nil, nil):
                 guard (1...PageSelection.maxPage).contains(every) else {
                     throw reader.invalid("every", "must be 1 to \(PageSelection.maxPage) (pages per part)")
                 }
                 self = .split(.every(every))
-            case (nil, let ranges?):
+            case (nil, let ranges?, nil):
                 guard !ranges.isEmpty, ranges.count <= Self.maxParts else {
                     throw reader.invalid("ranges", "needs 1 to \(Self.maxParts) page ranges, such as [\"1-3\", \"4-\"]")
                 }
                 self = .split(.ranges(try ranges.enumerated().map { index, text in try reader.pages(text, "ranges[\(index)]") }))
+            case (nil, nil, let pages?):
+                self = .split(.pages(try reader.pages(pages, "pages")))
             default:
-                throw reader.invalid("every", "split takes either every (pages per part) or ranges (one part per range), not both or neither")
+                throw reader.invalid(
+                    "every",
+                    "split takes one of every (pages per part), ranges (one part per range) and pages (one part per page of the range)"
+                )
             }
         case "rotate":
             let angle = try reader.required(Int.self, "angle")
@@ -149,6 +155,7 @@ extension PDFOperation: Codable {
         switch self {
         case .split(.every(let every)): try container.encode(every, forKey: Key("every"))
         case .split(.ranges(let ranges)): try container.encode(ranges, forKey: Key("ranges"))
+        case .split(.pages(let pages)): try container.encode(pages, forKey: Key("pages"))
         case .rotate(let angle, let pages):
             try container.encode(angle, forKey: Key("angle"))
             try container.encodeIfPresent(pages, forKey: Key("pages"))

@@ -28,6 +28,8 @@ public enum PDFOperation: Sendable, Equatable {
     public enum Split: Sendable, Equatable {
         case every(Int)
         case ranges([PageSelection])
+        /// One document per page of the selection (Gotenberg's `pages` split mode).
+        case pages(PageSelection)
     }
 
     public enum PDFAPart: String, Sendable, Equatable, CaseIterable {
@@ -236,6 +238,9 @@ extension [PDFOperation] {
                 for (number, range) in ranges.enumerated() { _ = try range.pages(of: pages, field: at + ".ranges[\(number)]") }
                 pages = ranges.map { (try? $0.pages(of: pages).count) ?? 0 }.max() ?? pages
             case .split(.every(let size)): pages = Swift.min(size, pages)
+            case .split(.pages(let selection)):
+                _ = try selection.pages(of: pages, field: at + ".pages")
+                pages = 1
             default: break
             }
         }

@@ -1,0 +1,83 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import ZIPFoundation
+
+/// The answer of a Gotenberg route that made PDFs: one file as itself, several as one zip, named
+/// Gotenberg's way (`Gotenberg-Output-Filename` plus the real extension, else the outputs' own
+/// names). Streamed from disk; the documents leave the library once it is written, unless the
+/// caller asked to keep them (`Pdfgate-Folder`).
+struct GotenbergAnswer {
+    let jobs: GotenbergJobs
+
+    func response(_ outputs: [GotenbergJobs.Output], request: Request, context: GatewayRequestContext) async throws -> Response {
+        let files = outputs.flatMap { output in
+            Swift.zip(output.documents, output.filenames).map { (path: $0.path, name: $1, size: $0.document.size) }
+        }
+        guard let first = files.first, let job = outputs.first?.job else { throw GotenbergError(.internalServerError) }
+        let keep = request.headers[.pdfgateFolder] != nil
+        // Gotenberg's name: the header's last path segment, control characters out, plus the extension.
+        let named = request.headers[.gotenbergOutputFilename]
+            .map { $0.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? "" }
+            .map { String($0.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }).trimmingCharacters(in: .whitespaces) }
+            .flatMap { $0.isEmpty ? nil : $0 }
+
+        var headers = HTTPFields()
+        headers[.pdfgateJobID] = outputs.map(\.job.id.lowercased).joined(separator: ", ")
+        if keep { headers[.pdfgateDocumentID] = outputs.flatMap { $0.documents.map(\.document.id.lowercased) }.joined(separator: ", ") }
+        let (path, size, temporary): (String, Int64, Bool)
+        if files.count == 1 {
+            headers[.contentType] = "application/pdf"
+            headers[.contentDisposition] = FileResponse.disposition("attachment", filename: named.map { $0 + ".pdf" } ?? first.name)
+            (path, size, temporary) = (first.path, first.size, false)
+        } else {
+            let archive = jobs.intake.staging.incomingPath()
+            do {
+                try Self.archive(files.map { ($0.path, $0.name) }, to: archive)
+            } catch {
+                jobs.intake.staging.discardIncoming(archive)
+                throw error
+            }
+            headers[.contentType] = "application/zip"
+            headers[.contentDisposition] = FileResponse.disposition("attachment", filename: (named ?? job.id.lowercased) + ".zip")
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: archive)[.size] as? NSNumber)?.int64Value ?? 0
+            (path, size, temporary) = (archive, bytes, true)
+        }
+        headers[.contentLength] = String(size)
+        let (jobs, finished) = (jobs, outputs.map(\.job))
+        let done: @Sendable () -> Void = {
+            if temporary { jobs.intake.staging.discardIncoming(path) }
+            if !keep { jobs.discard(finished) }
+        }
+        let file: ResponseBody
+        do {
+            file = try await FileIO().loadFile(path: path, context: context)
+        } catch {
+            done()
+            throw error
+        }
+        let body = ResponseBody { writer in
+            defer { done() }
+            try await file.write(writer)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The PDFs stored as they are: their streams are compressed already, so deflating again
+    /// would cost time for next to nothing.
+    static func archive(_ files: [(path: String, name: String)], to path: String) throws {
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+        var used: Set<String> = []
+        for file in files {
+            // Two outputs of one name (two inputs called alike) both arrive: the second is renamed.
+            var name = file.name
+            var number = 2
+            while !used.insert(name).inserted {
+                name = ((file.name as NSString).deletingPathExtension) + " (\(number))." + (file.name as NSString).pathExtension
+                number += 1
+            }
+            try archive.addEntry(with: name, fileURL: URL(fileURLWithPath: file.path), compressionMethod: .none)
+        }
+    }
+}

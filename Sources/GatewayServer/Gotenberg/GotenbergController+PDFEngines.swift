@@ -1,0 +1,127 @@
+import Foundation
+import GatewayCore
+import Hummingbird
+
+/// Gotenberg's `/forms/pdfengines/*`: each a `PDF_TO_PDF` job of our engine with the matching
+/// operations (qpdf and Ghostscript in the sandbox). The inputs are the form's PDFs in natural
+/// order of their names (`page_2.pdf` before `page_10.pdf`), as Gotenberg sorts them; a route
+/// that changes files in place answers each under its own name.
+extension GotenbergController {
+    func addPDFEngineRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.post("/forms/pdfengines/merge") { request, context in try await self.merge(request, context) }
+        group.post("/forms/pdfengines/split") { request, context in
+            try await self.eachPDF(request, context, route: .init(requiresSplit: true)) { _, _ in [] }
+        }
+        group.post("/forms/pdfengines/flatten") { request, context in
+            try await self.eachPDF(request, context) { _, _ in [.flatten] }
+        }
+        group.post("/forms/pdfengines/optimize") { request, context in
+            try await self.eachPDF(request, context) { fields, _ in
+                [.optimize(GotenbergPostProcessing.optimize(quality: GotenbergPostProcessing.imageQuality(&fields) ?? 80))]
+            }
+        }
+        group.post("/forms/pdfengines/convert") { request, context in try await self.convertPDF(request, context) }
+        group.post("/forms/pdfengines/metadata/write") { request, context in
+            try await self.eachPDF(request, context, requiring: "metadata")
+        }
+        group.post("/forms/pdfengines/encrypt") { request, context in
+            try await self.eachPDF(request, context) { fields, post in
+                if !post.operations.contains(where: { $0.name == "encrypt" }) {
+                    fields.append("a 'userPassword' or 'ownerPassword' is required")
+                }
+                return []
+            }
+        }
+        group.post("/forms/pdfengines/watermark") { request, context in
+            try await self.eachPDF(request, context, requiring: "watermarkSource")
+        }
+        group.post("/forms/pdfengines/stamp") { request, context in
+            try await self.eachPDF(request, context, requiring: "stampSource")
+        }
+        group.post("/forms/pdfengines/rotate") { request, context in
+            try await self.eachPDF(request, context, requiring: "rotateAngle")
+        }
+    }
+
+    /// `merge`: the PDFs into one, then the post-processing fields.
+    func merge(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        try await answering(request, context) { owner, form in
+            var fields = GotenbergFields(form)
+            let post = try GotenbergPostProcessing(&fields, files: form.files, route: .init())
+            let files = try Self.pdfInputs(form, &fields)
+            try fields.validate()
+            let spec = JobSpec(
+                type: .pdfToPDF,
+                folder: request.headers[.pdfgateFolder],
+                operations: post.all.isEmpty ? nil : post.all,
+                inputs: files.map { .file($0.filename ?? "document.pdf") }
+            )
+            return try await jobs.run([.init(spec: spec, files: files.map(\.path), parts: post.makesParts)], owner: owner, secrets: JobSecrets())
+        }
+    }
+
+    /// `convert`: PDF/A of each PDF. One answers under its job's name, several under their own.
+    func convertPDF(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        try await answering(request, context) { owner, form in
+            var fields = GotenbergFields(form)
+            let files = try Self.pdfInputs(form, &fields)
+            let pdfa = try GotenbergPostProcessing.pdfa(fields)
+            let pdfua = fields.bool("pdfua") ?? false
+            if !files.isEmpty, pdfa == nil, !pdfua { fields.append("either 'pdfa' or 'pdfua' form fields must be provided") }
+            try fields.validate()
+            if pdfua {
+                throw GotenbergError(
+                    .badRequest,
+                    "pdfgate makes PDF/UA only while LibreOffice exports a document (the pdfua field of /forms/libreoffice/convert), not from an existing PDF"
+                )
+            }
+            let planned = files.map { file in
+                let spec = JobSpec(
+                    type: .pdfToPDF,
+                    originalFilename: file.filename,
+                    folder: request.headers[.pdfgateFolder],
+                    operations: pdfa.map { [.pdfa(PDFOperation.PDFAPart($0))] }
+                )
+                return GotenbergJobs.Planned(spec: spec, files: [file.path], name: files.count == 1 ? nil : file.filename)
+            }
+            return try await jobs.run(planned, owner: owner, secrets: JobSecrets())
+        }
+    }
+
+    /// The routes that change each PDF on its own: the post-processing fields (`requiring` one
+    /// of them) plus what `route` adds, each file a job answered under its own name.
+    func eachPDF(
+        _ request: Request,
+        _ context: GatewayRequestContext,
+        requiring required: String? = nil,
+        route: GotenbergPostProcessing.Route = .init(),
+        operations: @escaping @Sendable (inout GotenbergFields, GotenbergPostProcessing) -> [PDFOperation] = { _, _ in [] }
+    ) async throws -> Response {
+        try await answering(request, context) { owner, form in
+            var fields = GotenbergFields(form)
+            if let required, fields.string(required) == nil { fields.append("form field '\(required)' is required") }
+            let post = try GotenbergPostProcessing(&fields, files: form.files, route: route)
+            let own = operations(&fields, post)
+            let files = try Self.pdfInputs(form, &fields)
+            try fields.validate()
+            let all = own + post.all
+            let planned = files.map { file in
+                let spec = JobSpec(
+                    type: .pdfToPDF,
+                    originalFilename: file.filename,
+                    folder: request.headers[.pdfgateFolder],
+                    operations: all.isEmpty ? nil : all
+                )
+                return GotenbergJobs.Planned(spec: spec, files: [file.path], name: file.filename, parts: post.makesParts)
+            }
+            return try await jobs.run(planned, owner: owner, secrets: JobSecrets())
+        }
+    }
+
+    /// The form's PDFs in Gotenberg's order: natural order of their file names.
+    static func pdfInputs(_ form: MultipartForm, _ fields: inout GotenbergFields) throws(GotenbergError) -> [MultipartForm.File] {
+        try inputs(form, accepting: ["pdf"], &fields).sorted {
+            ($0.filename ?? "").compare($1.filename ?? "", options: [.numeric]) == .orderedAscending
+        }
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import GatewayCore
+
+/// The fields every Gotenberg route that makes PDFs takes after its work (split, watermarks and
+/// stamps, rotate, flatten, optimize, PDF/A, metadata, encryption), read as our `PDFOperation`s:
+/// the same qpdf and Ghostscript steps a `/v1` job runs, in the order Gotenberg applies them.
+///
+/// What our operations cannot do as Gotenberg does (embedded files, Factur-X, bookmarks, PDF/UA
+/// of an existing PDF, metadata keys beyond the document information) is refused by name, never
+/// dropped: a client that asked for it learns it did not happen.
+struct GotenbergPostProcessing {
+    var split: PDFOperation.Split?
+    /// Gotenberg's `splitUnify`: the pages mode makes one file, not one per page.
+    var unify = false
+    var operations: [PDFOperation] = []
+
+    /// Whether the outputs are parts named `<name>_<i>.pdf` (Gotenberg's split naming).
+    var makesParts: Bool {
+        switch split {
+        case .every, .pages: true
+        case .ranges, nil: false
+        }
+    }
+
+    /// Every operation, the split first so the rest applies to each part, as Gotenberg does.
+    var all: [PDFOperation] { (split.map { [.split($0)] } ?? []) + operations }
+
+    /// What `flatten` and `pdfa` mean on the route: LibreOffice applies PDF/A itself while it
+    /// exports (`pdfa` is then its option, not an operation), and Chromium takes no `flatten`.
+    struct Route {
+        var takesFlatten = true
+        var pdfaByOperation = true
+        /// `pdfengines/split`: `splitMode` and `splitSpan` are required.
+        var requiresSplit = false
+    }
+
+    init(_ fields: inout GotenbergFields, files: [MultipartForm.File], route: Route) throws(GotenbergError) {
+        try Self.refuseUnsupported(fields, files: files)
+        readSplit(&fields, required: route.requiresSplit)
+        try readMarks("watermark", &fields, files: files)
+        try readMarks("stamp", &fields, files: files)
+        if let angle = Self.rotateAngle(&fields) {
+            let pages = fields.string("rotatePages").flatMap { try? PageSelection($0, field: "rotatePages") }
+            if let text = fields.string("rotatePages"), pages == nil {
+                fields.invalid("rotatePages", text, "wrong value, expected a page range such as '1-3,5'")
+            }
+            operations.append(.rotate(angle: angle, pages: pages))
+        }
+        if route.takesFlatten, fields.bool("flatten") == true { operations.append(.flatten) }
+        let quality = Self.imageQuality(&fields)
+        if fields.bool("optimizeImages") == true { operations.append(.optimize(Self.optimize(quality: quality ?? 80))) }
+        if let update = Self.metadata(&fields) { operations.append(.metadata(update)) }
+        let pdfa = try Self.pdfa(fields)
+        if route.pdfaByOperation, let pdfa { operations.append(.pdfa(PDFOperation.PDFAPart(pdfa))) }
+        if let encryption = Self.encryption(&fields) {
+            if pdfa != nil { fields.append("PDF/A format is incompatible with encryption") }
+            operations.append(.encrypt(encryption))
+        }
+    }
+
+    // MARK: - Split
+
+    private mutating func readSplit(_ fields: inout GotenbergFields, required: Bool) {
+        let mode = fields.string("splitMode")
+        let span = fields.string("splitSpan").map { $0.filter { !$0.isWhitespace } }
+        unify = fields.bool("splitUnify") ?? false
+        if required {
+            if mode == nil { fields.append("form field 'splitMode' is required") }
+            if span == nil { fields.append("form field 'splitSpan' is required") }
+        }
+        guard let mode else { return }
+        switch mode {
+        case "intervals":
+            if unify { fields.append("unify is not available for split mode 'intervals'") }
+            guard let span else { return }
+            guard let every = Int(span) else {
+                fields.invalid("splitSpan", span, "strconv.Atoi: parsing \"\(span)\": invalid syntax")
+                return
+            }
+            guard every >= 1 else {
+                fields.invalid("splitSpan", span, "value is inferior to 1")
+                return
+            }
+            split = .every(every)
+        case "pages":
+            guard let span else { return }
+            guard let selection = try? PageSelection(span, field: "splitSpan") else {
+                fields.invalid("splitSpan", span, "wrong value, expected a page range such as '1-3,5' or '2-'")
+                return
+            }
+            split = unify ? .ranges([selection]) : .pages(selection)
+        default:
+            fields.invalid("splitMode", mode, "wrong value, expected either 'intervals' or 'pages'")
+        }
+    }
+
+    // MARK: - Watermarks and stamps
+
+    /// `watermarkSource`/`stampSource` and their aligned `…Expression`, `…Pages`, `…Options`,
+    /// repeatable; an image comes in the file field named `watermark`/`stamp`, in order.
+    private mutating func readMarks(_ prefix: String, _ fields: inout GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
+        let sources = fields.all(prefix + "Source")
+        let expressions = fields.all(prefix + "Expression")
+        let pages = fields.all(prefix + "Pages")
+        let options = fields.all(prefix + "Options")
+        var images = files.filter { $0.field == prefix }.makeIterator()
+        for (index, source) in sources.enumerated() {
+            let at = { (values: [String]) in index < values.count && !values[index].isEmpty ? values[index] : nil }
+            var mark = PDFOperation.Watermark()
+            switch source {
+            case "text":
+                guard let text = at(expressions) else {
+                    fields.append("form field '\(prefix)Expression' is required for a text source")
+                    continue
+                }
+                mark.text = text
+            case "image":
+                guard let file = images.next() else {
+                    fields.append("a \(prefix) file is required for image or pdf source")
+                    continue
+                }
+                do {
+                    let data = try Data(contentsOf: URL(fileURLWithPath: file.path))
+                    mark.image = try PDFOperation.StampImage.png(data, field: "the \(prefix) file '\(file.filename ?? "")'")
+                } catch let error as OperationError {
+                    throw GotenbergError(.badRequest, error.message)
+                } catch {
+                    throw GotenbergError(.internalServerError)
+                }
+            case "pdf":
+                throw GotenbergError(
+                    .badRequest,
+                    "pdfgate draws text and PNG \(prefix)s; a PDF as \(prefix) is not supported. Send \(prefix)Source=image with a PNG of it."
+                )
+            default:
+                fields.invalid(prefix + "Source", source, "wrong value, expected either 'text', 'image' or 'pdf'")
+                continue
+            }
+            if let text = at(pages) {
+                guard let selection = try? PageSelection(text, field: prefix + "Pages") else {
+                    fields.invalid(prefix + "Pages", text, "wrong value, expected a page range such as '1-3,5'")
+                    continue
+                }
+                mark.pages = selection
+            }
+            if let text = at(options) {
+                guard let decoded = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) else {
+                    fields.append("form field '\(prefix)Options' is invalid")
+                    continue
+                }
+                try Self.apply(decoded, to: &mark, field: prefix + "Options")
+            }
+            operations.append(.watermark(mark))
+        }
+    }
+
+    /// pdfcpu's description keys (`{"rot":"45","opacity":"0.5","scale":"0.5 abs","points":"48"}`)
+    /// that our watermark draws; any other is refused by name rather than left undone.
+    private static func apply(_ options: [String: String], to mark: inout PDFOperation.Watermark, field: String) throws(GotenbergError) {
+        let keys: [(names: Set<String>, set: (inout PDFOperation.Watermark, Double) -> Bool)] = [
+            (
+                ["rotation", "rot", "r"],
+                {
+                    $0.angle = $1
+                    return abs($1) <= 360
+                }
+            ),
+            (
+                ["opacity", "op"],
+                {
+                    $0.opacity = $1
+                    return (0...1).contains($1)
+                }
+            ),
+            (
+                ["points", "fontsize", "po"],
+                {
+                    $0.fontSize = $1
+                    return $1 > 0 && $1 <= 1000
+                }
+            ),
+            (
+                ["scalefactor", "scale", "sc"],
+                {
+                    $0.scale = $1
+                    return $1 > 0 && $1 <= 1
+                }
+            ),
+        ]
+        for (key, text) in options.sorted(by: { $0.key < $1.key }) {
+            guard let handler = keys.first(where: { $0.names.contains(key.lowercased()) }) else {
+                throw GotenbergError(
+                    .badRequest,
+                    "Invalid form data: form field '\(field)' has '\(key)', which pdfgate does not draw; it takes rotation, opacity, points and scalefactor"
+                )
+            }
+            // pdfcpu writes `0.5 abs` / `0.5 rel`: the number is what we take.
+            let number = text.split(separator: " ").first.flatMap { Double($0) }
+            guard let number, handler.set(&mark, number) else {
+                throw GotenbergError(.badRequest, "Invalid form data: form field '\(field)' has '\(key)': '\(text)', which is not a number in range")
+            }
+        }
+    }
+
+    // MARK: - The other fields
+
+    private static func rotateAngle(_ fields: inout GotenbergFields) -> Int? {
+        let angle = fields.int("rotateAngle") { [90, 180, 270].contains($0) ? nil : "wrong value, expected 90, 180, or 270" }
+        return angle
+    }
+
+    static func imageQuality(_ fields: inout GotenbergFields) -> Int? {
+        fields.int("imageQuality") { $0 < 1 ? "value is inferior to 1" : $0 > 100 ? "value is superior to 100" : nil }
+    }
+
+    /// Gotenberg re-encodes images at a JPEG quality; Ghostscript's presets are the nearest we
+    /// have: below 50 for the screen, below 80 an ebook, else for print (its default, 80).
+    static func optimize(quality: Int) -> PDFOperation.Optimize {
+        PDFOperation.Optimize(images: quality < 50 ? .screen : quality < 80 ? .ebook : .printer, linearize: false)
+    }
+
+    /// `pdfa`: the three parts Gotenberg's own engine applies, as LibreOffice names them.
+    static func pdfa(_ fields: GotenbergFields) throws(GotenbergError) -> OfficeOptions.PDFA? {
+        guard let text = fields.string("pdfa") else { return nil }
+        guard let part = OfficeOptions.PDFA(rawValue: text) else { throw unsupportedFormat }
+        return part
+    }
+
+    static let unsupportedFormat = GotenbergError(
+        .badRequest,
+        "The requested PDF format is not supported, or no PDF engine could apply it. Valid formats include PDF/A-1b, PDF/A-2b, PDF/A-3b, and PDF/UA."
+    )
+
+    /// Gotenberg's `metadata` JSON, for the keys of the document information we write.
+    private static func metadata(_ fields: inout GotenbergFields) -> PDFOperation.MetadataUpdate? {
+        guard let text = fields.string("metadata") else { return nil }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            fields.invalid("metadata", text, "unmarshal metadata: the value is not a JSON object")
+            return nil
+        }
+        var update = PDFOperation.MetadataUpdate()
+        var refused: [String] = []
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            let string = (value as? String) ?? (value as? [String])?.joined(separator: ", ")
+            switch key.lowercased() {
+            case "title": update.title = string
+            case "author": update.author = string
+            case "subject": update.subject = string
+            case "keywords": update.keywords = string
+            case "creator": update.creator = string
+            case "creationdate", "createdate": update.creationDate = string.flatMap(Self.date)
+            case "moddate", "modifydate", "modificationdate": update.modificationDate = string.flatMap(Self.date)
+            default:
+                refused.append(key)
+                continue
+            }
+            if string == nil || string?.contains(where: { $0.isNewline || $0 == "\0" }) == true {
+                refused.append(key)
+            }
+        }
+        guard refused.isEmpty else {
+            fields.append(
+                "form field 'metadata' has \(refused.map { "'\($0)'" }.joined(separator: ", ")), which pdfgate does not write: it writes Title, Author, Subject, Keywords, Creator, CreationDate and ModDate, as one-line text (dates as 2006-09-18T16:27:50-04:00)"
+            )
+            return nil
+        }
+        return update
+    }
+
+    private static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withFullDate]
+        return formatter.date(from: text)
+    }
+
+    /// `userPassword`, `ownerPassword` and the `allow*` permissions. Without an owner password
+    /// the user's opens with every right, as Gotenberg's qpdf does.
+    private static func encryption(_ fields: inout GotenbergFields) -> PDFOperation.Encryption? {
+        let user = fields.string("userPassword")
+        let owner = fields.string("ownerPassword")
+        let permissions: [(String, [PDFOperation.Encryption.Permission])] = [
+            ("allowPrinting", [.print]), ("allowCopying", [.copy]), ("allowModifying", [.modify]),
+            ("allowAnnotating", [.annotate]), ("allowFillingForms", [.fillForms]), ("allowAssembling", [.assemble]),
+        ]
+        var allow = Set(PDFOperation.Encryption.Permission.allCases)
+        for (field, granted) in permissions where fields.bool(field) == false { allow.subtract(granted) }
+        guard user != nil || owner != nil else {
+            if allow.count < PDFOperation.Encryption.Permission.allCases.count {
+                fields.append("permission restrictions require a 'userPassword' or 'ownerPassword'")
+            }
+            return nil
+        }
+        return PDFOperation.Encryption(userPassword: user, ownerPassword: owner ?? user, allow: allow)
+    }
+
+    /// Gotenberg's features that our operations do not carry out: refused by name.
+    private static func refuseUnsupported(_ fields: GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
+        var asked: [String] = []
+        if files.contains(where: { $0.field == "embeds" }) { asked.append("embeds") }
+        if files.contains(where: { $0.field == "facturxXml" }) { asked.append("facturxXml") }
+        for key in ["embedsMetadata", "facturxConformanceLevel", "downloadFrom", "bookmarks"] where fields.string(key) != nil { asked.append(key) }
+        for key in ["autoIndexBookmarks", "titleBookmarks"] where ["1", "t", "T", "TRUE", "true", "True"].contains(fields.string(key) ?? "") {
+            asked.append(key)
+        }
+        guard asked.isEmpty else {
+            throw GotenbergError(
+                .badRequest,
+                "pdfgate does not support \(asked.map { "'\($0)'" }.joined(separator: ", ")) on its Gotenberg routes yet; leave \(asked.count == 1 ? "it" : "them") out"
+            )
+        }
+    }
+}
+
+extension PDFOperation.PDFAPart {
+    init(_ office: OfficeOptions.PDFA) {
+        switch office {
+        case .a1b: self = .a1b
+        case .a2b: self = .a2b
+        case .a3b: self = .a3b
+        }
+    }
+}
