@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Gotenberg's routes answer several files as one zip.
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        // Gotenberg's Markdown route: the pages' HTML.
+        .package(url: "https://github.com/JohnSundell/Ink.git", from: "0.6.0"),
     ],
     targets: [
         // C libraries: one system-library target each, with typed shims for variadic calls.
@@ -101,6 +103,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Ink", package: "Ink"),
             ],
             // A link to the repository's openapi.yaml: served at /openapi.yaml, one source of truth.
             // The web page's files, served at / and /ui/ (WebAssets lists the same names).

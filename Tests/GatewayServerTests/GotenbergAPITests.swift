@@ -79,6 +79,60 @@ struct GotenbergAPITests {
         }
     }
 
+    @Test("an uploaded index.html prints with its footer; a Markdown template gets its pages' HTML; assets are named, not dropped")
+    func htmlAndMarkdown() async throws {
+        let gateway = try InProcessGateway()
+        let files = TemporaryDirectory("gotenberg-html")
+        func write(_ name: String, _ text: String, in folder: String) throws -> String {
+            try FileManager.default.createDirectory(atPath: files.file(folder), withIntermediateDirectories: true)
+            let path = files.file(folder + "/" + name)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let index = try write("index.html", "<html><body><h1>Quarterly figures</h1><p>Revenue rose.</p></body></html>", in: "html")
+        let footer = try write(
+            "footer.html",
+            #"<html><body><p style="font-size:10px">Page <span class="pageNumber"></span></p></body></html>"#,
+            in: "html"
+        )
+        let template = try write("index.html", #"<html><body>{{ toHTML "notes.md" }}</body></html>"#, in: "markdown")
+        let notes = try write("notes.md", "# Meeting notes\n\nWe agreed on **three** points:\n\n- ship\n- test\n- rest\n", in: "markdown")
+        try await gateway.run(converting: true) { client in
+            let html = try await Self.post(client, "/forms/chromium/convert/html", [.file("files", path: index), .file("files", path: footer)])
+            #expect(html.status == .ok, "\(String(buffer: html.body))")
+            let htmlPDF = files.file("html.pdf")
+            try Data(html.body.readableBytesView).write(to: URL(fileURLWithPath: htmlPDF))
+            let htmlText = try await run("/usr/bin/pdftotext", [htmlPDF, "-"]).stdout
+            #expect(htmlText.contains("Quarterly figures") && htmlText.contains("Page 1"), "\(htmlText)")
+
+            let markdown = try await Self.post(
+                client,
+                "/forms/chromium/convert/markdown",
+                [.file("files", path: template), .file("files", path: notes)]
+            )
+            #expect(markdown.status == .ok, "\(String(buffer: markdown.body))")
+            let markdownPDF = files.file("markdown.pdf")
+            try Data(markdown.body.readableBytesView).write(to: URL(fileURLWithPath: markdownPDF))
+            let markdownText = try await run("/usr/bin/pdftotext", [markdownPDF, "-"]).stdout
+            #expect(markdownText.contains("Meeting notes") && markdownText.contains("three") && !markdownText.contains("**"), "\(markdownText)")
+
+            let missing = try await Self.post(
+                client,
+                "/forms/chromium/convert/markdown",
+                [.file("files", path: template), .named("files", path: notes, filename: "other.md")]
+            )
+            #expect(missing.status == .badRequest && String(buffer: missing.body) == "Markdown file(s) not found: 'notes.md'")
+            let noIndex = try await Self.post(client, "/forms/chromium/convert/markdown", [])
+            #expect(String(buffer: noIndex.body) == "Invalid form data: form file 'index.html' is required\nno form file found for extensions: [.md]")
+            let asset = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [.file("files", path: index), .named("files", path: Fixtures.pdf("one-page.pdf"), filename: "logo.png")]
+            )
+            #expect(asset.status == .badRequest && String(buffer: asset.body).contains("'logo.png'"), "\(String(buffer: asset.body))")
+        }
+    }
+
     @Test("refusals are Gotenberg's: plain text, its words, the trace id back")
     func refusals() async throws {
         let gateway = try InProcessGateway()

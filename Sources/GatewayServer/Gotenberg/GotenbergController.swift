@@ -25,6 +25,7 @@ struct GotenbergController: Sendable {
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
         group.post("/forms/chromium/convert/url") { request, context in try await self.convertURL(request, context) }
+        addChromiumFileRoutes(to: group)
         addPDFEngineRoutes(to: group)
     }
 
