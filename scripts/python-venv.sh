@@ -11,7 +11,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.build/python-venv"
 # Exact versions, so every machine fuzzes with the same checks; bump deliberately.
-pins=(schemathesis==4.32.5 gotenberg-client==1.0.0)
+pins=(schemathesis==4.32.5 "gotenberg-client[httpx]==1.0.0" httpx==0.28.1 h2==4.4.1)
 # Written last, after a complete install: a half-made venv is redone on the next run.
 stamp="$venv/.pins"
 

@@ -144,13 +144,28 @@ struct GotenbergPostProcessing {
                 mark.pages = selection
             }
             if let text = at(options) {
-                guard let decoded = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) else {
+                // pdfcpu's descriptions are text (`"0.5 abs"`); clients also send bare numbers.
+                let decoded = (try? JSONDecoder().decode([String: Scalar].self, from: Data(text.utf8)))?.mapValues(\.text)
+                guard let decoded else {
                     fields.append("form field '\(prefix)Options' is invalid")
                     continue
                 }
                 try Self.apply(decoded, to: &mark, field: prefix + "Options")
             }
             operations.append(.watermark(mark))
+        }
+    }
+
+    /// A JSON string or number, as text.
+    private struct Scalar: Decodable {
+        var text: String
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let string = try? container.decode(String.self) {
+                text = string
+            } else {
+                text = String(try container.decode(Double.self))
+            }
         }
     }
 

@@ -1,0 +1,55 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// Issue 28, point 5: the Python `gotenberg-client` (PyPI, pinned in scripts/python-venv.sh),
+/// unchanged, against a live `pdfgate serve` that requires tokens — its basic auth carrying
+/// our token. scripts/gotenberg-client-check.py makes the calls; every file it got is checked
+/// here with Poppler's tools.
+@Suite("gotenberg-client against pdfgate")
+struct GotenbergClientTests {
+    static let repository = (Fixtures.root as NSString).deletingLastPathComponent
+
+    @Test("every call of Gotenberg's Python client gets Gotenberg's answer, made by our engine")
+    func pythonClient() async throws {
+        let server = try await ServerProcess(arguments: ["--auth", "tokens"])
+        defer { Task { await server.stop() } }
+        let token = try await OwnerIsolationTests.token(server.store, owner: "migrating-team")
+        let venv = try await run("/bin/bash", [Self.repository + "/scripts/python-venv.sh"])
+        let bin = venv.stdout.split(separator: "\n").last.map(String.init)
+        let python = try #require(bin, "\(venv.stderr)") + "/python"
+        let out = TemporaryDirectory("gotenberg-client")
+        let script = Self.repository + "/scripts/gotenberg-client-check.py"
+        let called = try await run(python, [script, server.baseURL, token, Fixtures.root, out.path])
+        try #require(called.status == 0, "the client failed:\n\(called.stderr.suffix(3000))")
+        let results = try #require(try JSONSerialization.jsonObject(with: Data(called.stdout.utf8)) as? [String: [String: Any]])
+        func file(_ name: String) throws -> String { try #require(results[name]?["file"] as? String, "\(name): \(results[name] ?? [:])") }
+        func info(_ path: String) async throws -> String { try await run("/usr/bin/pdfinfo", ["-f", "1", "-l", "1", path]).stdout }
+        func text(_ path: String) async throws -> String { try await run("/usr/bin/pdftotext", [path, "-"]).stdout }
+        func pages(_ path: String) async throws -> Int { Int(try await info(path).firstMatch(of: /Pages:\s+(\d+)/)?.1 ?? "") ?? 0 }
+
+        #expect(results["health"]?["text"] as? String == "up")
+        #expect(results["version"]?["text"] as? String == "8.36.0")
+        #expect(try await pages(try file("office")) >= 1)
+        #expect(results["office_zip"]?["entries"] as? [String] == ["sample.docx.pdf", "sample.odt.pdf"], "\(results["office_zip"] ?? [:])")
+        #expect(try await pages(try file("office_merged")) >= 2)
+        #expect(try await pages(try file("merge")) == 4)
+        #expect(results["split"]?["entries"] as? [String] == ["many-pages_0.pdf", "many-pages_1.pdf", "many-pages_2.pdf"])
+        let splitDirectory = try #require(results["split"]?["directory"] as? String)
+        #expect(try await pages(splitDirectory + "/many-pages_2.pdf") == 2, "12 pages in fives: 5, 5, 2")
+        #expect(try await info(try file("rotate")).firstMatch(of: /rot:\s+90/) != nil)
+        let locked = try file("encrypt")
+        #expect(try await run("/usr/bin/pdfinfo", [locked]).status != 0, "the PDF needs its password")
+        #expect(try await run("/usr/bin/pdfinfo", ["-upw", "s3cret", locked]).status == 0)
+        // Drawn at 45°, the word comes out of pdftotext a letter or two per line.
+        #expect(try await text(try file("watermark")).filter { !$0.isWhitespace }.contains("DRAFT"))
+        let described = try await info(try file("metadata"))
+        #expect(described.contains("Title:           Minutes") && described.contains("Author:          The board"), "\(described)")
+        #expect(try await text(try file("html")).contains("Hello from the client"))
+        let minutes = try await text(try file("markdown"))
+        #expect(minutes.contains("Minutes") && minutes.contains("three") && !minutes.contains("**"), "\(minutes)")
+        // Refusals as the client expects them: Gotenberg's statuses and words.
+        #expect(results["loopback_url"]?["status"] as? Int == 403 && results["loopback_url"]?["body"] as? String == "Forbidden")
+        #expect(results["wrong_password"]?["status"] as? Int == 401)
+    }
+}
