@@ -14,7 +14,14 @@ import zipfile
 from pathlib import Path
 
 from gotenberg_client import GotenbergClient, HttpStatusError
-from gotenberg_client.options import RotateAngle, WatermarkStampOptions, WatermarkStampSource
+from gotenberg_client.options import (
+    Measurement,
+    MeasurementUnitType,
+    PageMarginsType,
+    RotateAngle,
+    WatermarkStampOptions,
+    WatermarkStampSource,
+)
 
 base_url, token, fixtures, out = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
 out.mkdir(parents=True, exist_ok=True)
@@ -79,7 +86,9 @@ with GotenbergClient(base_url, auth=("gotenberg", token), timeout=120.0) as clie
     with client.metadata.write() as route:
         record("metadata", lambda: route.write(pdf("no-metadata.pdf")).metadata(title="Minutes", author="The board").run())
     with client.chromium.html_to_pdf() as route:
-        record("html", lambda: route.string_index("<html><body><h1>Hello from the client</h1></body></html>").run())
+        # Only the left margin set, in millimetres (50.8 mm is 2 in): the others keep Gotenberg's default.
+        margins = PageMarginsType(left=Measurement(50.8, MeasurementUnitType.Millimeters))
+        record("html", lambda: route.string_index("<html><body><h1>Hello from the client</h1></body></html>").margins(margins).run())
     with client.chromium.markdown_to_pdf() as route:
         template = '<html><body>{{ toHTML "notes.md" }}</body></html>'
         record("markdown", lambda: route.string_index(template).markdown_file(markdown).run())

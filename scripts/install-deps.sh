@@ -17,6 +17,8 @@ if [ "${1:-}" != "--build-only" ]; then
   # comments then aborts a warm soffice (its comment margin cannot find annotation.ui).
   # qpdf and Ghostscript: the PDF operations (merge, split, PDF/A, …); the benchmarks use qpdf too.
   wanted+=(qpdf ghostscript)
+  # ExifTool: what Gotenberg's metadata/read answers with, read the same way.
+  wanted+=(libimage-exiftool-perl)
   # /etc/mime.types: a file sent without a name is named by its Content-Type.
   wanted+=(media-types)
   wanted+=(bubblewrap libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math

@@ -171,6 +171,7 @@ public struct GatewayServer {
         let (links, configuration) = (self.links, self.configuration)
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadRefusal()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pdfgate"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

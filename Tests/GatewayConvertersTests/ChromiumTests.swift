@@ -33,6 +33,24 @@ extension LocalConverterTests {
             }
         }
 
+        /// Each side's margin on its own (Gotenberg's marginTop…): the first word sits at the
+        /// left and top margins, measured by Poppler's word boxes.
+        @Test func eachSideTakesItsOwnMargin() async throws {
+            let job = JobFixture()
+            let page = job.directory.file("corner.html")
+            try "<!DOCTYPE html><html><body style=\"margin:0\"><p style=\"margin:0;font:20px sans-serif\">Corner</p></body></html>"
+                .write(toFile: page, atomically: true, encoding: .utf8)
+            var options = ConversionOptions(margin: 0.1)
+            options.marginLeft = 2
+            options.marginTop = 1
+            try await withConverter { converter in
+                try await converter.convert(job.request(.docToPDF, job.file(page), options: options), events: { _ in })
+                let word = try await WordBox.of("Corner", in: job.output)
+                // 2 in is 144 pt from the left, 1 in 72 pt from the top (not 0.1 in, the margin of the other sides).
+                #expect(word.map { abs($0.xMin - 144) < 3 && abs($0.yMin - 72) < 3 } == true, "\(String(describing: word))")
+            }
+        }
+
         @Test func uploadedHTMLCannotReadOtherLocalFiles() async throws {
             let job = JobFixture()
             let secret = job.directory.file("secret.txt")

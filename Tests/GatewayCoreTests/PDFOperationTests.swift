@@ -47,6 +47,29 @@ struct PDFOperationTests {
         #expect(outside.code == "page_range_out_of_bounds")
     }
 
+    /// An outline: Gotenberg's shape, round-tripped; empty titles, page 0, too deep and pages past
+    /// the end refused by name.
+    @Test func bookmarksRoundTripAndAreChecked() throws {
+        let parsed = try Self.decode(#"[{"op":"bookmarks","items":[{"title":"Index","page":1,"children":[{"title":"Sub","page":3}]}]}]"#)
+        #expect(parsed == [.bookmarks([PDFBookmark(title: "Index", page: 1, children: [PDFBookmark(title: "Sub", page: 3)])])])
+        let written = String(decoding: try JSONEncoder().encode(parsed), as: UTF8.self)
+        #expect(try JSONDecoder().decode([PDFOperation].self, from: Data(written.utf8)) == parsed)
+        #expect(!written.contains(#""children":[]"#), "a leaf has no children key: \(written)")
+        let blank = try #require(throws: OperationError.self) { try Self.decode(#"[{"op":"bookmarks","items":[{"title":" ","page":1}]}]"#) }
+        #expect(blank.message.contains("items[0].title"), "\(blank.message)")
+        let zero = try #require(throws: OperationError.self) { try Self.decode(#"[{"op":"bookmarks","items":[{"title":"A","page":0}]}]"#) }
+        #expect(zero.message.contains("items[0].page"), "\(zero.message)")
+        var deep = PDFBookmark(title: "leaf", page: 1)
+        for _ in 0..<PDFBookmark.maxDepth { deep = PDFBookmark(title: "level", page: 1, children: [deep]) }
+        #expect(throws: OperationError.self) { try PDFBookmark.check([deep], field: "items") }
+        // Side by side, at most 500, as openapi.yaml says (schemathesis made a query of thousands).
+        let wide = (0...PDFBookmark.maxSiblings).map { PDFBookmark(title: "\($0)", page: 1) }
+        let tooWide = try #require(throws: OperationError.self) { try PDFBookmark.check(wide, field: "items") }
+        #expect(tooWide.message.contains("at most 500"), "\(tooWide.message)")
+        let past = try #require(throws: OperationError.self) { try parsed.checkPages(pageCount: 2) }
+        #expect(past.code == "page_range_out_of_bounds" && past.message.contains("page 3"), "\(past.message)")
+    }
+
     /// An image watermark: a base64 PNG in, only its hash and size out; anything else refused.
     @Test func watermarkImagesAreCheckedAndNeverWritten() throws {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])

@@ -97,13 +97,22 @@ struct GotenbergAPITests {
         )
         let template = try write("index.html", #"<html><body>{{ toHTML "notes.md" }}</body></html>"#, in: "markdown")
         let notes = try write("notes.md", "# Meeting notes\n\nWe agreed on **three** points:\n\n- ship\n- test\n- rest\n", in: "markdown")
+        let throwing = try write("index.html", "<html><body><script>throw new Error('boom')</script>Text</body></html>", in: "throwing")
         try await gateway.run(converting: true) { client in
-            let html = try await Self.post(client, "/forms/chromium/convert/html", [.file("files", path: index), .file("files", path: footer)])
+            // Only the left margin differs from Gotenberg's default.
+            let html = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [.file("files", path: index), .file("files", path: footer), .text("marginLeft", "2")]
+            )
             #expect(html.status == .ok, "\(String(buffer: html.body))")
             let htmlPDF = files.file("html.pdf")
             try Data(html.body.readableBytesView).write(to: URL(fileURLWithPath: htmlPDF))
             let htmlText = try await run("/usr/bin/pdftotext", [htmlPDF, "-"]).stdout
             #expect(htmlText.contains("Quarterly figures") && htmlText.contains("Page 1"), "\(htmlText)")
+            // 2 in is 144 pt, plus the body's own 8 px (6 pt).
+            let left = try await WordBox.of("Quarterly", in: htmlPDF)?.xMin
+            #expect(left.map { $0 > 145 && $0 < 155 } == true, "\(String(describing: left))")
 
             let markdown = try await Self.post(
                 client,
@@ -124,6 +133,13 @@ struct GotenbergAPITests {
             #expect(missing.status == .badRequest && String(buffer: missing.body) == "Markdown file(s) not found: 'notes.md'")
             let noIndex = try await Self.post(client, "/forms/chromium/convert/markdown", [])
             #expect(String(buffer: noIndex.body) == "Invalid form data: form file 'index.html' is required\nno form file found for extensions: [.md]")
+            // Gotenberg's failOn* rules answer 409.
+            let failed = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [.file("files", path: throwing), .text("failOnConsoleExceptions", "true")]
+            )
+            #expect(failed.status == .conflict && String(buffer: failed.body).contains("boom"), "\(failed.status) \(String(buffer: failed.body))")
             let asset = try await Self.post(
                 client,
                 "/forms/chromium/convert/html",
@@ -192,6 +208,9 @@ struct GotenbergAPITests {
             #expect(details?["chromium"]?["status"] as? String == "up" && details?["libreoffice"]?["status"] as? String == "up", "\(health.json)")
             let version = try await client.execute(uri: "/version", method: .get)
             #expect(String(buffer: version.body) == GotenbergController.apiVersion)
+            let probe = try await client.execute(uri: "/health", method: .head)
+            #expect(probe.status == .ok && probe.body.readableBytes == 0)
+            #expect(try await client.execute(uri: "/favicon.ico", method: .get).status == .noContent)
             // The forms need credentials: Gotenberg's plain 401.
             let form = try await Self.post(client, "/forms/libreoffice/convert", [.file("files", path: Fixtures.office("sample.docx"))])
             #expect(form.status == .unauthorized && String(buffer: form.body) == "Unauthorized")

@@ -46,6 +46,9 @@ struct GotenbergClientTests {
         let described = try await info(try file("metadata"))
         #expect(described.contains("Title:           Minutes") && described.contains("Author:          The board"), "\(described)")
         #expect(try await text(try file("html")).contains("Hello from the client"))
+        // The client's left margin, 50.8 mm (144 pt), plus the body's 8 px (6 pt).
+        let left = try await WordBox.of("Hello", in: try file("html"))?.xMin
+        #expect(left.map { $0 > 145 && $0 < 155 } == true, "\(String(describing: left))")
         let minutes = try await text(try file("markdown"))
         #expect(minutes.contains("Minutes") && minutes.contains("three") && !minutes.contains("**"), "\(minutes)")
         // Refusals as the client expects them: Gotenberg's statuses and words.

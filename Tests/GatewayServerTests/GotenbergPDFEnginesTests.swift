@@ -176,6 +176,94 @@ struct GotenbergPDFEnginesTests {
         }
     }
 
+    /// The JSON object of a read route's answer.
+    static func json(_ response: TestResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
+    }
+
+    @Test("bookmarks are written (one list, or one per file by name) and read back; metadata/read is ExifTool's, as Gotenberg's is")
+    func bookmarksAndMetadataRead() async throws {
+        let gateway = try InProcessGateway()
+        try await gateway.run(converting: true) { client in
+            let none = try await Self.post(client, "/forms/pdfengines/bookmarks/read", [.file("files", path: Fixtures.pdf("one-page.pdf"))])
+            #expect(none.status == .ok && none.headers[.contentType] == "application/json", "\(String(buffer: none.body))")
+            #expect(String(buffer: none.body) == #"{"one-page.pdf":[]}"#)
+
+            let outline = #"[{"title":"Index","page":1,"children":[{"title":"Sub-index","page":3},{"title":"Ünïcode – “quoted”","page":2}]}]"#
+            let written = try await Self.post(
+                client,
+                "/forms/pdfengines/bookmarks/write",
+                [.file("files", path: Fixtures.pdf("many-pages.pdf")), .text("bookmarks", outline)]
+            )
+            #expect(written.status == .ok && Self.filename(written) == "many-pages.pdf", "\(String(buffer: written.body))")
+            let path = try saved(Data(written.body.readableBytesView))
+            let read = try await Self.post(client, "/forms/pdfengines/bookmarks/read", [.named("files", path: path, filename: "book.pdf")])
+            let expected = try JSONSerialization.jsonObject(with: Data(outline.utf8)) as? [[String: Any]]
+            let got = Self.json(read)["book.pdf"] as? [[String: Any]]
+            #expect(got.map { NSArray(array: $0) } == expected.map { NSArray(array: $0) }, "\(String(buffer: read.body))")
+            // Poppler reads the same outline.
+            let xml = try await run("/usr/bin/pdftohtml", ["-xml", "-i", "-q", "-stdout", path]).stdout
+            #expect(xml.contains("<outline>") && xml.contains("Sub-index") && xml.contains("Ünïcode – “quoted”"), "\(xml.prefix(2000))")
+
+            // One list per file, by name, in a zip.
+            let both = try await Self.post(
+                client,
+                "/forms/pdfengines/bookmarks/write",
+                [
+                    .file("files", path: Fixtures.pdf("one-page.pdf")), .file("files", path: Fixtures.pdf("no-metadata.pdf")),
+                    .text("bookmarks", #"{"one-page.pdf":[{"title":"One","page":1}],"no-metadata.pdf":[{"title":"Two","page":1}]}"#),
+                ]
+            )
+            let entries = try Self.entries(both)
+            #expect(entries.map(\.name) == ["no-metadata.pdf", "one-page.pdf"], "\(String(buffer: both.body))")
+            var titles: [String: String] = [:]
+            for entry in entries {
+                let answer = try await Self.post(
+                    client,
+                    "/forms/pdfengines/bookmarks/read",
+                    [.named("files", path: try saved(entry.data), filename: entry.name)]
+                )
+                titles[entry.name] = ((Self.json(answer)[entry.name] as? [[String: Any]])?.first?["title"] as? String)
+            }
+            #expect(titles == ["one-page.pdf": "One", "no-metadata.pdf": "Two"])
+
+            // A page the document does not have, and no bookmarks at all.
+            let past = try await Self.post(
+                client,
+                "/forms/pdfengines/bookmarks/write",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("bookmarks", #"[{"title":"Far","page":9}]"#)]
+            )
+            #expect(past.status == .badRequest && String(buffer: past.body).contains("page 9"), "\(String(buffer: past.body))")
+            let missing = try await Self.post(client, "/forms/pdfengines/bookmarks/write", [])
+            #expect(
+                String(buffer: missing.body) == "Invalid form data: form field 'bookmarks' is required\nno form file found for extensions: [.pdf]"
+            )
+
+            // metadata/write, then metadata/read: ExifTool's names and date format.
+            let described = try await Self.post(
+                client,
+                "/forms/pdfengines/metadata/write",
+                [
+                    .file("files", path: Fixtures.pdf("no-metadata.pdf")),
+                    .text("metadata", #"{"Title":"Sample","Author":"Julien Neuhart","CreationDate":"2006-09-18T16:27:50-04:00"}"#),
+                ]
+            )
+            let describedPath = try saved(Data(described.body.readableBytesView))
+            let metadata = try await Self.post(
+                client,
+                "/forms/pdfengines/metadata/read",
+                [.named("files", path: describedPath, filename: "foo.pdf"), .file("files", path: Fixtures.pdf("one-page.pdf"))]
+            )
+            #expect(metadata.status == .ok && metadata.headers[.contentType] == "application/json", "\(String(buffer: metadata.body))")
+            let foo = Self.json(metadata)["foo.pdf"] as? [String: Any] ?? [:]
+            #expect(foo["Title"] as? String == "Sample" && foo["Author"] as? String == "Julien Neuhart", "\(foo)")
+            // The same instant as Gotenberg's "2006:09:18 16:27:50-04:00": our writer keeps dates in UTC.
+            #expect(foo["CreateDate"] as? String == "2006:09:18 20:27:50Z", "\(foo)")
+            #expect(foo["PageCount"] as? Int == 3 && foo["FileName"] == nil && foo["Directory"] == nil, "\(foo)")
+            #expect(Self.json(metadata)["one-page.pdf"] is [String: Any])
+        }
+    }
+
     @Test("a conversion route takes the post-processing fields: LibreOffice's several files, each split, in one zip")
     func conversionPostProcessing() async throws {
         let gateway = try InProcessGateway()

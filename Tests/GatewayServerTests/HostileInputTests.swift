@@ -32,6 +32,36 @@ struct HostileInputTests {
         }
     }
 
+    /// schemathesis made an outline of 35,000 entries in the `operations` query: its request head
+    /// outgrew what the HTTP parser takes, whose bare 400 has no JSON. Text fields take no
+    /// outline (the spec's `FieldOperations`), and a list holds at most 500 entries side by side.
+    @Test("bookmarks come in a JSON body, not a query parameter; what the spec refuses, the server refuses")
+    func outlinesStayOutOfURLs() async throws {
+        try await InProcessGateway().run { client in
+            let operations = #"[{"op":"bookmarks","items":[{"title":"A","page":1}]}]"#
+            let query = try await client.send(
+                .post,
+                "/v1/jobs?filename=a.html&operations=" + operations.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                bytes: Array("<p>x</p>".utf8),
+                contentType: "text/html"
+            )
+            #expect(query.status == .badRequest && query.error.code == "invalid_operation", "\(query.json)")
+            #expect(query.error.message?.contains("JSON create's body") == true, "\(query.json)")
+            // A URL job with a file body and no name: the contradiction, not a missing ebook name.
+            let urlWithFile = try await client.send(.post, "/v1/jobs?type=URL_TO_PDF", bytes: [1, 2, 3], contentType: "application/octet-stream")
+            #expect(urlWithFile.status == .unprocessableContent && urlWithFile.error.code == "conflicting_fields", "\(urlWithFile.json)")
+            for ranges in ["B", "01", "+1"] {
+                let answer = try await client.send(
+                    .post,
+                    "/v1/jobs?filename=a.html&page_ranges=" + ranges.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                    bytes: Array("<p>x</p>".utf8),
+                    contentType: "text/html"
+                )
+                #expect(answer.status == .badRequest && answer.error.code == "invalid_options", "\(ranges): \(answer.json)")
+            }
+        }
+    }
+
     @Test("an empty cursor is the first page; one the server did not issue is 422")
     func cursors() async throws {
         try await InProcessGateway().run { client in

@@ -60,8 +60,13 @@ struct GotenbergForm: Sendable {
         var parts: [MultipartPart] = []
         if let width = options.paperWidth { parts.append(.text("paperWidth", inches(width))) }
         if let height = options.paperHeight { parts.append(.text("paperHeight", inches(height))) }
-        if let margin = options.margin {
-            for side in ["marginTop", "marginBottom", "marginLeft", "marginRight"] { parts.append(.text(side, inches(margin))) }
+        // Gotenberg's default for a side is 0.39 in.
+        if let margins = options.margins(fallback: 0.39) {
+            for (side, value) in [
+                ("marginTop", margins.top), ("marginBottom", margins.bottom), ("marginLeft", margins.left), ("marginRight", margins.right),
+            ] {
+                parts.append(.text(side, inches(value)))
+            }
         }
         if let landscape = options.landscape { parts.append(.text("landscape", String(landscape))) }
         if let background = options.printsBackground { parts.append(.text("printBackground", String(background))) }

@@ -152,8 +152,11 @@ final class CalibreConverter: Converter {
             if options.landscape == true { (width, height) = (max(width, height), min(width, height)) }
             arguments += ["--unit", "inch", "--custom-size", "\(width)x\(height)"]
         }
-        if let margin = options.margin, margin >= 0 {
-            for side in ["left", "right", "top", "bottom"] { arguments.append("--pdf-page-margin-\(side)=\(margin * 72)") }
+        // Calibre's own default is 72 pt a side.
+        if let margins = options.margins(fallback: 1) {
+            for (side, inches) in [("left", margins.left), ("right", margins.right), ("top", margins.top), ("bottom", margins.bottom)] {
+                arguments.append("--pdf-page-margin-\(side)=\(inches * 72)")
+            }
         }
         return arguments
     }

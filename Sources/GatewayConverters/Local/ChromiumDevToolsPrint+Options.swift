@@ -187,8 +187,13 @@ extension ChromiumDevToolsPrint {
             parameters["paperHeight"] = height
         }
         if let landscape = options.landscape { parameters["landscape"] = landscape }
-        if let margin = options.margin, margin >= 0 {
-            for side in ["marginTop", "marginBottom", "marginLeft", "marginRight"] { parameters[side] = margin }
+        // Chromium's own default is 0.4 in a side.
+        let margins = options.margins(fallback: 0.4)
+        if let margins {
+            parameters["marginTop"] = margins.top
+            parameters["marginBottom"] = margins.bottom
+            parameters["marginLeft"] = margins.left
+            parameters["marginRight"] = margins.right
         }
         if let background = options.printsBackground { parameters["printBackground"] = background }
         let browser = options.browser
@@ -212,13 +217,13 @@ extension ChromiumDevToolsPrint {
             let content = metrics["cssContentSize"] as? [String: Any] ?? [:]
             let height = (content["height"] as? Double ?? 0) / 96
             let width = (content["width"] as? Double ?? 0) / 96
-            let margin = options.margin ?? 0.4
+            let vertical = margins.map { $0.top + $0.bottom } ?? 0.8
             if options.landscape == true {
-                parameters["paperWidth"] = height + 2 * margin
-                parameters["paperHeight"] = width + 2 * margin
+                parameters["paperWidth"] = height + vertical
+                parameters["paperHeight"] = width + (margins.map { $0.left + $0.right } ?? 0.8)
             } else {
                 parameters["paperWidth"] = options.paperWidth ?? 8.5
-                parameters["paperHeight"] = height + 2 * margin
+                parameters["paperHeight"] = height + vertical
             }
             parameters["preferCSSPageSize"] = false
             parameters["pageRanges"] = "1"

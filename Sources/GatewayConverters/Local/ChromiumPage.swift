@@ -28,7 +28,9 @@ enum ChromiumPage {
         } else if let landscape = options.landscape {
             page.append(landscape ? "size: landscape !important;" : "size: portrait !important;")
         }
-        if let margin = options.margin, margin >= 0 { page.append("margin: \(margin)in !important;") }
+        if let margins = options.margins(fallback: 0.4) {
+            page.append("margin: \(margins.top)in \(margins.right)in \(margins.bottom)in \(margins.left)in !important;")
+        }
         var css = page.isEmpty ? "" : "@page { \(page.joined(separator: " ")) }"
         if let background = options.printsBackground {
             let mode = background ? "exact" : "economy"

@@ -32,6 +32,48 @@ public struct LocalPDFOperator: PDFOperator {
         return finished.status == 3 || finished.status == 2
     }
 
+    public func bookmarks(of path: String, work: String, deadline: ContinuousClock.Instant) async throws -> [PDFBookmark] {
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let step = try reading(path, work: work, deadline: deadline)
+        return try await Outlines(step: step).read(what: "the document")
+    }
+
+    public func metadata(of path: String, work: String, deadline: ContinuousClock.Instant) async throws -> Data {
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let step = try reading(path, work: work, deadline: deadline)
+        guard FileManager.default.isExecutableFile(atPath: runner.exiftoolPath) else {
+            throw JobFailure(
+                .cannotStart,
+                code: "converter_unavailable",
+                "\(runner.exiftoolPath) is missing: install Debian's libimage-exiftool-perl (scripts/install-deps.sh does)"
+            )
+        }
+        let output = work + "/metadata.json"
+        // -j: JSON; -n is left out on purpose, so values read as Gotenberg's do ("2006:09:18 16:27:50-04:00").
+        let finished = try await runner.run(.exiftool, ["-j", step.inputName], in: work, what: "the document", deadline: deadline, stdout: output)
+        guard let data = FileManager.default.contents(atPath: output),
+            var files = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]], !files.isEmpty
+        else { throw PDFToolRunner.refused(.exiftool, "the document", finished.log) }
+        if let error = files[0]["Error"] as? String, !error.isEmpty {
+            throw JobFailure(.rejected, code: "operation_failed", "ExifTool could not read the document: \(error)")
+        }
+        // What describes the file on disk or the tool, not the document (Gotenberg drops the same).
+        for tag in [
+            "SourceFile", "FileName", "Directory", "FileSize", "FileModifyDate", "FileAccessDate", "FileInodeChangeDate", "FilePermissions",
+            "ExifToolVersion", "Error", "Warning",
+        ] {
+            files[0][tag] = nil
+        }
+        return try JSONSerialization.data(withJSONObject: files[0], options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// A step over a link to `path` in a fresh `work`, for the operations that only read.
+    private func reading(_ path: String, work: String, deadline: ContinuousClock.Instant) throws -> Step {
+        try ToolFiles.makeDirectory(work)
+        try ToolFiles.linkOrCopy(path, to: work + "/input.pdf")
+        return Step(runner: runner, work: work, input: work + "/input.pdf", prefix: "read", deadline: deadline)
+    }
+
     public func combine(_ inputs: [PDFInput], into output: String, work: String, deadline: ContinuousClock.Instant) async throws {
         // One readable library document needs no tool: a copy (never a link, which the new
         // document would share with the original) is the job's PDF.
@@ -118,6 +160,8 @@ struct Step: Sendable {
             try await WatermarkStamp(step: self).stamp(mark, secrets: secrets, what: what)
         case .optimize(let optimize):
             try await Optimizer(step: self).optimize(optimize, what: what)
+        case .bookmarks(let items):
+            try await Outlines(step: self).write(items, what: what)
         }
         return [output]
     }

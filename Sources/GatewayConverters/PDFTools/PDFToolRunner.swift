@@ -8,10 +8,14 @@ import GatewayCore
 struct PDFToolRunner: Sendable {
     let qpdfPath: String
     let ghostscriptPath: String
+    /// Reads metadata the way Gotenberg does (its `metadata/read` is ExifTool's JSON).
+    var exiftoolPath = Self.defaultExifTool
     let sandbox: ConverterSandbox
 
+    static let defaultExifTool = LocalConverter.Configuration.locate("exiftool", preferring: "/usr/bin/exiftool")
+
     enum Tool: String, Sendable {
-        case qpdf, ghostscript
+        case qpdf, ghostscript, exiftool
         /// `pdfgate` itself, for the helpers that draw with cairo (`stamp-page`).
         case helper
 
@@ -19,6 +23,7 @@ struct PDFToolRunner: Sendable {
             switch self {
             case .qpdf: "qpdf"
             case .ghostscript: "Ghostscript"
+            case .exiftool: "ExifTool"
             case .helper: "the stamp helper"
             }
         }
@@ -76,6 +81,7 @@ struct PDFToolRunner: Sendable {
         switch tool {
         case .qpdf: qpdfPath
         case .ghostscript: ghostscriptPath
+        case .exiftool: exiftoolPath
         case .helper: sandbox.helper
         }
     }

@@ -33,6 +33,10 @@ extension ConversionOptions: Codable {
         Field(name: "paper_height", kind: .number, accepts: "a number of inches above 0 (A4: 11.69)"),
         Field(name: "landscape", kind: .flag, accepts: "true or false"),
         Field(name: "margin", kind: .number, accepts: "a number of inches, 0 or more"),
+        Field(name: "margin_top", kind: .number, accepts: "a number of inches, 0 or more"),
+        Field(name: "margin_bottom", kind: .number, accepts: "a number of inches, 0 or more"),
+        Field(name: "margin_left", kind: .number, accepts: "a number of inches, 0 or more"),
+        Field(name: "margin_right", kind: .number, accepts: "a number of inches, 0 or more"),
         Field(name: "print_background", kind: .flag, accepts: "true or false"),
         Field(name: "wait_delay", kind: .number, accepts: "a number of seconds from 0 to 3600"),
         Field(name: "wait_for_selector", kind: .text, accepts: "a CSS selector such as \"#ready\""),
@@ -88,6 +92,10 @@ extension ConversionOptions: Codable {
             paperHeight = try container.decodeIfPresent(Double.self, forKey: .paperHeight)
             landscape = try container.decodeIfPresent(Bool.self, forKey: .landscape)
             margin = try container.decodeIfPresent(Double.self, forKey: .margin)
+            marginTop = try container.decodeIfPresent(Double.self, forKey: .marginTop)
+            marginBottom = try container.decodeIfPresent(Double.self, forKey: .marginBottom)
+            marginLeft = try container.decodeIfPresent(Double.self, forKey: .marginLeft)
+            marginRight = try container.decodeIfPresent(Double.self, forKey: .marginRight)
             printBackground = try container.decodeIfPresent(Bool.self, forKey: .printBackground)
             // The same object: the browser's keys sit beside ours on the wire.
             browser = try BrowserOptions(from: decoder)
@@ -103,6 +111,10 @@ extension ConversionOptions: Codable {
         try container.encodeIfPresent(paperHeight, forKey: .paperHeight)
         try container.encodeIfPresent(landscape, forKey: .landscape)
         try container.encodeIfPresent(margin, forKey: .margin)
+        try container.encodeIfPresent(marginTop, forKey: .marginTop)
+        try container.encodeIfPresent(marginBottom, forKey: .marginBottom)
+        try container.encodeIfPresent(marginLeft, forKey: .marginLeft)
+        try container.encodeIfPresent(marginRight, forKey: .marginRight)
         try container.encodeIfPresent(printBackground, forKey: .printBackground)
         try browser.encode(to: encoder)
         try office.encode(to: encoder)

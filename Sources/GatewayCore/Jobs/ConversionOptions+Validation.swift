@@ -71,7 +71,13 @@ extension ConversionOptions {
         if let height = paperHeight, !(height > 0 && height.isFinite) {
             throw OptionsError.invalid("paper_height", "must be above 0 inches, not \(height)")
         }
-        if let margin, !(margin >= 0 && margin.isFinite) { throw OptionsError.invalid("margin", "must be 0 or more inches, not \(margin)") }
+        let margins = [
+            ("margin", margin), ("margin_top", marginTop), ("margin_bottom", marginBottom), ("margin_left", marginLeft),
+            ("margin_right", marginRight),
+        ]
+        for case let (name, value?) in margins where !(value >= 0 && value.isFinite) {
+            throw OptionsError.invalid(name, "must be 0 or more inches, not \(value)")
+        }
         try browser.validate()
         try office.validate()
         // Chromium paints the white it omits only as a printed background.
@@ -268,8 +274,17 @@ extension BrowserOptions {
     public static func pageRanges(_ text: String) -> [(first: Int, last: Int?)]? {
         var ranges: [(first: Int, last: Int?)] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            func page(_ text: String) -> Int? { text.allSatisfy(\.isASCII) ? Int(text).flatMap { $0 >= 1 ? $0 : nil } : nil }
+            // Spaces and tabs around numbers only, and numbers as openapi.yaml's pattern writes them
+            // (1 to 9 digits, no leading zero or sign), so the spec and the server agree.
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            }
+            func page(_ text: String) -> Int? {
+                guard (1...9).contains(text.count), text.first != "0", text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else {
+                    return nil
+                }
+                return Int(text)
+            }
             switch bounds.count {
             case 1:
                 guard let single = page(bounds[0]) else { return nil }

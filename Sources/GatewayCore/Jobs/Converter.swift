@@ -13,6 +13,11 @@ public struct ConversionOptions: Sendable, Equatable {
     public var landscape: Bool?
     /// Margins in inches, all four sides.
     public var margin: Double?
+    /// One side's margin in inches, in place of `margin` on that side (Gotenberg's `marginTop`…).
+    public var marginTop: Double?
+    public var marginBottom: Double?
+    public var marginLeft: Double?
+    public var marginRight: Double?
     /// Print CSS backgrounds (Chromium).
     public var printBackground: Bool?
     /// Gotenberg 8's Chromium options: waits, headers and cookies, print settings, fail-on rules.
@@ -38,10 +43,31 @@ public struct ConversionOptions: Sendable, Equatable {
         self.office = office
     }
 
+    /// Each side's margin in inches: its own, else `margin`.
+    public struct Margins: Sendable, Equatable {
+        public var top: Double
+        public var bottom: Double
+        public var left: Double
+        public var right: Double
+    }
+
+    /// The margins the client set, a side left out taking `margin`, else `fallback` (the
+    /// converter's default); nil when none was set, so the converter keeps its own.
+    public func margins(fallback: Double) -> Margins? {
+        let sides = [marginTop, marginBottom, marginLeft, marginRight]
+        guard margin != nil || sides.contains(where: { $0 != nil }) else { return nil }
+        let side = { (value: Double?) in value ?? margin ?? fallback }
+        return Margins(top: side(marginTop), bottom: side(marginBottom), left: side(marginLeft), right: side(marginRight))
+    }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case paperWidth = "paper_width"
         case paperHeight = "paper_height"
         case landscape, margin
+        case marginTop = "margin_top"
+        case marginBottom = "margin_bottom"
+        case marginLeft = "margin_left"
+        case marginRight = "margin_right"
         case printBackground = "print_background"
     }
 }

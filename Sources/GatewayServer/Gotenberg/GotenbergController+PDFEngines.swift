@@ -41,6 +41,19 @@ extension GotenbergController {
         group.post("/forms/pdfengines/rotate") { request, context in
             try await self.eachPDF(request, context, requiring: "rotateAngle")
         }
+        group.post("/forms/pdfengines/bookmarks/write") { request, context in
+            try await self.eachPDF(request, context, route: .init(writesBookmarks: true))
+        }
+        group.post("/forms/pdfengines/bookmarks/read") { request, context in
+            try await self.read(request, context) { tools, path, work, deadline in
+                try JSONEncoder().encode(try await tools.bookmarks(of: path, work: work, deadline: deadline))
+            }
+        }
+        group.post("/forms/pdfengines/metadata/read") { request, context in
+            try await self.read(request, context) { tools, path, work, deadline in
+                try await tools.metadata(of: path, work: work, deadline: deadline)
+            }
+        }
     }
 
     /// `merge`: the PDFs into one, then the post-processing fields.
@@ -104,8 +117,8 @@ extension GotenbergController {
             let own = operations(&fields, post)
             let files = try Self.pdfInputs(form, &fields)
             try fields.validate()
-            let all = own + post.all
             let planned = files.map { file in
+                let all = own + post.all(for: file.filename)
                 let spec = JobSpec(
                     type: .pdfToPDF,
                     originalFilename: file.filename,
@@ -115,6 +128,37 @@ extension GotenbergController {
                 return GotenbergJobs.Planned(spec: spec, files: [file.path], name: file.filename, parts: post.makesParts)
             }
             return try await jobs.run(planned, owner: owner, secrets: JobSecrets())
+        }
+    }
+
+    /// `metadata/read` and `bookmarks/read`: each PDF read in the sandbox (ExifTool, qpdf) by
+    /// the deadline of a PDF job; the answer is a JSON object by file name. A read makes no
+    /// document, so it is no job: nothing is queued, filed or kept.
+    func read(
+        _ request: Request,
+        _ context: GatewayRequestContext,
+        _ reading: @escaping @Sendable (any PDFOperator, String, String, ContinuousClock.Instant) async throws -> Data
+    ) async throws -> Response {
+        try await receiving(request, context) { _, form in
+            var fields = GotenbergFields(form)
+            let files = try Self.pdfInputs(form, &fields)
+            try fields.validate()
+            guard let tools = intake.engine.tools else {
+                throw GotenbergError(.serviceUnavailable, "this node has no PDF tools (qpdf, ExifTool) to read documents with")
+            }
+            let deadline = ContinuousClock.now + intake.engine.configuration.timeout(for: JobSpec(type: .pdfToPDF))
+            var answer: [String: Any] = [:]
+            for file in files {
+                let name = file.filename ?? "document.pdf"
+                do {
+                    let data = try await reading(tools, file.path, intake.staging.incomingPath(), deadline)
+                    answer[name] = try JSONSerialization.jsonObject(with: data)
+                } catch let failure as JobFailure {
+                    throw GotenbergError.from(failure, name: name)
+                }
+            }
+            let body = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes])
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
     }
 

@@ -43,7 +43,7 @@ struct GotenbergController: Sendable {
     /// cannot start on this node (`ConverterOutages`).
     func addPublicRoutes(to router: Router<GatewayRequestContext>) {
         let engine = intake.engine
-        router.get("/health") { _, _ in
+        let health: @Sendable (Request, GatewayRequestContext) async throws -> Response = { _, _ in
             let now = ISO8601DateFormatter().string(from: Date())
             let modules: [String: JobType] = ["chromium": .urlToPDF, "libreoffice": .docToPDF]
             let details = modules.mapValues { type in
@@ -52,6 +52,14 @@ struct GotenbergController: Sendable {
             let up = details.values.allSatisfy { $0.status == "up" }
             return try jsonResponse(Health(status: up ? "up" : "down", details: details), status: up ? .ok : .serviceUnavailable)
         }
+        router.get("/health", use: health)
+        // Load balancers probe with HEAD: the same status, no body.
+        router.head("/health") { request, context in
+            let answer = try await health(request, context)
+            return Response(status: answer.status, headers: answer.headers)
+        }
+        // Gotenberg answers a browser's icon request with nothing; our page's icon is /ui/favicon.svg.
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         router.get("/version") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: Self.apiVersion)))
         }
@@ -166,17 +174,13 @@ struct GotenbergController: Sendable {
         var options = ConversionOptions()
         options.paperWidth = fields.inches("paperWidth")
         options.paperHeight = fields.inches("paperHeight")
-        let sides = ["marginTop", "marginBottom", "marginLeft", "marginRight"].map { fields.inches($0) }
-        if sides.contains(where: { $0 != nil }) {
-            // Gotenberg's default for a side left out.
-            let margins = Set(sides.map { $0 ?? 0.39 })
-            guard margins.count == 1 else {
-                throw GotenbergError(
-                    .badRequest,
-                    "pdfgate applies one margin to all four sides for now: send marginTop, marginBottom, marginLeft and marginRight with the same value"
-                )
-            }
-            options.margin = margins.first
+        options.marginTop = fields.inches("marginTop")
+        options.marginBottom = fields.inches("marginBottom")
+        options.marginLeft = fields.inches("marginLeft")
+        options.marginRight = fields.inches("marginRight")
+        // Gotenberg's default for a side left out, when another is set.
+        if [options.marginTop, options.marginBottom, options.marginLeft, options.marginRight].contains(where: { $0 != nil }) {
+            options.margin = 0.39
         }
         options.landscape = fields.bool("landscape")
         options.printBackground = fields.bool("printBackground")
@@ -212,12 +216,24 @@ struct GotenbergController: Sendable {
 
     // MARK: - The answer
 
-    /// Receives the form, runs `body`'s jobs and answers with their PDF, Gotenberg's way; every
-    /// error becomes Gotenberg's plain-text answer. The trace id comes back on every answer.
+    /// Receives the form, runs `body`'s jobs and answers with their PDF, Gotenberg's way.
     func answering(
         _ request: Request,
         _ context: GatewayRequestContext,
         _ body: (String, MultipartForm) async throws -> [GotenbergJobs.Output]
+    ) async throws -> Response {
+        try await receiving(request, context) { owner, form in
+            let outputs = try await body(owner, form)
+            return try await GotenbergAnswer(jobs: jobs).response(outputs, request: request, context: context)
+        }
+    }
+
+    /// Receives the form of an owner's request and answers what `body` makes of it; every
+    /// error becomes Gotenberg's plain-text answer, and the trace id comes back on every answer.
+    func receiving(
+        _ request: Request,
+        _ context: GatewayRequestContext,
+        _ body: (String, MultipartForm) async throws -> Response
     ) async throws -> Response {
         let trace = request.headers[.gotenbergTrace] ?? UUID().uuidString.lowercased()
         do {
@@ -235,8 +251,7 @@ struct GotenbergController: Sendable {
             )
             // What the jobs did not take (all of it, when they failed) goes.
             defer { for file in form.files { staging.discardIncoming(file.path) } }
-            let outputs = try await body(owner, form)
-            var response = try await GotenbergAnswer(jobs: jobs).response(outputs, request: request, context: context)
+            var response = try await body(owner, form)
             response.headers[.gotenbergTrace] = trace
             return response
         } catch {

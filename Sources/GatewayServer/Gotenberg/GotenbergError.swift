@@ -38,6 +38,7 @@ struct GotenbergError: Error, HTTPResponseError {
         switch error {
         case let error as GotenbergError: return error
         case let failed as GotenbergJobFailed: return from(failed.job)
+        case let failure as JobFailure: return from(failure, name: "document")
         default:
             let api = APIError.from(error)
             // Gotenberg's deny lists answer 403 (`ErrFiltered`); our SSRF rules are its deny list.
@@ -60,10 +61,14 @@ struct GotenbergError: Error, HTTPResponseError {
     /// A job that did not succeed: a deadline is Gotenberg's 503, a document that cannot be
     /// read or opened is its 400 with its words, a cancel (the client is gone) its 499.
     static func from(_ job: Job) -> GotenbergError {
-        let name = job.spec.originalFilename ?? job.spec.url ?? "document"
         guard let failure = job.state.failure else {
             return GotenbergError(HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request"), "Client Closed Request")
         }
+        return from(failure, name: job.spec.originalFilename ?? job.spec.url ?? "document")
+    }
+
+    /// A failure of the work on the document called `name`, a job's or a read's.
+    static func from(_ failure: JobFailure, name: String) -> GotenbergError {
         if failure.kind == .timedOut { return timedOut }
         switch failure.code {
         case "password_protected":
@@ -71,6 +76,9 @@ struct GotenbergError: Error, HTTPResponseError {
         case "wrong_password":
             return GotenbergError(.badRequest, "The password for the document '\(name)' is incorrect. Check the 'password' form field.")
         case "url_forbidden", "url_blocked": return GotenbergError(.forbidden)
+        // Gotenberg's failOn* rules answer 409 Conflict; our message names what failed.
+        case "page_http_status", "resource_http_status", "page_console_exception", "resource_load_failed":
+            return GotenbergError(.conflict, failure.message)
         default:
             switch failure.kind {
             case .rejected:

@@ -5,7 +5,7 @@ import GatewayCore
 /// stamps, rotate, flatten, optimize, PDF/A, metadata, encryption), read as our `PDFOperation`s:
 /// the same qpdf and Ghostscript steps a `/v1` job runs, in the order Gotenberg applies them.
 ///
-/// What our operations cannot do as Gotenberg does (embedded files, Factur-X, bookmarks, PDF/UA
+/// What our operations cannot do as Gotenberg does (embedded files, Factur-X, PDF/UA
 /// of an existing PDF, metadata keys beyond the document information) is refused by name, never
 /// dropped: a client that asked for it learns it did not happen.
 struct GotenbergPostProcessing {
@@ -13,6 +13,10 @@ struct GotenbergPostProcessing {
     /// Gotenberg's `splitUnify`: the pages mode makes one file, not one per page.
     var unify = false
     var operations: [PDFOperation] = []
+    /// Gotenberg's `bookmarks`: one outline for every output, or one per input file by name
+    /// (`bookmarks/write` only).
+    var bookmarks: [PDFBookmark]?
+    var bookmarksByFile: [String: [PDFBookmark]] = [:]
 
     /// Whether the outputs are parts named `<name>_<i>.pdf` (Gotenberg's split naming).
     var makesParts: Bool {
@@ -22,8 +26,15 @@ struct GotenbergPostProcessing {
         }
     }
 
-    /// Every operation, the split first so the rest applies to each part, as Gotenberg does.
-    var all: [PDFOperation] { (split.map { [.split($0)] } ?? []) + operations }
+    /// Every operation, the split first so the rest applies to each part, as Gotenberg does;
+    /// the outline before it, as it names the whole document's pages.
+    var all: [PDFOperation] { all(for: nil) }
+
+    /// Every operation for the input file called `filename`, its own outline included.
+    func all(for filename: String?) -> [PDFOperation] {
+        let outline = filename.flatMap { bookmarksByFile[$0] } ?? bookmarks
+        return (outline.map { [.bookmarks($0)] } ?? []) + (split.map { [.split($0)] } ?? []) + operations
+    }
 
     /// What `flatten` and `pdfa` mean on the route: LibreOffice applies PDF/A itself while it
     /// exports (`pdfa` is then its option, not an operation), and Chromium takes no `flatten`.
@@ -32,11 +43,14 @@ struct GotenbergPostProcessing {
         var pdfaByOperation = true
         /// `pdfengines/split`: `splitMode` and `splitSpan` are required.
         var requiresSplit = false
+        /// `bookmarks/write`: `bookmarks` is required, and may name each input file's outline.
+        var writesBookmarks = false
     }
 
     init(_ fields: inout GotenbergFields, files: [MultipartForm.File], route: Route) throws(GotenbergError) {
         try Self.refuseUnsupported(fields, files: files)
         readSplit(&fields, required: route.requiresSplit)
+        readBookmarks(&fields, route: route)
         try readMarks("watermark", &fields, files: files)
         try readMarks("stamp", &fields, files: files)
         if let angle = Self.rotateAngle(&fields) {
@@ -309,12 +323,44 @@ struct GotenbergPostProcessing {
         return PDFOperation.Encryption(userPassword: user, ownerPassword: owner ?? user, allow: allow)
     }
 
+    /// Gotenberg's `bookmarks`: a JSON list of `{title, page, children}`, or an object of such
+    /// lists by input file name.
+    private mutating func readBookmarks(_ fields: inout GotenbergFields, route: Route) {
+        guard let text = fields.string("bookmarks") else {
+            if route.writesBookmarks { fields.append("form field 'bookmarks' is required") }
+            return
+        }
+        let data = Data(text.utf8)
+        do {
+            if let list = try? JSONDecoder().decode([PDFBookmark].self, from: data) {
+                try PDFBookmark.check(list, field: "bookmarks")
+                bookmarks = list
+            } else {
+                let byFile = try JSONDecoder().decode([String: [PDFBookmark]].self, from: data)
+                for (name, list) in byFile { try PDFBookmark.check(list, field: "bookmarks[\(name)]") }
+                guard route.writesBookmarks else {
+                    fields.append("pdfgate takes bookmarks by file name on /forms/pdfengines/bookmarks/write only; send one list here")
+                    return
+                }
+                bookmarksByFile = byFile
+            }
+        } catch let error as OperationError {
+            fields.invalid("bookmarks", text, error.message)
+        } catch {
+            fields.invalid(
+                "bookmarks",
+                text,
+                "unmarshal bookmarks: expected a list of {title, page, children} or an object of such lists by file name"
+            )
+        }
+    }
+
     /// Gotenberg's features that our operations do not carry out: refused by name.
     private static func refuseUnsupported(_ fields: GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
         var asked: [String] = []
         if files.contains(where: { $0.field == "embeds" }) { asked.append("embeds") }
         if files.contains(where: { $0.field == "facturxXml" }) { asked.append("facturxXml") }
-        for key in ["embedsMetadata", "facturxConformanceLevel", "downloadFrom", "bookmarks"] where fields.string(key) != nil { asked.append(key) }
+        for key in ["embedsMetadata", "facturxConformanceLevel", "downloadFrom"] where fields.string(key) != nil { asked.append(key) }
         for key in ["autoIndexBookmarks", "titleBookmarks"] where ["1", "t", "T", "TRUE", "true", "True"].contains(fields.string(key) ?? "") {
             asked.append(key)
         }

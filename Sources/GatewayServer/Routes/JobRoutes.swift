@@ -74,6 +74,14 @@ struct JobController: Sendable {
             fields["original_filename"] = filename
         }
         if fields["original_filename"] ?? fields["filename"] == nil {
+            // A page's URL and a file body contradict each other (schemathesis sent both).
+            if fields["type"] == JobType.urlToPDF.rawValue {
+                throw APIError(
+                    .unprocessableContent,
+                    "conflicting_fields",
+                    "type URL_TO_PDF prints a web page, but this request uploads a file; send {\"type\": \"URL_TO_PDF\", \"url\": \"https://…\"} as JSON, or leave type out to convert the file"
+                )
+            }
             guard let unnamed = Self.unnamedFile(fields, mediaType: request.headers[.contentType]) else {
                 throw APIError(
                     .badRequest,

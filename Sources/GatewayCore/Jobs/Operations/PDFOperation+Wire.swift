@@ -23,6 +23,7 @@ extension PDFOperation: Codable {
         // `image` is a client's base64 PNG; `image_sha256` and `image_bytes` are what is kept of it.
         "watermark": ["text", "image", "image_sha256", "image_bytes", "scale", "pages", "opacity", "font_size", "angle"],
         "optimize": ["images", "linearize"],
+        "bookmarks": ["items"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -115,7 +116,10 @@ extension PDFOperation: Codable {
             guard (text == nil) != (image == nil) else {
                 throw reader.invalid("text", "a watermark is either text or an image (a base64 PNG in \"image\"), one of the two")
             }
-            if let text, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || text.count > 200 || text.contains("\n") {
+            if let text,
+                text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || text.unicodeScalars.count > 200
+                    || text.unicodeScalars.contains(where: CharacterSet.newlines.contains)
+            {
                 throw reader.invalid("text", "needs 1 to 200 characters on one line")
             }
             let scale = try reader.optional(Double.self, "scale") ?? 0.5
@@ -137,6 +141,10 @@ extension PDFOperation: Codable {
                     scale: scale
                 )
             )
+        case "bookmarks":
+            let items = try reader.required([PDFBookmark].self, "items")
+            try PDFBookmark.check(items, field: reader.location("items"))
+            self = .bookmarks(items)
         default:  // optimize
             let images = try reader.optional(String.self, "images") ?? "ebook"
             guard let parsed = Optimize.Images(rawValue: images) else {
@@ -188,6 +196,7 @@ extension PDFOperation: Codable {
         case .optimize(let optimize):
             try container.encode(optimize.images.rawValue, forKey: Key("images"))
             try container.encode(optimize.linearize, forKey: Key("linearize"))
+        case .bookmarks(let items): try container.encode(items, forKey: Key("items"))
         }
     }
 
@@ -198,7 +207,7 @@ extension PDFOperation: Codable {
         /// `2026-11-24` or `2026-11-24T10:15:00Z` (a fraction, and an offset up to ±18:00, which is
         /// as far as Foundation's parser goes), as in openapi.yaml.
         nonisolated(unsafe) static let isoDate =
-            /[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-8]):[0-5][0-9]))?/
+            /[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]((0[0-9]|1[0-7]):[0-5][0-9]|18:00)))?/
         let container: KeyedDecodingContainer<Key>
         let path: [any CodingKey]
 
@@ -269,6 +278,7 @@ extension PDFOperation: Codable {
             case is Double.Type: "a number"
             case is Bool.Type: "true or false"
             case is [String].Type: "a list of strings"
+            case is [PDFBookmark].Type: "a list of {title, page, children?} objects (page 1 is the first)"
             default: "a string"
             }
         }

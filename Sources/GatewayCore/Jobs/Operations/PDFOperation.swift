@@ -24,6 +24,8 @@ public enum PDFOperation: Sendable, Equatable {
     /// Recompressed images, unused objects dropped, linearized for the web; the smaller of that
     /// and the input is kept, so it never grows a file.
     case optimize(Optimize)
+    /// Replaces the outline (bookmarks) with these entries; an empty list removes it.
+    case bookmarks([PDFBookmark])
 
     public enum Split: Sendable, Equatable {
         case every(Int)
@@ -183,10 +185,11 @@ public enum PDFOperation: Sendable, Equatable {
         case .encrypt: "encrypt"
         case .watermark: "watermark"
         case .optimize: "optimize"
+        case .bookmarks: "bookmarks"
         }
     }
 
-    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize"]
+    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks"]
 }
 
 extension [PDFOperation] {
@@ -237,6 +240,15 @@ extension [PDFOperation] {
             case .split(.ranges(let ranges)):
                 for (number, range) in ranges.enumerated() { _ = try range.pages(of: pages, field: at + ".ranges[\(number)]") }
                 pages = ranges.map { (try? $0.pages(of: pages).count) ?? 0 }.max() ?? pages
+            case .bookmarks(let items):
+                let last = PDFBookmark.lastPage(of: items)
+                guard last <= pages else {
+                    throw OperationError(
+                        .outOfRange,
+                        code: "page_range_out_of_bounds",
+                        "\(at).items opens page \(last), but the document has \(pages) page\(pages == 1 ? "" : "s") there"
+                    )
+                }
             case .split(.every(let size)): pages = Swift.min(size, pages)
             case .split(.pages(let selection)):
                 _ = try selection.pages(of: pages, field: at + ".pages")

@@ -25,6 +25,14 @@ public protocol PDFOperator: Sendable {
     /// on the store's file system the PDF is linked in, not copied.
     func opens(_ path: String, password: String, work: String, deadline: ContinuousClock.Instant) async throws -> Bool
 
+    /// The outline of the PDF at `path`, pages counted from 1 (Gotenberg's `bookmarks/read`).
+    /// `work` is a fresh path for scratch space, removed after.
+    func bookmarks(of path: String, work: String, deadline: ContinuousClock.Instant) async throws -> [PDFBookmark]
+
+    /// The PDF's metadata as ExifTool reads it (Gotenberg's `metadata/read`): one JSON object,
+    /// without the tags that describe the file on disk rather than the document.
+    func metadata(of path: String, work: String, deadline: ContinuousClock.Instant) async throws -> Data
+
     /// Why it cannot run here (a tool missing), or nil.
     func problem() async -> String?
 }
