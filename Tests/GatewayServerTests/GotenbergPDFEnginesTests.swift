@@ -227,6 +227,30 @@ struct GotenbergPDFEnginesTests {
             }
             #expect(titles == ["one-page.pdf": "One", "no-metadata.pdf": "Two"])
 
+            // Any route takes one list, applied to what it made: a merge of 3 + 1 pages.
+            let merged = try await Self.post(
+                client,
+                "/forms/pdfengines/merge",
+                [
+                    .file("files", path: Fixtures.pdf("no-metadata.pdf")), .file("files", path: Fixtures.pdf("one-page.pdf")),
+                    .text("bookmarks", #"[{"title":"Second part","page":4}]"#),
+                ]
+            )
+            let mergedPath = try saved(Data(merged.body.readableBytesView))
+            let mergedRead = try await Self.post(client, "/forms/pdfengines/bookmarks/read", [.named("files", path: mergedPath, filename: "m.pdf")])
+            let mergedOutline = Self.json(mergedRead)["m.pdf"] as? [[String: Any]]
+            #expect(
+                mergedOutline?.first?["title"] as? String == "Second part" && mergedOutline?.first?["page"] as? Int == 4,
+                "\(String(buffer: mergedRead.body))"
+            )
+            // Lists by file name belong to bookmarks/write alone.
+            let byName = try await Self.post(
+                client,
+                "/forms/pdfengines/merge",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("bookmarks", #"{"one-page.pdf":[{"title":"A","page":1}]}"#)]
+            )
+            #expect(byName.status == .badRequest && String(buffer: byName.body).contains("bookmarks/write only"), "\(String(buffer: byName.body))")
+
             // A page the document does not have, and no bookmarks at all.
             let past = try await Self.post(
                 client,

@@ -9,8 +9,8 @@ struct Outlines {
 
     private var pdf: QPDFJSON { QPDFJSON(step: step, file: step.inputName) }
 
-    /// The outline as qpdf reads it: titles and the pages they open (an entry whose target is
-    /// not a page of the document opens page 0, as Gotenberg's engines report it).
+    /// The outline as qpdf reads it: titles and the pages they open (0 for an entry whose
+    /// target is no page of the document, such as a link to another file).
     func read(what: String) async throws -> [PDFBookmark] {
         let entries = try await pdf.section("outlines", what: what) as? [[String: Any]] ?? []
         return entries.map(Self.bookmark)
@@ -30,13 +30,11 @@ struct Outlines {
         guard let root = trailer.value["/Root"] as? String else {
             throw JobFailure(.rejected, code: "operation_failed", "\(what) has no document catalog; qpdf cannot add bookmarks to it")
         }
-        let last = PDFBookmark.lastPage(of: items)
-        guard last <= pages.count else {
-            throw JobFailure(
-                .rejected,
-                code: "page_range_out_of_bounds",
-                "a bookmark opens page \(last), but \(what) has \(pages.count) page\(pages.count == 1 ? "" : "s")"
-            )
+        // A converted document's page count is only known now.
+        do {
+            try PDFBookmark.checkPages(items, pageCount: pages.count, field: "bookmarks")
+        } catch {
+            throw JobFailure(.rejected, code: error.code, error.message)
         }
         var catalog = try await pdf.object(root, what: what).value
         var next = trailer.header["maxobjectid"] as? Int ?? 0

@@ -38,7 +38,6 @@ struct GotenbergError: Error, HTTPResponseError {
         switch error {
         case let error as GotenbergError: return error
         case let failed as GotenbergJobFailed: return from(failed.job)
-        case let failure as JobFailure: return from(failure, name: "document")
         default:
             let api = APIError.from(error)
             // Gotenberg's deny lists answer 403 (`ErrFiltered`); our SSRF rules are its deny list.

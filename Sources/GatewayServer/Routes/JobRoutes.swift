@@ -73,15 +73,9 @@ struct JobController: Sendable {
         if let disposition = request.headers[.contentDisposition], let filename = ContentDisposition.filename(disposition) {
             fields["original_filename"] = filename
         }
-        if fields["original_filename"] ?? fields["filename"] == nil {
-            // A page's URL and a file body contradict each other (schemathesis sent both).
-            if fields["type"] == JobType.urlToPDF.rawValue {
-                throw APIError(
-                    .unprocessableContent,
-                    "conflicting_fields",
-                    "type URL_TO_PDF prints a web page, but this request uploads a file; send {\"type\": \"URL_TO_PDF\", \"url\": \"https://…\"} as JSON, or leave type out to convert the file"
-                )
-            }
+        // A URL job has no file name to look for: its file body is the contradiction the
+        // intake's check answers (422 conflicting_type), as for every other entry point.
+        if fields["original_filename"] ?? fields["filename"] == nil, fields["type"] != JobType.urlToPDF.rawValue {
             guard let unnamed = Self.unnamedFile(fields, mediaType: request.headers[.contentType]) else {
                 throw APIError(
                     .badRequest,

@@ -62,7 +62,7 @@ public struct PDFBookmark: Sendable, Equatable, Codable {
                 guard count <= maxCount else {
                     throw OperationError(.invalid, code: "invalid_operation", "\(field) has more than \(maxCount) bookmarks")
                 }
-                guard !item.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, item.title.count <= 1000 else {
+                guard !item.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, item.title.unicodeScalars.count <= 1000 else {
                     throw OperationError(.invalid, code: "invalid_operation", "\(at).title needs 1 to 1000 characters")
                 }
                 guard item.page >= 1, item.page <= PageSelection.maxPage else {
@@ -78,8 +78,20 @@ public struct PDFBookmark: Sendable, Equatable, Codable {
         try visit(items, at: field, depth: 1)
     }
 
+    /// Refuses an outline that opens a page past a document of `pageCount` pages.
+    public static func checkPages(_ items: [PDFBookmark], pageCount: Int, field: String) throws(OperationError) {
+        let last = lastPage(of: items)
+        guard last <= pageCount else {
+            throw OperationError(
+                .outOfRange,
+                code: "page_range_out_of_bounds",
+                "\(field) opens page \(last), but the document has \(pageCount) page\(pageCount == 1 ? "" : "s")"
+            )
+        }
+    }
+
     /// The highest page an outline opens (0 for none).
-    public static func lastPage(of items: [PDFBookmark]) -> Int {
+    private static func lastPage(of items: [PDFBookmark]) -> Int {
         items.map { max($0.page, lastPage(of: $0.children)) }.max() ?? 0
     }
 }

@@ -240,15 +240,7 @@ extension [PDFOperation] {
             case .split(.ranges(let ranges)):
                 for (number, range) in ranges.enumerated() { _ = try range.pages(of: pages, field: at + ".ranges[\(number)]") }
                 pages = ranges.map { (try? $0.pages(of: pages).count) ?? 0 }.max() ?? pages
-            case .bookmarks(let items):
-                let last = PDFBookmark.lastPage(of: items)
-                guard last <= pages else {
-                    throw OperationError(
-                        .outOfRange,
-                        code: "page_range_out_of_bounds",
-                        "\(at).items opens page \(last), but the document has \(pages) page\(pages == 1 ? "" : "s") there"
-                    )
-                }
+            case .bookmarks(let items): try PDFBookmark.checkPages(items, pageCount: pages, field: at + ".items")
             case .split(.every(let size)): pages = Swift.min(size, pages)
             case .split(.pages(let selection)):
                 _ = try selection.pages(of: pages, field: at + ".pages")
