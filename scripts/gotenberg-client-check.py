@@ -38,9 +38,11 @@ def record(name, call):
     if isinstance(response, str):
         results[name] = {"text": response}
         return
-    path = out / (name + (".zip" if response.is_zip else ".pdf"))
+    content_type = response.headers.get("Content-Type", "")
+    suffix = ".zip" if response.is_zip else "." + content_type.split("/")[1] if content_type.startswith("image/") else ".pdf"
+    path = out / (name + suffix)
     response.to_file(path)
-    result = {"status": response.status_code, "file": str(path), "zip": response.is_zip}
+    result = {"status": response.status_code, "file": str(path), "zip": response.is_zip, "content_type": content_type}
     if response.is_zip:
         with zipfile.ZipFile(path) as archive:
             result["entries"] = archive.namelist()
@@ -92,6 +94,9 @@ with GotenbergClient(base_url, auth=("gotenberg", token), timeout=120.0) as clie
     with client.chromium.markdown_to_pdf() as route:
         template = '<html><body>{{ toHTML "notes.md" }}</body></html>'
         record("markdown", lambda: route.string_index(template).markdown_file(markdown).run())
+    with client.chromium.screenshot_html() as route:
+        page = '<html><body style="margin:0;background:#00ff00"><h1>Screenshot</h1></body></html>'
+        record("screenshot", lambda: route.string_index(page).width(640).height(360).clip_to_dimensions().output_format("jpeg").quality(80).run())
     # Refusals reach the client as Gotenberg's would: our SSRF rules are its deny list.
     with client.chromium.url_to_pdf() as route:
         record("loopback_url", lambda: route.url("http://127.0.0.1:9/").run())

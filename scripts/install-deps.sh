@@ -7,7 +7,8 @@ set -euo pipefail
 # Build: C libraries behind the CPoppler and CCurl targets, SQLite for GRDB.
 build_pkgs=(pkg-config libpoppler-glib-dev libcairo2-dev libglib2.0-dev libcurl4-openssl-dev libsqlite3-dev)
 # Tests and benchmarks: the CLI peers we cross-check and measure against.
-tool_pkgs=(poppler-utils hyperfine wrk curl)
+# ImageMagick reads back the pixels of screenshots (and makes the scan fixtures).
+tool_pkgs=(poppler-utils hyperfine wrk curl imagemagick)
 
 wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then

@@ -32,6 +32,8 @@ public enum BackendChoice: Equatable, Sendable {
         if case .gotenberg = choice { routes[.ebookToPDF] = .local }
         // PDF operations run on this gateway's own qpdf and Ghostscript, whatever converts.
         routes[.pdfToPDF] = .local
+        // Screenshots are taken by this gateway's own Chromium: no backend of ours takes them.
+        routes[.screenshot] = .local
         return routes
     }
 
@@ -55,6 +57,9 @@ public enum BackendChoice: Equatable, Sendable {
             }
             if type == .pdfToPDF, choice != .local {
                 throw LibraryError(.invalidArgument, "PDF_TO_PDF runs on the gateway's own PDF tools; leave it local")
+            }
+            if type == .screenshot, choice != .local {
+                throw LibraryError(.invalidArgument, "SCREENSHOT runs on the gateway's own Chromium; leave it local")
             }
             routes[type] = choice
         }

@@ -63,7 +63,11 @@ public final class Library: Sendable {
         } catch {
             throw Self.openError(error, paths)
         }
-        if reconciling { try reconcile() }
+        if reconciling {
+            try reconcile()
+            // An hour is long past any wait for a job's answer.
+            sweepResults(changedBefore: Date().addingTimeInterval(-3600))
+        }
     }
 
     private static func makeDirectories(_ paths: StorePaths) throws {

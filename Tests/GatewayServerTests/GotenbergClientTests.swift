@@ -51,6 +51,15 @@ struct GotenbergClientTests {
         #expect(left.map { $0 > 145 && $0 < 155 } == true, "\(String(describing: left))")
         let minutes = try await text(try file("markdown"))
         #expect(minutes.contains("Minutes") && minutes.contains("three") && !minutes.contains("**"), "\(minutes)")
+        // The screenshot: a 640 × 360 JPEG of the green page, as ImageMagick reads it.
+        #expect(results["screenshot"]?["content_type"] as? String == "image/jpeg", "\(results["screenshot"] ?? [:])")
+        let shot = try await run(
+            "/usr/bin/identify",
+            ["-format", "%m %w %h %[fx:int(255*p{320,300}.r)] %[fx:int(255*p{320,300}.g)]", try file("screenshot")]
+        ).stdout
+        let seen = shot.split(separator: " ").map(String.init)
+        #expect(seen.prefix(3) == ["JPEG", "640", "360"], "\(shot)")
+        #expect(seen.count == 5 && (Int(seen[3]) ?? 255) < 40 && (Int(seen[4]) ?? 0) > 215, "green, give or take JPEG's loss: \(shot)")
         // Refusals as the client expects them: Gotenberg's statuses and words.
         #expect(results["loopback_url"]?["status"] as? Int == 403 && results["loopback_url"]?["body"] as? String == "Forbidden")
         #expect(results["wrong_password"]?["status"] as? Int == 401)

@@ -427,6 +427,10 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
     func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) throws -> Document {
         try #require(library).replaceContent(of: id, owner: owner, with: path, info: info)
     }
+
+    func keepResult(_ path: String, jobID: UUID) throws { try #require(library).keepResult(path, jobID: jobID) }
+    func keptResult(jobID: UUID) -> String? { library?.keptResult(jobID: jobID) }
+    func discardResult(jobID: UUID) { library?.discardResult(jobID: jobID) }
 }
 
 /// Waits up to `limit` for `condition` (work the engine finishes on a task of its own).

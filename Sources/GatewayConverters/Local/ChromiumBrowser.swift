@@ -34,6 +34,8 @@ final class ChromiumBrowser: Sendable {
         var pageSizeFromCSS: Bool
         var settle: ChromiumDevToolsPrint.Settle
         var output: String
+        /// Captured as this image instead of printed (a `SCREENSHOT` job).
+        var screenshot: ScreenshotOptions? = nil
     }
 
     /// How one print ended.
@@ -132,7 +134,8 @@ final class ChromiumBrowser: Sendable {
                 settle: page.settle,
                 proxyServer: instance.listener.proxyServer,
                 pipe: instance.pipe,
-                output: page.output
+                output: page.output,
+                screenshot: page.screenshot
             )
         }
         SandboxWatchdog.shared.end(watch)

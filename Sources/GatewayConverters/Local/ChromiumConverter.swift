@@ -55,7 +55,7 @@ final class ChromiumConverter: Converter {
         // every request Chromium makes — redirects and subresources included — goes through a
         // proxy that checks it and connects to the address it checked (see `VettingProxy`).
         let page: ChromiumBrowser.Page
-        let output = work + "/output.pdf"
+        let output = work + "/output." + (request.screenshot?.format.rawValue ?? "pdf")
         switch request.source {
         case .pdfs:
             throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs")
@@ -67,7 +67,8 @@ final class ChromiumConverter: Converter {
                 options: request.options,
                 pageSizeFromCSS: false,
                 settle: .requestsDone(within: virtualTimeBudget),
-                output: output
+                output: output,
+                screenshot: request.screenshot
             )
         case .file:
             page = .init(
@@ -78,7 +79,8 @@ final class ChromiumConverter: Converter {
                 // A page told to wait for something runs on the real clock, as Gotenberg's does;
                 // otherwise its timers are fast-forwarded through the budget.
                 settle: request.options.browser.waitsBeforePrinting ? .requestsDone(within: virtualTimeBudget) : .virtualTime(virtualTimeBudget),
-                output: output
+                output: output,
+                screenshot: request.screenshot
             )
         }
         defer { page.proxy.stop() }
@@ -107,7 +109,7 @@ final class ChromiumConverter: Converter {
         case .broken(let how):
             throw LocalFailures.crashed("Chromium", what, "broke off printing: \(how)", log: outcome.1)
         }
-        try OutputCheck.verify(output, tool: "Chromium", diagnostics: outcome.1)
+        try OutputCheck.verify(output, tool: "Chromium", diagnostics: outcome.1, image: request.screenshot?.format)
         try OutputCheck.deliver(output, to: request.outputPath)
     }
 

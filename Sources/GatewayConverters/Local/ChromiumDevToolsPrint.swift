@@ -29,7 +29,7 @@ enum ChromiumDevToolsPrint {
         case refused(JobFailure)
     }
 
-    /// Prints `url` into `output`; with `pageSizeFromCSS` the page's own `@page` size wins (an
+    /// Prints `url` into `output` (or, given `screenshot`, captures it as that image); with `pageSizeFromCSS` the page's own `@page` size wins (an
     /// uploaded page carries the job's options as CSS, `ChromiumPage`). Throws `DevToolsPipe.Failure` when the browser misbehaves
     /// (crash, broken protocol, no answer by the pipe's deadline): then the browser is suspect.
     static func print(
@@ -39,7 +39,8 @@ enum ChromiumDevToolsPrint {
         settle: Settle,
         proxyServer: String,
         pipe: DevToolsPipe,
-        output: String
+        output: String,
+        screenshot: ScreenshotOptions? = nil
     ) throws -> Result {
         pipe.discardEvents()
         let context = try pipe.call(
@@ -50,7 +51,16 @@ enum ChromiumDevToolsPrint {
         guard let contextID = context["browserContextId"] as? String else { throw DevToolsPipe.Failure(description: "no browser context id") }
         let result: Result
         do {
-            result = try printPage(url, in: contextID, options: options, pageSizeFromCSS: pageSizeFromCSS, settle: settle, pipe: pipe, output: output)
+            result = try printPage(
+                url,
+                in: contextID,
+                options: options,
+                pageSizeFromCSS: pageSizeFromCSS,
+                settle: settle,
+                pipe: pipe,
+                output: output,
+                screenshot: screenshot
+            )
         } catch {
             _ = try? pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
             throw error
@@ -67,7 +77,8 @@ enum ChromiumDevToolsPrint {
         pageSizeFromCSS: Bool,
         settle: Settle,
         pipe: DevToolsPipe,
-        output: String
+        output: String,
+        screenshot: ScreenshotOptions?
     ) throws -> Result {
         let target = try pipe.call("Target.createTarget", ["url": "about:blank", "browserContextId": contextID])
         guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure(description: "no target id") }
@@ -82,12 +93,17 @@ enum ChromiumDevToolsPrint {
         let frames = try pipe.call("Page.getFrameTree", session: session)
         watch.mainFrame = ((frames["frameTree"] as? [String: Any])?["frame"] as? [String: Any])?["id"] as? String
         if let refusal = try prepare(url, watch: watch, pipe: pipe) { return .refused(refusal) }
+        if let screenshot { try setViewport(screenshot, session: session, pipe: pipe) }
 
         let navigation = try pipe.call("Page.navigate", ["url": url], session: session)
         if let failure = watch.failure { return .refused(failure) }
         if let error = navigation["errorText"] as? String, !error.isEmpty { return .pageFailed(error) }
         try waitUntilSettled(session: session, loader: navigation["loaderId"] as? String, settle: settle, pipe: pipe)
         if let refusal = try waitBeforePrinting(watch: watch, pipe: pipe) { return .refused(refusal) }
+        if let screenshot {
+            if let refusal = try capture(screenshot, session: session, pipe: pipe, output: output) { return .refused(refusal) }
+            return .printed
+        }
         let parameters = try parameters(for: options, pageSizeFromCSS: pageSizeFromCSS, session: session, pipe: pipe)
         if let refusal = try printToPDF(parameters, session: session, pipe: pipe, output: output) { return .refused(refusal) }
         return .printed

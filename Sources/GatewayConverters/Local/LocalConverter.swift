@@ -168,7 +168,7 @@ public final class LocalConverter: Converter {
     public static func tools(for type: JobType) -> [LocalTool] {
         switch type {
         case .docToPDF: [.libreOffice, .chromium]
-        case .urlToPDF: [.chromium]
+        case .urlToPDF, .screenshot: [.chromium]
         case .ebookToPDF: [.calibre]
         case .pdfToPDF: [.pdf]
         }
@@ -178,7 +178,7 @@ public final class LocalConverter: Converter {
     static func tool(for request: ConversionRequest) -> LocalTool {
         switch (request.type, request.source) {
         case (.pdfToPDF, _), (_, .pdfs): .pdf
-        case (_, .url), (.urlToPDF, _): .chromium
+        case (_, .url), (.urlToPDF, _), (.screenshot, _): .chromium
         case (.docToPDF, .file(_, let originalFilename)):
             ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
         case (.ebookToPDF, .file): .calibre

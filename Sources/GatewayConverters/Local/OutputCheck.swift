@@ -4,15 +4,20 @@ import GatewayCore
 /// The checks every local converter makes on what a tool left behind: tools happily exit 0
 /// without writing anything (Chromium on some load failures, LibreOffice on odd filters).
 enum OutputCheck {
-    /// Throws `no_output` unless `path` is a non-empty file that starts with `%PDF-`.
-    static func verify(_ path: String, tool: String, diagnostics: String = "") throws(JobFailure) {
+    /// Throws `no_output` unless `path` is a non-empty file that starts with `%PDF-` (or, for a
+    /// screenshot, as an `image` of its format does).
+    static func verify(_ path: String, tool: String, diagnostics: String = "", image: ScreenshotOptions.Format? = nil) throws(JobFailure) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw noOutput(tool, "no file was written", diagnostics)
         }
         defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 5)) ?? Data()
+        let head = (try? handle.read(upToCount: 12)) ?? Data()
         if head.isEmpty { throw noOutput(tool, "the file is empty", diagnostics) }
-        if head != Data("%PDF-".utf8) { throw noOutput(tool, "the file is not a PDF", diagnostics) }
+        if let image {
+            if !image.matches(head) { throw noOutput(tool, "the file is not a \(image.rawValue.uppercased()) image", diagnostics) }
+        } else if !head.starts(with: Data("%PDF-".utf8)) {
+            throw noOutput(tool, "the file is not a PDF", diagnostics)
+        }
     }
 
     /// Moves a verified PDF to where the engine expects it; a failed attempt never leaves a

@@ -107,6 +107,7 @@ extension ConversionOptions {
             guard SourceFormats.html.contains(ext) else { return }
             what = "an uploaded .\(ext) page is printed by Chromium"
         case .urlToPDF: what = "a URL_TO_PDF job is printed by Chromium"
+        case .screenshot: what = "a SCREENSHOT is taken by Chromium"
         case .ebookToPDF: what = "an EBOOK_TO_PDF job is converted by Calibre"
         case .pdfToPDF: what = "a PDF_TO_PDF job converts nothing"
         }

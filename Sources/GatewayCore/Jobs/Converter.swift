@@ -90,7 +90,7 @@ public struct ConversionRequest: Sendable {
     public var options: ConversionOptions
     /// A private, empty directory for this attempt's scratch files.
     public var workDirectory: String
-    /// Where the PDF must be when `convert` returns.
+    /// Where the PDF (for a screenshot, the image) must be when `convert` returns.
     public var outputPath: String
     /// The job's deadline: the converter stops (and kills what it started) by then.
     public var deadline: ContinuousClock.Instant
@@ -99,6 +99,8 @@ public struct ConversionRequest: Sendable {
     public var remoteID: String?
     /// Passwords for encrypted inputs; never stored with the job.
     public var secrets: JobSecrets
+    /// Set for a `SCREENSHOT`: the page is captured as this image instead of printed.
+    public var screenshot: ScreenshotOptions?
 
     public init(
         jobID: UUID,
@@ -109,7 +111,8 @@ public struct ConversionRequest: Sendable {
         outputPath: String,
         deadline: ContinuousClock.Instant,
         remoteID: String? = nil,
-        secrets: JobSecrets = JobSecrets()
+        secrets: JobSecrets = JobSecrets(),
+        screenshot: ScreenshotOptions? = nil
     ) {
         self.jobID = jobID
         self.type = type
@@ -120,6 +123,7 @@ public struct ConversionRequest: Sendable {
         self.deadline = deadline
         self.remoteID = remoteID
         self.secrets = secrets
+        self.screenshot = screenshot
     }
 }
 

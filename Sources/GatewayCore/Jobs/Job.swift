@@ -28,6 +28,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// `PDF_TO_PDF` from several files and pages: each converted by its own backend, then
     /// merged in this order.
     public var inputs: [JobInput]?
+    /// `SCREENSHOT`: what to capture.
+    public var screenshot: ScreenshotOptions?
 
     public init(
         type: JobType,
@@ -70,13 +72,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case documents, operations
         case replaceOriginal = "replace_original"
         case inputSize = "input_size"
-        case inputs
+        case inputs, screenshot
     }
 
     /// Whether the job waits for an uploaded file: every type but URLs and library documents,
     /// and of several inputs those with a file among them.
     public var needsUpload: Bool {
         if let inputs { return inputs.contains { $0.filename != nil } }
+        if type == .screenshot { return url == nil }
         return type != .urlToPDF && (documents ?? []).isEmpty
     }
 
@@ -247,6 +250,13 @@ public protocol DocumentFiler: Sendable {
     /// Puts the PDF at `path` (taking it) in place of document `id`'s file; the id, name and
     /// folder stay. Only an operation asked to change its original does this.
     func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) throws -> Document
+    /// Keeps a result that is no PDF for the library (a screenshot), taking the file at `path`,
+    /// under its job's id in the shared store, until whoever waits for the job takes it.
+    func keepResult(_ path: String, jobID: UUID) throws
+    /// Where job `jobID`'s kept result is; nil when it has none (any more).
+    func keptResult(jobID: UUID) -> String?
+    /// Removes job `jobID`'s kept result, if there is one.
+    func discardResult(jobID: UUID)
 }
 
 /// An owner has as many unfinished jobs as it may have.

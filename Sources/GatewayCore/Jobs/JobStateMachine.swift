@@ -14,7 +14,9 @@ public struct JobStateMachine: Sendable, Equatable {
         case created(uploaded: Bool)
         case queued(Queued)
         case processing(JobPhase)
-        case succeeded(documentID: UUID)
+        /// With the id of the document it filed; nil for a job whose result is no PDF for the
+        /// library (a screenshot), kept beside the job instead.
+        case succeeded(documentID: UUID?)
         case failed(JobFailure)
         case cancelled
     }
@@ -128,6 +130,8 @@ public struct JobStateMachine: Sendable, Equatable {
         case failed(JobFailure)
         /// The PDF is in the library; `parts` documents when the job split it.
         case filed(UUID, parts: Int = 1)
+        /// The result is kept beside the job (`DocumentFiler.keepResult`): an image, not a PDF.
+        case produced
         case cancelRequested
         /// The process restarted while the job was in flight.
         case resumedAfterRestart
@@ -162,7 +166,11 @@ public struct JobStateMachine: Sendable, Equatable {
             throw JobTransitionError(event: event, status: status)
         }
         if now >= deadline, event != .cancelRequested {
-            if case .filed = event {} else { return fail(deadlineFailure) }
+            // What was finished in time is not failed for the moments it took to store.
+            switch event {
+            case .filed, .produced: break
+            default: return fail(deadlineFailure)
+            }
         }
         switch (event, stage) {
         case (.uploaded, .created(let uploaded)):
@@ -196,6 +204,9 @@ public struct JobStateMachine: Sendable, Equatable {
         case (.filed(let id, let count), .processing):
             stage = .succeeded(documentID: id)
             parts = count
+            return [.cleanUpStaging, .publish]
+        case (.produced, .processing):
+            stage = .succeeded(documentID: nil)
             return [.cleanUpStaging, .publish]
         case (.cancelRequested, let current):
             stage = .cancelled
@@ -304,11 +315,7 @@ extension JobStateMachine: Codable {
                 Queued(notBefore: stored.notBefore, retrying: stored.failure, resumesRemotePoll: stored.resumesRemotePoll ?? false)
             )
         case .processing: stage = .processing(stored.phase ?? .converting)
-        case .succeeded:
-            guard let id = stored.documentID else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a SUCCEEDED job without a document id"))
-            }
-            stage = .succeeded(documentID: id)
+        case .succeeded: stage = .succeeded(documentID: stored.documentID)
         case .failed:
             stage = .failed(stored.failure ?? JobFailure(.transient, code: "internal_error", "the job failed without a recorded reason"))
         case .cancelled: stage = .cancelled

@@ -8,6 +8,9 @@ public enum JobType: String, Sendable, Codable, CaseIterable {
     /// PDFs in, PDFs out: library documents (merged when several) or an uploaded PDF, through
     /// the job's `operations` (issue 15).
     case pdfToPDF = "PDF_TO_PDF"
+    /// A web page or uploaded HTML as an image (Gotenberg's screenshot routes): its result is
+    /// kept beside the job for its requester, not filed (`DocumentFiler.keepResult`).
+    case screenshot = "SCREENSHOT"
 
     /// The type the mobile client picks for a file name: epub/mobi/azw/azw3 (and the other
     /// formats Calibre reads) are ebooks, everything else is an office document.

@@ -41,7 +41,7 @@ public enum SourceFormats {
         switch type {
         case .pdfToPDF: return "document.pdf"
         case .docToPDF, nil: return "document"
-        case .ebookToPDF, .urlToPDF: return nil
+        case .ebookToPDF, .urlToPDF, .screenshot: return nil
         }
     }
 
@@ -57,6 +57,7 @@ public enum SourceFormats {
             accepted = document
         case .ebookToPDF: accepted = ebook
         case .pdfToPDF: accepted = ["pdf"]
+        case .screenshot: accepted = html
         }
         guard !accepted.contains(ext) else { return nil }
         let what = ext.isEmpty ? "'\(filename)' has no extension" : "'.\(ext)' is not a format \(type.rawValue) converts"

@@ -15,7 +15,7 @@ struct GotenbergAnswer {
         let files = outputs.flatMap { output in
             Swift.zip(output.documents, output.filenames).map { (path: $0.path, name: $1, size: $0.document.size) }
         }
-        guard let first = files.first, let job = outputs.first?.job else { throw GotenbergError(.internalServerError) }
+        guard let job = outputs.first?.job else { throw GotenbergError(.internalServerError) }
         let keep = request.headers[.pdfgateFolder] != nil
         // Gotenberg's name: the header's last path segment, control characters out, plus the extension.
         let named = request.headers[.gotenbergOutputFilename]
@@ -27,7 +27,13 @@ struct GotenbergAnswer {
         headers[.pdfgateJobID] = outputs.map(\.job.id.lowercased).joined(separator: ", ")
         if keep { headers[.pdfgateDocumentID] = outputs.flatMap { $0.documents.map(\.document.id.lowercased) }.joined(separator: ", ") }
         let (path, size, temporary): (String, Int64, Bool)
-        if files.count == 1 {
+        if let image = outputs.first?.image {
+            headers[.contentType] = image.format.mediaType
+            let name = (named ?? job.id.lowercased) + "." + image.format.rawValue
+            headers[.contentDisposition] = FileResponse.disposition("attachment", filename: name)
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: image.path)[.size] as? NSNumber)?.int64Value ?? 0
+            (path, size, temporary) = (image.path, bytes, false)
+        } else if files.count == 1, let first = files.first {
             headers[.contentType] = "application/pdf"
             headers[.contentDisposition] = FileResponse.disposition("attachment", filename: named.map { $0 + ".pdf" } ?? first.name)
             (path, size, temporary) = (first.path, first.size, false)

@@ -18,31 +18,10 @@ extension GotenbergController {
             var fields = GotenbergFields(form)
             var options = try Self.chromiumOptions(&fields)
             let post = try Self.chromiumPostProcessing(&fields, form)
+            let index = try Self.uploadedPage(form, &fields, markdown: markdown, besides: ["header.html", "footer.html"])
             let named = { (name: String) in form.files.first { $0.filename?.lowercased() == name } }
-            // Gotenberg matches the name exactly but its extension case-insensitively.
-            let index = form.files.first { file in
-                let name = file.filename ?? ""
-                return (name as NSString).deletingPathExtension == "index" && (name as NSString).pathExtension.lowercased() == "html"
-            }
-            if index == nil { fields.append("form file 'index.html' is required") }
-            let pages = form.files.filter { (($0.filename ?? "") as NSString).pathExtension.lowercased() == "md" }
-            if markdown, pages.isEmpty { fields.append("no form file found for extensions: [.md]") }
-            try fields.validate()
-            guard let index else { throw GotenbergError(.internalServerError) }
             options.browser.headerHTML = try named("header.html").map { try Self.text(atPath: $0.path) }
             options.browser.footerHTML = try named("footer.html").map { try Self.text(atPath: $0.path) }
-            // Files the page would load beside it: our Chromium loads nothing but the page, so
-            // they are named rather than silently missing from the PDF.
-            let used = Set([index.path] + pages.map(\.path) + ["header.html", "footer.html"].compactMap { named($0)?.path })
-            let assets = form.files.filter { !used.contains($0.path) && !["watermark", "stamp"].contains($0.field ?? "") }
-            guard assets.isEmpty else {
-                let names = assets.map { "'\($0.filename ?? "?")'" }.joined(separator: ", ")
-                throw GotenbergError(
-                    .badRequest,
-                    "pdfgate prints index.html on its own and loads no files beside it (\(names)); embed images, styles and fonts in the page as data: URLs"
-                )
-            }
-            if markdown { try Self.render(index.path, pages: pages) }
             let spec = JobSpec(
                 type: .docToPDF,
                 originalFilename: "index.html",
@@ -52,6 +31,42 @@ extension GotenbergController {
             )
             return try await jobs.run([.init(spec: spec, files: [index.path], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
         }
+    }
+
+    /// The form's `index.html`, ready to print: for Markdown, its template rendered. Collects
+    /// what is missing with the form's other problems, then validates them all; files beside
+    /// the page other than the Markdown pages and `besides` are refused by name.
+    static func uploadedPage(
+        _ form: MultipartForm,
+        _ fields: inout GotenbergFields,
+        markdown: Bool,
+        besides: Set<String> = []
+    ) throws -> MultipartForm.File {
+        // Gotenberg matches the name exactly but its extension case-insensitively.
+        let index = form.files.first { file in
+            let name = file.filename ?? ""
+            return (name as NSString).deletingPathExtension == "index" && (name as NSString).pathExtension.lowercased() == "html"
+        }
+        if index == nil { fields.append("form file 'index.html' is required") }
+        let pages = form.files.filter { (($0.filename ?? "") as NSString).pathExtension.lowercased() == "md" }
+        if markdown, pages.isEmpty { fields.append("no form file found for extensions: [.md]") }
+        try fields.validate()
+        guard let index else { throw GotenbergError(.internalServerError) }
+        // Files the page would load beside it: our Chromium loads nothing but the page, so
+        // they are named rather than silently missing from the result.
+        let assets = form.files.filter { file in
+            file.path != index.path && !pages.contains { $0.path == file.path } && !besides.contains(file.filename?.lowercased() ?? "")
+                && !["watermark", "stamp"].contains(file.field ?? "")
+        }
+        guard assets.isEmpty else {
+            let names = assets.map { "'\($0.filename ?? "?")'" }.joined(separator: ", ")
+            throw GotenbergError(
+                .badRequest,
+                "pdfgate prints index.html on its own and loads no files beside it (\(names)); embed images, styles and fonts in the page as data: URLs"
+            )
+        }
+        if markdown { try render(index.path, pages: pages) }
+        return index
     }
 
     /// An uploaded file's text (a template, a header, a Markdown page).

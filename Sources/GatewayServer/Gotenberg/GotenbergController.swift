@@ -26,6 +26,7 @@ struct GotenbergController: Sendable {
         group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
         group.post("/forms/chromium/convert/url") { request, context in try await self.convertURL(request, context) }
         addChromiumFileRoutes(to: group)
+        addScreenshotRoutes(to: group)
         addPDFEngineRoutes(to: group)
     }
 
@@ -188,9 +189,16 @@ struct GotenbergController: Sendable {
         options.browser.pageRanges = fields.string("nativePageRanges")
         options.browser.preferCSSPageSize = fields.bool("preferCssPageSize")
         options.browser.singlePage = fields.bool("singlePage")
-        options.browser.omitBackground = fields.bool("omitBackground")
         options.browser.generateTaggedPDF = fields.bool("generateTaggedPdf")
         options.browser.generateDocumentOutline = fields.bool("generateDocumentOutline")
+        try pageOptions(&fields, into: &options)
+        return options
+    }
+
+    /// What every Chromium route takes, screenshots included: how the page is loaded and
+    /// waited for, and what fails it (Gotenberg's `FormDataChromiumOptions`).
+    static func pageOptions(_ fields: inout GotenbergFields, into options: inout ConversionOptions) throws {
+        options.browser.omitBackground = fields.bool("omitBackground")
         options.browser.waitDelay = fields.seconds("waitDelay")
         options.browser.waitForExpression = fields.string("waitForExpression")
         options.browser.waitForSelector = fields.string("waitForSelector")
@@ -211,7 +219,6 @@ struct GotenbergController: Sendable {
         } catch {
             throw GotenbergError(.badRequest, "Invalid form data: \(APIError.from(error).message)")
         }
-        return options
     }
 
     // MARK: - The answer

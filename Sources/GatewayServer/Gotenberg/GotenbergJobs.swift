@@ -23,12 +23,14 @@ struct GotenbergJobs: Sendable {
         var parts = false
     }
 
-    /// A finished job's PDFs (several for a split), in order, with the name each goes by.
+    /// A finished job's PDFs (several for a split), in order, with the name each goes by; or,
+    /// for a screenshot, the image kept beside it.
     struct Output: Sendable {
         var job: Job
         var documents: [(document: Document, path: String)]
         var name: String?
         var parts: Bool
+        var image: (path: String, format: ScreenshotOptions.Format)? = nil
 
         /// Gotenberg's names: the job's (or its id `.pdf`); a split's parts `<stem>_0.pdf`,
         /// `<stem>_1.pdf` … counted from 0.
@@ -64,6 +66,13 @@ struct GotenbergJobs: Sendable {
                 throw GotenbergJobFailed(job: failed)
             }
             return try zip(ended, planned).map { job, plan in
+                if job.spec.type == .screenshot {
+                    let format = job.spec.screenshot?.format ?? .png
+                    guard let path = library.keptResult(jobID: job.id) else {
+                        throw GotenbergError(.internalServerError, "the screenshot of job \(job.id.lowercased) is gone")
+                    }
+                    return Output(job: job, documents: [], name: plan.name, parts: false, image: (path, format))
+                }
                 let documents = try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) }
                 return Output(job: job, documents: documents, name: plan.name, parts: plan.parts)
             }
@@ -78,6 +87,7 @@ struct GotenbergJobs: Sendable {
     /// Removes what `jobs` filed: the answer carried it, and Gotenberg keeps nothing.
     func discard(_ jobs: [Job]) {
         for job in jobs where job.state.status == .succeeded {
+            library.discardResult(jobID: job.id)
             for id in job.filedDocumentIDs { _ = try? library.discardConverted(id: id, owner: job.owner) }
         }
     }

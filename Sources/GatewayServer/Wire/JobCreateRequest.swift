@@ -193,8 +193,14 @@ struct JobCreateRequest: Decodable, Sendable {
 
     static func jobType(_ text: String?) throws(APIError) -> JobType? {
         guard let text else { return nil }
-        guard let type = JobType(rawValue: text) else {
-            throw APIError(.badRequest, "invalid_type", "type '\(text)' is not one of \(JobType.allCases.map(\.rawValue).joined(separator: ", "))")
+        // A screenshot is no document for the library: its route answers with the image.
+        let creatable = JobType.allCases.filter { $0 != .screenshot }
+        guard let type = JobType(rawValue: text), creatable.contains(type) else {
+            var message = "type '\(text)' is not one of \(creatable.map(\.rawValue).joined(separator: ", "))"
+            if text == JobType.screenshot.rawValue {
+                message += "; screenshots are taken through /forms/chromium/screenshot/{url,html,markdown}, which answer with the image"
+            }
+            throw APIError(.badRequest, "invalid_type", message)
         }
         return type
     }

@@ -26,8 +26,7 @@ struct AttemptPipeline: Sendable {
             return
         }
         do {
-            let document = try await attempt(job, converter: converter)
-            metadata["document.id"] = "\(document.id.lowercased)"
+            if let document = try await attempt(job, converter: converter) { metadata["document.id"] = "\(document.id.lowercased)" }
             logger.info("jobs.succeeded", metadata: metadata)
         } catch is CancellationError {
             // Cancelled by the client (the state machine already says so) or by shutdown: in the
@@ -56,7 +55,8 @@ struct AttemptPipeline: Sendable {
         return try recorder.apply(event, to: job.id) { $0.lease?.node == node }
     }
 
-    private func attempt(_ job: Job, converter: any Converter) async throws -> Document {
+    /// The document filed; nil for a result kept beside the job (a screenshot).
+    private func attempt(_ job: Job, converter: any Converter) async throws -> Document? {
         let remaining = job.state.deadline.timeIntervalSince(clock.now())
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(remaining, 0) * 1000))
         let workDirectory = try staging.attemptDirectory(for: job)
@@ -71,7 +71,8 @@ struct AttemptPipeline: Sendable {
             outputPath: output,
             deadline: deadline,
             remoteID: job.state.remoteID,
-            secrets: secrets
+            secrets: secrets,
+            screenshot: job.spec.type == .screenshot ? job.spec.screenshot ?? ScreenshotOptions() : nil
         )
         let events: @Sendable (ConversionEvent) -> Void = { event in
             switch event {
@@ -89,6 +90,10 @@ struct AttemptPipeline: Sendable {
             try await converter.convert(request, events: events)
         }
         try Task.checkCancellation()
+        if let screenshot = request.screenshot {
+            try keep(output, of: job, as: screenshot.format)
+            return nil
+        }
         var outputs = [output]
         let (operations, encrypt) = (job.spec.operations ?? []).splittingOffEncryption
         let work = workDirectory + "/operations"
@@ -188,6 +193,23 @@ struct AttemptPipeline: Sendable {
             throw error
         }
         return documents[0]
+    }
+
+    /// Keeps a screenshot for its requester once it is checked to be the image it should be
+    /// (whichever converter the type is routed to).
+    private func keep(_ output: String, of job: Job, as format: ScreenshotOptions.Format) throws {
+        let head = (FileHandle(forReadingAtPath: output).flatMap { try? $0.read(upToCount: 12) }) ?? Data()
+        guard format.matches(head) else {
+            throw JobFailure(.transient, code: "no_output", "the converter wrote no \(format.rawValue.uppercased()) image")
+        }
+        try advance(.entered(.filing), job)
+        try filer.keepResult(output, jobID: job.id)
+        do {
+            try record(.produced, of: job)
+        } catch {
+            if !(error is LeaseMismatch) { filer.discardResult(jobID: job.id) }
+            throw error
+        }
     }
 
     /// Records a step of the attempt; stops the attempt when the job is no longer processing

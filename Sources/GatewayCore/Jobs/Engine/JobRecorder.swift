@@ -94,6 +94,7 @@ struct JobRecorder: Sendable {
                         let id = JobEngine.documentID(for: job.id, part: part)
                         guard (try? filer.discardConverted(id: id, owner: job.owner)) == true else { break }
                     }
+                    filer.discardResult(jobID: job.id)
                 }
             }
         case .publish: observers.publish(job)

@@ -107,6 +107,11 @@ public final class JobIntake: Sendable {
                 code: "conflicting_type",
                 "a job on library \"documents\" is PDF_TO_PDF (their PDFs are merged), not \(spec.type.rawValue); leave \"type\" out"
             )
+        } else if spec.type == .screenshot, let url = spec.url {
+            if withInput || spec.originalFilename != nil {
+                throw IntakeError(.conflictingOptions, code: "conflicting_type", "a SCREENSHOT of a \"url\" carries no file")
+            }
+            try checkURL(url)
         } else if spec.type == .urlToPDF {
             if withInput || spec.originalFilename != nil {
                 // The type contradicts what came (422, as for a merge's type).
@@ -133,6 +138,9 @@ public final class JobIntake: Sendable {
             if let problem = SourceFormats.problem(with: filename, for: spec.type) {
                 throw IntakeError(.unsupportedFormat, code: "unsupported_format", problem)
             }
+        }
+        if let problem = spec.screenshot?.problem {
+            throw IntakeError(.invalid, code: "invalid_screenshot", problem)
         }
         if let timeout = spec.timeoutSeconds, !(timeout > 0 && timeout <= 3600) {
             throw IntakeError(.invalid, code: "invalid_argument", "timeout_seconds must be between 0 and 3600")
