@@ -66,6 +66,8 @@ public struct GatewayServer {
             urlGuard: URLGuard(check: assembly.intake.urlCheck),
             outbox: stores.outbox,
             node: node,
+            gotenberg: configuration.gotenbergAPI
+                ? GotenbergWebhookDelivery(jobs: GotenbergJobs(intake: assembly.intake, library: library), logger: logger) : nil,
             logger: logger
         )
         self.webhooks = webhooks
@@ -81,6 +83,7 @@ public struct GatewayServer {
             links: links,
             metrics: metrics,
             tokens: tokens,
+            webhooks: webhooks,
             closing: closing
         )
     }
@@ -93,6 +96,7 @@ public struct GatewayServer {
         links: APILinks,
         metrics: GatewayMetrics,
         tokens: any APITokens,
+        webhooks: WebhookSender? = nil,
         closing: ClosingSignal
     ) -> (Router<GatewayRequestContext>, RouteTable) {
         let router = Router(context: GatewayRequestContext.self)
@@ -124,7 +128,9 @@ public struct GatewayServer {
         if configuration.gotenbergAPI {
             let gotenberg = GotenbergController(
                 jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
-                maxUploadBytes: maxUploadBytes
+                maxUploadBytes: maxUploadBytes,
+                webhooks: webhooks,
+                restarts: { [local = assembly.local] in local.restarts }
             )
             gotenberg.addPublicRoutes(to: router)
             let forms = router.group().add(middleware: GotenbergErrorMiddleware()).add(

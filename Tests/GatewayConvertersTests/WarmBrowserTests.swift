@@ -104,6 +104,7 @@ extension LocalConverterTests {
                     #expect(try await pdfinfoPageCount(job.output) == expectedPageCount("office/sample.html#chromium"))
                 }
                 #expect(converter.chromium.slots.slots[0].startCount == 3, "two jobs per browser: 2 + 2 + 1")
+                #expect(converter.restarts.chromium == 2, "Gotenberg's restarts_count: every start after the first")
             }
         }
 

@@ -85,6 +85,18 @@ import Testing
         }
     }
 
+    /// schemathesis found `{"omit_background": null}` accepted as if the key were left out,
+    /// where the schema says a boolean.
+    @Test func aClientsNullIsRefusedByName() {
+        do {
+            _ = try ConversionOptions.strictlyDecoded(from: Data(#"{"margin": 1, "omit_background": null}"#.utf8))
+            Issue.record("null accepted")
+        } catch {
+            #expect(error.code == "invalid_options" && error.field == "omit_background", "\(error.message)")
+            #expect(error.message.contains("true or false"), "\(error.message)")
+        }
+    }
+
     @Test(arguments: [
         ("1-3,5", true), ("2-", true), ("-4", true), (" 1 - 2 , 7 ", true), ("3-1", false), ("0", false), ("1,,2", false), ("", false),
         ("a", false), ("1-2-3", false), ("-", false),

@@ -214,6 +214,47 @@ struct GotenbergAPITests {
             // The forms need credentials: Gotenberg's plain 401.
             let form = try await Self.post(client, "/forms/libreoffice/convert", [.file("files", path: Fixtures.office("sample.docx"))])
             #expect(form.status == .unauthorized && String(buffer: form.body) == "Unauthorized")
+            let metrics = try await client.execute(uri: "/prometheus/metrics", method: .get)
+            #expect(metrics.status == .unauthorized, "behind the credentials, as Gotenberg's basic auth has it")
         }
+    }
+
+    @Test("/prometheus/metrics is Gotenberg's four gauges, exactly: the engine's queues and the warm slots' restarts")
+    func prometheusMetrics() async throws {
+        let gateway = try InProcessGateway { $0.urlAllowList = ["127.0.0.1:9"] }
+        try await gateway.run { client in
+            let fresh = try await client.execute(uri: "/prometheus/metrics", method: .get)
+            #expect(fresh.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8; escaping=underscores")
+            #expect(
+                String(buffer: fresh.body) == """
+                    # HELP gotenberg_chromium_requests_queue_size Current number of Chromium conversion requests waiting to be treated.
+                    # TYPE gotenberg_chromium_requests_queue_size gauge
+                    gotenberg_chromium_requests_queue_size 0
+                    # HELP gotenberg_chromium_restarts_count Current number of Chromium restarts.
+                    # TYPE gotenberg_chromium_restarts_count gauge
+                    gotenberg_chromium_restarts_count 0
+                    # HELP gotenberg_libreoffice_requests_queue_size Current number of LibreOffice conversion requests waiting to be treated.
+                    # TYPE gotenberg_libreoffice_requests_queue_size gauge
+                    gotenberg_libreoffice_requests_queue_size 0
+                    # HELP gotenberg_libreoffice_restarts_count Current number of LibreOffice restarts.
+                    # TYPE gotenberg_libreoffice_restarts_count gauge
+                    gotenberg_libreoffice_restarts_count 0
+
+                    """,
+                "\(String(buffer: fresh.body))"
+            )
+            // The engine does not run here: a URL job waits in the queue Chromium would take it from.
+            let created = try await client.execute(
+                uri: "/v1/jobs",
+                method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"type":"URL_TO_PDF","url":"http://127.0.0.1:9/"}"#)
+            )
+            #expect(created.status == .created, "\(created.json)")
+            let queued = String(buffer: try await client.execute(uri: "/prometheus/metrics", method: .get).body)
+            #expect(queued.contains("gotenberg_chromium_requests_queue_size 1\n") && queued.contains("gotenberg_libreoffice_requests_queue_size 0\n"))
+        }
+        let restarted = try GotenbergMetrics(engine: gateway.engine, restarts: { (2, 1) }).render()
+        #expect(restarted.contains("gotenberg_chromium_restarts_count 2\n") && restarted.contains("gotenberg_libreoffice_restarts_count 1\n"))
     }
 }

@@ -176,6 +176,45 @@ struct GotenbergPDFEnginesTests {
         }
     }
 
+    @Test("embed attaches the embeds files to each PDF, byte for byte under their names; a conversion route takes embeds too")
+    func embeds() async throws {
+        let gateway = try InProcessGateway()
+        let invoice = scratch.file("factur-x.xml")
+        try Data("<?xml version=\"1.0\"?><Invoice><Total>42.00</Total></Invoice>".utf8).write(to: URL(fileURLWithPath: invoice))
+        try await gateway.run(converting: true) { client in
+            let embedded = try await Self.post(
+                client,
+                "/forms/pdfengines/embed",
+                [
+                    .file("files", path: Fixtures.pdf("one-page.pdf")), .file("embeds", path: invoice),
+                    .file("embeds", path: Fixtures.pdf("no-metadata.pdf")),
+                ]
+            )
+            #expect(embedded.status == .ok, "\(String(buffer: embedded.body))")
+            #expect(Self.filename(embedded) == "one-page.pdf")
+            let out = TemporaryDirectory("gotenberg-embeds")
+            let path = try saved(Data(embedded.body.readableBytesView))
+            let listed = try await run("/usr/bin/pdfdetach", ["-list", path]).stdout
+            #expect(listed.contains("2 embedded files") && listed.contains("factur-x.xml") && listed.contains("no-metadata.pdf"), "\(listed)")
+            _ = try await run("/usr/bin/pdfdetach", ["-saveall", "-o", out.path, path])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("factur-x.xml"))) == Data(contentsOf: URL(fileURLWithPath: invoice)))
+
+            // Merged, made PDF/A-3b, then attached: the order Gotenberg applies them in.
+            let merged = try await Self.post(
+                client,
+                "/forms/pdfengines/merge",
+                [
+                    .file("files", path: Fixtures.pdf("one-page.pdf")), .file("files", path: Fixtures.pdf("no-metadata.pdf")),
+                    .file("embeds", path: invoice), .text("pdfa", "PDF/A-3b"),
+                ]
+            )
+            #expect(merged.status == .ok, "\(String(buffer: merged.body))")
+            let mergedPath = try saved(Data(merged.body.readableBytesView))
+            #expect(try await run("/usr/bin/pdfdetach", ["-list", mergedPath]).stdout.contains("factur-x.xml"))
+            #expect(Self.pages(try await info(Data(merged.body.readableBytesView))) == 4)
+        }
+    }
+
     /// The JSON object of a read route's answer.
     static func json(_ response: TestResponse) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
@@ -348,9 +387,16 @@ struct GotenbergPDFEnginesTests {
             let embeds = try await Self.post(
                 client,
                 "/forms/pdfengines/merge",
-                [.file("files", path: Fixtures.pdf("one-page.pdf")), .file("embeds", path: Fixtures.pdf("no-metadata.pdf"))]
+                [
+                    .file("files", path: Fixtures.pdf("one-page.pdf")), .file("embeds", path: Fixtures.pdf("no-metadata.pdf")),
+                    .text("pdfa", "PDF/A-2b"),
+                ]
             )
-            #expect(embeds.status == .badRequest && String(buffer: embeds.body).contains("'embeds'"), "\(String(buffer: embeds.body))")
+            #expect(
+                String(buffer: embeds.body)
+                    == "Invalid form data: PDF format 'PDF/A-2b' does not support embedded files; only PDF/A-3 variants allow attachments",
+                "\(String(buffer: embeds.body))"
+            )
             let pdfaEncrypted = try await Self.post(
                 client,
                 "/forms/pdfengines/merge",

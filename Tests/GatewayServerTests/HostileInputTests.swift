@@ -218,7 +218,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test("a raw body without a file name is named by its Content-Type, or by its type; an ebook without one is 400")
+    @Test("a raw body without a file name is named by its Content-Type, or by its type; an ebook without one is 415")
     func rawBodyWithoutName() async throws {
         try await InProcessGateway().run { client in
             let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
@@ -237,7 +237,9 @@ struct HostileInputTests {
             let bytes = try await client.send(.post, "/v1/jobs?type=PDF_TO_PDF", bytes: pdf, contentType: "application/octet-stream")
             #expect(bytes.status == .created && bytes.json["original_filename"] as? String == "document.pdf", "\(bytes.json)")
             let book = try await client.send(.post, "/v1/jobs?type=EBOOK_TO_PDF", bytes: pdf, contentType: "application/octet-stream")
-            #expect(book.status == .badRequest && book.error.code == "filename_required", "\(book.json)")
+            // A file whose format nobody can tell: 415 (schemathesis found a nameless form part
+            // refused with 400, which the spec cannot say is wrong).
+            #expect(book.status == .unsupportedMediaType && book.error.code == "filename_required", "\(book.json)")
             #expect(book.error.message?.contains("filename=") == true, "\(book.json)")
         }
     }

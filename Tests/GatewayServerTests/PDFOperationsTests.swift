@@ -218,6 +218,58 @@ struct PDFOperationsTests {
         #expect(notPNG.string("error_message")?.contains("PNG") == true)
     }
 
+    @Test func attachedFilesComeOutByteForByteUnderTheirNames() async throws {
+        let (server, client, _, one) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let invoice = Data("<?xml version=\"1.0\"?><Invoice><Total>42.00</Total></Invoice>".utf8)
+        let notes = Data((0..<5000).map { UInt8($0 % 251) })
+        let created = try await client.post(
+            "/v1/documents/\(one)/operations",
+            json: [
+                "operations": [
+                    ["op": "pdfa", "part": "3b"],
+                    [
+                        "op": "attach",
+                        "files": [
+                            ["name": "invoice.xml", "data": invoice.base64EncodedString()],
+                            ["name": "notes é.bin", "data": notes.base64EncodedString()],
+                        ],
+                    ],
+                ]
+            ]
+        )
+        #expect(created.status == 201, "\(created.text)")
+        let job = try await Self.finished(client, created)
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let files = ((job.json["operations"] as? [[String: Any]])?.last?["files"] as? [[String: Any]]) ?? []
+        #expect(
+            files.map { $0["name"] as? String } == ["invoice.xml", "notes é.bin"] && files.first?["bytes"] as? Int == invoice.count,
+            "\(job.text)"
+        )
+        #expect(!job.text.contains(invoice.base64EncodedString()), "the bytes stay out of the answer")
+        let path = try Self.file(server, job.json["document"] as? [String: Any])
+        let out = TemporaryDirectory("attachments")
+        let saved = try await run(try which("pdfdetach"), ["-saveall", "-o", out.path, path])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("invoice.xml"))) == invoice)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("notes é.bin"))) == notes)
+        #expect(try await Self.pdfinfo(path).contains("PDF version"), "Poppler opens the result")
+
+        // PDF/A-2b allows no attachments; before pdfa they would be dropped; a name twice is ambiguous.
+        let file = ["name": "a.txt", "data": Data("a".utf8).base64EncodedString()]
+        for (operations, status, code) in [
+            ([["op": "pdfa", "part": "2b"], ["op": "attach", "files": [file]]], 422, "contradictory_operations"),
+            ([["op": "attach", "files": [file]], ["op": "pdfa", "part": "3b"]], 422, "contradictory_operations"),
+            ([["op": "attach", "files": [file, file]]], 422, "duplicate_name"),
+            ([["op": "attach", "files": [["name": "../etc/passwd", "data": "YQ=="]]]], 400, "invalid_operation"),
+            ([["op": "attach", "files": [["name": "a.txt"]]]], 400, "invalid_operation"),
+            ([["op": "attach", "files": [["name": "a.txt", "sha256": String(repeating: "0", count: 64)]]]], 422, "attachment_data_missing"),
+        ] as [([[String: Any]], Int, String)] {
+            let refused = try await client.post("/v1/documents/\(one)/operations", json: ["operations": operations])
+            #expect(refused.status == status && refused.string("error") == code, "\(operations): \(refused.text)")
+        }
+    }
+
     @Test func encryptLocksTheResultAndNeverShowsThePassword() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }

@@ -111,6 +111,15 @@ public final class LocalConverter: Converter {
     /// qpdf and Ghostscript, sealed like the converters: PDF_TO_PDF jobs and every job's operations.
     public let pdfTools: LocalPDFOperator
     let pdf: PDFCombiner
+    /// Restarts of the warm tools since this converter was made — every start of a slot's tool
+    /// after its first (a crash, a hang, a recycle after its jobs) — as Gotenberg counts them.
+    public var restarts: (chromium: Int, libreOffice: Int) {
+        let again = { (starts: Int) in max(0, starts - 1) }
+        return (
+            chromium.slots.slots.reduce(0) { $0 + again($1.startCount) },
+            libreOffice.workers.slots.slots.reduce(0) { $0 + again($1.startCount) }
+        )
+    }
     /// Whether each tool starts, for readiness.
     private let toolCheck: ToolCheck
     /// The sandbox's latest check: nil when it works.

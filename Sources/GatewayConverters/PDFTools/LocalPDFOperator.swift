@@ -162,6 +162,8 @@ struct Step: Sendable {
             try await Optimizer(step: self).optimize(optimize, what: what)
         case .bookmarks(let items):
             try await Outlines(step: self).write(items, what: what)
+        case .attach(let files):
+            try await Attachments(step: self).attach(files, secrets: secrets, what: what)
         }
         return [output]
     }

@@ -12,7 +12,7 @@ struct WatermarkStamp {
         let stamp = step.prefix + "-stamp.pdf"
         var drawing: [String]
         if let image = mark.image {
-            guard let data = secrets.stampImages[image.sha256] else {
+            guard let data = secrets.carriedFiles[image.sha256] else {
                 throw JobFailure(
                     .rejected,
                     code: "stamp_image_missing",

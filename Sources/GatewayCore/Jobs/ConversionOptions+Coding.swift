@@ -86,7 +86,10 @@ extension ConversionOptions: Codable {
     public init(from decoder: any Decoder) throws {
         let strict = decoder.userInfo[Self.strictDecoding] as? Bool == true
         do {
-            if strict { try Self.refuseUnknownKeys(in: decoder, allowed: Self.fields.map(\.name), what: "options") }
+            if strict {
+                try Self.refuseUnknownKeys(in: decoder, allowed: Self.fields.map(\.name), what: "options")
+                try Self.refuseNulls(in: decoder, what: "options")
+            }
             let container = try decoder.container(keyedBy: CodingKeys.self)
             paperWidth = try container.decodeIfPresent(Double.self, forKey: .paperWidth)
             paperHeight = try container.decodeIfPresent(Double.self, forKey: .paperHeight)
@@ -129,6 +132,22 @@ extension ConversionOptions: Codable {
                 code: "unknown_option",
                 field: unknown,
                 "\(what) has no key \"\(unknown)\"; the keys are \(allowed.joined(separator: ", "))"
+            )
+        }
+    }
+
+    /// Throws `OptionsError` for a key whose value is `null`: no option takes one, and reading
+    /// it as left out would accept what the schema refuses.
+    static func refuseNulls(in decoder: any Decoder, what: String) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        if let key = container.allKeys.map(\.stringValue).sorted().first(where: {
+            (try? container.decodeNil(forKey: AnyKey(stringValue: $0))) == true
+        }) {
+            throw OptionsError(
+                .invalid,
+                code: "invalid_options",
+                field: key,
+                "\(what).\(key) is null; leave the key out for its default, or give \(field(key)?.accepts ?? "a value")"
             )
         }
     }

@@ -16,6 +16,22 @@ public enum MediaTypes {
         return table[key]?.first { SourceFormats.isConverted($0) }
     }
 
+    /// The media type of a file named `filename`, by its extension; `application/octet-stream`
+    /// when the table does not know it.
+    public static func mediaType(ofFile filename: String) -> String {
+        let ext = (filename as NSString).pathExtension.lowercased()
+        return byExtension[ext] ?? "application/octet-stream"
+    }
+
+    /// The table read the other way: the first type listing each extension.
+    static let byExtension: [String: String] = {
+        var types: [String: String] = [:]
+        for (type, extensions) in table.sorted(by: { $0.key < $1.key }) {
+            for ext in extensions where types[ext] == nil { types[ext] = type }
+        }
+        return types
+    }()
+
     /// `type/subtype ext ext …` per line; `#` starts a comment.
     static func read(_ path: String) -> [String: [String]] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }

@@ -41,6 +41,8 @@ extension GotenbergController {
         group.post("/forms/pdfengines/rotate") { request, context in
             try await self.eachPDF(request, context, requiring: "rotateAngle")
         }
+        // The `embeds` files, attached to each PDF (the post-processing field every route takes).
+        group.post("/forms/pdfengines/embed") { request, context in try await self.eachPDF(request, context) }
         group.post("/forms/pdfengines/bookmarks/write") { request, context in
             try await self.eachPDF(request, context, route: .init(writesBookmarks: true))
         }

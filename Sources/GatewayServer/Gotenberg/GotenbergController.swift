@@ -17,6 +17,10 @@ extension HTTPField.Name {
 struct GotenbergController: Sendable {
     let jobs: GotenbergJobs
     let maxUploadBytes: Int64
+    /// Where webhook mode records what it owes; nil refuses webhook requests.
+    var webhooks: WebhookSender? = nil
+    /// Chromium's and LibreOffice's restarts, for `/prometheus/metrics`.
+    var restarts: @Sendable () -> (chromium: Int, libreOffice: Int) = { (0, 0) }
     /// What `GET /version` says: the Gotenberg API version these routes follow.
     static let apiVersion = "8.36.0"
 
@@ -28,6 +32,9 @@ struct GotenbergController: Sendable {
         addChromiumFileRoutes(to: group)
         addScreenshotRoutes(to: group)
         addPDFEngineRoutes(to: group)
+        // Behind the credentials, as Gotenberg's basic auth guards it (our /metrics is open).
+        let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts)
+        group.get("/prometheus/metrics") { _, _ in try metrics.response() }
     }
 
     private struct Health: Encodable {
@@ -237,6 +244,8 @@ struct GotenbergController: Sendable {
 
     /// Receives the form of an owner's request and answers what `body` makes of it; every
     /// error becomes Gotenberg's plain-text answer, and the trace id comes back on every answer.
+    /// With Gotenberg's webhook headers, the answer is 204 once the jobs (or the refusal) are
+    /// recorded in the outbox, and the rest goes to the webhook (`GotenbergWebhookDelivery`).
     func receiving(
         _ request: Request,
         _ context: GatewayRequestContext,
@@ -245,6 +254,9 @@ struct GotenbergController: Sendable {
         let trace = request.headers[.gotenbergTrace] ?? UUID().uuidString.lowercased()
         do {
             let owner = try context.requireOwner()
+            // Bad webhook headers are answered now, as Gotenberg does, not sent anywhere.
+            let webhook = try GotenbergWebhook.parse(request.headers, urlCheck: intake.urlCheck)
+            if webhook != nil, webhooks == nil { throw GotenbergError(.badRequest, "this gateway takes no webhook requests") }
             try intake.admitBeforeBody(owner: owner, key: nil)
             let staging = intake.staging
             let form = try await MultipartForm.receive(
@@ -258,6 +270,12 @@ struct GotenbergController: Sendable {
             )
             // What the jobs did not take (all of it, when they failed) goes.
             defer { for file in form.files { staging.discardIncoming(file.path) } }
+            if let webhook, let webhooks {
+                try await accept(request, webhook: webhook, trace: trace, owner: owner, webhooks: webhooks) {
+                    try await GotenbergWebhook.$accepting.withValue(true) { try await body(owner, form) }
+                }
+                return Response(status: .noContent, headers: [.gotenbergTrace: trace])
+            }
             var response = try await body(owner, form)
             response.headers[.gotenbergTrace] = trace
             return response
@@ -265,6 +283,49 @@ struct GotenbergController: Sendable {
             var refusal = GotenbergError.from(error)
             refusal.headers[.gotenbergTrace] = trace
             throw refusal
+        }
+    }
+
+    /// Runs a webhook request's route until its jobs are created, then records what is owed —
+    /// the jobs, or the route's refusal, which Gotenberg too sends to the error URL — in the
+    /// outbox, where its delivery starts.
+    private func accept(
+        _ request: Request,
+        webhook: GotenbergWebhook,
+        trace: String,
+        owner: String,
+        webhooks: WebhookSender,
+        route: () async throws -> Response
+    ) async throws {
+        var envelope = GotenbergWebhook.Envelope(
+            webhook: webhook,
+            owner: owner,
+            trace: trace,
+            outputName: GotenbergAnswer.outputName(request.headers[.gotenbergOutputFilename]),
+            keep: request.headers[.pdfgateFolder] != nil,
+            jobs: []
+        )
+        do {
+            _ = try await route()
+            // A route that answers without a file (a read) has nothing to send.
+            envelope.refusal = .init(
+                status: 400,
+                message: "The webhook middleware can only work with multipart/form-data routes that results in output files"
+            )
+        } catch let accepted as GotenbergAccepted {
+            envelope.jobs = accepted.jobs.map { .init(id: $0.job.id, name: $0.plan.name, parts: $0.plan.parts) }
+        } catch {
+            let refusal = GotenbergError.from(error)
+            // Limits and a full store are this request's answer, not the webhook's.
+            if [.tooManyRequests, .serviceUnavailable, .insufficientStorage, .contentTooLarge].contains(refusal.status) { throw refusal }
+            envelope.refusal = .init(status: refusal.status.code, message: refusal.message)
+        }
+        do {
+            try await webhooks.enqueue(try GotenbergWebhookDelivery.pending(envelope, now: Date()))
+        } catch {
+            // Not recorded: the jobs would run for nobody.
+            for planned in envelope.jobs { _ = try? intake.engine.cancel(planned.id) }
+            throw error
         }
     }
 }

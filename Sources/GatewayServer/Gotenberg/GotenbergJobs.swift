@@ -44,7 +44,8 @@ struct GotenbergJobs: Sendable {
 
     /// Creates every job, then waits for all of them. Cancelled (the client hung up), it cancels
     /// the jobs; a job that did not succeed fails the whole request with its failure, and the
-    /// others' documents are discarded.
+    /// others' documents are discarded. In webhook mode (`GotenbergWebhook.accepting`) it hands
+    /// the created jobs over instead (`GotenbergAccepted`): the delivery waits for them.
     func run(_ planned: [Planned], owner: String, secrets: JobSecrets) async throws -> [Output] {
         var jobs: [Job] = []
         do {
@@ -59,28 +60,40 @@ struct GotenbergJobs: Sendable {
                 )
                 jobs.append(created.job)
             }
+        } catch {
+            for job in jobs { _ = try? engine.cancel(job.id) }
+            throw error
+        }
+        if GotenbergWebhook.accepting { throw GotenbergAccepted(jobs: Array(zip(jobs, planned))) }
+        do {
             var ended: [Job] = []
             for job in jobs { ended.append(try await waitForEnd(job)) }
-            if let failed = ended.first(where: { $0.state.status != .succeeded }) {
-                discard(ended)
-                throw GotenbergJobFailed(job: failed)
-            }
-            return try zip(ended, planned).map { job, plan in
-                if job.spec.type == .screenshot {
-                    let format = job.spec.screenshot?.format ?? .png
-                    guard let path = library.keptResult(jobID: job.id) else {
-                        throw GotenbergError(.internalServerError, "the screenshot of job \(job.id.lowercased) is gone")
-                    }
-                    return Output(job: job, documents: [], name: plan.name, parts: false, image: (path, format))
-                }
-                let documents = try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) }
-                return Output(job: job, documents: documents, name: plan.name, parts: plan.parts)
-            }
+            return try outputs(ended, planned: planned.map { ($0.name, $0.parts) }, owner: owner)
         } catch {
             for job in jobs { _ = try? engine.cancel(job.id) }
             // Those that had ended before the others failed leave nothing behind either.
             discard(jobs.compactMap { try? engine.job($0.id) })
             throw error
+        }
+    }
+
+    /// The ended jobs' files, named as planned; a job that did not succeed fails them all with
+    /// its failure (`GotenbergJobFailed`), the others' documents discarded.
+    func outputs(_ ended: [Job], planned: [(name: String?, parts: Bool)], owner: String) throws -> [Output] {
+        if let failed = ended.first(where: { $0.state.status != .succeeded }) {
+            discard(ended)
+            throw GotenbergJobFailed(job: failed)
+        }
+        return try zip(ended, planned).map { job, plan in
+            if job.spec.type == .screenshot {
+                let format = job.spec.screenshot?.format ?? .png
+                guard let path = library.keptResult(jobID: job.id) else {
+                    throw GotenbergError(.internalServerError, "the screenshot of job \(job.id.lowercased) is gone")
+                }
+                return Output(job: job, documents: [], name: plan.name, parts: false, image: (path, format))
+            }
+            let documents = try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) }
+            return Output(job: job, documents: documents, name: plan.name, parts: plan.parts)
         }
     }
 
@@ -93,8 +106,9 @@ struct GotenbergJobs: Sendable {
     }
 
     /// The job once it has ended, as the engine publishes it (or another node's, which the
-    /// engine relays to watchers). Cancelling the wait cancels the job.
-    func waitForEnd(_ job: Job) async throws -> Job {
+    /// engine relays to watchers). Cancelling the wait cancels the job, unless `cancelling` is
+    /// false (a webhook's delivery stopped by a shutdown leaves its jobs to the next start).
+    func waitForEnd(_ job: Job, cancelling: Bool = true) async throws -> Job {
         let engine = engine
         let (changes, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingNewest(16))
         // Watch before reading the snapshot, so no change falls between the two.
@@ -108,7 +122,7 @@ struct GotenbergJobs: Sendable {
             for await changed in changes where changed.state.status.isTerminal { return changed }
             throw CancellationError()
         } onCancel: {
-            _ = try? engine.cancel(job.id)
+            if cancelling { _ = try? engine.cancel(job.id) }
             continuation.finish()
         }
     }

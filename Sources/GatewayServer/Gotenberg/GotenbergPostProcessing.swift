@@ -5,7 +5,7 @@ import GatewayCore
 /// stamps, rotate, flatten, optimize, PDF/A, metadata, encryption), read as our `PDFOperation`s:
 /// the same qpdf and Ghostscript steps a `/v1` job runs, in the order Gotenberg applies them.
 ///
-/// What our operations cannot do as Gotenberg does (embedded files, Factur-X, PDF/UA
+/// What our operations cannot do as Gotenberg does (Factur-X, PDF/UA
 /// of an existing PDF, metadata keys beyond the document information) is refused by name, never
 /// dropped: a client that asked for it learns it did not happen.
 struct GotenbergPostProcessing {
@@ -66,6 +66,14 @@ struct GotenbergPostProcessing {
         if let update = Self.metadata(&fields) { operations.append(.metadata(update)) }
         let pdfa = try Self.pdfa(fields)
         if route.pdfaByOperation, let pdfa { operations.append(.pdfa(PDFOperation.PDFAPart(pdfa))) }
+        // After PDF/A, as Gotenberg embeds: Ghostscript's rewrite would drop them.
+        let embeds = try Self.attachments(files)
+        if !embeds.isEmpty {
+            if let pdfa, pdfa != .a3b {
+                fields.append("PDF format '\(pdfa.rawValue)' does not support embedded files; only PDF/A-3 variants allow attachments")
+            }
+            operations.append(.attach(embeds))
+        }
         if let encryption = Self.encryption(&fields) {
             if pdfa != nil { fields.append("PDF/A format is incompatible with encryption") }
             operations.append(.encrypt(encryption))
@@ -355,10 +363,35 @@ struct GotenbergPostProcessing {
         }
     }
 
+    /// The files of the `embeds` field, attached to every output under their own names.
+    static func attachments(_ files: [MultipartForm.File]) throws(GotenbergError) -> [PDFAttachment] {
+        let embeds = files.filter { $0.field == "embeds" }
+        guard !embeds.isEmpty else { return [] }
+        do {
+            let attached = try embeds.map { file in
+                let name = file.filename ?? "attachment"
+                let data: Data
+                do {
+                    data = try Data(contentsOf: URL(fileURLWithPath: file.path))
+                } catch {
+                    throw GotenbergError(.internalServerError)
+                }
+                return try PDFAttachment.file(data, name: name, field: "embeds")
+            }
+            try PDFAttachment.check(attached, field: "embeds")
+            return attached
+        } catch let error as OperationError {
+            throw GotenbergError(.badRequest, "Invalid form data: \(error.message)")
+        } catch let error as GotenbergError {
+            throw error
+        } catch {
+            throw GotenbergError(.internalServerError)
+        }
+    }
+
     /// Gotenberg's features that our operations do not carry out: refused by name.
     private static func refuseUnsupported(_ fields: GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
         var asked: [String] = []
-        if files.contains(where: { $0.field == "embeds" }) { asked.append("embeds") }
         if files.contains(where: { $0.field == "facturxXml" }) { asked.append("facturxXml") }
         for key in ["embedsMetadata", "facturxConformanceLevel", "downloadFrom"] where fields.string(key) != nil { asked.append(key) }
         for key in ["autoIndexBookmarks", "titleBookmarks"] where ["1", "t", "T", "TRUE", "true", "True"].contains(fields.string(key) ?? "") {

@@ -77,8 +77,9 @@ struct JobController: Sendable {
         // intake's check answers (422 conflicting_type), as for every other entry point.
         if fields["original_filename"] ?? fields["filename"] == nil, fields["type"] != JobType.urlToPDF.rawValue {
             guard let unnamed = Self.unnamedFile(fields, mediaType: request.headers[.contentType]) else {
+                // 415, as the intake answers a nameless file: its format cannot be told.
                 throw APIError(
-                    .badRequest,
+                    .unsupportedMediaType,
                     "filename_required",
                     "an ebook's format is in its file name: send Content-Disposition: attachment; filename=\"book.epub\" or add ?filename=book.epub"
                 )

@@ -38,6 +38,8 @@ final class WebhookSender: Sendable {
     let logger: Logger
     /// Deliveries in progress, by message id.
     private let tasks = Mutex<[String: Task<Void, Never>]>([:])
+    /// Carries out the deliveries of Gotenberg's webhook mode; nil where its routes are off.
+    let gotenberg: GotenbergWebhookDelivery?
 
     init(
         secret: String,
@@ -47,6 +49,7 @@ final class WebhookSender: Sendable {
         backoff: BackoffPolicy = BackoffPolicy(initial: .seconds(1), maximum: .seconds(300)),
         window: Duration = .seconds(3600),
         clock: JobClock = .system,
+        gotenberg: GotenbergWebhookDelivery? = nil,
         logger: Logger
     ) {
         signer = WebhookSigner(secret: secret)
@@ -57,7 +60,16 @@ final class WebhookSender: Sendable {
         self.backoff = backoff
         self.window = window
         self.clock = clock
+        self.gotenberg = gotenberg
         self.logger = logger
+    }
+
+    /// Records `delivery` in the outbox, claimed by this node, then starts it: once this
+    /// returns, a restart still owes it (Gotenberg's webhook mode answers 204 only then).
+    func enqueue(_ delivery: PendingWebhook) async throws {
+        let claim = claim(from: clock.now())
+        try await writing { try $0.add(delivery, claim: claim) }
+        start(delivery, recording: false)
     }
 
     /// Starts delivering `json` for `job` unless a delivery for the same job and revision runs.
@@ -127,47 +139,92 @@ final class WebhookSender: Sendable {
         }
     }
 
+    /// One HTTP message of a delivery: where, how, and what it carries.
+    struct Message: Sendable {
+        enum Body: Sendable {
+            case bytes(Data)
+            /// A file streamed from disk (a Gotenberg webhook's PDF or zip).
+            case file(String)
+        }
+        var url: String
+        var method = "POST"
+        /// Besides the signature's three, which every message carries.
+        var headers: [String: String]
+        var body: Body
+    }
+
     private func send(_ delivery: PendingWebhook) async {
-        var attempt = delivery.attempts
-        var random = clock.makeRandom()
-        var metadata: Logger.Metadata = ["job.id": "\(delivery.jobID.lowercased)", "webhook.id": "\(delivery.messageID)"]
+        if let gotenberg, delivery.messageID.hasPrefix(GotenbergWebhook.messagePrefix) {
+            await gotenberg.deliver(delivery, via: self)
+        } else {
+            await waitUntilDue(delivery)
+            let message = Message(url: delivery.url, headers: ["Content-Type": "application/json"], body: .bytes(delivery.body))
+            await sendUntilDone(message, for: delivery, recording: true)
+        }
+        // Stopped by a shutdown: what is still owed stays in the outbox for the next start.
+        if Task.isCancelled { return }
+        await finish(delivery)
+    }
+
+    func waitUntilDue(_ delivery: PendingWebhook) async {
         let untilDue = delivery.notBefore.timeIntervalSince(clock.now())
         if untilDue > 0 { try? await clock.sleep(.milliseconds(Int64(untilDue * 1000))) }
+    }
+
+    /// Sends `message` until the receiver takes it (true) or refuses it for good, the SSRF
+    /// rules refuse its URL, or `delivery`'s window closes (false). With `recording`, each
+    /// failed attempt is rescheduled in the outbox, so a restart goes on from there.
+    @discardableResult
+    func sendUntilDone(_ message: Message, for delivery: PendingWebhook, recording: Bool) async -> Bool {
+        var attempt = recording ? delivery.attempts : 0
+        var random = clock.makeRandom()
+        var metadata: Logger.Metadata = [
+            "job.id": "\(delivery.jobID.lowercased)", "webhook.id": "\(delivery.messageID)", "http.method": "\(message.method)",
+        ]
         while !Task.isCancelled {
             attempt += 1
             var retryAfter: Duration?
             do {
-                let vetted = try await guardrail.vet(delivery.url)
+                let vetted = try await guardrail.vet(message.url)
                 let timestamp = Int64(clock.now().timeIntervalSince1970)
+                let signature: String
+                let body: HTTPRequestBody
+                switch message.body {
+                case .bytes(let data):
+                    signature = signer.signature(id: delivery.messageID, timestamp: timestamp, body: data)
+                    body = .bytes(Array(data))
+                case .file(let path):
+                    signature = try signer.signature(id: delivery.messageID, timestamp: timestamp, file: path)
+                    body = .file(path: path)
+                }
+                var headers = message.headers
+                headers["webhook-id"] = delivery.messageID
+                headers["webhook-timestamp"] = String(timestamp)
+                headers["webhook-signature"] = signature
                 let request = HTTPRequest(
-                    method: "POST",
-                    url: delivery.url,
-                    headers: [
-                        "Content-Type": "application/json",
-                        "webhook-id": delivery.messageID,
-                        "webhook-timestamp": String(timestamp),
-                        "webhook-signature": signer.signature(id: delivery.messageID, timestamp: timestamp, body: delivery.body),
-                    ],
-                    body: .bytes(Array(delivery.body)),
+                    method: message.method,
+                    url: message.url,
+                    headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
+                    body: body,
                     resolve: vetted.curlResolve.map { [$0] } ?? []
                 )
                 let response = try await client.execute(request, sink: .memory(limit: 64 * 1024))
                 if (200..<300).contains(response.status) {
                     logger.info("webhook.delivered", metadata: metadata)
-                    return await finish(delivery)
+                    return true
                 }
                 metadata["http.status"] = "\(response.status)"
                 // 4xx other than 408/429 means the receiver refuses this message: retrying won't help.
                 if (400..<500).contains(response.status) && ![408, 429].contains(response.status) {
                     logger.warning("webhook.refused", metadata: metadata)
-                    return await finish(delivery)
+                    return false
                 }
                 retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: clock.now()) }
             } catch let failure as JobFailure {
                 metadata["error"] = "\(failure.message)"
                 if failure.kind == .rejected {
                     logger.warning("webhook.forbidden", metadata: metadata)
-                    return await finish(delivery)
+                    return false
                 }
             } catch {
                 metadata["error"] = "\(error)"
@@ -175,13 +232,16 @@ final class WebhookSender: Sendable {
             let remaining = Duration.milliseconds(Int64(max(0, delivery.expiresAt.timeIntervalSince(clock.now())) * 1000))
             guard let wait = backoff.delay(afterAttempt: attempt, retryAfter: retryAfter, remaining: remaining, using: &random) else {
                 logger.warning("webhook.gave_up", metadata: metadata)
-                return await finish(delivery)
+                return false
             }
-            let next = clock.now().addingTimeInterval(wait.inSeconds)
-            let claim = claim(from: next)
-            try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next, claim: claim) }
+            if recording {
+                let next = clock.now().addingTimeInterval(wait.inSeconds)
+                let claim = claim(from: next)
+                try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next, claim: claim) }
+            }
             try? await clock.sleep(wait)
         }
+        return false
     }
 
     /// The delivery ended one way or another: nothing more is owed.

@@ -20,6 +20,16 @@ public struct WebhookSigner: Sendable {
         return "v1," + Data(HMAC<SHA256>.authenticationCode(for: message, using: key)).base64EncodedString()
     }
 
+    /// The same over a file's bytes, read in chunks: a webhook may carry a large PDF.
+    public func signature(id: String, timestamp: Int64, file path: String) throws -> String {
+        var mac = HMAC<SHA256>(key: key)
+        mac.update(data: Data("\(id).\(timestamp).".utf8))
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { mac.update(data: chunk) }
+        return "v1," + Data(mac.finalize()).base64EncodedString()
+    }
+
     /// What a receiver does: true when any `v1,` signature in the header matches.
     public func verify(id: String, timestamp: Int64, body: Data, header: String) -> Bool {
         var message = Data("\(id).\(timestamp).".utf8)

@@ -116,12 +116,14 @@ struct JobCreateRequest: Decodable, Sendable {
             } catch {
                 throw APIError(.badRequest, "invalid_operation", "operations must be a JSON list such as [{\"op\": \"rotate\", \"angle\": 90}]")
             }
-            // An outline can outgrow a URL (a request head is at most 80 KiB): it comes in a JSON body.
-            if let index = operations?.firstIndex(where: { $0.name == "bookmarks" }) {
+            // An outline or an attached file can outgrow a URL (a request head is at most 80 KiB):
+            // they come in a JSON body.
+            if let index = operations?.firstIndex(where: { $0.name == "bookmarks" || $0.name == "attach" }) {
+                let name = operations?[index].name ?? "bookmarks"
                 throw APIError(
                     .badRequest,
                     "invalid_operation",
-                    "operations[\(index)]: bookmarks come in a JSON create's body (or POST /v1/documents/{id}/operations), not in a query parameter or form field"
+                    "operations[\(index)]: \(name) comes in a JSON create's body (or POST /v1/documents/{id}/operations), not in a query parameter or form field"
                 )
             }
         }

@@ -129,8 +129,10 @@ public final class JobIntake: Sendable {
             }
         } else {
             guard let filename = spec.originalFilename, !filename.isEmpty else {
+                // A file that came without a name is one whose format nobody can tell (415);
+                // a create that names none for a file still to come is missing a field (400).
                 throw IntakeError(
-                    .invalid,
+                    withInput ? .unsupportedFormat : .invalid,
                     code: "filename_required",
                     "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. report.docx"
                 )

@@ -35,10 +35,26 @@ struct OperationIntake {
                     "operations[\(index)].image: send the PNG itself, base64, in \"image\" (image_sha256 only describes a stored one)"
                 )
             }
-            secrets.stampImages[image.sha256] = data
+            secrets.carriedFiles[image.sha256] = data
             image.data = nil
             mark.image = image
             spec.operations?[index] = .watermark(mark)
+        }
+        for (index, operation) in operations.enumerated() {
+            guard case .attach(var files) = operation else { continue }
+            for number in files.indices {
+                guard let data = files[number].data else {
+                    // Well-formed (an answer's shape), but without the bytes: 422.
+                    throw OperationError(
+                        .outOfRange,
+                        code: "attachment_data_missing",
+                        "operations[\(index)].files[\(number)]: send the file itself, base64, in \"data\" (sha256 only describes a stored one)"
+                    )
+                }
+                secrets.carriedFiles[files[number].sha256] = data
+                files[number].data = nil
+            }
+            spec.operations?[index] = .attach(files)
         }
         for (index, operation) in operations.enumerated() {
             guard case .encrypt(var encryption) = operation else { continue }

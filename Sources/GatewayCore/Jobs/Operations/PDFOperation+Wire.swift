@@ -24,6 +24,8 @@ extension PDFOperation: Codable {
         "watermark": ["text", "image", "image_sha256", "image_bytes", "scale", "pages", "opacity", "font_size", "angle"],
         "optimize": ["images", "linearize"],
         "bookmarks": ["items"],
+        // Each file is a client's `{name, data}` (base64), kept as `{name, sha256, bytes}`.
+        "attach": ["files"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -145,6 +147,10 @@ extension PDFOperation: Codable {
             let items = try reader.required([PDFBookmark].self, "items")
             try PDFBookmark.check(items, field: reader.location("items"))
             self = .bookmarks(items)
+        case "attach":
+            let files = try reader.required([PDFAttachment].self, "files")
+            try PDFAttachment.check(files, field: reader.location("files"))
+            self = .attach(files)
         default:  // optimize
             let images = try reader.optional(String.self, "images") ?? "ebook"
             guard let parsed = Optimize.Images(rawValue: images) else {
@@ -197,6 +203,7 @@ extension PDFOperation: Codable {
             try container.encode(optimize.images.rawValue, forKey: Key("images"))
             try container.encode(optimize.linearize, forKey: Key("linearize"))
         case .bookmarks(let items): try container.encode(items, forKey: Key("items"))
+        case .attach(let files): try container.encode(files, forKey: Key("files"))
         }
     }
 
@@ -224,6 +231,8 @@ extension PDFOperation: Codable {
         func optional<T: Decodable>(_ type: T.Type, _ field: String) throws(OperationError) -> T? {
             do {
                 return try container.decodeIfPresent(type, forKey: Key(field))
+            } catch let error as OperationError {
+                throw error  // a nested value's own check (an attached file's name), where it is
             } catch {
                 throw invalid(field, "must be \(Self.kind(of: type))")
             }
@@ -279,6 +288,7 @@ extension PDFOperation: Codable {
             case is Bool.Type: "true or false"
             case is [String].Type: "a list of strings"
             case is [PDFBookmark].Type: "a list of {title, page, children?} objects (page 1 is the first)"
+            case is [PDFAttachment].Type: "a list of {name, data} objects (data: the file in base64)"
             default: "a string"
             }
         }

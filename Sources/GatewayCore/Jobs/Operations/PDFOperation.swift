@@ -26,6 +26,8 @@ public enum PDFOperation: Sendable, Equatable {
     case optimize(Optimize)
     /// Replaces the outline (bookmarks) with these entries; an empty list removes it.
     case bookmarks([PDFBookmark])
+    /// Files attached to the PDF, each under its name (a file of that name is replaced).
+    case attach([PDFAttachment])
 
     public enum Split: Sendable, Equatable {
         case every(Int)
@@ -128,7 +130,7 @@ public enum PDFOperation: Sendable, Equatable {
     }
 
     /// A watermark's PNG. The bytes come with the client's request only: the intake moves them
-    /// beside the job's staged input (`JobSecrets.stampImages`), so the job's row and answers
+    /// beside the job's staged input (`JobSecrets.carriedFiles`), so the job's row and answers
     /// carry just its SHA-256 and size.
     public struct StampImage: Sendable, Equatable {
         public var sha256: String
@@ -186,10 +188,11 @@ public enum PDFOperation: Sendable, Equatable {
         case .watermark: "watermark"
         case .optimize: "optimize"
         case .bookmarks: "bookmarks"
+        case .attach: "attach"
         }
     }
 
-    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks"]
+    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach"]
 }
 
 extension [PDFOperation] {
@@ -219,12 +222,30 @@ extension [PDFOperation] {
                 throw OperationError(.outOfRange, code: "contradictory_operations", "\(field): PDF/A forbids encryption; drop pdfa or encrypt")
             }
         }
-        // Anything rewriting the file after PDF/A (Ghostscript, new metadata) would break what it declares.
-        if let index = firstIndex(where: { $0.name == "pdfa" }), self[(index + 1)...].contains(where: { $0.name != "split" }) {
+        // PDF/A-3 alone allows attached files; Ghostscript's rewrite would drop them, so they come after it.
+        let part = compactMap { operation -> PDFOperation.PDFAPart? in if case .pdfa(let part) = operation { part } else { nil } }.first
+        if let part, part != .a3b, contains(where: { $0.name == "attach" }) {
             throw OperationError(
                 .outOfRange,
                 code: "contradictory_operations",
-                "\(field): pdfa must come last (or only be followed by split): later operations would break its conformance"
+                "\(field): PDF/A-\(part.rawValue) does not allow attached files; only PDF/A-3b does"
+            )
+        }
+        // Anything rewriting the file after PDF/A (Ghostscript, new metadata) would break what it declares.
+        if let index = firstIndex(where: { $0.name == "pdfa" }),
+            self[(index + 1)...].contains(where: { $0.name != "split" && $0.name != "attach" })
+        {
+            throw OperationError(
+                .outOfRange,
+                code: "contradictory_operations",
+                "\(field): pdfa must come last (or only be followed by split and attach): later operations would break its conformance"
+            )
+        }
+        if let index = firstIndex(where: { $0.name == "attach" }), let pdfa = firstIndex(where: { $0.name == "pdfa" }), index < pdfa {
+            throw OperationError(
+                .outOfRange,
+                code: "contradictory_operations",
+                "\(field): attach must come after pdfa, whose rewrite of the file would drop the attached files"
             )
         }
     }

@@ -68,21 +68,22 @@ public struct JobSecrets: Sendable, Equatable, Codable {
     /// `encrypt`'s passwords.
     public var userPassword: String?
     public var ownerPassword: String?
-    /// Watermark PNGs by their SHA-256 (`PDFOperation.StampImage`).
-    public var stampImages: [String: Data]
+    /// Files the request carried for its operations, by their SHA-256: watermark PNGs
+    /// (`PDFOperation.StampImage`) and attachments (`PDFOperation.Attachment`).
+    public var carriedFiles: [String: Data]
 
     public init(
         password: String? = nil,
         passwords: [String: String] = [:],
         userPassword: String? = nil,
         ownerPassword: String? = nil,
-        stampImages: [String: Data] = [:]
+        carriedFiles: [String: Data] = [:]
     ) {
         self.password = password
         self.passwords = passwords
         self.userPassword = userPassword
         self.ownerPassword = ownerPassword
-        self.stampImages = stampImages
+        self.carriedFiles = carriedFiles
     }
 
     public init(from decoder: any Decoder) throws {
@@ -91,7 +92,7 @@ public struct JobSecrets: Sendable, Equatable, Codable {
         passwords = try container.decodeIfPresent([String: String].self, forKey: .passwords) ?? [:]
         userPassword = try container.decodeIfPresent(String.self, forKey: .userPassword)
         ownerPassword = try container.decodeIfPresent(String.self, forKey: .ownerPassword)
-        stampImages = try container.decodeIfPresent([String: Data].self, forKey: .stampImages) ?? [:]
+        carriedFiles = try container.decodeIfPresent([String: Data].self, forKey: .carriedFiles) ?? [:]
     }
 
     /// Hex SHA-256, the name a stamp image goes by.
@@ -110,6 +111,7 @@ public struct JobSecrets: Sendable, Equatable, Codable {
         case password, passwords
         case userPassword = "user_password"
         case ownerPassword = "owner_password"
-        case stampImages = "stamp_images"
+        // Named when it held only stamps; kept so stored secrets still read.
+        case carriedFiles = "stamp_images"
     }
 }

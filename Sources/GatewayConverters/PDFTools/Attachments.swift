@@ -1,0 +1,34 @@
+import Foundation
+import GatewayCore
+
+/// `attach`: qpdf's `--add-attachment`, once per file, each written beside the input in the
+/// work directory first. The PDF's own objects stay as they are; a file of the same name is
+/// replaced (`--replace`), as a second `embeds` of one name is in Gotenberg.
+struct Attachments {
+    let step: Step
+
+    func attach(_ files: [PDFAttachment], secrets: JobSecrets, what: String) async throws {
+        var arguments = [step.inputName, step.outputName]
+        for (index, file) in files.enumerated() {
+            guard let data = secrets.carriedFiles[file.sha256] else {
+                throw JobFailure(
+                    .rejected,
+                    code: "attachment_missing",
+                    "the attached file '\(file.name)' (sha256 \(file.sha256)) is not kept with the job any more; create the job again with it"
+                )
+            }
+            // Our name on disk; the name in the PDF is the client's.
+            let staged = step.prefix + "-attachment-\(index)"
+            do {
+                try data.write(to: URL(fileURLWithPath: step.work + "/" + staged))
+            } catch {
+                throw JobFailure(.transient, code: "storage_error", "cannot write the attached file '\(file.name)': \(error)")
+            }
+            arguments += [
+                "--add-attachment", staged, "--key=\(file.name)", "--filename=\(file.name)",
+                "--mimetype=\(MediaTypes.mediaType(ofFile: file.name))", "--replace", "--",
+            ]
+        }
+        try await step.qpdf(arguments, what)
+    }
+}
