@@ -54,7 +54,7 @@ let package = Package(
         // Converter backends: Local/ (LibreOffice, Chromium, Calibre), Gotenberg/, RemoteGateway/.
         .target(
             name: "GatewayConverters",
-            dependencies: ["GatewayCore", "GatewayHTTPClient"],
+            dependencies: ["GatewayCore", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strict
         ),
         // The library on disk and in SQLite.

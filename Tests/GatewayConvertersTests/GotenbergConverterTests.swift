@@ -459,4 +459,19 @@ import Testing
         #expect(GotenbergForm.safeFilename("a/b\"c\r.docx") == "a_b_c_.docx")
         #expect(GotenbergForm.safeFilename(".docx") == "document.docx")
     }
+
+    /// An HTML bundle goes to Gotenberg as its HTML route takes a page's files: index.html and
+    /// every other file beside it, by name.
+    @Test func anHTMLBundleIsSentAsThePageAndItsFiles() throws {
+        let job = HTTPBackendJob()
+        let site = job.directory.file("site.zip")
+        try LocalConverterTests.HTMLBundles.zip(site, [("index.html", Array("<p>x</p>".utf8)), ("css/site.css", Array("p{}".utf8))])
+        let form = try GotenbergForm.make(for: job.request(.docToPDF, .file(path: site, originalFilename: "site.zip")))
+        #expect(form.route == "/forms/chromium/convert/html")
+        let files = form.parts.compactMap { part -> String? in
+            if case .file(_, let filename, _) = part.value { return filename }
+            return nil
+        }
+        #expect(files == ["index.html", "site.css"], "\(files)")
+    }
 }

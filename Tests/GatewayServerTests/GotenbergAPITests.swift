@@ -79,7 +79,7 @@ struct GotenbergAPITests {
         }
     }
 
-    @Test("an uploaded index.html prints with its footer; a Markdown template gets its pages' HTML; assets are named, not dropped")
+    @Test("an uploaded index.html prints with its footer; a Markdown template gets its pages' HTML; files beside the page are loaded")
     func htmlAndMarkdown() async throws {
         let gateway = try InProcessGateway()
         let files = TemporaryDirectory("gotenberg-html")
@@ -98,6 +98,12 @@ struct GotenbergAPITests {
         let template = try write("index.html", #"<html><body>{{ toHTML "notes.md" }}</body></html>"#, in: "markdown")
         let notes = try write("notes.md", "# Meeting notes\n\nWe agreed on **three** points:\n\n- ship\n- test\n- rest\n", in: "markdown")
         let throwing = try write("index.html", "<html><body><script>throw new Error('boom')</script>Text</body></html>", in: "throwing")
+        let page = try write(
+            "index.html",
+            #"<html><head><link rel="stylesheet" href="style.css"></head><body><h1>Assets</h1><img src="logo.png"></body></html>"#,
+            in: "assets"
+        )
+        let style = try write("style.css", #"h1::after { content: " styled by its sheet"; }"#, in: "assets")
         try await gateway.run(converting: true) { client in
             // Only the left margin differs from Gotenberg's default.
             let html = try await Self.post(
@@ -140,12 +146,21 @@ struct GotenbergAPITests {
                 [.file("files", path: throwing), .text("failOnConsoleExceptions", "true")]
             )
             #expect(failed.status == .conflict && String(buffer: failed.body).contains("boom"), "\(failed.status) \(String(buffer: failed.body))")
-            let asset = try await Self.post(
+            // Files beside index.html are served to the page from its own origin, as Gotenberg does.
+            let withAssets = try await Self.post(
                 client,
                 "/forms/chromium/convert/html",
-                [.file("files", path: index), .named("files", path: Fixtures.pdf("one-page.pdf"), filename: "logo.png")]
+                [
+                    .file("files", path: page), .file("files", path: style),
+                    .named("files", path: Fixtures.root + "/web-set/logo.png", filename: "logo.png"),
+                ]
             )
-            #expect(asset.status == .badRequest && String(buffer: asset.body).contains("'logo.png'"), "\(String(buffer: asset.body))")
+            #expect(withAssets.status == .ok, "\(String(buffer: withAssets.body))")
+            let assetsPDF = files.file("assets.pdf")
+            try Data(withAssets.body.readableBytesView).write(to: URL(fileURLWithPath: assetsPDF))
+            #expect(try await run("/usr/bin/pdftotext", [assetsPDF, "-"]).stdout.contains("styled by its sheet"))
+            let images = try await run("/usr/bin/pdfimages", ["-list", assetsPDF]).stdout
+            #expect(images.split(separator: "\n").count > 2, "the image was loaded: \(images)")
         }
     }
 

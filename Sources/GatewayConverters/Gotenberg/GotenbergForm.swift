@@ -40,10 +40,25 @@ struct GotenbergForm: Sendable {
         case .file(let path, let originalFilename):
             let ext = (originalFilename as NSString).pathExtension.lowercased()
             if htmlExtensions.contains(ext) {
-                let page = MultipartPart.file("files", path: path, filename: "index.html", contentType: "text/html")
+                var files = [MultipartPart.file("files", path: path, filename: "index.html", contentType: "text/html")]
+                if ext == HTMLBundle.fileExtension {
+                    // Gotenberg takes a page's files beside it, flat, by their names.
+                    let bundle = try HTMLBundle.unpack(path, into: request.workDirectory + "/gotenberg-bundle")
+                    files = [.file("files", path: bundle.index, filename: "index.html", contentType: "text/html")]
+                    for (name, file) in bundle.assets.sorted(by: { $0.key < $1.key }) {
+                        files.append(
+                            .file(
+                                "files",
+                                path: file,
+                                filename: (name as NSString).lastPathComponent,
+                                contentType: MediaTypes.mediaType(ofFile: name)
+                            )
+                        )
+                    }
+                }
                 return GotenbergForm(
                     route: "/forms/chromium/convert/html",
-                    parts: [page] + chromiumOptions(request.options, page: nil),
+                    parts: files + chromiumOptions(request.options, page: nil),
                     summary: "converting an HTML file"
                 )
             }

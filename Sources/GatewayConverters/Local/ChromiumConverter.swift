@@ -50,7 +50,7 @@ final class ChromiumConverter: Converter {
         events(.entered(.converting))
         let work = request.workDirectory + "/chromium"
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let (target, what) = try prepareTarget(request, in: work)
+        let (target, what, assets) = try prepareTarget(request, in: work)
         // SSRF: the page is checked now, so a refused URL fails before Chromium is asked; then
         // every request Chromium makes — redirects and subresources included — goes through a
         // proxy that checks it and connects to the address it checked (see `VettingProxy`).
@@ -73,7 +73,12 @@ final class ChromiumConverter: Converter {
         case .file:
             page = .init(
                 url: target,
-                proxy: VettingProxy(serving: Self.uploadedPage(in: work), at: target, contentSecurityPolicy: ChromiumPage.contentSecurityPolicy),
+                proxy: VettingProxy(
+                    serving: Self.uploadedPage(in: work),
+                    at: target,
+                    assets: assets,
+                    contentSecurityPolicy: ChromiumPage.contentSecurityPolicy
+                ),
                 options: request.options,
                 pageSizeFromCSS: true,
                 // A page told to wait for something runs on the real clock, as Gotenberg's does;
@@ -134,8 +139,9 @@ final class ChromiumConverter: Converter {
 
     // MARK: - Helpers
 
-    /// What Chromium should open, and a name for messages.
-    private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String) {
+    /// What Chromium should open, a name for messages, and for an HTML bundle the files served
+    /// beside its page.
+    private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String, [String: String]) {
         try ToolFiles.makeDirectory(work)
         switch request.source {
         case .pdfs:
@@ -145,16 +151,22 @@ final class ChromiumConverter: Converter {
             guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw JobFailure(.rejected, code: "unsupported_url", "only http and https URLs can be converted, not \(url)")
             }
-            return (url, url)
+            return (url, url, [:])
         case .file(let path, let originalFilename):
             let page = Self.uploadedPage(in: work)
+            var source = path
+            var assets: [String: String] = [:]
+            if InputStaging.fileExtension(of: originalFilename) == HTMLBundle.fileExtension {
+                let bundle = try HTMLBundle.unpack(path, into: work + "/bundle")
+                (source, assets) = (bundle.index, bundle.assets)
+            }
             do {
-                let html = try Data(contentsOf: URL(fileURLWithPath: path))
+                let html = try Data(contentsOf: URL(fileURLWithPath: source))
                 try Data(ChromiumPage.prepare(Array(html), options: request.options)).write(to: URL(fileURLWithPath: page))
             } catch {
                 throw JobFailure(.transient, code: "input_not_staged", "the uploaded HTML could not be prepared: \(error.localizedDescription)")
             }
-            return (Self.uploadedPageURL, originalFilename)
+            return (Self.uploadedPageURL, originalFilename, assets)
         }
     }
 

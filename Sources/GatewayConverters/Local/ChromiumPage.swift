@@ -6,8 +6,10 @@ enum ChromiumPage {
     /// A Content-Security-Policy that lets an uploaded page style and script itself, but load
     /// nothing: no other local files through `file://` (which would leak them into the PDF), and
     /// no network (which would bypass the URL checks).
+    /// `'self'` is the made-up origin the proxy serves the page and its bundle's files from
+    /// (`HTMLBundle`); nothing else answers there, and no other origin is allowed.
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline' data:; img-src data:; font-src data:; media-src data:; script-src 'unsafe-inline'"
+        "default-src 'none'; style-src 'self' 'unsafe-inline' data:; img-src 'self' data:; font-src 'self' data:; media-src 'self' data:; script-src 'self' 'unsafe-inline'"
 
     /// The page with our `<meta>` and `<style>` inserted at the start of its head.
     static func prepare(_ html: [UInt8], options: ConversionOptions) -> [UInt8] {

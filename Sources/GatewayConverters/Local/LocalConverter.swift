@@ -189,7 +189,7 @@ public final class LocalConverter: Converter {
         case (.pdfToPDF, _), (_, .pdfs): .pdf
         case (_, .url), (.urlToPDF, _), (.screenshot, _): .chromium
         case (.docToPDF, .file(_, let originalFilename)):
-            ["html", "htm", "xhtml"].contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
+            SourceFormats.html.contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
         case (.ebookToPDF, .file): .calibre
         }
     }

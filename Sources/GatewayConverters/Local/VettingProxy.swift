@@ -43,8 +43,9 @@ final class VettingProxy: Sendable {
     private enum Mode: Sendable {
         /// Someone else's page at `page` (`host:port`): every request vetted and forwarded.
         case vetting(URLGuard, page: String)
-        /// An uploaded page: `file` answered at `url` with `policy` as its CSP; nothing else.
-        case serving(file: String, url: String, policy: String)
+        /// An uploaded page: `file` answered at `url` with `policy` as its CSP, the files of its
+        /// bundle (path → file) beside it on the same origin; nothing else.
+        case serving(file: String, url: String, assets: [String: String], policy: String)
     }
 
     private struct State {
@@ -76,9 +77,10 @@ final class VettingProxy: Sendable {
         self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"))
     }
 
-    /// A proxy that answers `url` (plain `http:`) with the HTML in `file` and refuses anything else.
-    convenience init(serving file: String, at url: String, contentSecurityPolicy: String) {
-        self.init(mode: .serving(file: file, url: url, policy: contentSecurityPolicy))
+    /// A proxy that answers `url` (plain `http:`) with the HTML in `file`, `assets` (a bundle's
+    /// files by their paths) at the same origin, and refuses anything else.
+    convenience init(serving file: String, at url: String, assets: [String: String] = [:], contentSecurityPolicy: String) {
+        self.init(mode: .serving(file: file, url: url, assets: assets, policy: contentSecurityPolicy))
     }
 
     private init(mode: Mode) {
@@ -142,9 +144,11 @@ final class VettingProxy: Sendable {
             return
         }
         switch mode {
-        case .serving(let file, let url, let policy):
+        case .serving(let file, let url, let assets, let policy):
             if !request.isConnect && request.url == url {
                 Self.sendPage(client, file: file, policy: policy)
+            } else if !request.isConnect, let asset = Self.asset(request.url, beside: url, in: assets) {
+                Self.sendFile(client, file: asset, type: MediaTypes.mediaType(ofFile: asset), policy: policy)
             } else if request.isConnect {
                 _ = Self.sendAll(client, Array("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
             }
@@ -153,8 +157,21 @@ final class VettingProxy: Sendable {
         }
     }
 
+    /// The file of the bundle that `requested` names, on the page's origin; nil for any other.
+    static func asset(_ requested: String, beside page: String, in assets: [String: String]) -> String? {
+        guard !assets.isEmpty, let origin = URL(string: page).flatMap({ $0.host }), let target = URL(string: requested),
+            target.scheme == "http", target.host == origin
+        else { return nil }
+        let path = target.path.hasPrefix("/") ? String(target.path.dropFirst()) : target.path
+        return assets[path] ?? path.removingPercentEncoding.flatMap { assets[$0] }
+    }
+
     /// The uploaded page, with its CSP as a header and nothing cached.
     private static func sendPage(_ client: Int32, file: String, policy: String) {
+        sendFile(client, file: file, type: "text/html", policy: policy)
+    }
+
+    private static func sendFile(_ client: Int32, file: String, type: String, policy: String) {
         guard let handle = FileHandle(forReadingAtPath: file) else {
             _ = sendAll(client, Array("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
             return
@@ -163,7 +180,7 @@ final class VettingProxy: Sendable {
         let size = (try? handle.seekToEnd()) ?? 0
         try? handle.seek(toOffset: 0)
         let head =
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(size)\r\nContent-Security-Policy: \(policy)\r\n"
+            "HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Length: \(size)\r\nContent-Security-Policy: \(policy)\r\n"
             + "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
         guard sendAll(client, Array(head.utf8)) else { return }
         while let chunk = try? handle.read(upToCount: 64 * 1024), !chunk.isEmpty {

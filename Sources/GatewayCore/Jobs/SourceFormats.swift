@@ -19,12 +19,12 @@ public enum SourceFormats {
         "ppt", "pptx", "pptm", "pps", "ppsx", "ppsm", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key",
         // Draw and images
         "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp",
-        // Chromium
-        "html", "htm", "xhtml",
+        // Chromium: a page, or a page with its files (`HTMLBundle`: index.html at the zip's root)
+        "html", "htm", "xhtml", "zip",
     ]
 
-    /// The document formats Chromium prints rather than LibreOffice.
-    public static let html: Set<String> = ["html", "htm", "xhtml"]
+    /// The document formats Chromium prints rather than LibreOffice; a `zip` is an HTML bundle.
+    public static let html: Set<String> = ["html", "htm", "xhtml", "zip"]
 
     /// True when some job type converts files with extension `ext` (lowercase, no dot).
     public static func isConverted(_ ext: String) -> Bool {

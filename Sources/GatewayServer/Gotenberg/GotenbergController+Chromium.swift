@@ -1,4 +1,5 @@
 import Foundation
+import GatewayConverters
 import GatewayCore
 import Hummingbird
 import Ink
@@ -18,30 +19,41 @@ extension GotenbergController {
             var fields = GotenbergFields(form)
             var options = try Self.chromiumOptions(&fields)
             let post = try Self.chromiumPostProcessing(&fields, form)
-            let index = try Self.uploadedPage(form, &fields, markdown: markdown, besides: ["header.html", "footer.html"])
+            let page = try uploadedPage(form, &fields, markdown: markdown, besides: ["header.html", "footer.html"])
+            defer { page.discard() }
             let named = { (name: String) in form.files.first { $0.filename?.lowercased() == name } }
             options.browser.headerHTML = try named("header.html").map { try Self.text(atPath: $0.path) }
             options.browser.footerHTML = try named("footer.html").map { try Self.text(atPath: $0.path) }
             let spec = JobSpec(
                 type: .docToPDF,
-                originalFilename: "index.html",
+                originalFilename: page.filename,
                 folder: request.headers[.pdfgateFolder],
                 options: options,
                 operations: post.all.isEmpty ? nil : post.all
             )
-            return try await jobs.run([.init(spec: spec, files: [index.path], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
+            return try await jobs.run([.init(spec: spec, files: [page.path], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
         }
     }
 
+    /// What a form's page becomes: `index.html` alone, or with the files uploaded beside it an
+    /// HTML bundle (`HTMLBundle`), which our Chromium serves from the page's own origin.
+    struct UploadedPage {
+        var path: String
+        var filename: String
+        /// A bundle made here, removed once the job took it (or did not).
+        var made: (@Sendable () -> Void)?
+        func discard() { made?() }
+    }
+
     /// The form's `index.html`, ready to print: for Markdown, its template rendered. Collects
-    /// what is missing with the form's other problems, then validates them all; files beside
-    /// the page other than the Markdown pages and `besides` are refused by name.
-    static func uploadedPage(
+    /// what is missing with the form's other problems, then validates them all. The other files
+    /// (but the Markdown pages, `besides` and the post-processing fields' own) go beside it.
+    func uploadedPage(
         _ form: MultipartForm,
         _ fields: inout GotenbergFields,
         markdown: Bool,
         besides: Set<String> = []
-    ) throws -> MultipartForm.File {
+    ) throws -> UploadedPage {
         // Gotenberg matches the name exactly but its extension case-insensitively.
         let index = form.files.first { file in
             let name = file.filename ?? ""
@@ -52,21 +64,21 @@ extension GotenbergController {
         if markdown, pages.isEmpty { fields.append("no form file found for extensions: [.md]") }
         try fields.validate()
         guard let index else { throw GotenbergError(.internalServerError) }
-        // Files the page would load beside it: our Chromium loads nothing but the page, so
-        // they are named rather than silently missing from the result.
+        if markdown { try Self.render(index.path, pages: pages) }
         let assets = form.files.filter { file in
-            file.path != index.path && !pages.contains { $0.path == file.path } && !besides.contains(file.filename?.lowercased() ?? "")
-                && !["watermark", "stamp"].contains(file.field ?? "")
+            file.path != index.path && !besides.contains(file.filename?.lowercased() ?? "")
+                && !["watermark", "stamp", "embeds", "facturxXml"].contains(file.field ?? "")
         }
-        guard assets.isEmpty else {
-            let names = assets.map { "'\($0.filename ?? "?")'" }.joined(separator: ", ")
-            throw GotenbergError(
-                .badRequest,
-                "pdfgate prints index.html on its own and loads no files beside it (\(names)); embed images, styles and fonts in the page as data: URLs"
-            )
+        guard !assets.isEmpty else { return UploadedPage(path: index.path, filename: "index.html") }
+        let staging = intake.staging
+        let bundle = staging.incomingPath()
+        do {
+            try HTMLBundle.pack(index: index.path, assets: assets.map { ($0.filename ?? "file", $0.path) }, to: bundle)
+        } catch {
+            staging.discardIncoming(bundle)
+            throw GotenbergError(.internalServerError)
         }
-        if markdown { try render(index.path, pages: pages) }
-        return index
+        return UploadedPage(path: bundle, filename: "index.zip", made: { staging.discardIncoming(bundle) })
     }
 
     /// An uploaded file's text (a template, a header, a Markdown page).

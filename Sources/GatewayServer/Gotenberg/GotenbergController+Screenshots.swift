@@ -26,7 +26,6 @@ extension GotenbergController {
             let screenshot = Self.screenshotOptions(&fields)
             var spec = JobSpec(type: .screenshot, options: options)
             spec.screenshot = screenshot
-            var files: [String] = []
             switch source {
             case .url:
                 guard let url = fields.string("url") else {
@@ -35,11 +34,12 @@ extension GotenbergController {
                 try fields.validate()
                 spec.url = url
             case .html, .markdown:
-                let index = try Self.uploadedPage(form, &fields, markdown: source == .markdown)
-                spec.originalFilename = "index.html"
-                files = [index.path]
+                let page = try uploadedPage(form, &fields, markdown: source == .markdown)
+                defer { page.discard() }
+                spec.originalFilename = page.filename
+                return try await jobs.run([.init(spec: spec, files: [page.path])], owner: owner, secrets: JobSecrets())
             }
-            return try await jobs.run([.init(spec: spec, files: files)], owner: owner, secrets: JobSecrets())
+            return try await jobs.run([.init(spec: spec, files: [])], owner: owner, secrets: JobSecrets())
         }
     }
 
