@@ -26,6 +26,11 @@ struct GotenbergController: Sendable {
 
     var intake: JobIntake { jobs.intake }
 
+    /// `downloadFrom`: fetched under our SSRF rules, within the upload limit and a minute.
+    var downloads: GotenbergDownloads {
+        GotenbergDownloads(urlGuard: URLGuard(check: intake.urlCheck), maxBytes: maxUploadBytes, timeout: .seconds(60))
+    }
+
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
         group.post("/forms/chromium/convert/url") { request, context in try await self.convertURL(request, context) }
@@ -259,7 +264,7 @@ struct GotenbergController: Sendable {
             if webhook != nil, webhooks == nil { throw GotenbergError(.badRequest, "this gateway takes no webhook requests") }
             try intake.admitBeforeBody(owner: owner, key: nil)
             let staging = intake.staging
-            let form = try await MultipartForm.receive(
+            var form = try await MultipartForm.receive(
                 request.body,
                 contentType: request.headers[.contentType] ?? "",
                 filePart: nil,
@@ -268,15 +273,17 @@ struct GotenbergController: Sendable {
                 maxBytes: maxUploadBytes,
                 hashing: false
             )
-            // What the jobs did not take (all of it, when they failed) goes.
+            // What the jobs did not take (all of it, when they failed) goes, downloads included.
             defer { for file in form.files { staging.discardIncoming(file.path) } }
+            try await downloads.fetch(into: &form, staging: staging, trace: trace)
+            let received = form
             if let webhook, let webhooks {
                 try await accept(request, webhook: webhook, trace: trace, owner: owner, webhooks: webhooks) {
-                    try await GotenbergWebhook.$accepting.withValue(true) { try await body(owner, form) }
+                    try await GotenbergWebhook.$accepting.withValue(true) { try await body(owner, received) }
                 }
                 return Response(status: .noContent, headers: [.gotenbergTrace: trace])
             }
-            var response = try await body(owner, form)
+            var response = try await body(owner, received)
             response.headers[.gotenbergTrace] = trace
             return response
         } catch {

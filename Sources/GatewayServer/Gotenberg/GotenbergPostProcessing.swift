@@ -393,7 +393,7 @@ struct GotenbergPostProcessing {
     private static func refuseUnsupported(_ fields: GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
         var asked: [String] = []
         if files.contains(where: { $0.field == "facturxXml" }) { asked.append("facturxXml") }
-        for key in ["embedsMetadata", "facturxConformanceLevel", "downloadFrom"] where fields.string(key) != nil { asked.append(key) }
+        for key in ["embedsMetadata", "facturxConformanceLevel"] where fields.string(key) != nil { asked.append(key) }
         for key in ["autoIndexBookmarks", "titleBookmarks"] where ["1", "t", "T", "TRUE", "true", "True"].contains(fields.string(key) ?? "") {
             asked.append(key)
         }
