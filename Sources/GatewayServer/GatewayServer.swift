@@ -20,6 +20,8 @@ public struct GatewayServer {
     let closing = ClosingSignal()
     let router: Router<GatewayRequestContext>
     let webhooks: WebhookSender
+    /// Turned on by `run`: Gotenberg requests then end their jobs when their client hangs up.
+    let hangUps = HangUpWatch()
     let logger: Logger
 
     /// Opens the store, wires the engine and builds the router; nothing listens yet.
@@ -84,6 +86,7 @@ public struct GatewayServer {
             metrics: metrics,
             tokens: tokens,
             webhooks: webhooks,
+            hangUps: hangUps,
             closing: closing
         )
     }
@@ -97,6 +100,7 @@ public struct GatewayServer {
         metrics: GatewayMetrics,
         tokens: any APITokens,
         webhooks: WebhookSender? = nil,
+        hangUps: HangUpWatch = HangUpWatch(),
         closing: ClosingSignal
     ) -> (Router<GatewayRequestContext>, RouteTable) {
         let router = Router(context: GatewayRequestContext.self)
@@ -130,6 +134,7 @@ public struct GatewayServer {
                 jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
                 maxUploadBytes: maxUploadBytes,
                 webhooks: webhooks,
+                hangUps: hangUps,
                 restarts: { [local = assembly.local] in local.restarts }
             )
             gotenberg.addPublicRoutes(to: router)
@@ -149,6 +154,8 @@ public struct GatewayServer {
     /// server then drains, no longer held open by streams; the engine gives running jobs their
     /// grace. The whole shutdown is bounded by the grace plus a margin, whatever a client does.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        // Real connections from here on: a Gotenberg request's job ends with its client's.
+        hangUps.watch()
         if configuration.effectiveAuth == .tokens, try !tokens.hasLiveTokens() {
             logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }

@@ -64,4 +64,49 @@ struct GotenbergClientTests {
         #expect(results["loopback_url"]?["status"] as? Int == 403 && results["loopback_url"]?["body"] as? String == "Forbidden")
         #expect(results["wrong_password"]?["status"] as? Int == 401)
     }
+
+    /// Point 5's other half: pdfgate as a Gotenberg *client* (its `gotenberg` backend) pointed at
+    /// a second pdfgate's Gotenberg routes, converting real documents end to end — an office file,
+    /// and an HTML bundle sent as Gotenberg takes a page's files.
+    @Test("our gotenberg backend converts through a second pdfgate's Gotenberg API")
+    func pdfgateBehindPdfgate() async throws {
+        let converter = try await ServerProcess()
+        defer { Task { await converter.stop() } }
+        let front = try await ServerProcess(arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(converter.baseURL)"])
+        defer { Task { await front.stop() } }
+        let client = APIClient(base: front.baseURL)
+        let office = try await client.oneShot("sample.docx")
+        let officeJob = try await JobAPITests.finish(client, try #require(office.string("job_id"), "\(office.text)"))
+        #expect(officeJob["status"] as? String == "SUCCEEDED", "\(officeJob)")
+        #expect((officeJob["document"] as? [String: Any])?["page_count"] as? Int ?? 0 >= 1)
+
+        let scratch = TemporaryDirectory("bundle-through-gotenberg")
+        let site = scratch.file("site.zip")
+        let zipped = try await run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import zipfile, sys
+                with zipfile.ZipFile(sys.argv[1], "w") as z:
+                    z.writestr("index.html", '<html><head><link rel="stylesheet" href="site.css"></head><body><h1>Through</h1></body></html>')
+                    z.writestr("site.css", 'h1::after { content: " the other gateway"; }')
+                """, site,
+            ]
+        )
+        try #require(zipped.status == 0, "\(zipped.stderr)")
+        let bundle = try await client.send(
+            "POST",
+            "/v1/jobs?filename=site.zip",
+            body: .file(path: site),
+            headers: [("Content-Type", "application/octet-stream")]
+        )
+        let bundleJob = try await JobAPITests.finish(client, try #require(bundle.string("job_id"), "\(bundle.text)"))
+        #expect(bundleJob["status"] as? String == "SUCCEEDED", "\(bundleJob)")
+        let path = front.store + "/" + (try #require((bundleJob["document"] as? [String: Any])?["path"] as? String))
+        #expect(try await run("/usr/bin/pdftotext", [path, "-"]).stdout.contains("Through the other gateway"))
+        // The work was the second gateway's: its own jobs list shows them.
+        let behind = try await APIClient(base: converter.baseURL).get("/v1/jobs").json["jobs"] as? [[String: Any]]
+        #expect(behind?.count == 2, "\(String(describing: behind))")
+    }
 }

@@ -19,6 +19,8 @@ struct GotenbergController: Sendable {
     let maxUploadBytes: Int64
     /// Where webhook mode records what it owes; nil refuses webhook requests.
     var webhooks: WebhookSender? = nil
+    /// Whether a client's hang-up cancels its request's jobs (live connections only).
+    var hangUps = HangUpWatch()
     /// Chromium's and LibreOffice's restarts, for `/prometheus/metrics`.
     var restarts: @Sendable () -> (chromium: Int, libreOffice: Int) = { (0, 0) }
     /// What `GET /version` says: the Gotenberg API version these routes follow.
@@ -263,9 +265,31 @@ struct GotenbergController: Sendable {
             let webhook = try GotenbergWebhook.parse(request.headers, urlCheck: intake.urlCheck)
             if webhook != nil, webhooks == nil { throw GotenbergError(.badRequest, "this gateway takes no webhook requests") }
             try intake.admitBeforeBody(owner: owner, key: nil)
+            // A client that hangs up while its jobs run cancels them: nobody is left to answer.
+            return try await hangUps.run(request) { requestBody in
+                try await answer(request, requestBody, owner: owner, webhook: webhook, trace: trace, body)
+            }
+        } catch {
+            var refusal = GotenbergError.from(error)
+            refusal.headers[.gotenbergTrace] = trace
+            throw refusal
+        }
+    }
+
+    /// The form received from `requestBody`, its downloads fetched, then the route's answer (or,
+    /// for a webhook request, 204 once what is owed is recorded).
+    private func answer(
+        _ request: Request,
+        _ requestBody: RequestBody,
+        owner: String,
+        webhook: GotenbergWebhook?,
+        trace: String,
+        _ body: (String, MultipartForm) async throws -> Response
+    ) async throws -> Response {
+        do {
             let staging = intake.staging
             var form = try await MultipartForm.receive(
-                request.body,
+                requestBody,
                 contentType: request.headers[.contentType] ?? "",
                 filePart: nil,
                 maxFiles: JobInput.maxCount,
