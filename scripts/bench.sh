@@ -37,6 +37,7 @@ bash scripts/bench-pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
+bash scripts/bench-gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
 
 cat <<REPORT
 
@@ -96,4 +97,8 @@ Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on
   GET /v1/jobs/{id}, one node          $(get http.pg_job.rps) req/s, p99 $(get http.pg_job.p99_ms) ms vs SQLite $(get http.job.rps) req/s   (target ≥ 5,000 req/s)
   300 jobs, instant converter          SQLite 1 node $(get cluster.sqlite1.jobs_per_s) jobs/s; PostgreSQL 1 node $(get cluster.pg1.jobs_per_s), 3 nodes $(get cluster.pg3.jobs_per_s) jobs/s (3 nodes share these 2 cores)
   takeover of a SIGKILLed node's job   $(get cluster.takeover_s) s with a $(get cluster.lease_s) s lease   (target ≤ lease + 2 s)
+
+Gotenberg's routes beside /v1, one release server, two clients, the faster of two alternating passes ($(get door.pdfs) of $(get door.pdfs_expected) answers were PDFs)
+  office set ($(count door.office_files) files)  /v1 (create, events, download) $(get door.office_v1_per_s) files/s   /forms/libreoffice/convert $(get door.office_door_per_s) files/s   → the door costs $(awk -v a="$(get door.office_door_per_s)" -v b="$(get door.office_v1_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') % (target ≤ 5 %)
+  web set ($(count door.web_pages) pages)      /v1 $(get door.web_v1_per_s) pages/s   /forms/chromium/convert/url $(get door.web_door_per_s) pages/s   → the door costs $(awk -v a="$(get door.web_door_per_s)" -v b="$(get door.web_v1_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') %
 REPORT
