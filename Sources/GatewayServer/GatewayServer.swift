@@ -130,15 +130,20 @@ public struct GatewayServer {
         DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated, in: &routes)
         FolderController(library: assembly.library).addRoutes(to: authenticated, in: &routes)
         if configuration.gotenbergAPI {
+            let modules = configuration.gotenbergModules
             let gotenberg = GotenbergController(
                 jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
                 maxUploadBytes: maxUploadBytes,
-                webhooks: webhooks,
+                modules: modules,
+                // Without Gotenberg's webhook module its headers mean nothing, as in Gotenberg.
+                webhooks: modules.contains(.webhook) ? webhooks : nil,
                 hangUps: hangUps,
                 restarts: { [local = assembly.local] in local.restarts }
             )
-            gotenberg.addPublicRoutes(to: router)
-            let forms = router.group().add(middleware: GotenbergErrorMiddleware()).add(
+            // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects.
+            let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
+            gotenberg.addPublicRoutes(to: router.group(root))
+            let forms = router.group(root).add(middleware: GotenbergErrorMiddleware()).add(
                 middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
             )
             gotenberg.addRoutes(to: forms)

@@ -25,6 +25,8 @@ extension ServerConfiguration {
         var shutdownGraceSeconds: Double?
         var remoteEventStreams: Bool?
         var gotenbergAPI: Bool?
+        var gotenbergModules: [String]?
+        var gotenbergRootPath: String?
         var gatewayToken: String?
         var eventHeartbeatSeconds: Double?
         var signingKeys: [SigningKey]?
@@ -48,6 +50,8 @@ extension ServerConfiguration {
             case shutdownGraceSeconds = "shutdown_grace_seconds"
             case remoteEventStreams = "remote_event_streams"
             case gotenbergAPI = "gotenberg_api"
+            case gotenbergModules = "gotenberg_modules"
+            case gotenbergRootPath = "gotenberg_root_path"
             case gatewayToken = "gateway_token"
             case eventHeartbeatSeconds = "event_heartbeat_seconds"
             case signingKeys = "signing_keys"
@@ -104,6 +108,8 @@ extension ServerConfiguration {
         if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
         if let value = file.remoteEventStreams { remoteEventStreams = value }
         if let value = file.gotenbergAPI { gotenbergAPI = value }
+        if let value = file.gotenbergModules { try setGotenbergAPI(value.joined(separator: ","), from: "gotenberg_modules") }
+        if let value = file.gotenbergRootPath { try setGotenbergRootPath(value, from: "gotenberg_root_path") }
         if let value = file.gatewayToken, !value.isEmpty { gatewayToken = value }
         if let value = file.eventHeartbeatSeconds { try setHeartbeat(value, from: "event_heartbeat_seconds") }
         if let value = file.signingKeys { signingKeys = value }
@@ -180,6 +186,7 @@ extension ServerConfiguration {
             }
         }
         if let value = environment["PDFGATE_GOTENBERG_API"] { try setGotenbergAPI(value, from: "PDFGATE_GOTENBERG_API") }
+        if let value = environment["PDFGATE_GOTENBERG_ROOT_PATH"] { try setGotenbergRootPath(value, from: "PDFGATE_GOTENBERG_ROOT_PATH") }
         if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { gatewayToken = value }
         if let value = environment["PDFGATE_WEB_ROOT"], !value.isEmpty { webRoot = value }
         if let value = environment["PDFGATE_EVENT_HEARTBEAT"] {
@@ -228,13 +235,33 @@ extension ServerConfiguration {
         }
     }
 
-    /// `on` or `off` (also true/false), from `source` for the error message.
+    /// `on` or `off` (also true/false), or the modules to keep (`chromium,pdfengines`), from
+    /// `source` for the error message.
     public mutating func setGotenbergAPI(_ value: String, from source: String) throws(ConfigurationError) {
         switch value.lowercased() {
-        case "on", "true", "1", "yes": gotenbergAPI = true
+        case "on", "true", "1", "yes":
+            gotenbergAPI = true
+            gotenbergModules = Set(GotenbergModule.allCases)
         case "off", "false", "0", "no": gotenbergAPI = false
-        default: throw ConfigurationError("\(source) must be on or off, not '\(value)'")
+        default:
+            let names = value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let modules = names.compactMap(GotenbergModule.init(rawValue:))
+            guard !names.isEmpty, modules.count == names.count else {
+                let all = GotenbergModule.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError("\(source) must be on, off, or modules among \(all) (comma-separated), not '\(value)'")
+            }
+            gotenbergAPI = true
+            gotenbergModules = Set(modules)
         }
+    }
+
+    /// Gotenberg's `--api-root-path`: a path that starts and ends with `/`.
+    public mutating func setGotenbergRootPath(_ value: String, from source: String) throws(ConfigurationError) {
+        let path = value.hasSuffix("/") ? value : value + "/"
+        guard path.hasPrefix("/"), !path.contains("//"), path.allSatisfy({ $0.isLetter || $0.isNumber || "/-_.~".contains($0) }) else {
+            throw ConfigurationError("\(source) must be a path such as /gotenberg/, not '\(value)'")
+        }
+        gotenbergRootPath = path
     }
 
     private mutating func setHeartbeat(_ seconds: Double, from source: String) throws(ConfigurationError) {

@@ -50,6 +50,11 @@ public struct ServerConfiguration: Sendable {
     public var gatewayToken: String?
     /// Gotenberg 8's routes (`/forms/…`, `/health`, `/version`) beside ours; `--gotenberg-api off` turns them off.
     public var gotenbergAPI = true
+    /// Which of Gotenberg's modules answer (`--gotenberg-api chromium,pdfengines`): Gotenberg's
+    /// `--chromium-disable-routes` and the like, the other way round.
+    public var gotenbergModules = Set(GotenbergModule.allCases)
+    /// Where Gotenberg's routes are mounted (Gotenberg's `--api-root-path`): `/` or `/gotenberg/`.
+    public var gotenbergRootPath = "/"
     /// How often an idle event stream gets a `:` comment, so proxies keep it open.
     public var heartbeat: Duration = .seconds(15)
     /// A directory to serve the web page's files from instead of the embedded copies, read on
@@ -113,4 +118,9 @@ public struct ConfigurationError: GatewayError {
     public var code: String { "invalid_configuration" }
 
     public init(_ message: String) { self.message = message }
+}
+
+/// Gotenberg's modules whose routes can be turned off one by one.
+public enum GotenbergModule: String, Sendable, CaseIterable {
+    case chromium, libreoffice, pdfengines, prometheus, webhook
 }

@@ -273,3 +273,41 @@ struct GotenbergAPITests {
         #expect(restarted.contains("gotenberg_chromium_restarts_count 2\n") && restarted.contains("gotenberg_libreoffice_restarts_count 1\n"))
     }
 }
+
+/// Gotenberg's settings a migrating user sets: its root path, and modules turned off.
+@Suite("Gotenberg's root path and modules")
+struct GotenbergSettingsTests {
+    @Test("--gotenberg-root-path mounts the routes under it; modules left out answer 404, and webhook headers are then ignored")
+    func rootPathAndModules() async throws {
+        var configuration = ServerConfiguration()
+        try configuration.setGotenbergRootPath("/gotenberg", from: "test")
+        try configuration.setGotenbergAPI("pdfengines,libreoffice", from: "test")
+        #expect(configuration.gotenbergRootPath == "/gotenberg/")
+        #expect(configuration.gotenbergModules == [.pdfengines, .libreoffice])
+        #expect(throws: ConfigurationError.self) { try configuration.setGotenbergAPI("chromium,screenshots", from: "test") }
+        #expect(throws: ConfigurationError.self) { try configuration.setGotenbergRootPath("gotenberg//x", from: "test") }
+        let settings = configuration
+        let gateway = try InProcessGateway {
+            $0.gotenbergRootPath = settings.gotenbergRootPath
+            $0.gotenbergModules = settings.gotenbergModules
+        }
+        try await gateway.run(converting: true) { client in
+            #expect(try await client.execute(uri: "/gotenberg/health", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/gotenberg/version", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/health", method: .get).status == .notFound, "not at the root any more")
+            let health = try await client.execute(uri: "/gotenberg/health", method: .get).json["details"] as? [String: Any]
+            #expect(health?.keys.sorted() == ["libreoffice"], "only the modules that answer: \(String(describing: health))")
+            // A webhook header without the webhook module: the answer is the PDF itself.
+            let merged = try await GotenbergAPITests.post(
+                client,
+                "/gotenberg/forms/pdfengines/merge",
+                [.file("files", path: Fixtures.pdf("one-page.pdf"))],
+                headers: [.gotenbergWebhookURL: "http://127.0.0.1:9/hook"]
+            )
+            #expect(merged.status == .ok && merged.headers[.contentType] == "application/pdf", "\(merged.status)")
+            let chromium = try await GotenbergAPITests.post(client, "/gotenberg/forms/chromium/convert/url", [.text("url", "https://example.com")])
+            #expect(chromium.status == .notFound)
+            #expect(try await client.execute(uri: "/gotenberg/prometheus/metrics", method: .get).status == .notFound)
+        }
+    }
+}

@@ -10,20 +10,15 @@ struct Attachments {
     func attach(_ files: [PDFAttachment], secrets: JobSecrets, what: String) async throws {
         var arguments = [step.inputName, step.outputName]
         for (index, file) in files.enumerated() {
-            guard let data = secrets.carriedFiles[file.sha256] else {
-                throw JobFailure(
-                    .rejected,
-                    code: "attachment_missing",
-                    "the attached file '\(file.name)' (sha256 \(file.sha256)) is not kept with the job any more; create the job again with it"
-                )
-            }
             // Our name on disk; the name in the PDF is the client's.
             let staged = step.prefix + "-attachment-\(index)"
-            do {
-                try data.write(to: URL(fileURLWithPath: step.work + "/" + staged))
-            } catch {
-                throw JobFailure(.transient, code: "storage_error", "cannot write the attached file '\(file.name)': \(error)")
-            }
+            try step.stage(
+                file.sha256,
+                as: staged,
+                secrets: secrets,
+                missingCode: "attachment_missing",
+                described: "the attached file '\(file.name)'"
+            )
             arguments += [
                 "--add-attachment", staged, "--key=\(file.name)", "--filename=\(file.name)",
                 "--mimetype=\(MediaTypes.mediaType(ofFile: file.name))", "--replace", "--",

@@ -168,6 +168,24 @@ struct Step: Sendable {
         return [output]
     }
 
+    /// Writes a file the request carried (`JobSecrets.carriedFiles`, by its SHA-256) into the
+    /// work directory as `name`, for a tool to read there. Gone (the job outlived its secrets),
+    /// the job is refused with `missingCode`: it must be created again with the file.
+    func stage(_ sha256: String, as name: String, secrets: JobSecrets, missingCode: String, described: String) throws {
+        guard let data = secrets.carriedFiles[sha256] else {
+            throw JobFailure(
+                .rejected,
+                code: missingCode,
+                "\(described) (sha256 \(sha256)) is not kept with the job any more; create the job again with it"
+            )
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: work + "/" + name))
+        } catch {
+            throw JobFailure(.transient, code: "storage_error", "cannot write \(described) for the tool: \(error)")
+        }
+    }
+
     func qpdf(_ arguments: [String], _ what: String) async throws {
         try await runner.qpdf(arguments, in: work, what: what, deadline: deadline)
     }

@@ -12,19 +12,8 @@ struct WatermarkStamp {
         let stamp = step.prefix + "-stamp.pdf"
         var drawing: [String]
         if let image = mark.image {
-            guard let data = secrets.carriedFiles[image.sha256] else {
-                throw JobFailure(
-                    .rejected,
-                    code: "stamp_image_missing",
-                    "the watermark's image (sha256 \(image.sha256)) is not kept with the job any more; create the job again with its image"
-                )
-            }
             let name = step.prefix + "-image.png"
-            do {
-                try data.write(to: URL(fileURLWithPath: step.work + "/" + name))
-            } catch {
-                throw JobFailure(.transient, code: "storage_error", "cannot write the watermark's image for the stamp: \(error)")
-            }
+            try step.stage(image.sha256, as: name, secrets: secrets, missingCode: "stamp_image_missing", described: "the watermark's image")
             drawing = ["--image", name, "--scale", String(mark.scale)]
         } else {
             drawing = ["--text", mark.text ?? "", "--font-size", String(mark.fontSize)]

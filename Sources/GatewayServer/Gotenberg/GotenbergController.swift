@@ -17,7 +17,9 @@ extension HTTPField.Name {
 struct GotenbergController: Sendable {
     let jobs: GotenbergJobs
     let maxUploadBytes: Int64
-    /// Where webhook mode records what it owes; nil refuses webhook requests.
+    /// The modules whose routes answer; the others' are 404, as when Gotenberg disables them.
+    var modules = Set(GotenbergModule.allCases)
+    /// Where webhook mode records what it owes; nil (no webhook module) ignores its headers.
     var webhooks: WebhookSender? = nil
     /// Whether a client's hang-up cancels its request's jobs (live connections only).
     var hangUps = HangUpWatch()
@@ -34,14 +36,20 @@ struct GotenbergController: Sendable {
     }
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
-        group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
-        group.post("/forms/chromium/convert/url") { request, context in try await self.convertURL(request, context) }
-        addChromiumFileRoutes(to: group)
-        addScreenshotRoutes(to: group)
-        addPDFEngineRoutes(to: group)
-        // Behind the credentials, as Gotenberg's basic auth guards it (our /metrics is open).
-        let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts)
-        group.get("/prometheus/metrics") { _, _ in try metrics.response() }
+        if modules.contains(.libreoffice) {
+            group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
+        }
+        if modules.contains(.chromium) {
+            group.post("/forms/chromium/convert/url") { request, context in try await self.convertURL(request, context) }
+            addChromiumFileRoutes(to: group)
+            addScreenshotRoutes(to: group)
+        }
+        if modules.contains(.pdfengines) { addPDFEngineRoutes(to: group) }
+        if modules.contains(.prometheus) {
+            // Behind the credentials, as Gotenberg's basic auth guards it (our /metrics is open).
+            let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts)
+            group.get("/prometheus/metrics") { _, _ in try metrics.response() }
+        }
     }
 
     private struct Health: Encodable {
@@ -56,11 +64,12 @@ struct GotenbergController: Sendable {
     /// `GET /health` (Gotenberg's shape: `up`/`down` per module, 503 when one is down) and
     /// `/version`, without credentials as in Gotenberg. A module is down when its job type
     /// cannot start on this node (`ConverterOutages`).
-    func addPublicRoutes(to router: Router<GatewayRequestContext>) {
+    func addPublicRoutes(to router: RouterGroup<GatewayRequestContext>) {
         let engine = intake.engine
+        let checked = [GotenbergModule.chromium: JobType.urlToPDF, .libreoffice: .docToPDF].filter { self.modules.contains($0.key) }
         let health: @Sendable (Request, GatewayRequestContext) async throws -> Response = { _, _ in
             let now = ISO8601DateFormatter().string(from: Date())
-            let modules: [String: JobType] = ["chromium": .urlToPDF, "libreoffice": .docToPDF]
+            let modules = Dictionary(uniqueKeysWithValues: checked.map { ($0.key.rawValue, $0.value) })
             let details = modules.mapValues { type in
                 Health.Module(status: engine.outages.failure(for: type) == nil ? "up" : "down", timestamp: now)
             }
@@ -261,9 +270,9 @@ struct GotenbergController: Sendable {
         let trace = request.headers[.gotenbergTrace] ?? UUID().uuidString.lowercased()
         do {
             let owner = try context.requireOwner()
-            // Bad webhook headers are answered now, as Gotenberg does, not sent anywhere.
-            let webhook = try GotenbergWebhook.parse(request.headers, urlCheck: intake.urlCheck)
-            if webhook != nil, webhooks == nil { throw GotenbergError(.badRequest, "this gateway takes no webhook requests") }
+            // Bad webhook headers are answered now, as Gotenberg does, not sent anywhere; without
+            // the webhook module they mean nothing, as in Gotenberg.
+            let webhook = webhooks == nil ? nil : try GotenbergWebhook.parse(request.headers, urlCheck: intake.urlCheck)
             try intake.admitBeforeBody(owner: owner, key: nil)
             // A client that hangs up while its jobs run cancels them: nobody is left to answer.
             return try await hangUps.run(request) { requestBody in

@@ -62,8 +62,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds running jobs get to finish at shutdown (default 30).")
     var shutdownGrace: Double?
 
-    @Option(help: "Gotenberg 8's routes (/forms/…, /health, /version) beside ours: on or off ($PDFGATE_GOTENBERG_API; default on).")
+    @Option(
+        help:
+            "Gotenberg 8's routes (/forms/…, /health, /version) beside ours: on, off, or the modules to keep among chromium, libreoffice, pdfengines, prometheus, webhook ($PDFGATE_GOTENBERG_API; default on)."
+    )
     var gotenbergAPI: String?
+
+    @Option(help: "Where Gotenberg's routes are mounted, like its --api-root-path, e.g. /gotenberg/ ($PDFGATE_GOTENBERG_ROOT_PATH; default /).")
+    var gotenbergRootPath: String?
 
     @Flag(
         help:
@@ -96,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let shutdownGrace { configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000)) }
             if unsandboxedConverters { configuration.unsandboxedConverters = true }
             if let gotenbergAPI { try configuration.setGotenbergAPI(gotenbergAPI, from: "--gotenberg-api") }
+            if let gotenbergRootPath { try configuration.setGotenbergRootPath(gotenbergRootPath, from: "--gotenberg-root-path") }
 
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
