@@ -215,6 +215,37 @@ struct GotenbergPDFEnginesTests {
         }
     }
 
+    /// Gotenberg's own acceptance scenario for metadata: every key written (ExifTool, dates
+    /// with their offsets), then read back by metadata/read as Gotenberg answers it.
+    @Test("metadata/write writes every key as Gotenberg does, and metadata/read reads them back")
+    func metadataRoundTrip() async throws {
+        let gateway = try InProcessGateway()
+        try await gateway.run(converting: true) { client in
+            let metadata =
+                #"{"Author":"Julien Neuhart","Copyright":"Julien Neuhart","CreateDate":"2006-09-18T16:27:50-04:00","Creator":"Gotenberg","Keywords":["first","second"],"Marked":true,"ModDate":"2006-09-18T16:27:50-04:00","PDFVersion":1.7,"Producer":"Gotenberg","Subject":"Sample","Title":"Sample","Trapped":"Unknown"}"#
+            let written = try await GotenbergAPITests.post(
+                client,
+                "/forms/pdfengines/metadata/write",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("metadata", metadata)],
+                headers: [.gotenbergOutputFilename: "foo"]
+            )
+            #expect(written.status == .ok, "\(String(buffer: written.body))")
+            let path = scratch.file("foo.pdf")
+            try Data(written.body.readableBytesView).write(to: URL(fileURLWithPath: path))
+            let read = try await Self.post(client, "/forms/pdfengines/metadata/read", [.file("files", path: path)])
+            let tags = Self.json(read)["foo.pdf"] as? [String: Any] ?? [:]
+            #expect(tags["Author"] as? String == "Julien Neuhart" && tags["Copyright"] as? String == "Julien Neuhart", "\(tags)")
+            #expect(tags["CreateDate"] as? String == "2006:09:18 16:27:50-04:00", "\(tags)")
+            #expect(tags["ModDate"] as? String == "2006:09:18 16:27:50-04:00", "\(tags)")
+            #expect(tags["Keywords"] as? [String] == ["first", "second"], "\(tags)")
+            #expect(tags["Marked"] as? Bool == true && tags["Trapped"] as? String == "Unknown", "\(tags)")
+            #expect(tags["Producer"] as? String == "Gotenberg" && tags["Title"] as? String == "Sample", "\(tags)")
+            // Poppler reads the same document information.
+            let info = try await run("/usr/bin/pdfinfo", [path]).stdout
+            #expect(info.contains("Title:           Sample") && info.contains("Producer:        Gotenberg"), "\(info)")
+        }
+    }
+
     /// The JSON object of a read route's answer.
     static func json(_ response: TestResponse) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
@@ -308,7 +339,7 @@ struct GotenbergPDFEnginesTests {
                 "/forms/pdfengines/metadata/write",
                 [
                     .file("files", path: Fixtures.pdf("no-metadata.pdf")),
-                    .text("metadata", #"{"Title":"Sample","Author":"Julien Neuhart","CreationDate":"2006-09-18T16:27:50-04:00"}"#),
+                    .text("metadata", #"{"Title":"Sample","Author":"Julien Neuhart","CreateDate":"2006-09-18T16:27:50-04:00"}"#),
                 ]
             )
             let describedPath = try saved(Data(described.body.readableBytesView))
@@ -320,8 +351,8 @@ struct GotenbergPDFEnginesTests {
             #expect(metadata.status == .ok && metadata.headers[.contentType] == "application/json", "\(String(buffer: metadata.body))")
             let foo = Self.json(metadata)["foo.pdf"] as? [String: Any] ?? [:]
             #expect(foo["Title"] as? String == "Sample" && foo["Author"] as? String == "Julien Neuhart", "\(foo)")
-            // The same instant as Gotenberg's "2006:09:18 16:27:50-04:00": our writer keeps dates in UTC.
-            #expect(foo["CreateDate"] as? String == "2006:09:18 20:27:50Z", "\(foo)")
+            // Written by ExifTool, as Gotenberg's: the offset is kept.
+            #expect(foo["CreateDate"] as? String == "2006:09:18 16:27:50-04:00", "\(foo)")
             #expect(foo["PageCount"] as? Int == 3 && foo["FileName"] == nil && foo["Directory"] == nil, "\(foo)")
             #expect(Self.json(metadata)["one-page.pdf"] is [String: Any])
         }
@@ -377,13 +408,13 @@ struct GotenbergPDFEnginesTests {
             )
             let neither = try await Self.post(client, "/forms/pdfengines/convert", [.file("files", path: Fixtures.pdf("one-page.pdf"))])
             #expect(String(buffer: neither.body) == "Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided")
-            // What our operations do not write is refused by name, not silently left out.
-            let copyright = try await Self.post(
+            // A key ExifTool would act on the file with is refused by name, not silently dropped.
+            let rename = try await Self.post(
                 client,
                 "/forms/pdfengines/metadata/write",
-                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("metadata", #"{"Copyright":"Me"}"#)]
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("metadata", #"{"FileName":"../../evil.pdf"}"#)]
             )
-            #expect(copyright.status == .badRequest && String(buffer: copyright.body).contains("'Copyright'"), "\(String(buffer: copyright.body))")
+            #expect(rename.status == .badRequest && String(buffer: rename.body).contains("'FileName'"), "\(String(buffer: rename.body))")
             let embeds = try await Self.post(
                 client,
                 "/forms/pdfengines/merge",

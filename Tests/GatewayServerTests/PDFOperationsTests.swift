@@ -270,6 +270,43 @@ struct PDFOperationsTests {
         }
     }
 
+    /// Tags beyond the document information go through ExifTool: written, read back by it; one
+    /// that would act on the file refused at create, one it does not know failing the job.
+    @Test func metadataTagsAreWrittenByExifTool() async throws {
+        let (server, client, _, one) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let job = try await Self.operations(
+            client,
+            on: one,
+            [
+                "operations": [
+                    [
+                        "op": "metadata", "title": "Tagged",
+                        "tags": ["Copyright": "© The board", "Marked": true, "CreateDate": "2006-09-18T16:27:50-04:00"],
+                    ]
+                ]
+            ]
+        )
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let path = try Self.file(server, job.json["document"] as? [String: Any])
+        let read = try await run("/usr/bin/exiftool", ["-j", "-Copyright", "-Marked", "-CreateDate", "-Title", path]).stdout
+        let tags = ((try? JSONSerialization.jsonObject(with: Data(read.utf8))) as? [[String: Any]])?.first ?? [:]
+        #expect(tags["Copyright"] as? String == "© The board" && tags["Marked"] as? Bool == true, "\(read)")
+        #expect(tags["CreateDate"] as? String == "2006:09:18 16:27:50-04:00" && tags["Title"] as? String == "Tagged", "\(read)")
+
+        let moved = try await client.post(
+            "/v1/documents/\(one)/operations",
+            json: ["operations": [["op": "metadata", "tags": ["FileName": "elsewhere.pdf"]]]]
+        )
+        #expect(moved.status == 422 && moved.string("error") == "metadata_tag_refused", "\(moved.text)")
+        let unknown = try await Self.operations(client, on: one, ["operations": [["op": "metadata", "tags": ["NoSuchTagAnywhere": "x"]]]])
+        #expect(unknown.string("status") == "FAILED", "\(unknown.text)")
+        #expect(
+            (unknown.json["error"] as? [String: Any])?["code"] as? String == "metadata_not_written" || unknown.text.contains("metadata_not_written"),
+            "\(unknown.text)"
+        )
+    }
+
     @Test func encryptLocksTheResultAndNeverShowsThePassword() async throws {
         let (server, client, twelve, _) = try await Self.library()
         defer { Task { await server.stop() } }

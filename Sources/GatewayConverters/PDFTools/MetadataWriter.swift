@@ -3,6 +3,7 @@ import GatewayCore
 
 /// Writes the document information dictionary (`QPDFJSON`): the current `/Info` read, the new
 /// values merged in, and qpdf writes the file. A document without `/Info` gets a new object.
+/// Tags beyond it (`MetadataUpdate.tags`) go through ExifTool after.
 struct MetadataWriter {
     let step: Step
 
@@ -10,7 +11,25 @@ struct MetadataWriter {
         let pdf = QPDFJSON(step: step, file: step.inputName)
         var info = try await pdf.info(what: what)
         for (key, value) in Self.entries(update) { info.entries[key] = value }
-        try await pdf.update(info.changes, maxObject: info.maxObject, into: step.outputName, what: what)
+        let informed = update.tags.isEmpty ? step.outputName : step.prefix + "-info.pdf"
+        try await pdf.update(info.changes, maxObject: info.maxObject, into: informed, what: what)
+        if !update.tags.isEmpty { try await writeTags(update.tags, of: informed, what: what) }
+    }
+
+    /// The other tags, with ExifTool (Gotenberg's own engine for them), into the step's output.
+    /// A tag ExifTool does not know or cannot write fails the step by name: a client that asked
+    /// for it learns it did not happen.
+    private func writeTags(_ tags: [String: MetadataTag], of input: String, what: String) async throws {
+        var arguments = ["-o", step.outputName]
+        for (name, value) in tags.sorted(by: { $0.key < $1.key }) { arguments += value.arguments(for: name) }
+        arguments.append(input)
+        let finished = try await step.runner.run(.exiftool, arguments, in: step.work, what: what, deadline: step.deadline)
+        let warnings = finished.log.split(separator: "\n").filter { $0.hasPrefix("Warning:") || $0.hasPrefix("Error:") }
+        guard finished.status == 0, warnings.isEmpty, FileManager.default.fileExists(atPath: step.output) else {
+            try? FileManager.default.removeItem(atPath: step.output)
+            let said = warnings.isEmpty ? OutputCheck.lastLines(finished.log) : warnings.joined(separator: "; ")
+            throw JobFailure(.rejected, code: "metadata_not_written", "ExifTool did not write the metadata tags of \(what): \(said)")
+        }
     }
 
     /// qpdf JSON values: `u:` marks a text string.

@@ -271,44 +271,29 @@ struct GotenbergPostProcessing {
     /// Gotenberg's `metadata` JSON, for the keys of the document information we write.
     private static func metadata(_ fields: inout GotenbergFields) -> PDFOperation.MetadataUpdate? {
         guard let text = fields.string("metadata") else { return nil }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+        guard (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] else {
             fields.invalid("metadata", text, "unmarshal metadata: the value is not a JSON object")
             return nil
         }
-        var update = PDFOperation.MetadataUpdate()
-        var refused: [String] = []
-        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            let string = (value as? String) ?? (value as? [String])?.joined(separator: ", ")
-            switch key.lowercased() {
-            case "title": update.title = string
-            case "author": update.author = string
-            case "subject": update.subject = string
-            case "keywords": update.keywords = string
-            case "creator": update.creator = string
-            case "creationdate", "createdate": update.creationDate = string.flatMap(Self.date)
-            case "moddate", "modifydate", "modificationdate": update.modificationDate = string.flatMap(Self.date)
-            default:
-                refused.append(key)
-                continue
-            }
-            if string == nil || string?.contains(where: { $0.isNewline || $0 == "\0" }) == true {
-                refused.append(key)
-            }
-        }
-        guard refused.isEmpty else {
-            fields.append(
-                "form field 'metadata' has \(refused.map { "'\($0)'" }.joined(separator: ", ")), which pdfgate does not write: it writes Title, Author, Subject, Keywords, Creator, CreationDate and ModDate, as one-line text (dates as 2006-09-18T16:27:50-04:00)"
-            )
+        guard let tags = try? JSONDecoder().decode([String: MetadataTag].self, from: Data(text.utf8)) else {
+            fields.append("form field 'metadata' has a value of a type ExifTool does not write: give a text, a list of texts, true/false or a number")
             return nil
         }
-        return update
-    }
-
-    private static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withFullDate]
-        return formatter.date(from: text)
+        // Every key is a tag ExifTool writes, as in Gotenberg: dates keep their offsets, and
+        // Copyright, Marked, Trapped… are written too.
+        var update = PDFOperation.MetadataUpdate()
+        for (key, tag) in tags.sorted(by: { $0.key < $1.key }) {
+            if let problem = tag.problem(name: key, field: "form field 'metadata'") {
+                fields.append(problem.message)
+                continue
+            }
+            update.tags[key] = tag
+        }
+        guard update.tags.count <= PDFOperation.MetadataUpdate.maxTags else {
+            fields.append("form field 'metadata' has \(update.tags.count) keys; at most \(PDFOperation.MetadataUpdate.maxTags)")
+            return nil
+        }
+        return update.tags.isEmpty ? nil : update
     }
 
     /// `userPassword`, `ownerPassword` and the `allow*` permissions. Without an owner password

@@ -17,7 +17,7 @@ extension PDFOperation: Codable {
         "split": ["every", "ranges", "pages"],
         "rotate": ["angle", "pages"],
         "pdfa": ["part"],
-        "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date"],
+        "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date", "tags"],
         "flatten": [],
         "encrypt": ["user_password", "owner_password", "allow"],
         // `image` is a client's base64 PNG; `image_sha256` and `image_bytes` are what is kept of it.
@@ -85,8 +85,15 @@ extension PDFOperation: Codable {
                 keywords: try reader.optional(String.self, "keywords"),
                 creator: try reader.optional(String.self, "creator"),
                 creationDate: try reader.date("creation_date"),
-                modificationDate: try reader.date("modification_date")
+                modificationDate: try reader.date("modification_date"),
+                tags: try reader.optional([String: MetadataTag].self, "tags") ?? [:]
             )
+            guard update.tags.count <= MetadataUpdate.maxTags else {
+                throw reader.invalid("tags", "has \(update.tags.count) tags; at most \(MetadataUpdate.maxTags)")
+            }
+            for (name, value) in update.tags.sorted(by: { $0.key < $1.key }) {
+                if let problem = value.problem(name: name, field: reader.location("tags")) { throw problem }
+            }
             guard update != MetadataUpdate() else {
                 throw reader.invalid("title", "metadata needs at least one of \(Self.fields["metadata"]!.joined(separator: ", "))")
             }
@@ -182,6 +189,7 @@ extension PDFOperation: Codable {
             try container.encodeIfPresent(update.creator, forKey: Key("creator"))
             try container.encodeIfPresent(update.creationDate.map(Self.formatDate), forKey: Key("creation_date"))
             try container.encodeIfPresent(update.modificationDate.map(Self.formatDate), forKey: Key("modification_date"))
+            if !update.tags.isEmpty { try container.encode(update.tags, forKey: Key("tags")) }
         case .flatten: break
         case .encrypt(let encryption):
             // The passwords stay out; which permissions were granted is no secret.
@@ -288,6 +296,7 @@ extension PDFOperation: Codable {
             case is Bool.Type: "true or false"
             case is [String].Type: "a list of strings"
             case is [PDFBookmark].Type: "a list of {title, page, children?} objects (page 1 is the first)"
+            case is [String: MetadataTag].Type: "an object of tag names to a text, a list of texts, true/false or a number"
             case is [PDFAttachment].Type: "a list of {name, data} objects (data: the file in base64)"
             default: "a string"
             }

@@ -52,6 +52,8 @@ public enum PDFOperation: Sendable, Equatable {
         public var creator: String?
         public var creationDate: Date?
         public var modificationDate: Date?
+        /// Any other tag, by ExifTool's name (`MetadataTag`), written after the rest.
+        public var tags: [String: MetadataTag]
 
         public init(
             title: String? = nil,
@@ -60,7 +62,8 @@ public enum PDFOperation: Sendable, Equatable {
             keywords: String? = nil,
             creator: String? = nil,
             creationDate: Date? = nil,
-            modificationDate: Date? = nil
+            modificationDate: Date? = nil,
+            tags: [String: MetadataTag] = [:]
         ) {
             self.title = title
             self.author = author
@@ -69,7 +72,11 @@ public enum PDFOperation: Sendable, Equatable {
             self.creator = creator
             self.creationDate = creationDate
             self.modificationDate = modificationDate
+            self.tags = tags
         }
+
+        /// At most this many tags in one update.
+        public static let maxTags = 64
     }
 
     public struct Encryption: Sendable, Equatable {
