@@ -27,6 +27,7 @@ struct JobJSONOutputTests {
         json.phase = .inspecting
         json.url = "https://example.com/a/b?c=d"
         json.folder = "Invoices/2026"
+        json.trace = "trace \"42\""
         json.name = "Quote \" back\\slash\ttab\nline \u{01} \u{1F600}"
         json.options = ConversionOptionsTests.everything
         json.upload = .init(method: "PUT", url: "http://127.0.0.1:8080/v1/uploads/x?sig=a/b", expiresAt: created, maxBytes: 104_857_600)

@@ -52,6 +52,7 @@ struct GotenbergAPITests {
             let jobs = try await client.execute(uri: "/v1/jobs", method: .get).json["jobs"] as? [[String: Any]]
             #expect(jobs?.first?["status"] as? String == "SUCCEEDED", "\(String(describing: jobs))")
             #expect(jobs?.first?["job_id"] as? String == answer.headers[.pdfgateJobID])
+            #expect(jobs?.first?["trace"] as? String == "trace-42", "the request's trace is the job's")
             let documents = try await client.execute(uri: "/v1/documents", method: .get).json["documents"] as? [Any]
             #expect(documents?.isEmpty == true, "the answer carried the PDF; the library keeps none: \(String(describing: documents))")
         }

@@ -30,6 +30,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var inputs: [JobInput]?
     /// `SCREENSHOT`: what to capture.
     public var screenshot: ScreenshotOptions?
+    /// The `Gotenberg-Trace` of the Gotenberg request that made the job, shown with it.
+    public var trace: String?
 
     public init(
         type: JobType,
@@ -72,7 +74,7 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case documents, operations
         case replaceOriginal = "replace_original"
         case inputSize = "input_size"
-        case inputs, screenshot
+        case inputs, screenshot, trace
     }
 
     /// Whether the job waits for an uploaded file: every type but URLs and library documents,

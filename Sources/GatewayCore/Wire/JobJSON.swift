@@ -33,6 +33,8 @@ public struct JobJSON: Encodable, Sendable {
     public var attempts: Int
     public var url: String?
     public var originalFilename: String?
+    /// The `Gotenberg-Trace` of the Gotenberg request the job answers.
+    public var trace: String?
     public var folder: String?
     public var name: String?
     /// The conversion options the job was created with; absent when it set none.
@@ -66,6 +68,7 @@ public struct JobJSON: Encodable, Sendable {
         attempts = job.state.attempts
         url = job.spec.url
         originalFilename = job.spec.originalFilename
+        trace = job.spec.trace
         folder = job.spec.folder
         name = job.spec.name
         options = job.spec.options == ConversionOptions() ? nil : job.spec.options
@@ -91,7 +94,7 @@ public struct JobJSON: Encodable, Sendable {
         case updatedAt = "updated_at"
         case attempts, url
         case originalFilename = "original_filename"
-        case folder, name, options, upload
+        case trace, folder, name, options, upload
         case downloadURL = "download_url"
         case documentID = "document_id"
         case documents
@@ -115,6 +118,7 @@ public struct JobJSON: Encodable, Sendable {
         try container.encode(attempts, forKey: .attempts)
         try container.encodeIfPresent(url, forKey: .url)
         try container.encodeIfPresent(originalFilename, forKey: .originalFilename)
+        try container.encodeIfPresent(trace, forKey: .trace)
         try container.encodeIfPresent(folder, forKey: .folder)
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(options, forKey: .options)
@@ -162,6 +166,7 @@ extension JobJSON {
         }
         present("url", url)
         present("original_filename", originalFilename)
+        present("trace", trace)
         present("folder", folder)
         present("name", name)
         if let options {

@@ -276,7 +276,9 @@ struct GotenbergController: Sendable {
             try intake.admitBeforeBody(owner: owner, key: nil)
             // A client that hangs up while its jobs run cancels them: nobody is left to answer.
             return try await hangUps.run(request) { requestBody in
-                try await answer(request, requestBody, owner: owner, webhook: webhook, trace: trace, body)
+                try await GotenbergJobs.$trace.withValue(trace) {
+                    try await answer(request, requestBody, owner: owner, webhook: webhook, trace: trace, body)
+                }
             }
         } catch {
             var refusal = GotenbergError.from(error)

@@ -11,6 +11,10 @@ struct GotenbergJobs: Sendable {
     let intake: JobIntake
     let library: Library
 
+    /// The `Gotenberg-Trace` of the request being answered (`GotenbergController.receiving` sets
+    /// it), kept with its jobs so `GET /v1/jobs` shows which request each answered.
+    @TaskLocal static var trace: String?
+
     var engine: JobEngine { intake.engine }
 
     /// One job of a request: what to make, the files received for it, and the name its PDF
@@ -50,9 +54,12 @@ struct GotenbergJobs: Sendable {
         var jobs: [Job] = []
         do {
             for (index, plan) in planned.enumerated() {
+                var spec = plan.spec
+                // Bounded: it is the client's header, stored with every job it made.
+                spec.trace = Self.trace.map { String($0.prefix(256)) }
                 // The request took the creation rate for its first job before its body (`admitBeforeBody`).
                 let created = try await intake.create(
-                    plan.spec,
+                    spec,
                     owner: owner,
                     inputs: plan.files.map { .moving($0) },
                     rateTaken: index == 0,
