@@ -239,9 +239,7 @@ extension ServerConfiguration {
     /// `source` for the error message.
     public mutating func setGotenbergAPI(_ value: String, from source: String) throws(ConfigurationError) {
         switch value.lowercased() {
-        case "on", "true", "1", "yes":
-            gotenbergAPI = true
-            gotenbergModules = Set(GotenbergModule.allCases)
+        case "on", "true", "1", "yes": gotenbergAPI = true
         case "off", "false", "0", "no": gotenbergAPI = false
         default:
             let names = value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -250,7 +248,6 @@ extension ServerConfiguration {
                 let all = GotenbergModule.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ConfigurationError("\(source) must be on, off, or modules among \(all) (comma-separated), not '\(value)'")
             }
-            gotenbergAPI = true
             gotenbergModules = Set(modules)
         }
     }

@@ -48,11 +48,15 @@ public struct ServerConfiguration: Sendable {
     /// Sent as `Authorization: Bearer …` to `gateway` backends: a peer that is not on loopback
     /// runs with tokens. From the file or the environment only, never a flag (`ps` shows flags).
     public var gatewayToken: String?
-    /// Gotenberg 8's routes (`/forms/…`, `/health`, `/version`) beside ours; `--gotenberg-api off` turns them off.
-    public var gotenbergAPI = true
     /// Which of Gotenberg's modules answer (`--gotenberg-api chromium,pdfengines`): Gotenberg's
-    /// `--chromium-disable-routes` and the like, the other way round.
+    /// `--chromium-disable-routes` and the like, the other way round. None: no Gotenberg routes.
     public var gotenbergModules = Set(GotenbergModule.allCases)
+    /// Gotenberg 8's routes (`/forms/…`, `/health`, `/version`) beside ours: on while any module
+    /// answers; `--gotenberg-api off` turns them all off, `on` all on.
+    public var gotenbergAPI: Bool {
+        get { !gotenbergModules.isEmpty }
+        set { gotenbergModules = newValue ? Set(GotenbergModule.allCases) : [] }
+    }
     /// Where Gotenberg's routes are mounted (Gotenberg's `--api-root-path`): `/` or `/gotenberg/`.
     public var gotenbergRootPath = "/"
     /// How often an idle event stream gets a `:` comment, so proxies keep it open.

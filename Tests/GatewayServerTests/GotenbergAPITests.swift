@@ -311,4 +311,17 @@ struct GotenbergSettingsTests {
             #expect(try await client.execute(uri: "/gotenberg/prometheus/metrics", method: .get).status == .notFound)
         }
     }
+
+    @Test("--gotenberg-api off (here from the environment) leaves no Gotenberg route; ours answer on")
+    func off() async throws {
+        let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_GOTENBERG_API": "off"])
+        #expect(!loaded.gotenbergAPI && loaded.gotenbergModules.isEmpty)
+        let gateway = try InProcessGateway { $0.gotenbergModules = loaded.gotenbergModules }
+        try await gateway.run { client in
+            #expect(try await client.execute(uri: "/health", method: .get).status == .notFound)
+            let form = try await GotenbergAPITests.post(client, "/forms/pdfengines/merge", [.file("files", path: Fixtures.pdf("one-page.pdf"))])
+            #expect(form.status == .notFound)
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+        }
+    }
 }

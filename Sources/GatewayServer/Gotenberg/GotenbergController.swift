@@ -297,35 +297,29 @@ struct GotenbergController: Sendable {
         trace: String,
         _ body: (String, MultipartForm) async throws -> Response
     ) async throws -> Response {
-        do {
-            let staging = intake.staging
-            var form = try await MultipartForm.receive(
-                requestBody,
-                contentType: request.headers[.contentType] ?? "",
-                filePart: nil,
-                maxFiles: JobInput.maxCount,
-                paths: { staging.incomingPath() },
-                maxBytes: maxUploadBytes,
-                hashing: false
-            )
-            // What the jobs did not take (all of it, when they failed) goes, downloads included.
-            defer { for file in form.files { staging.discardIncoming(file.path) } }
-            try await downloads.fetch(into: &form, staging: staging, trace: trace)
-            let received = form
-            if let webhook, let webhooks {
-                try await accept(request, webhook: webhook, trace: trace, owner: owner, webhooks: webhooks) {
-                    try await GotenbergWebhook.$accepting.withValue(true) { try await body(owner, received) }
-                }
-                return Response(status: .noContent, headers: [.gotenbergTrace: trace])
+        let staging = intake.staging
+        var form = try await MultipartForm.receive(
+            requestBody,
+            contentType: request.headers[.contentType] ?? "",
+            filePart: nil,
+            maxFiles: JobInput.maxCount,
+            paths: { staging.incomingPath() },
+            maxBytes: maxUploadBytes,
+            hashing: false
+        )
+        // What the jobs did not take (all of it, when they failed) goes, downloads included.
+        defer { for file in form.files { staging.discardIncoming(file.path) } }
+        try await downloads.fetch(into: &form, staging: staging, trace: trace)
+        let received = form
+        if let webhook, let webhooks {
+            try await accept(request, webhook: webhook, trace: trace, owner: owner, webhooks: webhooks) {
+                try await GotenbergWebhook.$accepting.withValue(true) { try await body(owner, received) }
             }
-            var response = try await body(owner, received)
-            response.headers[.gotenbergTrace] = trace
-            return response
-        } catch {
-            var refusal = GotenbergError.from(error)
-            refusal.headers[.gotenbergTrace] = trace
-            throw refusal
+            return Response(status: .noContent, headers: [.gotenbergTrace: trace])
         }
+        var response = try await body(owner, received)
+        response.headers[.gotenbergTrace] = trace
+        return response
     }
 
     /// Runs a webhook request's route until its jobs are created, then records what is owed —

@@ -271,12 +271,15 @@ struct GotenbergPostProcessing {
     /// Gotenberg's `metadata` JSON, for the keys of the document information we write.
     private static func metadata(_ fields: inout GotenbergFields) -> PDFOperation.MetadataUpdate? {
         guard let text = fields.string("metadata") else { return nil }
-        guard (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] else {
-            fields.invalid("metadata", text, "unmarshal metadata: the value is not a JSON object")
-            return nil
-        }
         guard let tags = try? JSONDecoder().decode([String: MetadataTag].self, from: Data(text.utf8)) else {
-            fields.append("form field 'metadata' has a value of a type ExifTool does not write: give a text, a list of texts, true/false or a number")
+            // Only a refusal looks again, to say which of the two it is.
+            if (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] {
+                fields.append(
+                    "form field 'metadata' has a value of a type ExifTool does not write: give a text, a list of texts, true/false or a number"
+                )
+            } else {
+                fields.invalid("metadata", text, "unmarshal metadata: the value is not a JSON object")
+            }
             return nil
         }
         // Every key is a tag ExifTool writes, as in Gotenberg: dates keep their offsets, and
