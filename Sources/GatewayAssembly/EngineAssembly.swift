@@ -30,6 +30,7 @@ public final class EngineAssembly: Sendable {
         routes: [JobType: BackendChoice],
         timeouts: [JobType: Duration] = [:],
         urlAllowList: Set<String> = [],
+        urlPatterns: URLPatterns = URLPatterns(),
         shutdownGrace: Duration = .seconds(30),
         remoteEventStreams: Bool = true,
         gatewayToken: String? = nil,
@@ -44,7 +45,7 @@ public final class EngineAssembly: Sendable {
         self.routes = routes
         engineLock = stores.shared ? nil : try EngineLock(paths: library.paths)
         inspector = PDFInspectorPool()
-        let urlCheck = URLCheck(allowList: urlAllowList)
+        let urlCheck = URLCheck(allowList: urlAllowList, patterns: urlPatterns)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
             configuration: .init(

@@ -37,6 +37,7 @@ public struct GatewayServer {
             routes: configuration.routes,
             timeouts: configuration.timeouts,
             urlAllowList: configuration.urlAllowList,
+            urlPatterns: configuration.urlPatterns,
             shutdownGrace: configuration.shutdownGrace,
             remoteEventStreams: configuration.remoteEventStreams,
             gatewayToken: configuration.gatewayToken,
@@ -108,7 +109,10 @@ public struct GatewayServer {
         var routes = RouteTable()
         let maxUploadBytes = configuration.maxUploadBytes
         OperationsController(assembly: assembly, metrics: metrics).addRoutes(to: router, in: &routes)
-        WebController(assets: WebAssets(directory: configuration.webRoot)).addRoutes(to: router)
+        WebController(
+            assets: WebAssets(directory: configuration.webRoot),
+            gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/"
+        ).addRoutes(to: router)
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: router, in: &routes)
         let authenticated = router.group().add(
@@ -131,6 +135,11 @@ public struct GatewayServer {
         FolderController(library: assembly.library).addRoutes(to: authenticated, in: &routes)
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
+            let local = assembly.local
+            var debug: (@Sendable () async -> GotenbergDebug)? = nil
+            if configuration.gotenbergDebugRoute {
+                debug = { @Sendable [configuration] in GotenbergDebug(configuration: configuration, toolVersions: await local.toolVersions()) }
+            }
             let gotenberg = GotenbergController(
                 jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
                 maxUploadBytes: maxUploadBytes,
@@ -138,7 +147,8 @@ public struct GatewayServer {
                 // Without Gotenberg's webhook module its headers mean nothing, as in Gotenberg.
                 webhooks: modules.contains(.webhook) ? webhooks : nil,
                 hangUps: hangUps,
-                restarts: { [local = assembly.local] in local.restarts }
+                restarts: { local.restarts },
+                debug: debug
             )
             // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects.
             let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
@@ -146,7 +156,7 @@ public struct GatewayServer {
             let forms = router.group(root).add(middleware: GotenbergErrorMiddleware()).add(
                 middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
             )
-            gotenberg.addRoutes(to: forms)
+            gotenberg.addRoutes(to: forms, rootPath: configuration.gotenbergRootPath)
         }
         routes.addMethodNotAllowed(to: router)
         return (router, routes)

@@ -19,6 +19,8 @@ extension ServerConfiguration {
         /// Seconds per job type.
         var timeouts: [String: Double]?
         var allowHosts: [String]?
+        var denyURLs: [String]?
+        var onlyURLs: [String]?
         var maxUploadBytes: Int64?
         var maxActiveJobsPerOwner: Int?
         var jobCreationsPerMinute: Int?
@@ -27,6 +29,7 @@ extension ServerConfiguration {
         var gotenbergAPI: Bool?
         var gotenbergModules: [String]?
         var gotenbergRootPath: String?
+        var gotenbergDebugRoute: Bool?
         var gatewayToken: String?
         var eventHeartbeatSeconds: Double?
         var signingKeys: [SigningKey]?
@@ -44,6 +47,8 @@ extension ServerConfiguration {
             case leaseSeconds = "lease_seconds"
             case publicURL = "public_url"
             case allowHosts = "allow_hosts"
+            case denyURLs = "deny_urls"
+            case onlyURLs = "only_urls"
             case maxUploadBytes = "max_upload_bytes"
             case maxActiveJobsPerOwner = "max_active_jobs_per_owner"
             case jobCreationsPerMinute = "job_creations_per_minute"
@@ -52,6 +57,7 @@ extension ServerConfiguration {
             case gotenbergAPI = "gotenberg_api"
             case gotenbergModules = "gotenberg_modules"
             case gotenbergRootPath = "gotenberg_root_path"
+            case gotenbergDebugRoute = "gotenberg_debug_route"
             case gatewayToken = "gateway_token"
             case eventHeartbeatSeconds = "event_heartbeat_seconds"
             case signingKeys = "signing_keys"
@@ -102,6 +108,9 @@ extension ServerConfiguration {
             timeouts[type] = .milliseconds(Int64(seconds * 1000))
         }
         if let value = file.allowHosts { urlAllowList = Set(value) }
+        if file.denyURLs != nil || file.onlyURLs != nil {
+            try setURLPatterns(deny: file.denyURLs ?? urlPatterns.deny, only: file.onlyURLs ?? urlPatterns.only, from: "deny_urls/only_urls")
+        }
         if let value = file.maxUploadBytes { maxUploadBytes = value }
         if let value = file.maxActiveJobsPerOwner { maxActiveJobsPerOwner = value }
         if let value = file.jobCreationsPerMinute { jobCreationsPerMinute = value }
@@ -110,6 +119,7 @@ extension ServerConfiguration {
         if let value = file.gotenbergAPI { gotenbergAPI = value }
         if let value = file.gotenbergModules { try setGotenbergAPI(value.joined(separator: ","), from: "gotenberg_modules") }
         if let value = file.gotenbergRootPath { try setGotenbergRootPath(value, from: "gotenberg_root_path") }
+        if let value = file.gotenbergDebugRoute { gotenbergDebugRoute = value }
         if let value = file.gatewayToken, !value.isEmpty { gatewayToken = value }
         if let value = file.eventHeartbeatSeconds { try setHeartbeat(value, from: "event_heartbeat_seconds") }
         if let value = file.signingKeys { signingKeys = value }
@@ -178,11 +188,24 @@ extension ServerConfiguration {
         if let value = environment["PDFGATE_URL_ALLOWLIST"] {
             urlAllowList.formUnion(value.split(separator: ",").map(String.init))
         }
+        // One pattern per line: a regular expression may hold commas ({1,3}).
+        let deny = environment["PDFGATE_DENY_URLS"].map { $0.split(separator: "\n").map(String.init) }
+        let only = environment["PDFGATE_ONLY_URLS"].map { $0.split(separator: "\n").map(String.init) }
+        if deny != nil || only != nil {
+            try setURLPatterns(deny: deny ?? urlPatterns.deny, only: only ?? urlPatterns.only, from: "PDFGATE_DENY_URLS/PDFGATE_ONLY_URLS")
+        }
         if let value = environment["PDFGATE_REMOTE_EVENT_STREAMS"] {
             switch value.lowercased() {
             case "true", "1", "on", "yes": remoteEventStreams = true
             case "false", "0", "off", "no": remoteEventStreams = false
             default: throw ConfigurationError("PDFGATE_REMOTE_EVENT_STREAMS must be true or false, not '\(value)'")
+            }
+        }
+        if let value = environment["PDFGATE_GOTENBERG_DEBUG_ROUTE"] {
+            switch value.lowercased() {
+            case "true", "1", "on", "yes": gotenbergDebugRoute = true
+            case "false", "0", "off", "no", "": gotenbergDebugRoute = false
+            default: throw ConfigurationError("PDFGATE_GOTENBERG_DEBUG_ROUTE must be true or false, not '\(value)'")
             }
         }
         if let value = environment["PDFGATE_GOTENBERG_API"] { try setGotenbergAPI(value, from: "PDFGATE_GOTENBERG_API") }
@@ -249,6 +272,15 @@ extension ServerConfiguration {
                 throw ConfigurationError("\(source) must be on, off, or modules among \(all) (comma-separated), not '\(value)'")
             }
             gotenbergModules = Set(modules)
+        }
+    }
+
+    /// Regular expressions checked when the server starts, so a typo is not a silent hole.
+    public mutating func setURLPatterns(deny: [String], only: [String], from source: String) throws(ConfigurationError) {
+        do {
+            urlPatterns = try URLPatterns(deny: deny, only: only)
+        } catch {
+            throw ConfigurationError("\(source): \(error.description)")
         }
     }
 

@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var routes: [JobType: BackendChoice] = BackendChoice.everyType(.local)
     public var timeouts: [JobType: Duration] = [:]
     public var urlAllowList: Set<String> = []
+    /// The operator's deny and only patterns for every URL a job fetches (`--deny-url`, `--only-url`).
+    public var urlPatterns = URLPatterns()
     public var maxUploadBytes: Int64 = 100 * 1024 * 1024
     public var uploadURLLifetime: Duration = .seconds(15 * 60)
     public var downloadURLLifetime: Duration = .seconds(60 * 60)
@@ -59,6 +61,9 @@ public struct ServerConfiguration: Sendable {
     }
     /// Where Gotenberg's routes are mounted (Gotenberg's `--api-root-path`): `/` or `/gotenberg/`.
     public var gotenbergRootPath = "/"
+    /// Gotenberg's `GET /debug` (its `--api-enable-debug-route`): off, as there, because it
+    /// lists the settings and tool versions.
+    public var gotenbergDebugRoute = false
     /// How often an idle event stream gets a `:` comment, so proxies keep it open.
     public var heartbeat: Duration = .seconds(15)
     /// A directory to serve the web page's files from instead of the embedded copies, read on

@@ -50,6 +50,31 @@ struct URLCheckTests {
         #expect(throws: JobFailure.self) { try allowing.checkSyntax("http://127.0.0.1:9999/") }
     }
 
+    @Test("the operator's patterns: a deny pattern refuses even an allowed host, only-patterns keep everything else out")
+    func operatorPatterns() throws {
+        let patterns = try URLPatterns(
+            deny: [#"\.exe$"#, "^https://ads\\."],
+            only: ["^https://([a-z]+\\.)?example\\.com/", "^http://127\\.0\\.0\\.1:8088/"]
+        )
+        let check = URLCheck(allowList: ["127.0.0.1:8088"], patterns: patterns)
+        _ = try check.checkSyntax("https://docs.example.com/guide")
+        _ = try check.checkSyntax("http://127.0.0.1:8088/page.html")
+        for (url, words) in [
+            ("https://example.com/setup.exe", "deny pattern '\\.exe$'"), ("http://127.0.0.1:8088/tool.exe", "deny pattern"),
+            ("https://ads.example.com/", "deny pattern '^https://ads\\.'"), ("https://example.org/", "matches none of the operator's URL patterns"),
+        ] {
+            do {
+                _ = try check.checkSyntax(url)
+                Issue.record("\(url) must be refused")
+            } catch {
+                #expect(error.code == "url_forbidden" && error.message.contains(words), "\(error.message)")
+            }
+        }
+        // The SSRF rules still hold for a URL the patterns let through.
+        #expect(throws: JobFailure.self) { try URLCheck(patterns: try URLPatterns(only: ["example"])).checkSyntax("http://10.0.0.1/example") }
+        #expect(throws: URLPatterns.InvalidPattern.self) { try URLPatterns(deny: ["(unclosed"]) }
+    }
+
     @Test(arguments: [
         ("2130706433", "127.0.0.1"), ("0x7f.0.0.1", "127.0.0.1"), ("017700000001", "127.0.0.1"), ("10.1", "10.0.0.1"), ("1.2.3", "1.2.0.3"),
     ])

@@ -312,6 +312,49 @@ struct GotenbergSettingsTests {
         }
     }
 
+    @Test("GET / is Gotenberg's words for an API client and our page for a browser; /debug answers only when turned on")
+    func rootAndDebug() async throws {
+        let plain = try InProcessGateway()
+        try await plain.run { client in
+            let api = try await client.execute(uri: "/", method: .get)
+            #expect(api.status == .ok && api.headers[.contentType] == "text/html; charset=UTF-8")
+            #expect(String(buffer: api.body).hasPrefix("Hey, Gotenberg has no UI, it's an API."), "\(String(buffer: api.body))")
+            let browser = try await client.execute(uri: "/", method: .get, headers: [.accept: "text/html,application/xhtml+xml,*/*;q=0.8"])
+            #expect(browser.status == .ok && String(buffer: browser.body).contains("<script"), "a browser gets the web page")
+            #expect(api.headers[.vary] == "Accept" && browser.headers[.vary] == "Accept", "caches keep the two apart")
+            #expect(try await client.execute(uri: "/debug", method: .get).status == .notFound, "off unless asked for, as in Gotenberg")
+        }
+        let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_GOTENBERG_DEBUG_ROUTE": "true"])
+        #expect(loaded.gotenbergDebugRoute)
+        let debugging = try InProcessGateway {
+            $0.gotenbergDebugRoute = true
+            $0.gotenbergRootPath = "/foo/"
+            $0.urlPatterns = try! URLPatterns(deny: ["^http://blocked\\."])
+        }
+        try await debugging.run { client in
+            let debug = try await client.execute(uri: "/foo/debug", method: .get)
+            #expect(debug.status == .ok && debug.headers[.contentType] == "application/json")
+            let json = debug.json
+            #expect(json["version"] as? String == GotenbergController.apiVersion)
+            #expect((json["timezone"] as? String)?.isEmpty == false && (json["architecture"] as? String)?.isEmpty == false)
+            let modules = json["modules"] as? [String] ?? []
+            #expect(["api", "chromium", "libreoffice", "pdfengines", "prometheus", "qpdf", "webhook"].allSatisfy(modules.contains), "\(modules)")
+            // The tools' versions are what they print here, asked of the real binaries.
+            let qpdf = try await run("/usr/bin/qpdf", ["--version"]).stdout.split(separator: "\n").first.map(String.init)
+            let extra = json["modules_additional_data"] as? [String: [String: String]]
+            #expect(extra?["qpdf"]?["version"] == qpdf, "\(String(describing: extra))")
+            #expect(extra?["chromium"]?["version"]?.contains("Chromium") == true, "\(String(describing: extra))")
+            let flags = json["flags"] as? [String: String]
+            #expect(flags?["api-root-path"] == "/foo/" && flags?["chromium-deny-list"] == "[^http://blocked\\.]", "\(String(describing: flags))")
+            #expect(flags?["api-enable-debug-route"] == "true" && flags?["chromium-allow-list"] == "[.+]")
+            // Under a root path of its own, Gotenberg's root is Gotenberg's; ours stays the page.
+            let root = try await client.execute(uri: "/foo/", method: .get, headers: [.accept: "text/html"])
+            #expect(root.status == .ok && String(buffer: root.body).hasPrefix("Hey, Gotenberg"))
+            #expect(try await client.execute(uri: "/foo/favicon.ico", method: .get).status == .noContent)
+            #expect(String(buffer: try await client.execute(uri: "/", method: .get).body).contains("<script"))
+        }
+    }
+
     @Test("--gotenberg-api off (here from the environment) leaves no Gotenberg route; ours answer on")
     func off() async throws {
         let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_GOTENBERG_API": "off"])

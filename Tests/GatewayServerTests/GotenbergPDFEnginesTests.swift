@@ -498,4 +498,43 @@ struct GotenbergDownloadFromTests {
             #expect(garbage.0 == .badRequest && garbage.1.hasPrefix("Invalid 'downloadFrom' form field value"), "\(garbage)")
         }
     }
+
+    @Test("the operator's deny and only patterns hold for downloads, webhooks and /v1 URL jobs alike, allowed hosts included")
+    func operatorPatterns() async throws {
+        let served = try LoopbackHTTPServer { request, response in
+            _ = try request.discardBody()
+            try response.respond(status: 200, headers: [("Content-Disposition", #"attachment; filename="a.pdf""#)], text: "%PDF")
+        }
+        defer { served.stop() }
+        let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_DENY_URLS": "/private/\n\\.exe$"])
+        #expect(loaded.urlPatterns.deny == ["/private/", "\\.exe$"])
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["PDFGATE_ONLY_URLS": "[a-"]) }
+        let gateway = try InProcessGateway {
+            $0.urlAllowList = ["127.0.0.1:\(served.port)"]
+            $0.urlPatterns = loaded.urlPatterns
+        }
+        try await gateway.run { client in
+            let download = try await GotenbergPDFEnginesTests.post(
+                client,
+                "/forms/pdfengines/merge",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("downloadFrom", #"[{"url":"\#(served.url("/private/a.pdf"))"}]"#)]
+            )
+            #expect(download.status == .forbidden, "Gotenberg's answer to a denied URL: \(String(buffer: download.body))")
+            let webhook = try await GotenbergAPITests.post(
+                client,
+                "/forms/pdfengines/merge",
+                [.file("files", path: Fixtures.pdf("one-page.pdf"))],
+                headers: [.gotenbergWebhookURL: served.url("/private/hook"), .gotenbergWebhookErrorURL: served.url("/errors")]
+            )
+            #expect(webhook.status == .forbidden)
+            let job = try await client.execute(
+                uri: "/v1/jobs",
+                method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"type":"URL_TO_PDF","url":"\#(served.url("/setup.exe"))"}"#)
+            )
+            #expect(job.status == .unprocessableContent && job.json["error"] as? String == "url_forbidden", "\(job.json)")
+            #expect((job.json["error_message"] as? String)?.contains("deny pattern '\\.exe$'") == true, "\(job.json)")
+        }
+    }
 }

@@ -122,6 +122,7 @@ public final class LocalConverter: Converter {
     }
     /// Whether each tool starts, for readiness.
     private let toolCheck: ToolCheck
+    private let versions: ToolVersions
     /// The sandbox's latest check: nil when it works.
     private let sandboxCheck = Mutex<Task<String?, Never>?>(nil)
 
@@ -134,6 +135,7 @@ public final class LocalConverter: Converter {
         directory = base + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
         libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
         toolCheck = ToolCheck(configuration: configuration)
+        versions = ToolVersions(configuration: configuration)
         chromium = ChromiumConverter(configuration: configuration, directory: directory + "/chromium")
         calibre = try CalibreConverter(configuration: configuration, directory: directory + "/calibre")
         pdfTools = LocalPDFOperator(sandbox: configuration.sandbox)
@@ -192,6 +194,12 @@ public final class LocalConverter: Converter {
             SourceFormats.html.contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
         case (.ebookToPDF, .file): .calibre
         }
+    }
+
+    /// Each tool's version as it prints it, by Gotenberg's module name (`qpdf`, `chromium`,
+    /// `libreoffice-api`, `exiftool`) or ours (`calibre`, `ghostscript`); asked once.
+    public func toolVersions() async -> [String: String] {
+        await versions.all()
     }
 
     /// Why `tool` cannot start here, naming the Debian package to install; nil when it starts.

@@ -42,9 +42,12 @@ public struct URLCheck: Sendable {
     /// Hosts (or literal addresses) allowed whatever they resolve to, e.g. `127.0.0.1:8088`
     /// for tests; compared against `host` and `host:port`.
     public var allowList: Set<String>
+    /// The operator's own limits on top of the SSRF rules (Gotenberg's allow and deny lists).
+    public var patterns: URLPatterns
 
-    public init(allowList: Set<String> = []) {
+    public init(allowList: Set<String> = [], patterns: URLPatterns = URLPatterns()) {
         self.allowList = allowList
+        self.patterns = patterns
     }
 
     /// Checks the URL's form before any DNS lookup: scheme, credentials, literal addresses.
@@ -52,6 +55,11 @@ public struct URLCheck: Sendable {
     public func checkSyntax(_ text: String) throws(JobFailure) -> (host: String, port: Int, isLiteral: Bool) {
         guard let url = URLComponentsLite(text) else {
             throw Self.refused(text, "it is not an absolute http(s) URL")
+        }
+        // Before the host exemptions: an allowed host is exempt from the address rules, not
+        // from what the operator denied by name.
+        if let refusal = patterns.refusal(text) {
+            throw JobFailure(.rejected, code: "url_forbidden", "refusing to fetch \(text): \(refusal)")
         }
         guard url.scheme == "http" || url.scheme == "https" else {
             throw Self.refused(text, "only http and https URLs are reached, not \(url.scheme):")

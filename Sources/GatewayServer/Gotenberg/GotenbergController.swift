@@ -25,8 +25,22 @@ struct GotenbergController: Sendable {
     var hangUps = HangUpWatch()
     /// Chromium's and LibreOffice's restarts, for `/prometheus/metrics`.
     var restarts: @Sendable () -> (chromium: Int, libreOffice: Int) = { (0, 0) }
+    /// Gotenberg's `GET /debug`, when the operator turned it on; nil: 404, as in Gotenberg.
+    var debug: (@Sendable () async -> GotenbergDebug)? = nil
     /// What `GET /version` says: the Gotenberg API version these routes follow.
     static let apiVersion = "8.36.0"
+
+    /// Gotenberg's `GET /`, word for word: what its clients and probes expect there. A browser
+    /// gets our web page instead (`WebController`), told apart by asking for HTML.
+    static func rootResponse() -> Response {
+        let words =
+            "Hey, Gotenberg has no UI, it's an API. Head to the <a href=\"https://gotenberg.dev\">documentation</a> to learn how to interact with it 🚀"
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/html; charset=UTF-8", .vary: "Accept"],
+            body: .init(byteBuffer: ByteBuffer(string: words))
+        )
+    }
 
     var intake: JobIntake { jobs.intake }
 
@@ -35,7 +49,15 @@ struct GotenbergController: Sendable {
         GotenbergDownloads(urlGuard: URLGuard(check: intake.urlCheck), maxBytes: maxUploadBytes, timeout: .seconds(60))
     }
 
-    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>, rootPath: String) {
+        // At `/` our web page answers too (it decides by the Accept header); under a root path
+        // of its own, Gotenberg's root is Gotenberg's.
+        if rootPath != "/" {
+            group.get("/") { _, _ in Self.rootResponse() }
+        }
+        if let debug {
+            group.get("/debug") { _, _ in try await debug().response() }
+        }
         if modules.contains(.libreoffice) {
             group.post("/forms/libreoffice/convert") { request, context in try await self.convertOffice(request, context) }
         }

@@ -10,9 +10,19 @@ import Hummingbird
 /// not change between versions, their content does.
 struct WebController: Sendable {
     let assets: WebAssets
+    /// Gotenberg's routes are mounted at `/` too: a client that does not ask for HTML (an API
+    /// client, a probe) gets Gotenberg's answer there, a browser the page.
+    var gotenbergRoot = false
 
     func addRoutes(to router: Router<GatewayRequestContext>) {
-        router.on("/", method: .get) { request, _ in try self.serve("index.html", request) }
+        router.on("/", method: .get) { request, _ in
+            if gotenbergRoot, !(request.headers[.accept] ?? "").lowercased().contains("text/html") {
+                return GotenbergController.rootResponse()
+            }
+            var page = try self.serve("index.html", request)
+            if gotenbergRoot { page.headers[.vary] = "Accept" }
+            return page
+        }
         router.on("/ui/:file", method: .get) { request, context in
             try self.serve(try context.parameters.require("file"), request)
         }

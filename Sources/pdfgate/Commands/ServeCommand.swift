@@ -50,6 +50,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("allow-host"), help: "Host or address URL jobs may fetch despite the SSRF rules (repeatable).")
     var allowHost: [String] = []
 
+    @Option(
+        name: .customLong("deny-url"),
+        help: "Regular expression: URLs it matches are never fetched, pages, downloads and webhooks alike (repeatable; Gotenberg's deny lists)."
+    )
+    var denyURL: [String] = []
+
+    @Option(
+        name: .customLong("only-url"),
+        help: "Regular expression: when given, only URLs matching one are fetched (repeatable; Gotenberg's allow lists)."
+    )
+    var onlyURL: [String] = []
+
     @Option(help: "Largest upload in bytes ($PDFGATE_MAX_UPLOAD_BYTES; default 104857600).")
     var maxUploadBytes: Int64?
 
@@ -70,6 +82,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Where Gotenberg's routes are mounted, like its --api-root-path, e.g. /gotenberg/ ($PDFGATE_GOTENBERG_ROOT_PATH; default /).")
     var gotenbergRootPath: String?
+
+    @Flag(
+        help:
+            "Answer Gotenberg's GET /debug: versions, modules and settings as JSON, behind the credentials ($PDFGATE_GOTENBERG_DEBUG_ROUTE; default off)."
+    )
+    var gotenbergDebugRoute = false
 
     @Flag(
         help:
@@ -96,6 +114,13 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if let routes { try configuration.applyRoutes(routes) }
             configuration.urlAllowList.formUnion(allowHost)
+            if !denyURL.isEmpty || !onlyURL.isEmpty {
+                try configuration.setURLPatterns(
+                    deny: configuration.urlPatterns.deny + denyURL,
+                    only: configuration.urlPatterns.only + onlyURL,
+                    from: "--deny-url/--only-url"
+                )
+            }
             if let maxUploadBytes { configuration.maxUploadBytes = maxUploadBytes }
             if let maxActiveJobs { configuration.maxActiveJobsPerOwner = maxActiveJobs }
             if let jobsPerMinute { configuration.jobCreationsPerMinute = jobsPerMinute }
@@ -103,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
             if unsandboxedConverters { configuration.unsandboxedConverters = true }
             if let gotenbergAPI { try configuration.setGotenbergAPI(gotenbergAPI, from: "--gotenberg-api") }
             if let gotenbergRootPath { try configuration.setGotenbergRootPath(gotenbergRootPath, from: "--gotenberg-root-path") }
+            if gotenbergDebugRoute { configuration.gotenbergDebugRoute = true }
 
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
