@@ -117,6 +117,44 @@ struct PDFOperationTests {
         #expect(before == [.flatten] && encrypt?.name == "encrypt")
     }
 
+    @Test func facturXIsReadStrictlyKeptWithoutItsXMLAndFollowsPDFA3() throws {
+        let xml = Data("<Invoice/>".utf8).base64EncodedString()
+        let parsed = try Self.decode(#"[{"op":"pdfa","part":"3b"},{"op":"facturx","conformance_level":"BASIC WL","xml":"\#(xml)"}]"#)
+        try parsed.checkOrder()
+        guard case .facturX(let invoice) = parsed.last else {
+            Issue.record("not facturx: \(parsed)")
+            return
+        }
+        #expect(invoice.conformanceLevel == .basicWL && invoice.documentType == .invoice && invoice.version == "1.0")
+        #expect(invoice.xml.name == FacturX.fileName && invoice.xml.relationship == .alternative && invoice.xml.mimeType == "text/xml")
+        let written = String(decoding: try JSONEncoder().encode(parsed), as: UTF8.self)
+        #expect(!written.contains(xml) && written.contains("xml_sha256"), "\(written)")
+        // Read back from its stored form, as a job's row holds it.
+        #expect(try JSONDecoder().decode([PDFOperation].self, from: Data(written.utf8)).last?.name == "facturx")
+        for (json, words) in [
+            (#"[{"op":"facturx","conformance_level":"BASIC","xml":"\#(xml)"}]"#, "put {\"op\": \"pdfa\", \"part\": \"3b\"} before it"),
+            (#"[{"op":"pdfa","part":"2b"},{"op":"facturx","conformance_level":"BASIC","xml":"\#(xml)"}]"#, "only PDF/A-3b does"),
+            (#"[{"op":"facturx","conformance_level":"BASIC","xml":"\#(xml)"},{"op":"pdfa","part":"3b"}]"#, "must come after pdfa"),
+        ] {
+            do {
+                try Self.decode(json).checkOrder()
+                Issue.record("\(json) must be refused")
+            } catch let error as OperationError {
+                #expect(error.code == "contradictory_operations" && error.message.contains(words), "\(error.message)")
+            }
+        }
+        for json in [
+            #"[{"op":"facturx","xml":"\#(xml)"}]"#, #"[{"op":"facturx","conformance_level":"GOLD","xml":"\#(xml)"}]"#,
+            #"[{"op":"facturx","conformance_level":"BASIC","version":"one","xml":"\#(xml)"}]"#, #"[{"op":"facturx","conformance_level":"BASIC"}]"#,
+            #"[{"op":"facturx","conformance_level":"BASIC","document_type":"RECEIPT","xml":"\#(xml)"}]"#,
+        ] {
+            #expect(throws: OperationError.self, "\(json)") { try Self.decode(json) }
+        }
+        #expect(throws: OperationError.self) {
+            try Self.decode(#"[{"op":"facturx","conformance_level":"BASIC","xml":"\#(Data("<a>".utf8).base64EncodedString())"}]"#)
+        }
+    }
+
     @Test func splitPartsHaveDistinctStableIDsAndTheStateRemembersHowMany() throws {
         let job = UUID()
         #expect(JobEngine.documentID(for: job, part: 0) == JobEngine.documentID(for: job))

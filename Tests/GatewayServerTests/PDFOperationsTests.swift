@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GatewayHTTPClient
 import GatewayTestSupport
 import Testing
@@ -268,6 +269,48 @@ struct PDFOperationsTests {
             let refused = try await client.post("/v1/documents/\(one)/operations", json: ["operations": operations])
             #expect(refused.status == status && refused.string("error") == code, "\(operations): \(refused.text)")
         }
+    }
+
+    /// A Factur-X invoice of a library document: PDF/A-3b first, then the XML as its
+    /// `Alternative` and the `fx` declaration, read back with qpdf and Poppler.
+    @Test func aFacturXInvoiceFollowsPDFA3() async throws {
+        let (server, client, _, one) = try await Self.library()
+        defer { Task { await server.stop() } }
+        let xml = Data(#"<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:x"><ID>42</ID></rsm:CrossIndustryInvoice>"#.utf8)
+        let invoice: [String: Any] = [
+            "op": "facturx", "conformance_level": "EXTENDED", "document_type": "ORDER_CHANGE", "xml": xml.base64EncodedString(),
+        ]
+        let alone = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [invoice]])
+        #expect(alone.status == 422 && alone.string("error") == "contradictory_operations", "\(alone.text)")
+        #expect(alone.string("error_message")?.contains(#"{"op": "pdfa", "part": "3b"}"#) == true, "the refusal says what to add")
+        let broken = try await client.post(
+            "/v1/documents/\(one)/operations",
+            json: [
+                "operations": [
+                    ["op": "pdfa", "part": "3b"], ["op": "facturx", "conformance_level": "BASIC", "xml": Data("<a>".utf8).base64EncodedString()],
+                ]
+            ]
+        )
+        #expect(broken.status == 422 && broken.string("error") == "invalid_facturx_xml", "\(broken.text)")
+        let created = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [["op": "pdfa", "part": "3b"], invoice]])
+        #expect(created.status == 201, "\(created.text)")
+        let job = try await Self.finished(client, created)
+        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+        let described = (job.json["operations"] as? [[String: Any]])?.last
+        #expect(described?["xml_sha256"] as? String == JobSecrets.sha256(xml) && described?["xml"] == nil, "\(job.text)")
+        let path = try Self.file(server, job.json["document"] as? [String: Any])
+        let out = TemporaryDirectory("facturx")
+        _ = try await run(try which("pdfdetach"), ["-saveall", "-o", out.path, path])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("factur-x.xml"))) == xml)
+        let attachments = try await run("/usr/bin/qpdf", ["--json=2", "--json-key=attachments", path]).stdout
+        let filespec = attachments.firstMatch(of: /"filespec": "(\d+ 0 R)"/).map { String($0.1) } ?? ""
+        let object = try await run("/usr/bin/qpdf", ["--show-object=\(filespec.split(separator: " ").first ?? "0")", path]).stdout
+        #expect(object.contains("/AFRelationship /Alternative"), "\(object)")
+        let xmp = try await run("/usr/bin/exiftool", ["-b", "-XMP", path]).stdout
+        #expect(
+            xmp.contains("<fx:DocumentType>ORDER_CHANGE</fx:DocumentType>") && xmp.contains("<fx:ConformanceLevel>EXTENDED</fx:ConformanceLevel>"),
+            "\(xmp)"
+        )
     }
 
     /// Tags beyond the document information go through ExifTool: written, read back by it; one

@@ -164,6 +164,8 @@ struct Step: Sendable {
             try await Outlines(step: self).write(items, what: what)
         case .attach(let files):
             try await Attachments(step: self).attach(files, secrets: secrets, what: what)
+        case .facturX(let invoice):
+            try await FacturXInvoice(step: self).apply(invoice, secrets: secrets, what: what)
         }
         return [output]
     }

@@ -60,6 +60,14 @@ struct QPDFJSON {
         return (sections[0], (entry["value"] ?? stream?["dict"]) as? [String: Any] ?? [:], stream)
     }
 
+    /// An array object's items (`/AF` kept as an object of its own, say).
+    func array(_ reference: String, what: String) async throws -> [Any] {
+        let json = try await read(["--json-key=qpdf", "--json-object=" + Self.selector(reference)], what: what)
+        let sections = json["qpdf"] as? [[String: Any]] ?? []
+        let entry = sections.count == 2 ? sections[1]["obj:" + reference] as? [String: Any] : nil
+        return entry?["value"] as? [Any] ?? []
+    }
+
     /// One top-level section of qpdf's JSON, such as `pages`.
     func section(_ key: String, what: String) async throws -> Any? {
         try await read(["--json-key=" + key], what: what)[key]

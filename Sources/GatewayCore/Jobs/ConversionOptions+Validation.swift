@@ -223,8 +223,19 @@ extension BrowserOptions {
         if let userAgent, userAgent.isEmpty || userAgent.utf8.count > 1024 || !Self.isFieldValue(userAgent) {
             throw OptionsError.invalid("user_agent", "must be 1 to 1024 bytes of text without line breaks")
         }
-        if let pageRanges, Self.pageRanges(pageRanges) == nil {
-            throw OptionsError.invalid("page_ranges", "must be page numbers and ranges from 1, such as \"1-3,5\" or \"2-\", not \"\(pageRanges)\"")
+        if let pageRanges {
+            guard let ranges = Self.pageRanges(pageRanges, allowingBackwards: true) else {
+                throw OptionsError.invalid("page_ranges", "must be page numbers and ranges from 1, such as \"1-3,5\" or \"2-\", not \"\(pageRanges)\"")
+            }
+            // Well-formed, as the spec's pattern says, but empty: 422, as a backward page range is elsewhere.
+            if let backwards = ranges.first(where: { range in range.last.map { $0 < range.first } ?? false }), let last = backwards.last {
+                throw OptionsError(
+                    .conflicting,
+                    code: "invalid_page_range",
+                    field: "page_ranges",
+                    "options.page_ranges: the range \(backwards.first)-\(last) runs backwards; write it from its first page to its last (\(last)-\(backwards.first))"
+                )
+            }
         }
         if let scale, !(0.1...2).contains(scale) { throw OptionsError.invalid("scale", "must be from 0.1 to 2, not \(scale)") }
         for (template, name) in [(headerHTML, "header_html"), (footerHTML, "footer_html")] {
@@ -272,7 +283,7 @@ extension BrowserOptions {
 
     /// The ranges of a `page_ranges` text as (first, last) pages, last nil for "to the end";
     /// nil when it is not one. The syntax is Chromium's: `1-3, 5, 8-`, pages from 1.
-    public static func pageRanges(_ text: String) -> [(first: Int, last: Int?)]? {
+    public static func pageRanges(_ text: String, allowingBackwards: Bool = false) -> [(first: Int, last: Int?)]? {
         var ranges: [(first: Int, last: Int?)] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             // Spaces and tabs around numbers only, and numbers as openapi.yaml's pattern writes them
@@ -294,7 +305,7 @@ extension BrowserOptions {
                 let first = bounds[0].isEmpty ? 1 : page(bounds[0])
                 let last = bounds[1].isEmpty ? nil : page(bounds[1])
                 guard let first, bounds[1].isEmpty || last != nil, !(bounds[0].isEmpty && bounds[1].isEmpty) else { return nil }
-                if let last, last < first { return nil }
+                if let last, last < first, !allowingBackwards { return nil }
                 ranges.append((first, last))
             default:
                 return nil

@@ -43,6 +43,15 @@ extension GotenbergController {
         }
         // The `embeds` files, attached to each PDF (the post-processing field every route takes).
         group.post("/forms/pdfengines/embed") { request, context in try await self.eachPDF(request, context) }
+        // Gotenberg's Factur-X route: both fields are required, the rest is the post-processing's.
+        group.post("/forms/pdfengines/factur-x") { request, context in
+            try await self.eachPDF(request, context) { fields, post in
+                if !post.operations.contains(where: { $0.name == "facturx" }) {
+                    fields.append("'facturxConformanceLevel' and 'facturxXml' are both required")
+                }
+                return []
+            }
+        }
         group.post("/forms/pdfengines/bookmarks/write") { request, context in
             try await self.eachPDF(request, context, route: .init(writesBookmarks: true))
         }

@@ -5,9 +5,9 @@ import GatewayCore
 /// stamps, rotate, flatten, optimize, PDF/A, metadata, encryption), read as our `PDFOperation`s:
 /// the same qpdf and Ghostscript steps a `/v1` job runs, in the order Gotenberg applies them.
 ///
-/// What our operations cannot do as Gotenberg does (Factur-X, PDF/UA
-/// of an existing PDF, metadata keys beyond the document information) is refused by name, never
-/// dropped: a client that asked for it learns it did not happen.
+/// What our operations cannot do as Gotenberg does (PDF/UA of an existing PDF, bookmarks made
+/// from headings) is refused by name, never dropped: a client that asked for it learns it did
+/// not happen.
 struct GotenbergPostProcessing {
     var split: PDFOperation.Split?
     /// Gotenberg's `splitUnify`: the pages mode makes one file, not one per page.
@@ -65,17 +65,23 @@ struct GotenbergPostProcessing {
         if fields.bool("optimizeImages") == true { operations.append(.optimize(Self.optimize(quality: quality ?? 80))) }
         if let update = Self.metadata(&fields) { operations.append(.metadata(update)) }
         let pdfa = try Self.pdfa(fields)
-        if route.pdfaByOperation, let pdfa { operations.append(.pdfa(PDFOperation.PDFAPart(pdfa))) }
+        let invoice = try Self.facturX(&fields, files: files, pdfa: pdfa)
+        // Factur-X is PDF/A-3b: Gotenberg's default when no format is asked, and made by
+        // Ghostscript even where LibreOffice exports PDF/A itself, as the invoice follows it.
+        if let pdfa = invoice != nil ? .a3b : pdfa, route.pdfaByOperation || invoice != nil {
+            operations.append(.pdfa(PDFOperation.PDFAPart(pdfa)))
+        }
         // After PDF/A, as Gotenberg embeds: Ghostscript's rewrite would drop them.
-        let embeds = try Self.attachments(files)
+        let embeds = try Self.attachments(files, metadata: &fields)
         if !embeds.isEmpty {
             if let pdfa, pdfa != .a3b {
                 fields.append("PDF format '\(pdfa.rawValue)' does not support embedded files; only PDF/A-3 variants allow attachments")
             }
             operations.append(.attach(embeds))
         }
+        if let invoice { operations.append(.facturX(invoice)) }
         if let encryption = Self.encryption(&fields) {
-            if pdfa != nil { fields.append("PDF/A format is incompatible with encryption") }
+            if pdfa != nil || invoice != nil { fields.append("PDF/A format is incompatible with encryption") }
             operations.append(.encrypt(encryption))
         }
     }
@@ -352,19 +358,17 @@ struct GotenbergPostProcessing {
     }
 
     /// The files of the `embeds` field, attached to every output under their own names.
-    static func attachments(_ files: [MultipartForm.File]) throws(GotenbergError) -> [PDFAttachment] {
+    static func attachments(_ files: [MultipartForm.File], metadata fields: inout GotenbergFields) throws(GotenbergError) -> [PDFAttachment] {
         let embeds = files.filter { $0.field == "embeds" }
+        let described = embedsMetadata(&fields)
         guard !embeds.isEmpty else { return [] }
         do {
             let attached = try embeds.map { file in
                 let name = file.filename ?? "attachment"
-                let data: Data
-                do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: file.path))
-                } catch {
-                    throw GotenbergError(.internalServerError)
-                }
-                return try PDFAttachment.file(data, name: name, field: "embeds")
+                var attachment = try PDFAttachment.file(try Self.contents(of: file), name: name, field: "embeds")
+                attachment.mimeType = described[name]?.mimeType
+                attachment.relationship = described[name]?.relationship
+                return attachment
             }
             try PDFAttachment.check(attached, field: "embeds")
             return attached
@@ -377,11 +381,85 @@ struct GotenbergPostProcessing {
         }
     }
 
+    /// An uploaded part's bytes; a part we wrote and cannot read back is our fault (500).
+    static func contents(of file: MultipartForm.File) throws(GotenbergError) -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: file.path))
+        } catch {
+            throw GotenbergError(.internalServerError)
+        }
+    }
+
+    /// Gotenberg's `embedsMetadata`: `{"invoice.xml": {"mimeType": "text/xml", "relationship":
+    /// "Alternative"}}`, by the embedded file's name. A value Gotenberg would write into the PDF
+    /// unchecked is refused here by name, so no PDF claims a relationship the standard lacks.
+    static func embedsMetadata(_ fields: inout GotenbergFields) -> [String: (mimeType: String?, relationship: PDFAttachment.Relationship?)] {
+        guard let text = fields.string("embedsMetadata") else { return [:] }
+        guard let parsed = try? JSONDecoder().decode([String: [String: String]].self, from: Data(text.utf8)) else {
+            fields.append(
+                "form field 'embedsMetadata' is invalid: give a JSON object of objects by file name, such as {\"a.xml\":{\"mimeType\":\"text/xml\",\"relationship\":\"Data\"}}"
+            )
+            return [:]
+        }
+        var described: [String: (mimeType: String?, relationship: PDFAttachment.Relationship?)] = [:]
+        for (name, values) in parsed {
+            for key in values.keys where key != "mimeType" && key != "relationship" {
+                fields.append("form field 'embedsMetadata' is invalid: '\(key)' of '\(name)' is not mimeType or relationship")
+            }
+            let mimeType = values["mimeType"]
+            if let mimeType, let problem = PDFAttachment.mediaTypeProblem(mimeType) {
+                fields.append("form field 'embedsMetadata' is invalid: the mimeType of '\(name)', \(problem)")
+            }
+            let relationship = values["relationship"].flatMap(PDFAttachment.Relationship.init(rawValue:))
+            if let text = values["relationship"], relationship == nil {
+                let all = PDFAttachment.Relationship.allCases.map(\.rawValue).joined(separator: ", ")
+                fields.append("form field 'embedsMetadata' is invalid: the relationship of '\(name)' is '\(text)', not one of \(all)")
+            }
+            described[name] = (mimeType, relationship)
+        }
+        return described
+    }
+
+    /// Gotenberg's Factur-X fields: the `facturxXml` file and `facturxConformanceLevel` together
+    /// (either alone is Gotenberg's 400), `facturxDocumentType` (INVOICE) and `facturxVersion`
+    /// (1.0); a PDF/A format asked for must be PDF/A-3.
+    static func facturX(_ fields: inout GotenbergFields, files: [MultipartForm.File], pdfa: OfficeOptions.PDFA?) throws(GotenbergError) -> FacturX? {
+        let xml = files.first { $0.field == "facturxXml" }
+        let levelText = fields.string("facturxConformanceLevel") ?? ""
+        let level = FacturX.ConformanceLevel(rawValue: levelText)
+        if !levelText.isEmpty, level == nil { fields.invalid("facturxConformanceLevel", levelText, "unsupported conformance level '\(levelText)'") }
+        let typeText = fields.string("facturxDocumentType") ?? ""
+        let type = typeText.isEmpty ? .invoice : FacturX.DocumentType(rawValue: typeText)
+        if type == nil { fields.invalid("facturxDocumentType", typeText, "unsupported document type '\(typeText)'") }
+        let version = fields.string("facturxVersion") ?? "1.0"
+        if let problem = FacturX.versionProblem(version) { fields.invalid("facturxVersion", version, problem) }
+        switch (levelText.isEmpty, xml) {
+        case (true, nil): return nil
+        case (true, _?):
+            fields.append("'facturxConformanceLevel' is required when 'facturxXml' is provided")
+            return nil
+        case (false, nil):
+            fields.append("'facturxXml' file is required when 'facturxConformanceLevel' is set")
+            return nil
+        case (false, let xml?):
+            if let pdfa, pdfa != .a3b {
+                fields.append("Factur-X requires a PDF/A-3 variant (PDF/A-3a, PDF/A-3b, or PDF/A-3u), got '\(pdfa.rawValue)'")
+            }
+            guard let level, let type, FacturX.versionProblem(version) == nil else { return nil }
+            do {
+                return try FacturX(conformanceLevel: level, documentType: type, version: version, xml: try contents(of: xml), field: "facturxXml")
+            } catch let error as OperationError {
+                fields.append(error.message)
+                return nil
+            } catch {
+                throw GotenbergError(.internalServerError)
+            }
+        }
+    }
+
     /// Gotenberg's features that our operations do not carry out: refused by name.
     private static func refuseUnsupported(_ fields: GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
         var asked: [String] = []
-        if files.contains(where: { $0.field == "facturxXml" }) { asked.append("facturxXml") }
-        for key in ["embedsMetadata", "facturxConformanceLevel"] where fields.string(key) != nil { asked.append(key) }
         for key in ["autoIndexBookmarks", "titleBookmarks"] where ["1", "t", "T", "TRUE", "true", "True"].contains(fields.string(key) ?? "") {
             asked.append(key)
         }

@@ -118,7 +118,7 @@ struct JobCreateRequest: Decodable, Sendable {
             }
             // An outline or an attached file can outgrow a URL (a request head is at most 80 KiB):
             // they come in a JSON body.
-            if let index = operations?.firstIndex(where: { $0.name == "bookmarks" || $0.name == "attach" }) {
+            if let index = operations?.firstIndex(where: { ["bookmarks", "attach", "facturx"].contains($0.name) }) {
                 let name = operations?[index].name ?? "bookmarks"
                 throw APIError(
                     .badRequest,

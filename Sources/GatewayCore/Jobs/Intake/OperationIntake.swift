@@ -57,6 +57,19 @@ struct OperationIntake {
             spec.operations?[index] = .attach(files)
         }
         for (index, operation) in operations.enumerated() {
+            guard case .facturX(var invoice) = operation else { continue }
+            guard let data = invoice.xml.data else {
+                throw OperationError(
+                    .outOfRange,
+                    code: "attachment_data_missing",
+                    "operations[\(index)].xml: send the invoice's XML itself, base64, in \"xml\" (xml_sha256 only describes a stored one)"
+                )
+            }
+            secrets.carriedFiles[invoice.xml.sha256] = data
+            invoice.xml.data = nil
+            spec.operations?[index] = .facturX(invoice)
+        }
+        for (index, operation) in operations.enumerated() {
             guard case .encrypt(var encryption) = operation else { continue }
             secrets.userPassword = encryption.userPassword.flatMap { $0.isEmpty ? nil : $0 }
             secrets.ownerPassword = encryption.ownerPassword.flatMap { $0.isEmpty ? nil : $0 }

@@ -10,12 +10,40 @@ public struct PDFAttachment: Sendable, Equatable, Codable {
     public var sha256: String
     public var bytes: Int
     public var data: Data?
+    /// Its media type (`/Subtype` of the embedded file); nil: guessed from the name.
+    public var mimeType: String?
+    /// How it relates to the document (`/AFRelationship`, PDF/A-3's associated files); nil:
+    /// attached without one, as a plain attachment.
+    public var relationship: Relationship?
 
-    public init(name: String, sha256: String, bytes: Int, data: Data? = nil) {
+    public init(name: String, sha256: String, bytes: Int, data: Data? = nil, mimeType: String? = nil, relationship: Relationship? = nil) {
         self.name = name
         self.sha256 = sha256
         self.bytes = bytes
         self.data = data
+        self.mimeType = mimeType
+        self.relationship = relationship
+    }
+
+    /// PDF/A-3's `/AFRelationship` values (ISO 19005-3): an e-invoice's XML is the
+    /// `Alternative` of its PDF, a spreadsheet behind a chart its `Source`.
+    public enum Relationship: String, Sendable, Codable, CaseIterable {
+        case source = "Source"
+        case data = "Data"
+        case alternative = "Alternative"
+        case supplement = "Supplement"
+        case unspecified = "Unspecified"
+    }
+
+    /// Why `text` cannot be a media type: `type/subtype`, as qpdf writes it into the PDF.
+    public static func mediaTypeProblem(_ text: String) -> String? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let token = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "!#$&^_.+-".contains($0)) }
+        }
+        guard parts.count == 2, parts.allSatisfy(token), text.count <= 127 else {
+            return "'\(text)' is not a media type such as text/xml or application/json"
+        }
+        return nil
     }
 
     /// At most this many files in one `attach`, and this many bytes each and in all: they wait
@@ -67,7 +95,8 @@ public struct PDFAttachment: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, sha256, bytes, data
+        case name, sha256, bytes, data, relationship
+        case mimeType = "mime_type"
     }
 
     /// A client's `{name, data}` (data in base64, checked here), or a stored `{name, sha256, bytes}`.
@@ -92,6 +121,25 @@ public struct PDFAttachment: Sendable, Equatable, Codable {
             }
             self.init(name: name, sha256: sha256, bytes: (try? container.decode(Int.self, forKey: .bytes)) ?? 0)
         }
+        if container.contains(.mimeType) {
+            guard let type = try? container.decode(String.self, forKey: .mimeType) else {
+                throw OperationError(.invalid, code: "invalid_operation", "\(field).mime_type must be a string such as text/xml")
+            }
+            if let problem = Self.mediaTypeProblem(type) {
+                throw OperationError(.invalid, code: "invalid_operation", "\(field).mime_type \(problem)")
+            }
+            mimeType = type
+        }
+        if container.contains(.relationship) {
+            guard let text = try? container.decode(String.self, forKey: .relationship), let value = Relationship(rawValue: text) else {
+                throw OperationError(
+                    .invalid,
+                    code: "invalid_operation",
+                    "\(field).relationship must be one of \(Relationship.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            relationship = value
+        }
     }
 
     /// Never the bytes: they wait beside the job's input while it runs.
@@ -100,5 +148,7 @@ public struct PDFAttachment: Sendable, Equatable, Codable {
         try container.encode(name, forKey: .name)
         try container.encode(sha256, forKey: .sha256)
         try container.encode(bytes, forKey: .bytes)
+        try container.encodeIfPresent(mimeType, forKey: .mimeType)
+        try container.encodeIfPresent(relationship, forKey: .relationship)
     }
 }

@@ -26,6 +26,8 @@ extension PDFOperation: Codable {
         "bookmarks": ["items"],
         // Each file is a client's `{name, data}` (base64), kept as `{name, sha256, bytes}`.
         "attach": ["files"],
+        // `xml` is a client's base64 CII XML; `xml_sha256` and `xml_bytes` are what is kept of it.
+        "facturx": ["conformance_level", "document_type", "version", "xml", "xml_sha256", "xml_bytes"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -158,6 +160,8 @@ extension PDFOperation: Codable {
             let files = try reader.required([PDFAttachment].self, "files")
             try PDFAttachment.check(files, field: reader.location("files"))
             self = .attach(files)
+        case "facturx":
+            self = .facturX(try reader.facturX())
         default:  // optimize
             let images = try reader.optional(String.self, "images") ?? "ebook"
             guard let parsed = Optimize.Images(rawValue: images) else {
@@ -212,6 +216,13 @@ extension PDFOperation: Codable {
             try container.encode(optimize.linearize, forKey: Key("linearize"))
         case .bookmarks(let items): try container.encode(items, forKey: Key("items"))
         case .attach(let files): try container.encode(files, forKey: Key("files"))
+        case .facturX(let invoice):
+            try container.encode(invoice.conformanceLevel.rawValue, forKey: Key("conformance_level"))
+            try container.encode(invoice.documentType.rawValue, forKey: Key("document_type"))
+            try container.encode(invoice.version, forKey: Key("version"))
+            // Never the bytes: they wait beside the job's input while it runs.
+            try container.encode(invoice.xml.sha256, forKey: Key("xml_sha256"))
+            try container.encode(invoice.xml.bytes, forKey: Key("xml_bytes"))
         }
     }
 
@@ -276,6 +287,44 @@ extension PDFOperation: Codable {
             }
             guard let sha256 = try optional(String.self, "image_sha256") else { return nil }
             return StampImage(sha256: sha256, bytes: try optional(Int.self, "image_bytes") ?? 0)
+        }
+
+        /// `facturx`'s fields: the profile, the document's type and version, and the XML (a
+        /// client's base64, or a stored one's hash and size).
+        func facturX() throws(OperationError) -> FacturX {
+            func one<T: RawRepresentable & CaseIterable>(_ type: T.Type, _ field: String, default value: T?) throws(OperationError) -> T
+            where T.RawValue == String {
+                let all = T.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                guard let text = try optional(String.self, field) else {
+                    if let value { return value }
+                    throw invalid(field, "is required (one of \(all))")
+                }
+                guard let parsed = T(rawValue: text) else { throw invalid(field, "'\(text)' is not one of \(all)") }
+                return parsed
+            }
+            let level = try one(FacturX.ConformanceLevel.self, "conformance_level", default: nil)
+            let type = try one(FacturX.DocumentType.self, "document_type", default: .invoice)
+            let version = try optional(String.self, "version") ?? "1.0"
+            if let problem = FacturX.versionProblem(version) { throw invalid("version", problem) }
+            if let text = try optional(String.self, "xml") {
+                guard let data = Data(base64Encoded: text), !data.isEmpty else {
+                    throw invalid("xml", "must be the invoice's XML in base64, padded, without line breaks")
+                }
+                do {
+                    return try FacturX(conformanceLevel: level, documentType: type, version: version, xml: data, field: location("xml"))
+                }
+            }
+            guard let sha256 = try optional(String.self, "xml_sha256") else {
+                throw invalid("xml", "is required (the invoice's CII XML in base64)")
+            }
+            let stored = PDFAttachment(
+                name: FacturX.fileName,
+                sha256: sha256,
+                bytes: try optional(Int.self, "xml_bytes") ?? 0,
+                mimeType: "text/xml",
+                relationship: .alternative
+            )
+            return FacturX(conformanceLevel: level, documentType: type, version: version, stored: stored)
         }
 
         func date(_ field: String) throws(OperationError) -> Date? {

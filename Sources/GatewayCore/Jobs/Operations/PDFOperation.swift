@@ -28,6 +28,9 @@ public enum PDFOperation: Sendable, Equatable {
     case bookmarks([PDFBookmark])
     /// Files attached to the PDF, each under its name (a file of that name is replaced).
     case attach([PDFAttachment])
+    /// A Factur-X invoice: its XML attached as `factur-x.xml` and declared in the XMP; after a
+    /// `pdfa` to PDF/A-3b, which the standard builds on.
+    case facturX(FacturX)
 
     public enum Split: Sendable, Equatable {
         case every(Int)
@@ -196,10 +199,13 @@ public enum PDFOperation: Sendable, Equatable {
         case .optimize: "optimize"
         case .bookmarks: "bookmarks"
         case .attach: "attach"
+        case .facturX: "facturx"
         }
     }
 
-    public static let names = ["split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach"]
+    public static let names = [
+        "split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach", "facturx",
+    ]
 }
 
 extension [PDFOperation] {
@@ -231,29 +237,43 @@ extension [PDFOperation] {
         }
         // PDF/A-3 alone allows attached files; Ghostscript's rewrite would drop them, so they come after it.
         let part = compactMap { operation -> PDFOperation.PDFAPart? in if case .pdfa(let part) = operation { part } else { nil } }.first
-        if let part, part != .a3b, contains(where: { $0.name == "attach" }) {
+        if let part, part != .a3b, contains(where: { $0.name == "attach" || $0.name == "facturx" }) {
             throw OperationError(
                 .outOfRange,
                 code: "contradictory_operations",
                 "\(field): PDF/A-\(part.rawValue) does not allow attached files; only PDF/A-3b does"
             )
         }
+        let afterPDFA: Set = ["split", "attach", "facturx"]
         // Anything rewriting the file after PDF/A (Ghostscript, new metadata) would break what it declares.
-        if let index = firstIndex(where: { $0.name == "pdfa" }),
-            self[(index + 1)...].contains(where: { $0.name != "split" && $0.name != "attach" })
-        {
+        if let index = firstIndex(where: { $0.name == "pdfa" }), self[(index + 1)...].contains(where: { !afterPDFA.contains($0.name) }) {
             throw OperationError(
                 .outOfRange,
                 code: "contradictory_operations",
-                "\(field): pdfa must come last (or only be followed by split and attach): later operations would break its conformance"
+                "\(field): pdfa must come last (or only be followed by split, attach and facturx): later operations would break its conformance"
             )
         }
-        if let index = firstIndex(where: { $0.name == "attach" }), let pdfa = firstIndex(where: { $0.name == "pdfa" }), index < pdfa {
-            throw OperationError(
-                .outOfRange,
-                code: "contradictory_operations",
-                "\(field): attach must come after pdfa, whose rewrite of the file would drop the attached files"
-            )
+        for name in ["attach", "facturx"] {
+            if let index = firstIndex(where: { $0.name == name }), let pdfa = firstIndex(where: { $0.name == "pdfa" }), index < pdfa {
+                throw OperationError(
+                    .outOfRange,
+                    code: "contradictory_operations",
+                    "\(field): \(name) must come after pdfa, whose rewrite of the file would drop the attached files"
+                )
+            }
+        }
+        // Factur-X is PDF/A-3 by definition: without it, the invoice would not validate.
+        if let index = firstIndex(where: { $0.name == "facturx" }) {
+            guard part == .a3b else {
+                throw OperationError(
+                    .outOfRange,
+                    code: "contradictory_operations",
+                    "\(field): facturx makes a PDF/A-3 invoice; put {\"op\": \"pdfa\", \"part\": \"3b\"} before it (operation #\(index + 1))"
+                )
+            }
+            if filter({ $0.name == "facturx" }).count > 1 {
+                throw OperationError(.outOfRange, code: "contradictory_operations", "\(field): facturx twice; a document carries one invoice")
+            }
         }
     }
 

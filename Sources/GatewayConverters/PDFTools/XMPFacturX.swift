@@ -1,0 +1,89 @@
+import Foundation
+import FoundationXML
+import GatewayCore
+
+/// Declares a Factur-X invoice in a PDF/A packet: the `fx` properties (document type, file
+/// name, version, conformance level) and, as PDF/A requires of any schema outside its own list,
+/// the `fx` extension schema that describes them. Edited as XML (libxml2 through Foundation)
+/// inside the packet's `<x:xmpmeta>`, like `XMPDocumentInfo`; the properties' text is the
+/// standard's, the values are escaped by the XML writer.
+enum XMPFacturX {
+    static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+    /// `packet` declaring `invoice`; a declaration already there (the operation ran again) gets
+    /// the new values. Nil when the packet holds no RDF to edit.
+    static func declaring(_ invoice: FacturX, in packet: String) -> String? {
+        guard let start = packet.range(of: "<x:xmpmeta"), let end = packet.range(of: "</x:xmpmeta>"),
+            let document = try? XMLDocument(xmlString: String(packet[start.lowerBound..<end.upperBound])),
+            let rdfRoot = (try? document.nodes(forXPath: "//*[local-name()='RDF']"))?.first as? XMLElement
+        else { return nil }
+        let values = [
+            "DocumentType": invoice.documentType.rawValue, "DocumentFileName": FacturX.fileName, "Version": invoice.version,
+            "ConformanceLevel": invoice.conformanceLevel.rawValue,
+        ]
+        let existing = (try? document.nodes(forXPath: "//*[namespace-uri()='\(FacturX.namespace)']")) ?? []
+        if existing.isEmpty {
+            // Parsed from text rather than built node by node: Foundation's XMLElement(name:uri:)
+            // repeats the namespace as a default `xmlns` on every element, which readers that
+            // match `<fx:…>` as text do not expect.
+            let properties = ["DocumentType", "DocumentFileName", "Version", "ConformanceLevel"].map { name in
+                "<fx:\(name)>\(escaped(values[name] ?? ""))</fx:\(name)>"
+            }
+            let text =
+                "<rdf:Description xmlns:rdf=\"\(rdf)\" xmlns:fx=\"\(FacturX.namespace)\" rdf:about=\"\">\(properties.joined())</rdf:Description>"
+            guard let description = try? XMLElement(xmlString: text) else { return nil }
+            rdfRoot.addChild(description)
+        } else {
+            for case let element as XMLElement in existing {
+                if let name = element.localName, let value = values[name] { element.stringValue = value }
+            }
+        }
+        guard declareSchema(in: document, rdfRoot: rdfRoot), let root = document.rootElement() else { return nil }
+        return packet.replacingCharacters(in: start.lowerBound..<end.upperBound, with: root.xmlString)
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// Adds the `fx` schema to the packet's extension schemas (a bag of its own when there is
+    /// none yet); false when the standard's text would not parse, which cannot happen short of
+    /// a broken libxml2.
+    private static func declareSchema(in document: XMLDocument, rdfRoot: XMLElement) -> Bool {
+        let declared = (try? document.nodes(forXPath: "//*[local-name()='namespaceURI']"))?.contains { $0.stringValue == FacturX.namespace } ?? false
+        if declared { return true }
+        if let bag = (try? document.nodes(forXPath: "//*[local-name()='schemas']/*[local-name()='Bag']"))?.first as? XMLElement {
+            guard let schema = try? XMLElement(xmlString: schemaItem) else { return false }
+            bag.addChild(schema)
+            return true
+        }
+        let container = """
+            <rdf:Description xmlns:rdf="\(rdf)" rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" \
+            xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#">\
+            <pdfaExtension:schemas><rdf:Bag>\(schemaItem)</rdf:Bag></pdfaExtension:schemas></rdf:Description>
+            """
+        guard let description = try? XMLElement(xmlString: container) else { return false }
+        rdfRoot.addChild(description)
+        return true
+    }
+
+    /// The standard's description of the `fx` schema and its four properties.
+    static let schemaItem: String = {
+        let properties = [
+            ("DocumentFileName", "name of the embedded XML invoice file"),
+            ("DocumentType", "The type of the embedded Factur-X document"),
+            ("Version", "The actual version of the Factur-X XML schema"),
+            ("ConformanceLevel", "The conformance level of the embedded Factur-X data"),
+        ]
+        let items = properties.map { name, text in
+            "<rdf:li rdf:parseType=\"Resource\"><pdfaProperty:name>\(name)</pdfaProperty:name><pdfaProperty:valueType>Text</pdfaProperty:valueType>"
+                + "<pdfaProperty:category>external</pdfaProperty:category><pdfaProperty:description>\(text)</pdfaProperty:description></rdf:li>"
+        }
+        return """
+            <rdf:li xmlns:rdf="\(rdf)" xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#" \
+            rdf:parseType="Resource"><pdfaSchema:schema>Factur-X PDFA Extension Schema</pdfaSchema:schema>\
+            <pdfaSchema:namespaceURI>\(FacturX.namespace)</pdfaSchema:namespaceURI><pdfaSchema:prefix>fx</pdfaSchema:prefix>\
+            <pdfaSchema:property><rdf:Seq>\(items.joined())</rdf:Seq></pdfaSchema:property></rdf:li>
+            """
+    }()
+}
