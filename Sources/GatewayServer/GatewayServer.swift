@@ -142,6 +142,7 @@ public struct GatewayServer {
             }
             let gotenberg = GotenbergController(
                 jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
+                inspector: assembly.inspector,
                 maxUploadBytes: maxUploadBytes,
                 modules: modules,
                 // Without Gotenberg's webhook module its headers mean nothing, as in Gotenberg.

@@ -215,6 +215,65 @@ struct GotenbergPDFEnginesTests {
         }
     }
 
+    @Test("merge builds the outline Gotenberg does: each file's own (autoIndexBookmarks), titled per file (titleBookmarks), or lists by file name")
+    func mergedOutlines() async throws {
+        let gateway = try InProcessGateway()
+        try await gateway.run(converting: true) { client in
+            // Inputs named for their order: one with an outline of its own (made by the route
+            // that writes them), one titled, one with neither.
+            let written = try await Self.post(
+                client,
+                "/forms/pdfengines/bookmarks/write",
+                [
+                    .file("files", path: Fixtures.pdf("many-pages.pdf")),
+                    .text("bookmarks", #"[{"title":"Intro","page":1,"children":[{"title":"Part","page":3}]}]"#),
+                ]
+            )
+            #expect(written.status == .ok)
+            let first = scratch.file("a-outlined.pdf")
+            try Data(written.body.readableBytesView).write(to: URL(fileURLWithPath: first))
+            let second = scratch.file("b-one.pdf")
+            try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: second)
+            let third = scratch.file("c-plain.pdf")
+            try FileManager.default.copyItem(atPath: Fixtures.pdf("no-metadata.pdf"), toPath: third)
+            let inputs: [FormPart] = [.file("files", path: third), .file("files", path: first), .file("files", path: second)]
+
+            func outline(_ extra: [FormPart], _ files: [FormPart] = inputs) async throws -> String {
+                let merged = try await Self.post(client, "/forms/pdfengines/merge", files + extra)
+                #expect(merged.status == .ok, "\(String(buffer: merged.body))")
+                let path = scratch.file("merged.pdf")
+                try Data(merged.body.readableBytesView).write(to: URL(fileURLWithPath: path))
+                let read = try await Self.post(client, "/forms/pdfengines/bookmarks/read", [.file("files", path: path)])
+                return String(buffer: read.body)
+            }
+            let titled = try await outline([.text("titleBookmarks", "true")])
+            let own = #"{"children":[{"page":3,"title":"Part"}],"page":1,"title":"Intro"}"#
+            #expect(
+                titled
+                    == #"{"merged.pdf":[{"children":["# + own + #"],"page":1,"title":"Twelve Pages"},"#
+                    + #"{"page":13,"title":"One Page Fixture"},{"page":14,"title":"c-plain"}]}"#,
+                "\(titled)"
+            )
+            // Files go in natural order of their names, whatever the form's order.
+            let indexed = try await outline([.text("autoIndexBookmarks", "true")], [.file("files", path: second), .file("files", path: first)])
+            #expect(indexed == #"{"merged.pdf":["# + own + "]}", "\(indexed)")
+            let mapped = try await outline(
+                [.text("autoIndexBookmarks", "true"), .text("bookmarks", #"{"b-one.pdf":[{"title":"Single","page":1}]}"#)],
+                [.file("files", path: second), .file("files", path: first)]
+            )
+            #expect(mapped == #"{"merged.pdf":["# + own + #",{"page":13,"title":"Single"}]}"#, "\(mapped)")
+            // Without the fields, the leading file's outline stays (the merge keeps the first
+            // input's document-level parts); the others' are not carried.
+            let plain = try await outline([], [.file("files", path: second), .file("files", path: first)])
+            #expect(plain == #"{"merged.pdf":["# + own + "]}", "\(plain)")
+            let bad = try await Self.post(client, "/forms/pdfengines/merge", inputs + [.text("autoIndexBookmarks", "foo")])
+            #expect(
+                String(buffer: bad.body)
+                    == #"Invalid form data: form field 'autoIndexBookmarks' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)"#
+            )
+        }
+    }
+
     /// Gotenberg's own acceptance scenario for metadata: every key written (ExifTool, dates
     /// with their offsets), then read back by metadata/read as Gotenberg answers it.
     @Test("metadata/write writes every key as Gotenberg does, and metadata/read reads them back")
@@ -313,13 +372,16 @@ struct GotenbergPDFEnginesTests {
                 mergedOutline?.first?["title"] as? String == "Second part" && mergedOutline?.first?["page"] as? Int == 4,
                 "\(String(buffer: mergedRead.body))"
             )
-            // Lists by file name belong to bookmarks/write alone.
+            // Lists by file name belong to bookmarks/write and merge.
             let byName = try await Self.post(
                 client,
-                "/forms/pdfengines/merge",
+                "/forms/pdfengines/flatten",
                 [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("bookmarks", #"{"one-page.pdf":[{"title":"A","page":1}]}"#)]
             )
-            #expect(byName.status == .badRequest && String(buffer: byName.body).contains("bookmarks/write only"), "\(String(buffer: byName.body))")
+            #expect(
+                byName.status == .badRequest && String(buffer: byName.body).contains("bookmarks/write and merge"),
+                "\(String(buffer: byName.body))"
+            )
 
             // A page the document does not have, and no bookmarks at all.
             let past = try await Self.post(

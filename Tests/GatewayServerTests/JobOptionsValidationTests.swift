@@ -26,7 +26,12 @@ struct JobOptionsValidationTests {
         Case(options: #"{"scale": 3}"#, status: .badRequest, code: "invalid_options", mentions: ["options.scale", "0.1 to 2"]),
         Case(options: #"{"scale": "big"}"#, status: .badRequest, code: "invalid_options", mentions: ["options.scale", "a number"]),
         // Well-formed as the spec's pattern says, but backwards (a schemathesis finding): 422.
-        Case(options: #"{"page_ranges": "3-1"}"#, status: .unprocessableContent, code: "invalid_page_range", mentions: ["options.page_ranges", "1-3"]),
+        Case(
+            options: #"{"page_ranges": "3-1"}"#,
+            status: .unprocessableContent,
+            code: "invalid_page_range",
+            mentions: ["options.page_ranges", "1-3"]
+        ),
         Case(options: #"{"page_ranges": "one"}"#, status: .badRequest, code: "invalid_options", mentions: ["page_ranges"]),
         Case(
             options: #"{"emulated_media_type": "tv"}"#,

@@ -225,7 +225,10 @@ extension BrowserOptions {
         }
         if let pageRanges {
             guard let ranges = Self.pageRanges(pageRanges, allowingBackwards: true) else {
-                throw OptionsError.invalid("page_ranges", "must be page numbers and ranges from 1, such as \"1-3,5\" or \"2-\", not \"\(pageRanges)\"")
+                throw OptionsError.invalid(
+                    "page_ranges",
+                    "must be page numbers and ranges from 1, such as \"1-3,5\" or \"2-\", not \"\(pageRanges)\""
+                )
             }
             // Well-formed, as the spec's pattern says, but empty: 422, as a backward page range is elsewhere.
             if let backwards = ranges.first(where: { range in range.last.map { $0 < range.first } ?? false }), let last = backwards.last {

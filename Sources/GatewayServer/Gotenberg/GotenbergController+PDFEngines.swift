@@ -67,17 +67,43 @@ extension GotenbergController {
         }
     }
 
-    /// `merge`: the PDFs into one, then the post-processing fields.
+    /// `merge`: the PDFs into one, then the post-processing fields; the outline as given, or
+    /// built from the inputs (`GotenbergMergeOutline`).
     func merge(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         try await answering(request, context) { owner, form in
             var fields = GotenbergFields(form)
-            let post = try GotenbergPostProcessing(&fields, files: form.files, route: .init())
+            let post = try GotenbergPostProcessing(&fields, files: form.files, route: .init(mergesOutline: true))
+            let outline = GotenbergMergeOutline(
+                byFile: post.bookmarksByFile,
+                autoIndex: fields.bool("autoIndexBookmarks") ?? false,
+                titles: fields.bool("titleBookmarks") ?? false
+            )
             let files = try Self.pdfInputs(form, &fields)
             try fields.validate()
+            var operations = post.all
+            if post.bookmarks == nil, outline.isNeeded {
+                let deadline = ContinuousClock.now + intake.engine.configuration.timeout(for: JobSpec(type: .pdfToPDF))
+                let built = try await outline.outline(
+                    of: files,
+                    inspector: inspector,
+                    tools: intake.engine.tools,
+                    work: intake.staging.incomingPath(),
+                    deadline: deadline
+                )
+                do {
+                    try PDFBookmark.check(built, field: "bookmarks")
+                } catch {
+                    throw GotenbergError(
+                        .badRequest,
+                        "Invalid form data: the merged outline is too large: \((error as? OperationError)?.message ?? "\(error)")"
+                    )
+                }
+                if !built.isEmpty { operations.insert(.bookmarks(built), at: 0) }
+            }
             let spec = JobSpec(
                 type: .pdfToPDF,
                 folder: request.headers[.pdfgateFolder],
-                operations: post.all.isEmpty ? nil : post.all,
+                operations: operations.isEmpty ? nil : operations,
                 inputs: files.map { .file($0.filename ?? "document.pdf") }
             )
             return try await jobs.run([.init(spec: spec, files: files.map(\.path), parts: post.makesParts)], owner: owner, secrets: JobSecrets())

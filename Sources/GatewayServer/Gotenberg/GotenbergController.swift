@@ -16,6 +16,8 @@ extension HTTPField.Name {
 /// request is a job of our engine (`GotenbergJobs`); the answer is the PDF, Gotenberg's way.
 struct GotenbergController: Sendable {
     let jobs: GotenbergJobs
+    /// Poppler, out of process: the page counts and titles a merge's outline is built from.
+    let inspector: any PDFInspector
     let maxUploadBytes: Int64
     /// The modules whose routes answer; the others' are 404, as when Gotenberg disables them.
     var modules = Set(GotenbergModule.allCases)

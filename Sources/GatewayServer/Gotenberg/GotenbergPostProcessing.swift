@@ -5,9 +5,9 @@ import GatewayCore
 /// stamps, rotate, flatten, optimize, PDF/A, metadata, encryption), read as our `PDFOperation`s:
 /// the same qpdf and Ghostscript steps a `/v1` job runs, in the order Gotenberg applies them.
 ///
-/// What our operations cannot do as Gotenberg does (PDF/UA of an existing PDF, bookmarks made
-/// from headings) is refused by name, never dropped: a client that asked for it learns it did
-/// not happen.
+/// What our operations cannot do as Gotenberg does (PDF/UA of an existing PDF, a PDF as a
+/// watermark) is refused by name where it is read, never dropped: a client that asked for it
+/// learns it did not happen.
 struct GotenbergPostProcessing {
     var split: PDFOperation.Split?
     /// Gotenberg's `splitUnify`: the pages mode makes one file, not one per page.
@@ -45,10 +45,11 @@ struct GotenbergPostProcessing {
         var requiresSplit = false
         /// `bookmarks/write`: `bookmarks` is required, and may name each input file's outline.
         var writesBookmarks = false
+        /// `merge`: `bookmarks` may name each input file's outline, moved to where it lands.
+        var mergesOutline = false
     }
 
     init(_ fields: inout GotenbergFields, files: [MultipartForm.File], route: Route) throws(GotenbergError) {
-        try Self.refuseUnsupported(fields, files: files)
         readSplit(&fields, required: route.requiresSplit)
         readBookmarks(&fields, route: route)
         try readMarks("watermark", &fields, files: files)
@@ -340,8 +341,8 @@ struct GotenbergPostProcessing {
             } else {
                 let byFile = try JSONDecoder().decode([String: [PDFBookmark]].self, from: data)
                 for (name, list) in byFile { try PDFBookmark.check(list, field: "bookmarks[\(name)]") }
-                guard route.writesBookmarks else {
-                    fields.append("pdfgate takes bookmarks by file name on /forms/pdfengines/bookmarks/write only; send one list here")
+                guard route.writesBookmarks || route.mergesOutline else {
+                    fields.append("bookmarks by file name are for /forms/pdfengines/bookmarks/write and merge; send one list here")
                     return
                 }
                 bookmarksByFile = byFile
@@ -454,20 +455,6 @@ struct GotenbergPostProcessing {
             } catch {
                 throw GotenbergError(.internalServerError)
             }
-        }
-    }
-
-    /// Gotenberg's features that our operations do not carry out: refused by name.
-    private static func refuseUnsupported(_ fields: GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
-        var asked: [String] = []
-        for key in ["autoIndexBookmarks", "titleBookmarks"] where ["1", "t", "T", "TRUE", "true", "True"].contains(fields.string(key) ?? "") {
-            asked.append(key)
-        }
-        guard asked.isEmpty else {
-            throw GotenbergError(
-                .badRequest,
-                "pdfgate does not support \(asked.map { "'\($0)'" }.joined(separator: ", ")) on its Gotenberg routes yet; leave \(asked.count == 1 ? "it" : "them") out"
-            )
         }
     }
 }
