@@ -29,8 +29,11 @@ struct WebPageTests {
         let server = try await ServerProcess()
         defer { Task { await server.stop() } }
         let client = APIClient(base: server.baseURL)
-        let page = try await client.get("/")
+        // As a browser asks: without text/html, `/` is Gotenberg's sentence for API clients.
+        let browser = [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")]
+        let page = try await client.get("/", headers: browser)
         #expect(page.status == 200 && page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(page.text.contains("<script"), "the page, not Gotenberg's sentence")
         let csp = try #require(page.headers["Content-Security-Policy"])
         for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"] {
             #expect(csp.contains(directive), "CSP has \(directive): \(csp)")
@@ -38,7 +41,7 @@ struct WebPageTests {
         #expect(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"))
         #expect(page.headers["X-Frame-Options"] == "DENY" && page.headers["X-Content-Type-Options"] == "nosniff")
         let etag = try #require(page.headers["ETag"])
-        let again = try await client.get("/", headers: [("If-None-Match", etag)])
+        let again = try await client.get("/", headers: browser + [("If-None-Match", etag)])
         #expect(again.status == 304 && again.body.isEmpty, "an unchanged page is revalidated, not resent")
 
         // Every file the page loads, its weight, and nothing a CSP would have to allow inline.

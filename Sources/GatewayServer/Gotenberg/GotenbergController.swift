@@ -37,11 +37,11 @@ struct GotenbergController: Sendable {
     static func rootResponse() -> Response {
         let words =
             "Hey, Gotenberg has no UI, it's an API. Head to the <a href=\"https://gotenberg.dev\">documentation</a> to learn how to interact with it 🚀"
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/html; charset=UTF-8", .vary: "Accept"],
-            body: .init(byteBuffer: ByteBuffer(string: words))
-        )
+        // HTML, if a small one: the page's headers keep it from running or framing anything.
+        var headers = WebController.securityHeaders
+        headers[.contentType] = "text/html; charset=UTF-8"
+        headers[.vary] = "Accept"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: words)))
     }
 
     var intake: JobIntake { jobs.intake }
