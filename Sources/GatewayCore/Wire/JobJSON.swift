@@ -3,8 +3,9 @@ import Foundation
 /// A job as the API answers it and `pdfgate jobs --json` prints it: the mobile client's keys
 /// (`job_id`, `status`, `upload`, `download_url`, `error_message`) plus the additive ones of
 /// DESIGN §3.1. The server adds the signed URLs and the document; the CLI has none to sign.
-public struct JobJSON: Encodable, Sendable {
-    public struct Upload: Encodable, Sendable {
+/// One writer, `write(to:)`, serves HTTP answers, events, webhooks and the CLI.
+public struct JobJSON: Sendable {
+    public struct Upload: Sendable {
         public var method: String
         public var url: String
         public var expiresAt: Date
@@ -15,12 +16,6 @@ public struct JobJSON: Encodable, Sendable {
             self.url = url
             self.expiresAt = expiresAt
             self.maxBytes = maxBytes
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case method, url
-            case expiresAt = "expires_at"
-            case maxBytes = "max_bytes"
         }
     }
 
@@ -86,63 +81,14 @@ public struct JobJSON: Encodable, Sendable {
             errorMessage = "the job was cancelled"
         }
     }
-
-    enum CodingKeys: String, CodingKey {
-        case jobID = "job_id"
-        case type, status, phase
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-        case attempts, url
-        case originalFilename = "original_filename"
-        case trace, folder, name, options, upload
-        case downloadURL = "download_url"
-        case documentID = "document_id"
-        case documents
-        case inputDocuments = "input_documents"
-        case inputs, operations
-        case replaceOriginal = "replace_original"
-        case inputSize = "input_size"
-        case document, error
-        case errorMessage = "error_message"
-    }
-
-    /// `phase` is written as null while absent, so clients can rely on the key.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(jobID, forKey: .jobID)
-        try container.encode(type, forKey: .type)
-        try container.encode(status, forKey: .status)
-        try container.encode(phase, forKey: .phase)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encodeIfPresent(url, forKey: .url)
-        try container.encodeIfPresent(originalFilename, forKey: .originalFilename)
-        try container.encodeIfPresent(trace, forKey: .trace)
-        try container.encodeIfPresent(folder, forKey: .folder)
-        try container.encodeIfPresent(name, forKey: .name)
-        try container.encodeIfPresent(options, forKey: .options)
-        try container.encodeIfPresent(upload, forKey: .upload)
-        try container.encodeIfPresent(downloadURL, forKey: .downloadURL)
-        try container.encodeIfPresent(documentID, forKey: .documentID)
-        try container.encodeIfPresent(document, forKey: .document)
-        try container.encodeIfPresent(documents, forKey: .documents)
-        try container.encodeIfPresent(inputDocuments, forKey: .inputDocuments)
-        try container.encodeIfPresent(inputs, forKey: .inputs)
-        try container.encodeIfPresent(operations, forKey: .operations)
-        try container.encodeIfPresent(replaceOriginal, forKey: .replaceOriginal)
-        try container.encodeIfPresent(inputSize, forKey: .inputSize)
-        try container.encodeIfPresent(error, forKey: .error)
-        try container.encodeIfPresent(errorMessage, forKey: .errorMessage)
-    }
 }
 
 extension JobJSON {
-    /// The same JSON as `encode(to:)`, written by hand: a job is the API's most frequent answer
-    /// (every poll), and `JSONEncoder` spent more on it than PostgreSQL spent reading the row.
-    /// The scalar fields are written directly; the rarer nested values of many fields (options,
-    /// inputs, operations) through `JSONEncoder`. A test holds both writers to the same values
-    /// with every field set.
+    /// The job's JSON, written by hand: a job is the API's most frequent answer (every poll),
+    /// and `JSONEncoder` spent more on it than PostgreSQL spent reading the row. The scalar
+    /// fields are written directly; the rarer nested values of many fields (options, inputs,
+    /// operations) through `JSONEncoder`. `phase` is written as null while absent, so clients
+    /// can rely on the key; other absent fields are left out.
     public func write(to out: inout JSONOutput) throws {
         out.beginObject()
         out.key("job_id")

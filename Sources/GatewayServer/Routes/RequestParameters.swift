@@ -66,8 +66,8 @@ func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, he
     jsonResponse(bytes: Array(try WireJSON.encoder().encode(value)), status: status, headers: headers)
 }
 
-/// A job's answer, written by `JobJSON.write(to:)` rather than `JSONEncoder`: the same JSON
-/// at a fraction of the cost, for the API's most frequent answer (every poll).
+/// A job's answer, written by `JobJSON.write(to:)` — the one writer of a job's JSON, at a
+/// fraction of `JSONEncoder`'s cost — for the API's most frequent answer (every poll).
 func jsonResponse(_ job: JobJSON, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
     try jsonResponse(bytes: job.json(), status: status, headers: headers)
 }

@@ -17,10 +17,18 @@ import Synchronization
 /// (A crash in the moment between a job's terminal write and that record loses its webhook;
 /// the job itself can still be polled.) Receivers see each message at least once.
 final class WebhookSender: Sendable {
-    struct Payload: Encodable {
-        var type: String
-        var timestamp: Date
-        var data: JobJSON
+    /// `{"type": "job.succeeded", "timestamp": …, "data": <the job as the API answers it>}`.
+    static func payload(type: String, timestamp: Date, job: JobJSON) throws -> Data {
+        var out = JSONOutput()
+        out.beginObject()
+        out.key("type")
+        out.string(type)
+        out.key("timestamp")
+        out.date(timestamp)
+        out.key("data")
+        try job.write(to: &out)
+        out.endObject()
+        return Data(out.bytes)
     }
 
     let signer: WebhookSigner
@@ -76,8 +84,7 @@ final class WebhookSender: Sendable {
     func deliver(_ job: Job, json: JobJSON) {
         guard let callback = job.spec.callbackURL, job.state.status.isTerminal else { return }
         let now = clock.now()
-        let payload = Payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: now, data: json)
-        guard let body = try? WireJSON.encoder().encode(payload) else { return }
+        guard let body = try? Self.payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: now, job: json) else { return }
         let delivery = PendingWebhook(
             messageID: "msg_\(job.id.lowercased)_\(job.revision)",
             jobID: job.id,

@@ -31,7 +31,11 @@ struct JobsCommand: AsyncParsableCommand {
             let store = try library.openStores().jobs
             let jobs = try store.list(owner: library.resolvedOwner, status: filter, type: nil, limit: limit, cursor: nil).jobs
             if output.json {
-                Output.printJSON(jobs.map(JobJSON.init))
+                var out = JSONOutput()
+                out.beginArray()
+                for job in jobs { try JobJSON(job).write(to: &out) }
+                out.endArray()
+                Output.printJSON(bytes: out.bytes)
                 return
             }
             Output.printTable(

@@ -9,6 +9,14 @@ enum Output {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
+    /// JSON already written (`JSONOutput`), printed as `printJSON` prints: indented, keys sorted.
+    static func printJSON(bytes: [UInt8]) {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes)),
+            let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return FileHandle.standardOutput.write(Data(bytes) + Data("\n".utf8)) }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data("pdfgate: \(message)\n".utf8))
     }
