@@ -292,6 +292,15 @@ struct PDFOperationsTests {
             ]
         )
         #expect(broken.status == 422 && broken.string("error") == "invalid_facturx_xml", "\(broken.text)")
+        let hashOnly = try await client.post(
+            "/v1/documents/\(one)/operations",
+            json: [
+                "operations": [
+                    ["op": "pdfa", "part": "3b"], ["op": "facturx", "conformance_level": "BASIC", "xml_sha256": String(repeating: "0", count: 64)],
+                ]
+            ]
+        )
+        #expect(hashOnly.status == 422 && hashOnly.string("error") == "attachment_data_missing", "only the XML itself will do: \(hashOnly.text)")
         let created = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [["op": "pdfa", "part": "3b"], invoice]])
         #expect(created.status == 201, "\(created.text)")
         let job = try await Self.finished(client, created)

@@ -9,13 +9,10 @@ struct Attachments {
     let step: Step
 
     func attach(_ files: [PDFAttachment], secrets: JobSecrets, what: String) async throws {
+        let related = files.filter { $0.relationship != nil }
+        guard !related.isEmpty else { return try await add(files, into: step.outputName, secrets: secrets, what: what) }
         let attached = step.prefix + "-attached.pdf"
         try await add(files, into: attached, secrets: secrets, what: what)
-        let related = files.filter { $0.relationship != nil }
-        guard !related.isEmpty else {
-            try ToolFiles.moveReplacing(step.work + "/" + attached, to: step.output)
-            return
-        }
         let pdf = QPDFJSON(step: step, file: attached)
         let association = try await associate(related, in: pdf, what: what)
         try await pdf.update(association.changes, maxObject: association.maxObject, into: step.outputName, what: what)
@@ -100,17 +97,10 @@ struct FacturXInvoice {
                 "\(what) has no XMP metadata to declare the invoice in; a facturx operation follows a pdfa with part 3b"
             )
         }
-        let stream = try await pdf.object(metadata, streamData: true, what: what).stream
-        guard let data = (stream?["data"] as? String).flatMap({ Data(base64Encoded: $0) }), let packet = String(data: data, encoding: .utf8),
-            let declared = XMPFacturX.declaring(invoice, in: packet)
-        else {
+        guard let change = try await pdf.rewrittenMetadata(metadata, what: what, edit: { XMPFacturX.declaring(invoice, in: $0) }) else {
             throw JobFailure(.rejected, code: "operation_failed", "the XMP metadata of \(what) is not XML that the invoice can be declared in")
         }
-        // The data given is decoded: no filter, and qpdf writes the length (PDF/A wants the
-        // metadata stream unfiltered anyway).
-        var dictionary = stream?["dict"] as? [String: Any] ?? [:]
-        for key in ["/Length", "/Filter", "/DecodeParms"] { dictionary.removeValue(forKey: key) }
-        changes["obj:" + metadata] = ["stream": ["dict": dictionary, "data": Data(declared.utf8).base64EncodedString()]]
+        changes["obj:" + metadata] = change
         try await pdf.update(changes, maxObject: maxObject, into: step.outputName, what: what)
     }
 }

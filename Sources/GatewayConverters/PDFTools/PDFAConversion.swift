@@ -61,17 +61,10 @@ struct PDFAConversion {
             return
         }
         var changes = info.changes
-        if let root = info.trailer["/Root"] as? String, let metadata = try await pdf.object(root, what: what).value["/Metadata"] as? String {
-            let stream = try await pdf.object(metadata, streamData: true, what: what).stream
-            if let data = (stream?["data"] as? String).flatMap({ Data(base64Encoded: $0) }),
-                let packet = String(data: data, encoding: .utf8),
-                let updated = XMPDocumentInfo.setting(dropped, in: packet)
-            {
-                // The data given is decoded: no filter, and qpdf writes the length.
-                var dictionary = stream?["dict"] as? [String: Any] ?? [:]
-                for key in ["/Length", "/Filter", "/DecodeParms"] { dictionary.removeValue(forKey: key) }
-                changes["obj:" + metadata] = ["stream": ["dict": dictionary, "data": Data(updated.utf8).base64EncodedString()]]
-            }
+        if let root = info.trailer["/Root"] as? String, let metadata = try await pdf.object(root, what: what).value["/Metadata"] as? String,
+            let change = try await pdf.rewrittenMetadata(metadata, what: what, edit: { XMPDocumentInfo.setting(dropped, in: $0) })
+        {
+            changes["obj:" + metadata] = change
         }
         try await pdf.update(changes, maxObject: info.maxObject, into: step.outputName, what: what)
     }

@@ -60,6 +60,20 @@ struct QPDFJSON {
         return (sections[0], (entry["value"] ?? stream?["dict"]) as? [String: Any] ?? [:], stream)
     }
 
+    /// The update entry that rewrites the XMP packet of the metadata stream `reference` with
+    /// `edit`; nil when the stream holds no text packet or `edit` gives none back. The data
+    /// given is decoded: no filter, and qpdf writes the length (PDF/A wants the metadata stream
+    /// unfiltered anyway).
+    func rewrittenMetadata(_ reference: String, what: String, edit: (String) -> String?) async throws -> [String: Any]? {
+        let stream = try await object(reference, streamData: true, what: what).stream
+        guard let data = (stream?["data"] as? String).flatMap({ Data(base64Encoded: $0) }), let packet = String(data: data, encoding: .utf8),
+            let edited = edit(packet)
+        else { return nil }
+        var dictionary = stream?["dict"] as? [String: Any] ?? [:]
+        for key in ["/Length", "/Filter", "/DecodeParms"] { dictionary.removeValue(forKey: key) }
+        return ["stream": ["dict": dictionary, "data": Data(edited.utf8).base64EncodedString()]]
+    }
+
     /// An array object's items (`/AF` kept as an object of its own, say).
     func array(_ reference: String, what: String) async throws -> [Any] {
         let json = try await read(["--json-key=qpdf", "--json-object=" + Self.selector(reference)], what: what)

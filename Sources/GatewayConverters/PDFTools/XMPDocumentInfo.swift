@@ -15,7 +15,7 @@ enum XMPDocumentInfo {
     }
 
     static let dc = "http://purl.org/dc/elements/1.1/"
-    static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    static let rdf = XMPPacket.rdf
     static let properties: [String: Property] = [
         "/Title": Property(prefix: "dc", namespace: dc, name: "title", shape: .alternative),
         "/Author": Property(prefix: "dc", namespace: dc, name: "creator", shape: .sequence),
@@ -26,16 +26,14 @@ enum XMPDocumentInfo {
 
     /// `packet` with `values` (by `/Info` key, plain text) set; nil when it holds no RDF to edit.
     static func setting(_ values: [String: String], in packet: String) -> String? {
-        guard let start = packet.range(of: "<x:xmpmeta"), let end = packet.range(of: "</x:xmpmeta>"),
-            let document = try? XMLDocument(xmlString: String(packet[start.lowerBound..<end.upperBound])),
-            let description = try? document.nodes(forXPath: "//*[local-name()='Description']").first as? XMLElement
-        else { return nil }
-        for (key, value) in values {
-            guard let property = properties[key] else { continue }
-            set(value, property, in: document, description: description)
+        XMPPacket.editing(packet) { document, _ in
+            guard let description = try? document.nodes(forXPath: "//*[local-name()='Description']").first as? XMLElement else { return false }
+            for (key, value) in values {
+                guard let property = properties[key] else { continue }
+                set(value, property, in: document, description: description)
+            }
+            return true
         }
-        guard let root = document.rootElement() else { return nil }
-        return packet.replacingCharacters(in: start.lowerBound..<end.upperBound, with: root.xmlString)
     }
 
     private static func set(_ value: String, _ property: Property, in document: XMLDocument, description: XMLElement) {

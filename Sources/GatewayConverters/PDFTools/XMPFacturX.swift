@@ -5,45 +5,35 @@ import GatewayCore
 /// Declares a Factur-X invoice in a PDF/A packet: the `fx` properties (document type, file
 /// name, version, conformance level) and, as PDF/A requires of any schema outside its own list,
 /// the `fx` extension schema that describes them. Edited as XML (libxml2 through Foundation)
-/// inside the packet's `<x:xmpmeta>`, like `XMPDocumentInfo`; the properties' text is the
-/// standard's, the values are escaped by the XML writer.
+/// inside the packet's `<x:xmpmeta>` (`XMPPacket`), like `XMPDocumentInfo`; the schema's text
+/// is the standard's.
 enum XMPFacturX {
-    static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    static let rdf = XMPPacket.rdf
 
     /// `packet` declaring `invoice`; a declaration already there (the operation ran again) gets
     /// the new values. Nil when the packet holds no RDF to edit.
     static func declaring(_ invoice: FacturX, in packet: String) -> String? {
-        guard let start = packet.range(of: "<x:xmpmeta"), let end = packet.range(of: "</x:xmpmeta>"),
-            let document = try? XMLDocument(xmlString: String(packet[start.lowerBound..<end.upperBound])),
-            let rdfRoot = (try? document.nodes(forXPath: "//*[local-name()='RDF']"))?.first as? XMLElement
-        else { return nil }
         let values = [
             "DocumentType": invoice.documentType.rawValue, "DocumentFileName": FacturX.fileName, "Version": invoice.version,
             "ConformanceLevel": invoice.conformanceLevel.rawValue,
         ]
-        let existing = (try? document.nodes(forXPath: "//*[namespace-uri()='\(FacturX.namespace)']")) ?? []
-        if existing.isEmpty {
-            // Parsed from text rather than built node by node: Foundation's XMLElement(name:uri:)
-            // repeats the namespace as a default `xmlns` on every element, which readers that
-            // match `<fx:…>` as text do not expect.
-            let properties = ["DocumentType", "DocumentFileName", "Version", "ConformanceLevel"].map { name in
-                "<fx:\(name)>\(escaped(values[name] ?? ""))</fx:\(name)>"
+        return XMPPacket.editing(packet) { document, rdfRoot in
+            let path = "//*[namespace-uri()='\(FacturX.namespace)']"
+            if ((try? document.nodes(forXPath: path)) ?? []).isEmpty {
+                // Empty properties parsed from text, filled below like ones already there:
+                // Foundation's XMLElement(name:uri:) would repeat the namespace as a default
+                // `xmlns` on every element, which readers matching `<fx:…>` as text do not expect.
+                let properties = values.keys.sorted().map { "<fx:\($0)/>" }.joined()
+                let text = "<rdf:Description xmlns:rdf=\"\(rdf)\" xmlns:fx=\"\(FacturX.namespace)\" rdf:about=\"\">\(properties)</rdf:Description>"
+                guard let description = try? XMLElement(xmlString: text) else { return false }
+                rdfRoot.addChild(description)
             }
-            let text =
-                "<rdf:Description xmlns:rdf=\"\(rdf)\" xmlns:fx=\"\(FacturX.namespace)\" rdf:about=\"\">\(properties.joined())</rdf:Description>"
-            guard let description = try? XMLElement(xmlString: text) else { return nil }
-            rdfRoot.addChild(description)
-        } else {
-            for case let element as XMLElement in existing {
+            // The XML writer escapes the values.
+            for case let element as XMLElement in (try? document.nodes(forXPath: path)) ?? [] {
                 if let name = element.localName, let value = values[name] { element.stringValue = value }
             }
+            return declareSchema(in: document, rdfRoot: rdfRoot)
         }
-        guard declareSchema(in: document, rdfRoot: rdfRoot), let root = document.rootElement() else { return nil }
-        return packet.replacingCharacters(in: start.lowerBound..<end.upperBound, with: root.xmlString)
-    }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
     /// Adds the `fx` schema to the packet's extension schemas (a bag of its own when there is

@@ -9,42 +9,62 @@
 /// downloads and webhooks.
 public struct URLPatterns: Sendable, Equatable {
     /// URLs matching any of these are refused.
-    public private(set) var deny: [String]
+    public var deny: [String] { compiled.deny.map(\.source) }
     /// When not empty, only URLs matching one of these are reached.
-    public private(set) var only: [String]
+    public var only: [String] { compiled.only.map(\.source) }
+    /// Compiled once, when the settings are read: every page load through the vetting proxy is
+    /// checked against them.
+    private let compiled: Compiled
 
     public init() {
-        deny = []
-        only = []
+        compiled = Compiled(deny: [], only: [])
     }
 
     /// Fails with the pattern's own parse error, so a typo is found when the server starts.
     public init(deny: [String] = [], only: [String] = []) throws(InvalidPattern) {
-        for pattern in deny + only {
-            do { _ = try Regex(pattern) } catch { throw InvalidPattern(pattern: pattern, reason: "\(error)") }
+        func compile(_ patterns: [String]) throws(InvalidPattern) -> [Pattern] {
+            var compiled: [Pattern] = []
+            for source in patterns {
+                do {
+                    compiled.append(Pattern(source: source, regex: try Regex(source)))
+                } catch {
+                    throw InvalidPattern(pattern: source, reason: "\(error)")
+                }
+            }
+            return compiled
         }
-        self.deny = deny
-        self.only = only
+        compiled = Compiled(deny: try compile(deny), only: try compile(only))
     }
-
-    public var isEmpty: Bool { deny.isEmpty && only.isEmpty }
 
     /// Why the URL is refused, or nil when the patterns let it through.
     public func refusal(_ url: String) -> String? {
-        if let pattern = deny.first(where: { Self.matches($0, url) }) {
-            return "it matches the operator's deny pattern '\(pattern)'"
+        if let pattern = compiled.deny.first(where: { url.contains($0.regex) }) {
+            return "it matches the operator's deny pattern '\(pattern.source)'"
         }
-        if !only.isEmpty, !only.contains(where: { Self.matches($0, url) }) {
+        if !compiled.only.isEmpty, !compiled.only.contains(where: { url.contains($0.regex) }) {
             return "it matches none of the operator's URL patterns (\(only.map { "'\($0)'" }.joined(separator: ", ")))"
         }
         return nil
     }
 
-    /// Compiled on each use: `Regex` is not `Sendable`, and a compile costs microseconds
-    /// beside the fetch it guards.
-    static func matches(_ pattern: String, _ url: String) -> Bool {
-        guard let regex = try? Regex(pattern) else { return false }
-        return url.contains(regex)
+    public static func == (lhs: URLPatterns, rhs: URLPatterns) -> Bool {
+        lhs.deny == rhs.deny && lhs.only == rhs.only
+    }
+
+    private struct Pattern {
+        var source: String
+        var regex: Regex<AnyRegexOutput>
+    }
+
+    /// Immutable once made, so safe to share although `Regex` does not say `Sendable`.
+    private final class Compiled: @unchecked Sendable {
+        let deny: [Pattern]
+        let only: [Pattern]
+
+        init(deny: [Pattern], only: [Pattern]) {
+            self.deny = deny
+            self.only = only
+        }
     }
 
     public struct InvalidPattern: Error, CustomStringConvertible {

@@ -40,34 +40,29 @@ struct OperationIntake {
             mark.image = image
             spec.operations?[index] = .watermark(mark)
         }
-        for (index, operation) in operations.enumerated() {
-            guard case .attach(var files) = operation else { continue }
-            for number in files.indices {
-                guard let data = files[number].data else {
-                    // Well-formed (an answer's shape), but without the bytes: 422.
-                    throw OperationError(
-                        .outOfRange,
-                        code: "attachment_data_missing",
-                        "operations[\(index)].files[\(number)]: send the file itself, base64, in \"data\" (sha256 only describes a stored one)"
-                    )
-                }
-                secrets.carriedFiles[files[number].sha256] = data
-                files[number].data = nil
-            }
-            spec.operations?[index] = .attach(files)
-        }
-        for (index, operation) in operations.enumerated() {
-            guard case .facturX(var invoice) = operation else { continue }
-            guard let data = invoice.xml.data else {
+        // An attached file's bytes wait beside the job's input; the row keeps its hash and size.
+        // Without them (an answer's shape, well-formed) the create is 422.
+        func carry(_ file: inout PDFAttachment, at field: String, in key: String) throws(OperationError) {
+            guard let data = file.data else {
                 throw OperationError(
                     .outOfRange,
                     code: "attachment_data_missing",
-                    "operations[\(index)].xml: send the invoice's XML itself, base64, in \"xml\" (xml_sha256 only describes a stored one)"
+                    "\(field): send the file itself, base64, in \"\(key)\" (its sha256 only describes a stored one)"
                 )
             }
-            secrets.carriedFiles[invoice.xml.sha256] = data
-            invoice.xml.data = nil
-            spec.operations?[index] = .facturX(invoice)
+            secrets.carriedFiles[file.sha256] = data
+            file.data = nil
+        }
+        for (index, operation) in operations.enumerated() {
+            switch operation {
+            case .attach(var files):
+                for number in files.indices { try carry(&files[number], at: "operations[\(index)].files[\(number)]", in: "data") }
+                spec.operations?[index] = .attach(files)
+            case .facturX(var invoice):
+                try carry(&invoice.xml, at: "operations[\(index)].xml", in: "xml")
+                spec.operations?[index] = .facturX(invoice)
+            default: continue
+            }
         }
         for (index, operation) in operations.enumerated() {
             guard case .encrypt(var encryption) = operation else { continue }

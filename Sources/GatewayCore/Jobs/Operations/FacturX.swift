@@ -50,17 +50,20 @@ public struct FacturX: Sendable, Equatable {
         guard Self.isWellFormedXML(data) else {
             throw OperationError(.outOfRange, code: "invalid_facturx_xml", "\(field) is not well-formed XML; send the invoice's CII XML as it is")
         }
-        var xml = try PDFAttachment.file(data, name: Self.fileName, field: field)
-        xml.mimeType = "text/xml"
-        xml.relationship = .alternative
+        let xml = try PDFAttachment.file(data, name: Self.fileName, field: field)
         self.init(conformanceLevel: conformanceLevel, documentType: documentType, version: version, stored: xml)
     }
 
-    /// A stored one: the XML's hash and size only, its bytes beside the job.
+    /// A stored one (the XML's hash and size only, its bytes beside the job), or one just read:
+    /// either way the XML is attached as the standard says — its name, `text/xml`, `Alternative`.
     public init(conformanceLevel: ConformanceLevel, documentType: DocumentType, version: String, stored xml: PDFAttachment) {
         self.conformanceLevel = conformanceLevel
         self.documentType = documentType
         self.version = version
+        var xml = xml
+        xml.name = Self.fileName
+        xml.mimeType = "text/xml"
+        xml.relationship = .alternative
         self.xml = xml
     }
 

@@ -317,13 +317,7 @@ extension PDFOperation: Codable {
             guard let sha256 = try optional(String.self, "xml_sha256") else {
                 throw invalid("xml", "is required (the invoice's CII XML in base64)")
             }
-            let stored = PDFAttachment(
-                name: FacturX.fileName,
-                sha256: sha256,
-                bytes: try optional(Int.self, "xml_bytes") ?? 0,
-                mimeType: "text/xml",
-                relationship: .alternative
-            )
+            let stored = PDFAttachment(name: FacturX.fileName, sha256: sha256, bytes: try optional(Int.self, "xml_bytes") ?? 0)
             return FacturX(conformanceLevel: level, documentType: type, version: version, stored: stored)
         }
 
