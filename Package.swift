@@ -74,7 +74,6 @@ let package = Package(
             name: "GatewayPostgres",
             dependencies: [
                 "GatewayCore",
-                "GatewayStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -155,7 +154,7 @@ let package = Package(
         .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayStoreTests",
-            dependencies: ["GatewayStore", "GatewayPostgres", "GatewayPDF", "GatewayTestSupport"],
+            dependencies: ["GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayPDF", "GatewayTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),

@@ -16,6 +16,16 @@ public enum LibraryNames {
     public static let maxFolderDepth = 64
     public static let maxFolderPathLength = 512
 
+    /// Owners name top-level directories, so they are restricted to a portable alphabet.
+    public static func validateOwner(_ owner: String) throws(LibraryError) {
+        let allowed = owner.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
+        }
+        guard allowed, !owner.isEmpty, owner.utf8.count <= 64, !owner.hasPrefix(".") else {
+            throw LibraryError(.invalidArgument, "owner '\(owner)' is not valid: use 1–64 letters, digits, '-', '_' or '.', not starting with '.'")
+        }
+    }
+
     /// A `LIKE` pattern matching `search` anywhere, its own `%`, `_` and `\\` escaped (for
     /// `ESCAPE '\\'`); nil when there is nothing to search for.
     public static func likePattern(_ search: String?) -> String? {

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayStore
+import GatewayCore
 import PostgresNIO
 import Synchronization
 

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 import PostgresNIO
 
 /// The library's rows in PostgreSQL, for gateways that share one database and one store

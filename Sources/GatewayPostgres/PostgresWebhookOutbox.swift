@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 import PostgresNIO
 
 /// Webhook deliveries still owed, in the database a cluster shares. A lapsed claim is taken

@@ -19,7 +19,7 @@ extension Library {
         info: PDFInfo,
         id: UUID = UUID()
     ) throws(LibraryError) -> Document {
-        try Self.validateOwner(owner)
+        try LibraryNames.validateOwner(owner)
         let desired = try LibraryNames.documentName(name ?? ((source as NSString).lastPathComponent))
         guard FileOps.exists(source), !FileOps.isDirectory(source) else {
             throw LibraryError(.invalidArgument, "no file at '\(source)' to file")

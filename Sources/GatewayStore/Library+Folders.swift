@@ -10,7 +10,7 @@ extension Library {
     /// Creates the folder at `path` and any missing parents (like `mkdir -p`); returns the last.
     @discardableResult
     public func createFolder(path: String, owner: String) throws(LibraryError) -> Folder {
-        try Self.validateOwner(owner)
+        try LibraryNames.validateOwner(owner)
         let names = try LibraryNames.folderPath(path)
         guard !names.isEmpty else {
             throw LibraryError(.invalidPath, "folder path '\(path)' names the root folder, which always exists; give a path like 'Invoices/2026'")

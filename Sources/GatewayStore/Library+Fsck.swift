@@ -84,7 +84,7 @@ extension Library {
         let knownFiles = Set(documents.map(\.relativePath))
         let knownFolders = Set(folders.map { LibraryLayout.folderPath(owner: $0.owner, folderPath: $0.path) })
         for owner in FileOps.list(paths.root).sorted() where !owner.hasPrefix(".") {
-            guard (try? Self.validateOwner(owner)) != nil, FileOps.isDirectory(absolute(owner)) else {
+            guard (try? LibraryNames.validateOwner(owner)) != nil, FileOps.isDirectory(absolute(owner)) else {
                 issues.append(FsckIssue(kind: .foreignFile, path: owner, detail: "not an owner's folder; move it out of the store", repaired: false))
                 continue
             }

@@ -10,7 +10,7 @@ extension Library {
     /// how benchmarks and load tests build a 100,000-document library in seconds. The result
     /// is an ordinary, consistent library (fsck-clean); it is just not built one fsync at a time.
     public func seed(owner: String, folderPath: String, count: Int, template: String, info: PDFInfo) throws {
-        try Self.validateOwner(owner)
+        try LibraryNames.validateOwner(owner)
         let names = try LibraryNames.folderPath(folderPath)
         let (sha256, size) = try FileOps.digest(template)
         try mutate {

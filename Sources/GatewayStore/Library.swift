@@ -120,15 +120,5 @@ public final class Library: Sendable {
         }
     }
 
-    /// Owners name top-level directories, so they are restricted to a portable alphabet.
-    public static func validateOwner(_ owner: String) throws(LibraryError) {
-        let allowed = owner.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
-        }
-        guard allowed, !owner.isEmpty, owner.utf8.count <= 64, !owner.hasPrefix(".") else {
-            throw LibraryError(.invalidArgument, "owner '\(owner)' is not valid: use 1–64 letters, digits, '-', '_' or '.', not starting with '.'")
-        }
-    }
-
     func absolute(_ relative: String) -> String { paths.absolute(relative) }
 }

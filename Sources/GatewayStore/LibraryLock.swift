@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import Synchronization
 
 /// Serializes library mutations within this process (the mutex) and across every process

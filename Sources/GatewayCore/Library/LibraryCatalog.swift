@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 
 /// The library's rows: what `Library` records before and after each change to the tree, in
 /// SQLite for one machine (`SQLiteLibraryCatalog`) or in PostgreSQL for several

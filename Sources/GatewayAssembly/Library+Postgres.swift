@@ -1,4 +1,5 @@
 import Foundation
+import GatewayPostgres
 import GatewayStore
 import Logging
 

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GatewayCore
 
 /// A token as listed: never the secret.
 public struct APIToken: Sendable, Equatable, Codable {
@@ -43,7 +42,7 @@ public protocol APITokens: Sendable {
 extension APITokens {
     /// Creates a token for `owner` and returns it with its secret, which is not stored.
     public func create(owner: String, name: String = "", now: Date = Date()) throws -> (token: APIToken, secret: String) {
-        try Library.validateOwner(owner)
+        try LibraryNames.validateOwner(owner)
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
         let secret = "pg_" + Data(bytes).base64URLEncoded
