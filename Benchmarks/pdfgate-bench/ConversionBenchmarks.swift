@@ -239,7 +239,7 @@ extension JobEngine {
         let (changes, continuation) = AsyncStream.makeStream(of: Job.self)
         let token = observe(id) { continuation.yield($0) }
         defer { stopObserving(id, token: token) }
-        if let current = try job(id) { continuation.yield(current) }  // after subscribing: no change falls between
+        if let current = try await job(id) { continuation.yield(current) }  // after subscribing: no change falls between
         for await job in changes where job.state.status.isTerminal { return }
     }
 }

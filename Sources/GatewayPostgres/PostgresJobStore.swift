@@ -17,7 +17,7 @@ public final class PostgresJobStore: JobStore {
     /// PostgreSQL reads committed data, so two inserts could each count the owner's jobs before
     /// the other commits: an advisory lock on the owner makes its inserts take turns, on every
     /// node. Other owners' inserts do not wait. Without a limit the insert is one statement.
-    public func insert(_ job: Job, activeLimit: Int?) throws {
+    public func insert(_ job: Job, activeLimit: Int?) async throws {
         let row = try JobRow(job)
         let insert: PostgresQuery = """
             INSERT INTO jobs (id, owner, type, status, not_before, deadline, spec, state, created_at, updated_at, revision,
@@ -58,15 +58,11 @@ public final class PostgresJobStore: JobStore {
         func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
     }
 
-    public func job(id: UUID) throws -> Job? {
-        try database.query(JobByID(id: id)).first.map(JobRow.job)
-    }
-
-    public func polledJob(id: UUID) async throws -> Job? {
+    public func job(id: UUID) async throws -> Job? {
         try await database.query(JobByID(id: id)).first.map(JobRow.job)
     }
 
-    public func jobs(ids: [UUID]) throws -> [Job] {
+    public func jobs(ids: [UUID]) async throws -> [Job] {
         guard !ids.isEmpty else { return [] }
         return try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = ANY(\(ids))").map(JobRow.job)
     }
@@ -78,7 +74,7 @@ public final class PostgresJobStore: JobStore {
     /// round trip; a stale start only costs the failed write and a read. A change that refuses
     /// a remembered job is asked again on the stored one before its refusal counts.
     @discardableResult
-    public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
+    public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) async throws -> Job {
         var start = memo[id]
         while true {
             let current: JobVersionMemo.Entry
@@ -131,7 +127,7 @@ public final class PostgresJobStore: JobStore {
         limit: Int,
         lease: JobLease,
         _ start: @Sendable (inout Job) throws -> Void
-    ) throws -> [Job] {
+    ) async throws -> [Job] {
         guard !types.isEmpty, limit > 0 else { return [] }
         let claimed = try database.transaction { session in
             let rows = try session.query(
@@ -161,7 +157,7 @@ public final class PostgresJobStore: JobStore {
         return claimed.map(\.job)
     }
 
-    public func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID> {
+    public func renewLeases(_ ids: [UUID], lease: JobLease) async throws -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
         let rows = try database.query(
             """
@@ -179,7 +175,7 @@ public final class PostgresJobStore: JobStore {
         return held
     }
 
-    public func lapsedLeases(now: Date, limit: Int) throws -> [Job] {
+    public func lapsedLeases(now: Date, limit: Int) async throws -> [Job] {
         try database.query(
             """
             SELECT \(unescaped: JobRow.columns) FROM jobs
@@ -189,7 +185,7 @@ public final class PostgresJobStore: JobStore {
         ).map(JobRow.job)
     }
 
-    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
+    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?) {
         var after: (created: Date, id: UUID)?
         if let cursor {
             // "<created_at in microseconds since 1970>|<id>", newest first.
@@ -219,7 +215,7 @@ public final class PostgresJobStore: JobStore {
         return (try page.map(JobRow.job), next)
     }
 
-    public func activeCount(owner: String) throws -> Int {
+    public func activeCount(owner: String) async throws -> Int {
         try database.withConnection { try Self.activeCount(owner: owner, in: $0) }
     }
 
@@ -228,11 +224,11 @@ public final class PostgresJobStore: JobStore {
         return Int(try rows.first?.decode(Int64.self) ?? 0)
     }
 
-    public func statusCounts() throws -> [JobStatus: Int] {
+    public func statusCounts() async throws -> [JobStatus: Int] {
         try counts("SELECT status, count(*) FROM jobs GROUP BY status")
     }
 
-    public func queuedCounts() throws -> [JobType: Int] {
+    public func queuedCounts() async throws -> [JobType: Int] {
         try counts("SELECT type, count(*) FROM jobs WHERE status = \(JobStatus.queued.rawValue) GROUP BY type")
     }
 
@@ -246,7 +242,7 @@ public final class PostgresJobStore: JobStore {
         return counts
     }
 
-    public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
+    public func due(now: Date, types: Set<JobType>, limit: Int) async throws -> [Job] {
         guard !types.isEmpty else { return [] }
         return try database.query(Self.dueQuery(now: now, types: types, limit: limit)).map(JobRow.job)
     }
@@ -262,7 +258,7 @@ public final class PostgresJobStore: JobStore {
         """
     }
 
-    public func expired(now: Date, limit: Int) throws -> [Job] {
+    public func expired(now: Date, limit: Int) async throws -> [Job] {
         try database.query(
             """
             SELECT \(unescaped: JobRow.columns) FROM jobs
@@ -272,7 +268,7 @@ public final class PostgresJobStore: JobStore {
         ).map(JobRow.job)
     }
 
-    public func unfinished() throws -> [Job] {
+    public func unfinished() async throws -> [Job] {
         try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE status = ANY(\(JobRow.unfinished)) ORDER BY created_at").map(
             JobRow.job
         )

@@ -11,8 +11,8 @@ public final class SQLiteJobStore: JobStore {
         self.database = database
     }
 
-    public func insert(_ job: Job, activeLimit: Int?) throws {
-        try database.pool.write { db in
+    public func insert(_ job: Job, activeLimit: Int?) async throws {
+        try await database.pool.write { db in
             if let activeLimit {
                 let active = try Self.active(owner: job.owner).fetchCount(db)
                 if active >= activeLimit { throw ActiveJobLimitReached(active: active, limit: activeLimit) }
@@ -21,17 +21,17 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func job(id: UUID) throws -> Job? {
-        try database.pool.read { db in try JobRecord.fetchOne(db, key: id.lowercased)?.job() }
+    public func job(id: UUID) async throws -> Job? {
+        try await database.pool.read { db in try JobRecord.fetchOne(db, key: id.lowercased)?.job() }
     }
 
-    public func jobs(ids: [UUID]) throws -> [Job] {
-        try database.pool.read { db in try JobRecord.fetchAll(db, keys: ids.map(\.lowercased)).map { try $0.job() } }
+    public func jobs(ids: [UUID]) async throws -> [Job] {
+        try await database.pool.read { db in try JobRecord.fetchAll(db, keys: ids.map(\.lowercased)).map { try $0.job() } }
     }
 
     @discardableResult
-    public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job {
-        try database.pool.write { db in
+    public func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) async throws -> Job {
+        try await database.pool.write { db in
             guard let record = try JobRecord.fetchOne(db, key: id.lowercased) else {
                 throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
             }
@@ -42,8 +42,8 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
-        try database.pool.read { db in
+    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?) {
+        try await database.pool.read { db in
             var request = JobRecord.filter(JobRecord.Columns.owner == owner)
             if let status { request = request.filter(JobRecord.Columns.status == status.rawValue) }
             if let type { request = request.filter(JobRecord.Columns.type == type.rawValue) }
@@ -62,8 +62,8 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func activeCount(owner: String) throws -> Int {
-        try database.pool.read { db in try Self.active(owner: owner).fetchCount(db) }
+    public func activeCount(owner: String) async throws -> Int {
+        try await database.pool.read { db in try Self.active(owner: owner).fetchCount(db) }
     }
 
     /// The owner's unfinished jobs (an index range on `jobs_owner_status`).
@@ -72,8 +72,8 @@ public final class SQLiteJobStore: JobStore {
             .filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
     }
 
-    public func statusCounts() throws -> [JobStatus: Int] {
-        try database.pool.read { db in
+    public func statusCounts() async throws -> [JobStatus: Int] {
+        try await database.pool.read { db in
             var counts: [JobStatus: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
                 if let status = JobStatus(rawValue: row["status"]) { counts[status] = row["n"] }
@@ -82,8 +82,8 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func queuedCounts() throws -> [JobType: Int] {
-        try database.pool.read { db in
+    public func queuedCounts() async throws -> [JobType: Int] {
+        try await database.pool.read { db in
             var counts: [JobType: Int] = [:]
             let rows = try Row.fetchAll(
                 db,
@@ -97,9 +97,9 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job] {
+    public func due(now: Date, types: Set<JobType>, limit: Int) async throws -> [Job] {
         guard !types.isEmpty else { return [] }
-        return try database.pool.read { db in try Self.due(now: now, types: types).limit(limit).fetchAll(db).map { try $0.job() } }
+        return try await database.pool.read { db in try Self.due(now: now, types: types).limit(limit).fetchAll(db).map { try $0.job() } }
     }
 
     /// Queued jobs of `types` whose time has come, oldest first.
@@ -117,9 +117,9 @@ public final class SQLiteJobStore: JobStore {
         limit: Int,
         lease: JobLease,
         _ start: @Sendable (inout Job) throws -> Void
-    ) throws -> [Job] {
+    ) async throws -> [Job] {
         guard !types.isEmpty, limit > 0 else { return [] }
-        return try database.pool.write { db in
+        return try await database.pool.write { db in
             var claimed: [Job] = []
             for record in try Self.due(now: now, types: types).limit(limit).fetchAll(db) {
                 var job = try record.job()
@@ -136,38 +136,38 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID> {
+    public func renewLeases(_ ids: [UUID], lease: JobLease) async throws -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let arguments: [any DatabaseValueConvertible] = [lease.expires, lease.node, JobStatus.processing.rawValue] + ids.map(\.lowercased)
-        let renewed = try database.pool.write { db in
+        let arguments: StatementArguments = [lease.expires, lease.node, JobStatus.processing.rawValue] + StatementArguments(ids.map(\.lowercased))
+        let renewed = try await database.pool.write { db in
             try String.fetchAll(
                 db,
                 sql: "UPDATE jobs SET lease_expires = ? WHERE lease_node = ? AND status = ? AND id IN (\(marks)) RETURNING id",
-                arguments: StatementArguments(arguments)
+                arguments: arguments
             )
         }
         return Set(renewed.compactMap(UUID.init(uuidString:)))
     }
 
-    public func lapsedLeases(now: Date, limit: Int) throws -> [Job] {
-        try database.pool.read { db in
+    public func lapsedLeases(now: Date, limit: Int) async throws -> [Job] {
+        try await database.pool.read { db in
             try JobRecord.filter(JobRecord.Columns.status == JobStatus.processing.rawValue)
                 .filter(JobRecord.Columns.leaseExpires != nil && JobRecord.Columns.leaseExpires < now)
                 .order(JobRecord.Columns.leaseExpires).limit(limit).fetchAll(db).map { try $0.job() }
         }
     }
 
-    public func expired(now: Date, limit: Int) throws -> [Job] {
-        try database.pool.read { db in
+    public func expired(now: Date, limit: Int) async throws -> [Job] {
+        try await database.pool.read { db in
             try JobRecord.filter([JobStatus.created, .queued].map(\.rawValue).contains(JobRecord.Columns.status))
                 .filter(JobRecord.Columns.deadline != nil && JobRecord.Columns.deadline <= now)
                 .order(JobRecord.Columns.deadline).limit(limit).fetchAll(db).map { try $0.job() }
         }
     }
 
-    public func unfinished() throws -> [Job] {
-        try database.pool.read { db in
+    public func unfinished() async throws -> [Job] {
+        try await database.pool.read { db in
             try JobRecord.filter([JobStatus.created, .queued, .processing].map(\.rawValue).contains(JobRecord.Columns.status))
                 .order(JobRecord.Columns.createdAt).fetchAll(db).map { try $0.job() }
         }

@@ -106,7 +106,7 @@ public struct StagingArea: InputStaging {
         try? FileManager.default.removeItem(atPath: jobDirectory(jobID))
     }
 
-    public func sweep(changedBefore before: Date, isUnfinished: (UUID) throws -> Bool) -> Int {
+    public func sweep(changedBefore before: Date, isUnfinished: (UUID) async throws -> Bool) async -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return 0 }
         var removed = 0
         for name in names {
@@ -114,7 +114,7 @@ public struct StagingArea: InputStaging {
             let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
             guard let modified, modified < before else { continue }
             if let id = UUID(uuidString: name) {
-                guard let unfinished = try? isUnfinished(id), !unfinished else { continue }
+                guard let unfinished = try? await isUnfinished(id), !unfinished else { continue }
             }
             if (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
         }

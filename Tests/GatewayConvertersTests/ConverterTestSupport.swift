@@ -62,7 +62,7 @@ func withConverter<R>(
 final class EventLog: Sendable {
     private let events = Mutex<[ConversionEvent]>([])
     var all: [ConversionEvent] { events.withLock { $0 } }
-    var sink: @Sendable (ConversionEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
+    var sink: @Sendable (ConversionEvent) async -> Void { { [self] event in events.withLock { $0.append(event) } } }
 }
 
 /// Page counts measured when the fixtures were made, keyed like `office/sample.docx`.

@@ -18,7 +18,7 @@ func httpTestTransport(lowSpeed: HTTPClientConfiguration.LowSpeedLimit? = nil) -
 final class HTTPBackendEvents: Sendable {
     private let events = Locked<[ConversionEvent]>([])
     var all: [ConversionEvent] { events.value }
-    var sink: @Sendable (ConversionEvent) -> Void { { [events] event in events.update { $0.append(event) } } }
+    var sink: @Sendable (ConversionEvent) async -> Void { { [events] event in events.update { $0.append(event) } } }
 }
 
 /// One job's scratch space and a request for it.

@@ -270,7 +270,7 @@ struct GotenbergAPITests {
             let queued = String(buffer: try await client.execute(uri: "/prometheus/metrics", method: .get).body)
             #expect(queued.contains("gotenberg_chromium_requests_queue_size 1\n") && queued.contains("gotenberg_libreoffice_requests_queue_size 0\n"))
         }
-        let restarted = try GotenbergMetrics(engine: gateway.engine, restarts: { (2, 1) }).render()
+        let restarted = try await GotenbergMetrics(engine: gateway.engine, restarts: { (2, 1) }).render()
         #expect(restarted.contains("gotenberg_chromium_restarts_count 2\n") && restarted.contains("gotenberg_libreoffice_restarts_count 1\n"))
     }
 }

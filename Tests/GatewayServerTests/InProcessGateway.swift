@@ -57,7 +57,7 @@ extension JobEngine {
             continuation.finish()
         }
         defer { timeout.cancel() }
-        if let current = try job(id) { continuation.yield(current) }  // after subscribing: no change falls between
+        if let current = try await job(id) { continuation.yield(current) }  // after subscribing: no change falls between
         var last: Job?
         for await job in changes {
             last = job

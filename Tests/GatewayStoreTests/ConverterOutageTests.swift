@@ -16,7 +16,7 @@ final class UnstartableConverter: Converter {
 
     func repair() { broken.withLock { $0 = false } }
 
-    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         counts.withLock { $0.calls += 1 }
         if broken.withLock({ $0 }) { throw Self.problem }
         try await PassthroughConverter().convert(request, events: events)
@@ -66,10 +66,10 @@ struct ConverterOutageTests {
         let converter = UnstartableConverter()
         let engine = try EngineFixture(converter, converterRecheck: .seconds(3600), sharesStore: true)
         engine.engine.outages.mark(.docToPDF, UnstartableConverter.problem)
-        let job = try engine.submit()
+        let job = try await engine.submit()
         let runner = Task { await engine.engine.run() }
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try engine.engine.job(job.id)?.state.status == .queued, "another node may run it: this one must not claim it")
+        #expect(try await engine.engine.job(job.id)?.state.status == .queued, "another node may run it: this one must not claim it")
         #expect(converter.calls == 0)
         engine.engine.outages.clear(.docToPDF)
         converter.repair()

@@ -49,10 +49,10 @@ struct EngineFixture {
     }
 
     /// Creates a DOC job for a fixture PDF, uploads it and submits it.
-    func submit(_ pdf: String = "one-page.pdf", name: String? = nil) throws -> Job {
-        let job = try engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: pdf, folder: "Converted", name: name))
-        try engine.receiveInput(Fixtures.pdf(pdf), for: job, copying: true)
-        return try engine.submit(job.id)
+    func submit(_ pdf: String = "one-page.pdf", name: String? = nil) async throws -> Job {
+        let job = try await engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: pdf, folder: "Converted", name: name))
+        try await engine.receiveInput(Fixtures.pdf(pdf), for: job, copying: true)
+        return try await engine.submit(job.id)
     }
 
     /// Runs the engine until `id` is terminal (or `limit` passes), then stops it.
@@ -83,7 +83,7 @@ struct EngineFixture {
         }
         defer { timeout.cancel() }
         // Read after subscribing, so no change falls between the two.
-        if let current = try engine.job(id) { continuation.yield(current) }
+        if let current = try await engine.job(id) { continuation.yield(current) }
         var last: Job?
         for await job in changes {
             last = job
@@ -114,7 +114,7 @@ struct EngineFixture {
 struct JobEngineTests {
     @Test func aJobIsConvertedInspectedAndFiled() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let job = try engine.submit("many-pages.pdf", name: "Report")
+        let job = try await engine.submit("many-pages.pdf", name: "Report")
         #expect(job.state.status == .queued)
         let done = try await engine.runUntilDone(job.id)
         #expect(done.state.status == .succeeded)
@@ -139,7 +139,7 @@ struct JobEngineTests {
         let busy = JobFailure.converterBusy("busy")
         let converter = ScriptedConverter([.fail(busy)])
         let engine = try EngineFixture(converter)
-        let submitted = try engine.submit()
+        let submitted = try await engine.submit()
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
         let start = engine.clock.now
@@ -155,7 +155,7 @@ struct JobEngineTests {
         // Real time passes, the injected clock does not: the retry does not start.
         try await Task.sleep(for: .milliseconds(300))
         #expect(converter.calls == 1)
-        #expect(try engine.engine.job(submitted.id)?.state.status == .queued)
+        #expect(try await engine.engine.job(submitted.id)?.state.status == .queued)
 
         // The clock reaches the retry time: it runs at the engine's next look.
         engine.clock.advance(to: notBefore)
@@ -168,7 +168,7 @@ struct JobEngineTests {
             let busy = JobFailure.converterBusy("busy")
             let engine = try EngineFixture(ScriptedConverter([.fail(busy)]))
             let start = engine.clock.now
-            let submitted = try engine.submit()
+            let submitted = try await engine.submit()
             let runner = Task { await engine.engine.run() }
             defer { runner.cancel() }
             let waiting = try await engine.wait(for: submitted.id) { $0.state.notBefore != nil }
@@ -185,20 +185,20 @@ struct JobEngineTests {
 
     @Test func aFileJobNeverUploadedExpiresAndStopsCountingAgainstItsOwner() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let waiting = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
-        #expect(try engine.store.activeCount(owner: "alice") == 1)
+        let waiting = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
+        #expect(try await engine.store.activeCount(owner: "alice") == 1)
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(try engine.engine.job(waiting.id)?.state.status == .created, "inside its window it waits")
+        #expect(try await engine.engine.job(waiting.id)?.state.status == .created, "inside its window it waits")
 
         engine.clock.advance(by: 20 * 60 + 1)  // the default upload window, and a second
         let job = try await engine.wait(for: waiting.id, limit: .seconds(3)) { $0.state.status != .created }
         #expect(job.state.status == .failed && job.state.failure?.code == "upload_expired", "\(job.state)")
         // The cache learns the new state inside the store's write, so a reader of the cache can
         // be a moment ahead of the store's commit.
-        try await eventually { try engine.store.activeCount(owner: "alice") == 0 }
-        #expect(try engine.store.activeCount(owner: "alice") == 0)
+        try await eventually { try await engine.store.activeCount(owner: "alice") == 0 }
+        #expect(try await engine.store.activeCount(owner: "alice") == 0)
         #expect(!FileManager.default.fileExists(atPath: engine.engine.staging.inputPath(for: job)), "its staging is gone")
     }
 
@@ -211,27 +211,30 @@ struct JobEngineTests {
             hang,
             routes: [.docToPDF: .init(converter: hang, slots: 1), .ebookToPDF: .init(converter: PassthroughConverter(), slots: 1)]
         )
-        let backlog = try (0..<70).map { _ in try engine.submit() }
-        let book = try engine.engine.create(owner: "alice", spec: JobSpec(type: .ebookToPDF, originalFilename: "book.epub"))
-        try engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: book, copying: true)
-        _ = try engine.engine.submit(book.id)
+        var backlog: [Job] = []
+        for _ in 0..<70 { backlog.append(try await engine.submit()) }
+        let book = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .ebookToPDF, originalFilename: "book.epub"))
+        try await engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: book, copying: true)
+        _ = try await engine.engine.submit(book.id)
 
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
         var limit = ContinuousClock.now + .seconds(10)
-        while try engine.engine.job(book.id)?.state.status.isTerminal != true, ContinuousClock.now < limit {
+        while try await engine.engine.job(book.id)?.state.status.isTerminal != true, ContinuousClock.now < limit {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(try engine.engine.job(book.id)?.state.status == .succeeded, "the ebook job waited behind another backend's backlog")
+        #expect(try await engine.engine.job(book.id)?.state.status == .succeeded, "the ebook job waited behind another backend's backlog")
         #expect(hang.calls == 1)
 
         engine.clock.advance(by: 21)
         limit = ContinuousClock.now + .seconds(10)
-        var waiting = try backlog.dropFirst().map { try #require(try engine.engine.job($0.id)) }
+        let queued = Array(backlog.dropFirst().map(\.id))
+        var waiting = await engine.engine.current(queued)
         while waiting.contains(where: { $0.state.status == .queued }), ContinuousClock.now < limit {
             try await Task.sleep(for: .milliseconds(20))
-            waiting = try backlog.dropFirst().map { try #require(try engine.engine.job($0.id)) }
+            waiting = await engine.engine.current(queued)
         }
+        #expect(waiting.count == queued.count, "every queued job reads back")
         #expect(
             waiting.allSatisfy { $0.state.status == .failed && $0.state.failure?.code == "timed_out" },
             "queued jobs past their deadline were left waiting for a slot"
@@ -241,10 +244,10 @@ struct JobEngineTests {
     @Test func aStartSweepsWhatADeadProcessLeftInStaging() async throws {
         let engine = try EngineFixture(PassthroughConverter())
         let staging = engine.fixture.library.paths.staging
-        let finished = try engine.submit()
+        let finished = try await engine.submit()
         _ = try await engine.runUntilDone(finished.id)
-        let waiting = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
-        try engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: waiting, copying: true)
+        let waiting = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
+        try await engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: waiting, copying: true)
         // Left by a process killed after the terminal write, by one killed mid-upload, and a
         // directory no job owns.
         let incoming = (engine.engine.staging.incomingPath() as NSString).lastPathComponent
@@ -304,14 +307,14 @@ struct JobEngineTests {
 
     @Test func cancellingARunningJobStopsIt() async throws {
         let engine = try EngineFixture(ScriptedConverter([.hang]))
-        let job = try engine.submit()
+        let job = try await engine.submit()
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
         _ = try await engine.wait(for: job.id) { $0.state.status == .processing }
-        let cancelled = try engine.engine.cancel(job.id)
+        let cancelled = try await engine.engine.cancel(job.id)
         #expect(cancelled.state.status == .cancelled)
         try await Task.sleep(for: .milliseconds(200))
-        #expect(try engine.engine.job(job.id)?.state.status == .cancelled)
+        #expect(try await engine.engine.job(job.id)?.state.status == .cancelled)
         #expect(try engine.documents().isEmpty)
     }
 
@@ -325,7 +328,7 @@ struct JobEngineTests {
             }
         )
         cancelling.engine = engine.engine
-        let job = try engine.submit()
+        let job = try await engine.submit()
         cancelling.jobID = job.id
         let done = try await engine.runUntilDone(job.id)
         #expect(cancelling.filed == 1, "the real library filed the document before the cancel")
@@ -338,7 +341,7 @@ struct JobEngineTests {
 
     @Test func cancellingAJobWhoseDocumentACrashLeftFiledTakesItBack() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let job = try engine.submit()
+        let job = try await engine.submit()
         // What an attempt that filed and then died before marking success leaves behind.
         let copy = engine.engine.staging.incomingPath()
         try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: copy)
@@ -353,19 +356,19 @@ struct JobEngineTests {
             info: info
         )
         #expect(try engine.documents().count == 1)
-        #expect(try engine.engine.cancel(job.id).state.status == .cancelled)
+        #expect(try await engine.engine.cancel(job.id).state.status == .cancelled)
         try await eventually { try engine.documents().isEmpty }
         #expect(try engine.documents().isEmpty)
     }
 
     @Test func aJobInterruptedByShutdownResumesAndFilesOnce() async throws {
         let fixture = try EngineFixture(ScriptedConverter([.hang]))
-        let job = try fixture.submit()
+        let job = try await fixture.submit()
         let runner = Task { await fixture.engine.run() }
         _ = try await fixture.wait(for: job.id) { $0.state.status == .processing }
         runner.cancel()
         await runner.value
-        #expect(try fixture.engine.job(job.id)?.state.status == .processing, "shutdown leaves it to resume")
+        #expect(try await fixture.engine.job(job.id)?.state.status == .processing, "shutdown leaves it to resume")
 
         let restarted = fixture.restarted(with: PassthroughConverter())
         let second = Task { await restarted.run() }
@@ -375,12 +378,12 @@ struct JobEngineTests {
         #expect(try fixture.documents().count == 1)
     }
 
-    @Test func submitBeforeUploadIsRefusedWithAReason() throws {
+    @Test func submitBeforeUploadIsRefusedWithAReason() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let job = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
+        let job = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
         #expect(job.state.status == .created)
         do {
-            try engine.engine.submit(job.id)
+            try await engine.engine.submit(job.id)
             Issue.record("submit before upload must fail")
         } catch let error as JobTransitionError {
             #expect(error.message.contains("upload"))
@@ -408,7 +411,14 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
     ) throws -> Document {
         let document = try #require(library).fileConverted(path, id: id, owner: owner, folder: folder, name: name, conflict: conflict, info: info)
         filed += 1
-        _ = try #require(engine).cancel(try #require(jobID))
+        // Filing runs on a thread of its own, which may wait here for the cancel to be recorded.
+        let (engine, jobID) = (try #require(engine), try #require(jobID))
+        let recorded = DispatchSemaphore(value: 0)
+        Task {
+            _ = try? await engine.cancel(jobID)
+            recorded.signal()
+        }
+        recorded.wait()
         return document
     }
 
@@ -434,7 +444,7 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
 }
 
 /// Waits up to `limit` for `condition` (work the engine finishes on a task of its own).
-func eventually(limit: Duration = .seconds(5), _ condition: () throws -> Bool) async throws {
+func eventually(limit: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + limit
-    while try !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    while try await !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 }

@@ -51,7 +51,7 @@ struct JobIntakeTests {
         }
         #expect(created.count == 5, "exactly the limit is created")
         #expect(refusals.count == 19 && refusals.allSatisfy { $0.kind == IntakeError.Kind.tooManyJobs && $0.code == "too_many_jobs" })
-        #expect(try SQLiteJobStore(database: fixture.library.embeddedDatabase()).activeCount(owner: "alice") == 5)
+        #expect(try await SQLiteJobStore(database: fixture.library.embeddedDatabase()).activeCount(owner: "alice") == 5)
         // A refused create leaves no staging behind.
         let staged = try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.staging)
         #expect(staged.count == 5, "\(staged)")
@@ -64,7 +64,7 @@ struct JobIntakeTests {
         let fixture = try LibraryFixture()
         let store = try SQLiteJobStore(database: fixture.library.embeddedDatabase())
         let other = try Library(root: fixture.root)
-        func job(_ owner: String) -> Job {
+        func job(_ owner: String) async -> Job {
             let now = Date()
             return Job(
                 owner: owner,
@@ -74,8 +74,8 @@ struct JobIntakeTests {
                 updatedAt: now
             )
         }
-        let bobs = job("bob")
-        try store.insert(bobs, activeLimit: nil)
+        let bobs = await job("bob")
+        try await store.insert(bobs, activeLimit: nil)
         let (holding, changed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let writer = Thread {
             try? other.embeddedDatabase().pool.write { db in
@@ -86,22 +86,22 @@ struct JobIntakeTests {
         }
         writer.start()
         changed.wait()
-        let insert = Task.detached { Result { try store.insert(job("alice"), activeLimit: 1) } }
+        let insert = Task.detached { try await store.insert(job("alice"), activeLimit: 1) }
         try await Task.sleep(for: .milliseconds(300))  // the insert is now waiting on the lock (or, broken, has counted 0)
         holding.signal()
-        let outcome = await insert.value
+        let outcome = await insert.result
         #expect(throws: ActiveJobLimitReached(active: 1, limit: 1)) { try outcome.get() }
-        #expect(try store.activeCount(owner: "alice") == 1)
+        #expect(try await store.activeCount(owner: "alice") == 1)
     }
 
     @Test func anInputIsPublishedOnceWhicheverRequestComesSecond() async throws {
         let engine = try EngineFixture(PassthroughConverter())
-        let job = try engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.pdf"))
-        let first = try engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: job, copying: true)
+        let job = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.pdf"))
+        let first = try await engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: job, copying: true)
         #expect(first.state.inputReady)
         // A second upload of the same job, say on another node, is refused before it replaces anything.
-        #expect(throws: StagingError(.inputExists, "this job's file has already been uploaded; an upload URL works once")) {
-            try engine.engine.receiveInput(Fixtures.pdf("many-pages.pdf"), for: job, copying: true)
+        await #expect(throws: StagingError(.inputExists, "this job's file has already been uploaded; an upload URL works once")) {
+            try await engine.engine.receiveInput(Fixtures.pdf("many-pages.pdf"), for: job, copying: true)
         }
         let staged = engine.engine.staging.inputPath(for: job)
         #expect(try Data(contentsOf: URL(fileURLWithPath: staged)) == Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
@@ -136,6 +136,6 @@ struct JobIntakeTests {
         #expect(nameless?.code == "filename_required")
         let forever = await refusal(JobSpec(type: .urlToPDF, url: "https://example.com/", timeoutSeconds: 86_400))
         #expect(forever?.code == "invalid_argument")
-        #expect(try engine.store.activeCount(owner: "alice") == 0, "no refusal stored a job")
+        #expect(try await engine.store.activeCount(owner: "alice") == 0, "no refusal stored a job")
     }
 }

@@ -11,14 +11,14 @@ struct LeaseTakeoverTests {
     @Test func aDeadEnginesJobIsTakenOverOnceItsLeaseLapses() async throws {
         // Engine A takes the job, then stops renewing (its process "dies" mid-attempt).
         let fixture = try EngineFixture(ScriptedConverter([.hang]))
-        let job = try fixture.submit()
+        let job = try await fixture.submit()
         let first = Task { await fixture.engine.run() }
         let running = try await fixture.wait(for: job.id) { $0.state.status == .processing }
         let lease = try #require(running.lease, "a running job is leased")
         #expect(lease.node == fixture.engine.configuration.node)
         first.cancel()
         await first.value
-        #expect(try fixture.store.job(id: job.id)?.lease == lease, "a dead engine's lease stays until it lapses")
+        #expect(try await fixture.store.job(id: job.id)?.lease == lease, "a dead engine's lease stays until it lapses")
 
         // Engine B shares the store: at its start the job is not its to resume.
         let second = JobEngine(
@@ -32,7 +32,7 @@ struct LeaseTakeoverTests {
         let runner = Task { await second.run() }
         defer { runner.cancel() }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try second.job(job.id)?.state.status == .processing, "the lease still holds")
+        #expect(try await second.job(job.id)?.state.status == .processing, "the lease still holds")
 
         // Past the lease, B resumes the job from its staged input and files it once.
         fixture.clock.advance(to: lease.expires.addingTimeInterval(1))
@@ -44,7 +44,7 @@ struct LeaseTakeoverTests {
 
     @Test func aRunningEngineRenewsItsLeases() async throws {
         let fixture = try EngineFixture(ScriptedConverter([.hang]))
-        let job = try fixture.submit()
+        let job = try await fixture.submit()
         let runner = Task { await fixture.engine.run() }
         defer { runner.cancel() }
         let first = try #require(try await fixture.wait(for: job.id) { $0.state.status == .processing }.lease)
@@ -53,26 +53,26 @@ struct LeaseTakeoverTests {
         var renewed = first
         for _ in 0..<100 where renewed.expires <= first.expires {
             try await Task.sleep(for: .milliseconds(20))
-            renewed = try #require(try fixture.store.job(id: job.id)?.lease)
+            renewed = try #require(try await fixture.store.job(id: job.id)?.lease)
         }
         #expect(renewed.expires > first.expires && renewed.node == first.node)
-        #expect(try fixture.store.lapsedLeases(now: first.expires.addingTimeInterval(1), limit: 10).isEmpty)
+        #expect(try await fixture.store.lapsedLeases(now: first.expires.addingTimeInterval(1), limit: 10).isEmpty)
     }
 
     @Test func anAttemptWhoseJobWasTakenOverChangesNothing() async throws {
         // The attempt times out after 1 s; before that, another engine takes the job over.
         let fixture = try EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
-        let job = try fixture.submit()
+        let job = try await fixture.submit()
         let runner = Task { await fixture.engine.run() }
         defer { runner.cancel() }
         let running = try await fixture.wait(for: job.id) { $0.state.status == .processing }
         let theirs = JobLease(node: "other-engine", expires: fixture.clock.now.addingTimeInterval(3600))
-        try fixture.store.update(id: job.id) { $0.lease = theirs }
+        try await fixture.store.update(id: job.id) { $0.lease = theirs }
 
         // The timed-out attempt would record a failure; fenced by its lease, it records nothing.
         let after = try await fixture.wait(for: job.id, limit: .seconds(3)) { $0.state.status != .processing }
         #expect(after.state.status == .processing, "\(after.state)")
-        let stored = try #require(try fixture.store.job(id: job.id))
+        let stored = try #require(try await fixture.store.job(id: job.id))
         #expect(stored.lease == theirs && stored.revision == running.revision && stored.state.attempts == running.state.attempts)
     }
 }

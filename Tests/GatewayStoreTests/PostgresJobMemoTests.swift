@@ -11,7 +11,7 @@ import Testing
 /// milliseconds, options, operations, a retry carrying its failure, a lease and its renewal.
 @Suite("PostgreSQL job memo")
 struct PostgresJobMemoTests {
-    @Test func whatANodeRemembersOfAJobIsWhatAReadOfItsRowGives() throws {
+    @Test func whatANodeRemembersOfAJobIsWhatAReadOfItsRowGives() async throws {
         let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL())
         defer { database.close() }
         let store = PostgresJobStore(database: database)
@@ -27,44 +27,44 @@ struct PostgresJobMemoTests {
             createdAt: now,
             updatedAt: now
         )
-        try store.insert(job, activeLimit: nil)
+        try await store.insert(job, activeLimit: nil)
 
-        func checkRemembered(_ step: String) throws {
+        func checkRemembered(_ step: String) async throws {
             let remembered = try #require(store.memo[job.id], "\(step): remembered")
-            let read = try #require(try store.job(id: job.id))
+            let read = try #require(try await store.job(id: job.id))
             #expect(remembered.job == read, "\(step): the remembered job is the stored one")
             let version = try database.query("SELECT row_version FROM jobs WHERE id = \(job.id)").first?.decode(Int64.self)
             #expect(remembered.version == version, "\(step): at the row's version")
         }
-        func apply(_ event: JobStateMachine.Event) throws {
-            try store.update(id: job.id) { job in
+        func apply(_ event: JobStateMachine.Event) async throws {
+            try await store.update(id: job.id) { job in
                 var random = SystemRandomNumberGenerator()
                 _ = try job.state.handle(event, now: Date(), random: &random)
                 job.updatedAt = Date()
                 job.revision += 1
             }
         }
-        try checkRemembered("inserted")
-        try apply(.uploaded)
-        try apply(.submitted)
-        try checkRemembered("queued")
+        try await checkRemembered("inserted")
+        try await apply(.uploaded)
+        try await apply(.submitted)
+        try await checkRemembered("queued")
 
         let lease = JobLease(node: "n1", expires: Date().addingTimeInterval(15.123_456_7))
         let start: @Sendable (inout Job) throws -> Void = { job in
             var random = SystemRandomNumberGenerator()
             _ = try job.state.handle(.started, now: Date(), random: &random)
         }
-        #expect(try store.claimDue(now: Date(), types: [.docToPDF], limit: 1, lease: lease, start).count == 1)
-        try checkRemembered("claimed")
-        #expect(try store.renewLeases([job.id], lease: JobLease(node: "n1", expires: Date().addingTimeInterval(30.5))) == [job.id])
-        try checkRemembered("lease renewed")
-        try apply(.entered(.inspecting))
-        try checkRemembered("a phase")
-        try apply(.failed(JobFailure(.transient, code: "converter_crashed", "LibreOffice went away")))
-        try checkRemembered("queued for a retry, with its failure")
+        #expect(try await store.claimDue(now: Date(), types: [.docToPDF], limit: 1, lease: lease, start).count == 1)
+        try await checkRemembered("claimed")
+        #expect(try await store.renewLeases([job.id], lease: JobLease(node: "n1", expires: Date().addingTimeInterval(30.5))) == [job.id])
+        try await checkRemembered("lease renewed")
+        try await apply(.entered(.inspecting))
+        try await checkRemembered("a phase")
+        try await apply(.failed(JobFailure(.transient, code: "converter_crashed", "LibreOffice went away")))
+        try await checkRemembered("queued for a retry, with its failure")
 
-        try apply(.cancelRequested)
+        try await apply(.cancelRequested)
         #expect(store.memo[job.id] == nil, "a finished job is forgotten")
-        #expect(try store.job(id: job.id)?.state.status == .cancelled)
+        #expect(try await store.job(id: job.id)?.state.status == .cancelled)
     }
 }

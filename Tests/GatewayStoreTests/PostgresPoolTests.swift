@@ -15,7 +15,7 @@ struct PostgresPoolTests {
         defer { database.close() }
         let jobs = PostgresJobStore(database: database)
         let job = ContractJobs.make()
-        try jobs.insert(job, activeLimit: nil)
+        try await jobs.insert(job, activeLimit: nil)
         let answered = try await withThrowingTaskGroup(of: Int.self) { group in
             // Two threads of its own keep taking both connections for a while each.
             group.addTask {
@@ -25,14 +25,12 @@ struct PostgresPoolTests {
                 return 0
             }
             group.addTask {
-                try await onThread {
-                    for _ in 0..<20 { _ = try jobs.job(id: job.id) }
-                }
+                for _ in 0..<20 { _ = try await jobs.job(id: job.id) }
                 return 0
             }
             for _ in 0..<300 {
                 group.addTask {
-                    try await jobs.polledJob(id: job.id)?.id == job.id ? 1 : 0
+                    try await jobs.job(id: job.id)?.id == job.id ? 1 : 0
                 }
             }
             return try await group.reduce(0, +)
@@ -50,15 +48,15 @@ struct PostgresPoolTests {
         defer { database.close() }
         let jobs = PostgresJobStore(database: database)
         let job = ContractJobs.make()
-        try jobs.insert(job, activeLimit: nil)
+        try await jobs.insert(job, activeLimit: nil)
         let answered = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 {
-                group.addTask { try await jobs.polledJob(id: job.id)?.id == job.id ? 1 : 0 }
+                group.addTask { try await jobs.job(id: job.id)?.id == job.id ? 1 : 0 }
             }
             // More synchronous callers than cooperative threads, each blocking its thread.
             for _ in 0..<(2 * ProcessInfo.processInfo.activeProcessorCount + 2) {
                 group.addTask {
-                    for _ in 0..<10 { _ = try jobs.job(id: job.id) }
+                    for _ in 0..<10 { _ = try await jobs.job(id: job.id) }
                     return 0
                 }
             }
@@ -75,7 +73,7 @@ struct PostgresPoolTests {
         defer { observer.close() }
         let jobs = PostgresJobStore(database: database)
         let job = ContractJobs.make()
-        try jobs.insert(job, activeLimit: nil)
+        try await jobs.insert(job, activeLimit: nil)
         // The one connection sleeps (seen running by another pool, so no timing is guessed);
         // polls queue behind it, or find the pool closed; the pool closes meanwhile. None may
         // get the connection, which the sleep holds well past the close.
@@ -83,7 +81,7 @@ struct PostgresPoolTests {
         while try observer.query("SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'").isEmpty {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let polls = (0..<5).map { _ in Task { try await jobs.polledJob(id: job.id) } }
+        let polls = (0..<5).map { _ in Task { try await jobs.job(id: job.id) } }
         try await Task.sleep(for: .milliseconds(200))
         database.close()
         for poll in polls {

@@ -9,11 +9,11 @@ public struct PassthroughConverter: Converter {
 
     public init() {}
 
-    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         guard case .file(let path, _) = request.source else {
             throw JobFailure(.rejected, code: "unsupported", "passthrough converts files only")
         }
-        events(.entered(.converting))
+        await events(.entered(.converting))
         try FileManager.default.copyItem(atPath: path, toPath: request.outputPath)
     }
 
@@ -42,9 +42,9 @@ public final class ScriptedConverter: Converter {
         self.script = Mutex(script)
     }
 
-    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         callCount.withLock { $0 += 1 }
-        events(.entered(.converting))
+        await events(.entered(.converting))
         let next = script.withLock { $0.isEmpty ? Behaviour.succeed : $0.removeFirst() }
         switch next {
         case .fail(let failure): throw failure

@@ -58,7 +58,7 @@ public struct GotenbergConverter: Converter {
     ///
     /// Reports `.converting` only: upload, conversion and answer are one exchange, and the
     /// upload of a staged file takes a blink next to the conversion it starts.
-    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         // Gotenberg's Chromium fetches the page from wherever Gotenberg runs, which is usually
         // beside us on a private network: a name that resolves to a private or metadata
         // address is refused here with the rule it breaks, before Gotenberg sees it. (Gotenberg
@@ -67,7 +67,7 @@ public struct GotenbergConverter: Converter {
         let form = try GotenbergForm.make(for: request)
         let deadline = RemoteDeadline(request.deadline)
         let timeout = try deadline.timeout(service: "Gotenberg", doing: form.summary)
-        events(.entered(.converting))
+        await events(.entered(.converting))
         let call = HTTPRequest(
             method: "POST",
             url: base + form.route,

@@ -62,7 +62,7 @@ final class CalibreConverter: Converter {
         self.workers = WarmWorkerPool(tool: "Calibre", workers: workers, limits: configuration.sandbox.limits)
     }
 
-    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         guard case .file(let path, let originalFilename) = request.source else {
             throw JobFailure(.rejected, code: "unsupported_source", "Calibre converts uploaded ebooks, not URLs")
         }
@@ -75,7 +75,7 @@ final class CalibreConverter: Converter {
             )
         }
         try Task.checkCancellation()
-        events(.entered(.converting))
+        await events(.entered(.converting))
         try await workers.convert(
             path: path,
             originalFilename: originalFilename,

@@ -45,9 +45,9 @@ final class ChromiumConverter: Converter {
         )
     }
 
-    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         try Task.checkCancellation()
-        events(.entered(.converting))
+        await events(.entered(.converting))
         let work = request.workDirectory + "/chromium"
         defer { try? FileManager.default.removeItem(atPath: work) }
         let (target, what, assets) = try prepareTarget(request, in: work)

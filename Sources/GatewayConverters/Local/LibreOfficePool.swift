@@ -101,12 +101,12 @@ final class LibreOfficePool: Converter {
         )
     }
 
-    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         guard case .file(let path, let originalFilename) = request.source else {
             throw JobFailure(.rejected, code: "unsupported_source", "LibreOffice converts uploaded files, not URLs")
         }
         try Task.checkCancellation()
-        events(.entered(.converting))
+        await events(.entered(.converting))
         try await workers.convert(
             path: path,
             originalFilename: originalFilename,

@@ -147,7 +147,7 @@ public final class LocalConverter: Converter {
     /// A tool is probed before its first conversion (a fraction of a second, once it passes): one
     /// that cannot start fails the job at once as `.cannotStart`, naming what to install, instead
     /// of a warm pool retrying its start until the job's deadline.
-    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         if let problem = await sandboxProblem() {
             throw JobFailure.converterCannotStart(problem)
         }

@@ -91,7 +91,7 @@ public struct RemoteGatewayConverter: Converter {
     }
 
     /// Runs the job on the peer (or resumes `request.remoteID`) and leaves the PDF at `request.outputPath`.
-    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         let deadline = RemoteDeadline(request.deadline)
         if let id = request.remoteID, try await resume(id, request, deadline: deadline, events: events) { return }
         try await runFresh(request, deadline: deadline, events: events)
@@ -114,9 +114,9 @@ public struct RemoteGatewayConverter: Converter {
         _ id: String,
         _ request: ConversionRequest,
         deadline: RemoteDeadline,
-        events: @escaping @Sendable (ConversionEvent) -> Void
+        events: @escaping @Sendable (ConversionEvent) async -> Void
     ) async throws -> Bool {
-        events(.entered(.polling))
+        await events(.entered(.polling))
         let end = try await cancellingRemoteJob(id, onAnyFailure: false) {
             try await poller.waitForEnd(of: id, first: nil, deadline: deadline)
         }
@@ -134,11 +134,11 @@ public struct RemoteGatewayConverter: Converter {
         }
     }
 
-    private func runFresh(_ request: ConversionRequest, deadline: RemoteDeadline, events: @escaping @Sendable (ConversionEvent) -> Void) async throws
+    private func runFresh(_ request: ConversionRequest, deadline: RemoteDeadline, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws
     {
         let created = try await api.create(request, deadline: deadline)
         let id = created.jobID ?? ""
-        events(.remoteJobCreated(id))
+        await events(.remoteJobCreated(id))
         var answer = created
         if case .file(let path, _) = request.source {
             // A job that was never submitted is useless to a later attempt: drop it on any failure.
@@ -146,12 +146,12 @@ public struct RemoteGatewayConverter: Converter {
                 guard let uploadURL = created.uploadURL, !uploadURL.isEmpty else {
                     throw JobFailure(.rejected, code: "remote_protocol_error", "\(RemoteGatewayAPI.service) created job \(id) without an upload URL")
                 }
-                events(.entered(.uploading))
+                await events(.entered(.uploading))
                 try await api.upload(path, to: uploadURL, deadline: deadline)
                 return try await api.submit(id, deadline: deadline)
             }
         }
-        events(.entered(.polling))
+        await events(.entered(.polling))
         let end = try await cancellingRemoteJob(id, onAnyFailure: false) {
             try await poller.waitForEnd(of: id, first: answer, deadline: deadline)
         }
@@ -179,9 +179,9 @@ public struct RemoteGatewayConverter: Converter {
         _ url: String,
         _ request: ConversionRequest,
         deadline: RemoteDeadline,
-        events: @escaping @Sendable (ConversionEvent) -> Void
+        events: @escaping @Sendable (ConversionEvent) async -> Void
     ) async throws {
-        events(.entered(.downloading))
+        await events(.entered(.downloading))
         try await api.download(url, to: request.outputPath, deadline: deadline)
     }
 

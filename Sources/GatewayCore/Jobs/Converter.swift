@@ -141,7 +141,7 @@ public enum ConversionEvent: Sendable, Equatable {
 public protocol Converter: Sendable {
     /// For logs and metrics, e.g. `local.libreoffice`, `gotenberg`.
     var name: String { get }
-    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws
+    func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws
     /// Cheap check that the backend can take work now (for `/readyz`).
     func isReady() async -> Bool
     /// Checked afresh: why this backend cannot start for jobs of `type` on this node (its

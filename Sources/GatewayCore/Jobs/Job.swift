@@ -173,48 +173,40 @@ public protocol JobStore: Sendable {
     /// Writes a new job. With `activeLimit`, in the same transaction, refuses it with
     /// `ActiveJobLimitReached` when its owner already has that many unfinished jobs: the limit
     /// holds for concurrent creates, whichever process makes them.
-    func insert(_ job: Job, activeLimit: Int?) throws
+    func insert(_ job: Job, activeLimit: Int?) async throws
     /// The job, whoever owns it; nil when there is none.
-    func job(id: UUID) throws -> Job?
-    /// The same as `job(id:)`, for a caller that must not hold a thread while the store
-    /// answers: what a client's poll reads when the store is a network away.
-    func polledJob(id: UUID) async throws -> Job?
+    func job(id: UUID) async throws -> Job?
     /// Those of `ids` that exist, in one read.
-    func jobs(ids: [UUID]) throws -> [Job]
+    func jobs(ids: [UUID]) async throws -> [Job]
     /// Reads, changes and writes one job atomically; returns the stored result. `change` may run
     /// more than once (a store may retry when another writer got there first), so it must only
     /// compute from the job it is given.
     @discardableResult
-    func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) throws -> Job
+    func update(id: UUID, _ change: @Sendable (inout Job) throws -> Void) async throws -> Job
     /// Jobs of an owner, newest first, optionally of one status and type.
-    func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?)
+    func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?)
     /// How many of an owner's jobs are not finished: the per-owner concurrency limit counts these.
-    func activeCount(owner: String) throws -> Int
+    func activeCount(owner: String) async throws -> Int
     /// Jobs per status, all owners: what `/metrics` reports.
-    func statusCounts() throws -> [JobStatus: Int]
+    func statusCounts() async throws -> [JobStatus: Int]
     /// Queued jobs per type, all owners: the queue an autoscaler watches.
-    func queuedCounts() throws -> [JobType: Int]
+    func queuedCounts() async throws -> [JobType: Int]
     /// Queued jobs of `types` whose retry time has come, oldest first. The engine asks only for
     /// types whose backend has a free slot, so a backlog on one backend never hides another's jobs.
-    func due(now: Date, types: Set<JobType>, limit: Int) throws -> [Job]
+    func due(now: Date, types: Set<JobType>, limit: Int) async throws -> [Job]
     /// Claims up to `limit` of the jobs `due` would answer, in one transaction: each is changed
     /// by `start` and leased with `lease`. A job another engine is claiming at that moment is
     /// skipped, not waited for; a job whose `start` throws is left as it was.
-    func claimDue(now: Date, types: Set<JobType>, limit: Int, lease: JobLease, _ start: @Sendable (inout Job) throws -> Void) throws -> [Job]
+    func claimDue(now: Date, types: Set<JobType>, limit: Int, lease: JobLease, _ start: @Sendable (inout Job) throws -> Void) async throws -> [Job]
     /// Extends `lease.node`'s leases on `ids` to `lease.expires`; answers the ids it still held.
-    func renewLeases(_ ids: [UUID], lease: JobLease) throws -> Set<UUID>
+    func renewLeases(_ ids: [UUID], lease: JobLease) async throws -> Set<UUID>
     /// PROCESSING jobs whose lease lapsed before `now`: their engine is gone.
-    func lapsedLeases(now: Date, limit: Int) throws -> [Job]
+    func lapsedLeases(now: Date, limit: Int) async throws -> [Job]
     /// Jobs not in a terminal status, for resuming after a restart.
-    func unfinished() throws -> [Job]
+    func unfinished() async throws -> [Job]
     /// Jobs waiting for their upload (CREATED) or for a slot (QUEUED) whose deadline has passed:
     /// nothing running would notice it for them.
-    func expired(now: Date, limit: Int) throws -> [Job]
-}
-
-extension JobStore {
-    /// An embedded store answers at once: reading in place costs less than any hop.
-    public func polledJob(id: UUID) async throws -> Job? { try job(id: id) }
+    func expired(now: Date, limit: Int) async throws -> [Job]
 }
 
 /// A job store failure that is not the client's doing.

@@ -72,7 +72,7 @@ struct GotenbergController: Sendable {
         if modules.contains(.prometheus) {
             // Behind the credentials, as Gotenberg's basic auth guards it (our /metrics is open).
             let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts)
-            group.get("/prometheus/metrics") { _, _ in try metrics.response() }
+            group.get("/prometheus/metrics") { _, _ in try await metrics.response() }
         }
     }
 
@@ -297,7 +297,7 @@ struct GotenbergController: Sendable {
             // Bad webhook headers are answered now, as Gotenberg does, not sent anywhere; without
             // the webhook module they mean nothing, as in Gotenberg.
             let webhook = webhooks == nil ? nil : try GotenbergWebhook.parse(request.headers, urlCheck: intake.urlCheck)
-            try intake.admitBeforeBody(owner: owner, key: nil)
+            try await intake.admitBeforeBody(owner: owner, key: nil)
             // A client that hangs up while its jobs run cancels them: nobody is left to answer.
             return try await hangUps.run(request) { requestBody in
                 try await GotenbergJobs.$trace.withValue(trace) {
@@ -384,7 +384,7 @@ struct GotenbergController: Sendable {
             try await webhooks.enqueue(try GotenbergWebhookDelivery.pending(envelope, now: Date()))
         } catch {
             // Not recorded: the jobs would run for nobody.
-            for planned in envelope.jobs { _ = try? intake.engine.cancel(planned.id) }
+            for planned in envelope.jobs { _ = try? await intake.engine.cancel(planned.id) }
             throw error
         }
     }

@@ -68,7 +68,7 @@ struct GotenbergJobs: Sendable {
                 jobs.append(created.job)
             }
         } catch {
-            for job in jobs { _ = try? engine.cancel(job.id) }
+            for job in jobs { _ = try? await engine.cancel(job.id) }
             throw error
         }
         if GotenbergWebhook.accepting { throw GotenbergAccepted(jobs: Array(zip(jobs, planned))) }
@@ -77,9 +77,9 @@ struct GotenbergJobs: Sendable {
             for job in jobs { ended.append(try await waitForEnd(job)) }
             return try outputs(ended, planned: planned.map { ($0.name, $0.parts) }, owner: owner)
         } catch {
-            for job in jobs { _ = try? engine.cancel(job.id) }
+            for job in jobs { _ = try? await engine.cancel(job.id) }
             // Those that had ended before the others failed leave nothing behind either.
-            discard(jobs.compactMap { try? engine.job($0.id) })
+            discard(await engine.current(jobs.map(\.id)))
             throw error
         }
     }
@@ -124,12 +124,12 @@ struct GotenbergJobs: Sendable {
             engine.stopObserving(job.id, token: token)
             continuation.finish()
         }
-        if let current = try engine.job(job.id), current.state.status.isTerminal { return current }
+        if let current = try await engine.job(job.id), current.state.status.isTerminal { return current }
         return try await withTaskCancellationHandler {
             for await changed in changes where changed.state.status.isTerminal { return changed }
             throw CancellationError()
         } onCancel: {
-            if cancelling { _ = try? engine.cancel(job.id) }
+            if cancelling { Task { _ = try? await engine.cancel(job.id) } }
             continuation.finish()
         }
     }

@@ -13,8 +13,8 @@ struct GotenbergMetrics: Sendable {
     let restarts: @Sendable () -> (chromium: Int, libreOffice: Int)
 
     /// Prometheus' text format, in the order and words Gotenberg writes it.
-    func render() throws -> String {
-        let queued = try engine.queuedCounts()
+    func render() async throws -> String {
+        let queued = try await engine.queuedCounts()
         let (chromiumRestarts, libreOfficeRestarts) = restarts()
         let gauges: [(name: String, help: String, value: Int)] = [
             (
@@ -29,11 +29,11 @@ struct GotenbergMetrics: Sendable {
             .joined()
     }
 
-    func response() throws -> Response {
+    func response() async throws -> Response {
         Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"],
-            body: .init(byteBuffer: ByteBuffer(string: try render()))
+            body: .init(byteBuffer: ByteBuffer(string: try await render()))
         )
     }
 }

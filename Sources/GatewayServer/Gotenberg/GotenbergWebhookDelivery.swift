@@ -63,7 +63,7 @@ struct GotenbergWebhookDelivery: Sendable {
             }
             await event(["event": "webhook.error", "error": ["status": refusal.status, "message": refusal.message]], envelope, delivery, sender)
         }
-        if !envelope.keep { jobs.discard(envelope.jobs.compactMap { try? jobs.engine.job($0.id) }) }
+        if !envelope.keep { jobs.discard(await jobs.engine.current(envelope.jobs.map(\.id))) }
     }
 
     /// The file the request made, or why not, once every job has ended.
@@ -72,7 +72,7 @@ struct GotenbergWebhookDelivery: Sendable {
         do {
             var ended: [Job] = []
             for planned in envelope.jobs {
-                guard let job = try jobs.engine.job(planned.id) else {
+                guard let job = try await jobs.engine.job(planned.id) else {
                     return .failure(.init(status: 500, message: "Internal Server Error"))
                 }
                 ended.append(try await jobs.waitForEnd(job, cancelling: false))

@@ -14,7 +14,7 @@ struct JobEventsController: Sendable {
     let closing: ClosingSignal
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .get, "/v1/jobs/{id}/events") { request, context in try self.jobEvents(request, context) }
+        routes.add(group, .get, "/v1/jobs/{id}/events") { request, context in try await self.jobEvents(request, context) }
     }
 
     private enum StreamItem: Sendable {
@@ -22,8 +22,8 @@ struct JobEventsController: Sendable {
         case heartbeat
     }
 
-    func jobEvents(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
+    func jobEvents(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let job = try await engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         let seen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         let base = links.baseURL(for: request)
         let (engine, closing, heartbeat) = (self.engine, self.closing, self.heartbeat)
@@ -50,7 +50,7 @@ struct JobEventsController: Sendable {
                 continuation.finish()
             }
             var lastSent = seen
-            let snapshot = (try? engine.job(job.id)) ?? job
+            let snapshot = (try? await engine.job(job.id)) ?? job
             if snapshot.revision > lastSent {
                 try await writer.write(ByteBuffer(string: self.event(snapshot, base: base)))
                 lastSent = snapshot.revision

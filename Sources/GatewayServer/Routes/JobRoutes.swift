@@ -20,10 +20,10 @@ struct JobController: Sendable {
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(group, .post, "/v1/jobs") { request, context in try await self.createJob(request, context) }
-        routes.add(group, .get, "/v1/jobs") { request, context in try self.listJobs(request, context) }
+        routes.add(group, .get, "/v1/jobs") { request, context in try await self.listJobs(request, context) }
         routes.add(group, .get, "/v1/jobs/{id}") { request, context in try await self.getJob(request, context) }
-        routes.add(group, .delete, "/v1/jobs/{id}") { request, context in try self.cancelJob(request, context) }
-        routes.add(group, .post, "/v1/jobs/{id}/submit") { request, context in try self.submitJob(request, context) }
+        routes.add(group, .delete, "/v1/jobs/{id}") { request, context in try await self.cancelJob(request, context) }
+        routes.add(group, .post, "/v1/jobs/{id}/submit") { request, context in try await self.submitJob(request, context) }
     }
 
     // MARK: - Create
@@ -93,7 +93,7 @@ struct JobController: Sendable {
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body: an owner over its limits hears 429 now, not after uploading the file.
-        try intake.admitBeforeBody(owner: owner, key: key)
+        try await intake.admitBeforeBody(owner: owner, key: key)
         return try await intake.staging.withIncomingFile { incoming in
             let written = try await receiver.write(request.body, to: incoming, hashing: key != nil)
             return try await createOneShot(
@@ -115,7 +115,7 @@ struct JobController: Sendable {
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body, as for a raw one-shot: the fields are in the body, the limits are not.
-        try intake.admitBeforeBody(owner: owner, key: key)
+        try await intake.admitBeforeBody(owner: owner, key: key)
         let staging = intake.staging
         let form = try await MultipartForm.receive(
             request.body,
@@ -218,29 +218,29 @@ struct JobController: Sendable {
     // MARK: - The rest of the protocol
 
     func getJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let job = try await engine.polledJob(try context.parameters.require("id"), ownedBy: try context.requireOwner())
+        let job = try await engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         var headers = HTTPFields()
         if !job.state.status.isTerminal { headers[.retryAfter] = job.state.status == .created ? "2" : "1" }
         return try jsonResponse(links.jobJSON(job, base: links.baseURL(for: request)), headers: headers)
     }
 
-    func submitJob(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
-        let submitted = job.state.status == .created ? try engine.submit(job.id) : job
+    func submitJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let job = try await engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
+        let submitted = await job.state.status == .created ? try engine.submit(job.id) : job
         return try jsonResponse(links.jobJSON(submitted, base: links.baseURL(for: request)))
     }
 
-    func cancelJob(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let job = try engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
-        return try jsonResponse(links.jobJSON(try engine.cancel(job.id), base: links.baseURL(for: request)))
+    func cancelJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let job = try await engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
+        return try await jsonResponse(links.jobJSON(try engine.cancel(job.id), base: links.baseURL(for: request)))
     }
 
-    func listJobs(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+    func listJobs(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let owner = try context.requireOwner()
         let status: JobStatus? = try request.choice("status", code: "invalid_argument")
         let type: JobType? = try request.choice("type", code: "invalid_type")
         let limit = try request.pageLimit()
-        let page = try engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.cursor)
+        let page = try await engine.jobs(owner: owner, status: status, type: type, limit: limit, cursor: request.cursor)
         let base = links.baseURL(for: request)
         var out = JSONOutput(capacity: 768 * page.jobs.count + 64)
         out.beginObject()

@@ -10,7 +10,7 @@ struct OperationsController: Sendable {
     func addRoutes(to router: Router<GatewayRequestContext>, in routes: inout RouteTable) {
         routes.add(router, .get, "/healthz") { _, _ in try jsonResponse(["status": "ok"]) }
         routes.add(router, .get, "/readyz") { _, _ in try await self.readiness() }
-        routes.add(router, .get, "/metrics") { _, _ in try self.metricsText() }
+        routes.add(router, .get, "/metrics") { _, _ in try await self.metricsText() }
         routes.add(router, .get, "/openapi.yaml") { _, _ in
             Response(
                 status: .ok,
@@ -37,12 +37,12 @@ struct OperationsController: Sendable {
         return try jsonResponse(ReadyAnswer(status: ready ? "ready" : "not_ready", checks: checks), status: ready ? .ok : .serviceUnavailable)
     }
 
-    func metricsText() throws -> Response {
+    func metricsText() async throws -> Response {
         let engine = assembly.engine
         let text = metrics.render(
             .init(
-                jobsByStatus: try engine.jobCounts(),
-                queuedByType: try engine.queuedCounts(),
+                jobsByStatus: try await engine.jobCounts(),
+                queuedByType: try await engine.queuedCounts(),
                 node: engine.configuration.node,
                 leaseTakeovers: engine.leaseTakeovers
             )

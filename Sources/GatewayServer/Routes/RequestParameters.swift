@@ -87,19 +87,9 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 
 extension JobEngine {
     /// A job of `owner`, or 404: another owner's job does not exist for this one.
-    func job(_ id: String, ownedBy owner: String) throws -> Job {
-        try Self.owned(UUID(uuidString: id).flatMap { try job($0) }, id: id, by: owner)
-    }
-
-    /// The same, awaited: on a shared database the read is a round trip that must not hold one
-    /// of the cooperative threads every request needs.
-    func polledJob(_ id: String, ownedBy owner: String) async throws -> Job {
+    func job(_ id: String, ownedBy owner: String) async throws -> Job {
         var job: Job?
-        if let uuid = UUID(uuidString: id) { job = try await polledJob(uuid) }
-        return try Self.owned(job, id: id, by: owner)
-    }
-
-    private static func owned(_ job: Job?, id: String, by owner: String) throws -> Job {
+        if let uuid = UUID(uuidString: id) { job = try await self.job(uuid) }
         guard let job, job.owner == owner else { throw APIError(.notFound, "job_not_found", "no job with id '\(id)'") }
         return job
     }

@@ -33,7 +33,7 @@ struct TransferController: Sendable {
     func upload(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let grant = try verifySignature(request)
         let id = try context.parameters.require("id")
-        guard let uuid = UUID(uuidString: id), let job = try engine.job(uuid) else {
+        guard let uuid = UUID(uuidString: id), let job = try await engine.job(uuid) else {
             throw APIError(.notFound, "job_not_found", "no job with id '\(id)'")
         }
         let receiver = BodyToFile(maxBytes: min(grant.maxBytes ?? maxUploadBytes, maxUploadBytes))
@@ -52,17 +52,17 @@ struct TransferController: Sendable {
         let owner = try context.parameters.require("owner")
         let id = try context.parameters.require("id")
         guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
-        let document = try downloadableDocument(uuid, owner: owner)
+        let document = try await downloadableDocument(uuid, owner: owner)
         return try await FileResponse(document: document, in: library).response(for: request, context: context)
     }
 
     /// The document a download URL names. A succeeded job keeps its download URL after its
     /// document is deleted (the mobile client expects one on every SUCCEEDED job): such a URL
     /// answers 410 saying what happened, not a bare 404.
-    private func downloadableDocument(_ id: UUID, owner: String) throws -> Document {
+    private func downloadableDocument(_ id: UUID, owner: String) async throws -> Document {
         let found = Result { () throws(LibraryError) -> Document in try library.document(id: id, owner: owner) }
         guard case .failure(let error) = found, error.kind == .documentNotFound else { return try found.get() }
-        guard let job = try engine.job(JobEngine.jobID(forDocument: id)), job.owner == owner, job.state.status == .succeeded,
+        guard let job = try await engine.job(JobEngine.jobID(forDocument: id)), job.owner == owner, job.state.status == .succeeded,
             job.state.documentID == id
         else { throw error }
         throw APIError(

@@ -55,9 +55,10 @@ func withEmbeddedEngine<T: Sendable>(
 /// Waits for every job to end, showing their progress.
 func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: JobProgress) async throws -> [(String, Job)] {
     while true {
-        let current = try jobs.map { job in
-            guard let found = try engine.job(job.id) else { throw LibraryError(.storage, "job \(job.id.lowercased) vanished from the job store") }
-            return (job.source, found)
+        var current: [(String, Job)] = []
+        for job in jobs {
+            guard let found = try await engine.job(job.id) else { throw LibraryError(.storage, "job \(job.id.lowercased) vanished from the job store") }
+            current.append((job.source, found))
         }
         progress.show()
         if current.allSatisfy({ $0.1.state.status.isTerminal }) { return current }

@@ -22,7 +22,7 @@ struct AttemptPipeline: Sendable {
         if let failure = outages.failure(for: job.spec.type) {
             metadata["error.code"] = "\(failure.code)"
             logger.notice("jobs.attempt_refused", metadata: metadata)
-            _ = try? record(.failed(failure), of: job)
+            _ = try? await record(.failed(failure), of: job)
             return
         }
         do {
@@ -43,16 +43,16 @@ struct AttemptPipeline: Sendable {
                 outages.mark(job.spec.type, failure)
                 logger.error("jobs.converter_cannot_start", metadata: ["job.type": "\(job.spec.type.rawValue)", "problem": "\(failure.message)"])
             }
-            _ = try? record(.failed(failure), of: job)
+            _ = try? await record(.failed(failure), of: job)
         }
     }
 
     /// Every event an attempt records is fenced by the lease it was claimed with: once another
     /// engine has taken the job over, nothing this attempt reports changes it.
     @discardableResult
-    private func record(_ event: JobStateMachine.Event, of job: Job) throws -> Job {
+    private func record(_ event: JobStateMachine.Event, of job: Job) async throws -> Job {
         let node = job.lease?.node
-        return try recorder.apply(event, to: job.id) { $0.lease?.node == node }
+        return try await recorder.apply(event, to: job.id) { $0.lease?.node == node }
     }
 
     /// The document filed; nil for a result kept beside the job (a screenshot).
@@ -74,10 +74,10 @@ struct AttemptPipeline: Sendable {
             secrets: secrets,
             screenshot: job.spec.type == .screenshot ? job.spec.screenshot ?? ScreenshotOptions() : nil
         )
-        let events: @Sendable (ConversionEvent) -> Void = { event in
+        let events: @Sendable (ConversionEvent) async -> Void = { event in
             switch event {
-            case .entered(let phase): _ = try? record(.entered(phase), of: job)
-            case .remoteJobCreated(let id): _ = try? record(.remoteCreated(id), of: job)
+            case .entered(let phase): _ = try? await record(.entered(phase), of: job)
+            case .remoteJobCreated(let id): _ = try? await record(.remoteCreated(id), of: job)
             }
         }
         // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
@@ -91,7 +91,7 @@ struct AttemptPipeline: Sendable {
         }
         try Task.checkCancellation()
         if let screenshot = request.screenshot {
-            try keep(output, of: job, as: screenshot.format)
+            try await keep(output, of: job, as: screenshot.format)
             return nil
         }
         var outputs = [output]
@@ -101,12 +101,12 @@ struct AttemptPipeline: Sendable {
             guard let tools else {
                 throw JobFailure.converterUnavailable("this gateway runs no PDF operations (qpdf and Ghostscript are not configured)")
             }
-            try advance(.entered(.transforming), job)
+            try await advance(.entered(.transforming), job)
             // The tools stop at the deadline themselves: each run is killed then.
             if !operations.isEmpty { outputs = try await tools.apply(operations, to: output, secrets: secrets, work: work, deadline: deadline) }
             try Task.checkCancellation()
         }
-        try advance(.entered(.inspecting), job)
+        try await advance(.entered(.inspecting), job)
         var inspected: [(path: String, info: PDFInfo)] = []
         for path in outputs { inspected.append((path, try await inspector.inspect(path: path))) }
         if let encrypt, let tools {
@@ -124,7 +124,7 @@ struct AttemptPipeline: Sendable {
                 inspected[index].info.linearized = false
             }
         }
-        try advance(.entered(.filing), job)
+        try await advance(.entered(.filing), job)
         return try await file(inspected, of: job)
     }
 
@@ -150,9 +150,9 @@ struct AttemptPipeline: Sendable {
         return .file(path: staging.inputPath(for: job), originalFilename: job.spec.originalFilename ?? "input")
     }
 
-    /// Files the PDFs and records them. Both run on a blocking thread: they fsync, and a task
-    /// cancelled now (a shutdown's grace running out) must not stop GRDB's writes halfway. A
-    /// client's cancel is still seen: the state machine then refuses `.filed`.
+    /// Files the PDFs and records them. Filing runs on a blocking thread (it fsyncs) and the
+    /// record is shielded: a task cancelled now (a shutdown's grace running out) must not stop
+    /// them halfway. A client's cancel is still seen: the state machine then refuses `.filed`.
     ///
     /// Several PDFs (a split) are filed in order as parts of the job, `Name 01`, `Name 02` …; a
     /// job asked to replace its original puts the one PDF in its place, keeping its id.
@@ -179,8 +179,10 @@ struct AttemptPipeline: Sendable {
                 }
             }
         }.get()
-        let recorded = await runBlocking { Result { try record(.filed(documents[0].id, parts: documents.count), of: job) } }
-        if case .failure(let error) = recorded {
+        let pipeline = self
+        do {
+            try await shielded { try await pipeline.record(.filed(documents[0].id, parts: documents.count), of: job) }
+        } catch {
             // A cancel that landed during filing makes the state machine refuse `.filed`: the
             // documents must not outlive their job. (A retry files them again.) A job another
             // engine took over is left alone: the documents have the job's ids, and they are
@@ -197,15 +199,16 @@ struct AttemptPipeline: Sendable {
 
     /// Keeps a screenshot for its requester once it is checked to be the image it should be
     /// (whichever converter the type is routed to).
-    private func keep(_ output: String, of job: Job, as format: ScreenshotOptions.Format) throws {
+    private func keep(_ output: String, of job: Job, as format: ScreenshotOptions.Format) async throws {
         let head = (FileHandle(forReadingAtPath: output).flatMap { try? $0.read(upToCount: 12) }) ?? Data()
         guard format.matches(head) else {
             throw JobFailure(.transient, code: "no_output", "the converter wrote no \(format.rawValue.uppercased()) image")
         }
-        try advance(.entered(.filing), job)
+        try await advance(.entered(.filing), job)
         try filer.keepResult(output, jobID: job.id)
+        let pipeline = self
         do {
-            try record(.produced, of: job)
+            try await shielded { try await pipeline.record(.produced, of: job) }
         } catch {
             if !(error is LeaseMismatch) { filer.discardResult(jobID: job.id) }
             throw error
@@ -214,8 +217,8 @@ struct AttemptPipeline: Sendable {
 
     /// Records a step of the attempt; stops the attempt when the job is no longer processing
     /// (cancelled meanwhile, or its deadline passed).
-    private func advance(_ event: JobStateMachine.Event, _ job: Job) throws {
-        if try record(event, of: job).state.status != .processing { throw CancellationError() }
+    private func advance(_ event: JobStateMachine.Event, _ job: Job) async throws {
+        if try await record(event, of: job).state.status != .processing { throw CancellationError() }
     }
 
     /// Runs `body`, cancelling it and throwing a timed-out failure at `deadline`.

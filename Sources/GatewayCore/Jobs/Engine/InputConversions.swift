@@ -17,7 +17,7 @@ struct InputConversions: Sendable {
         _ job: Job,
         inputs: [JobInput],
         like request: ConversionRequest,
-        events: @escaping @Sendable (ConversionEvent) -> Void
+        events: @escaping @Sendable (ConversionEvent) async -> Void
     ) async throws -> [PDFInput] {
         var converted: [PDFInput] = []
         for (index, input) in inputs.enumerated() {
@@ -38,7 +38,7 @@ struct InputConversions: Sendable {
         part: Int,
         of job: Job,
         like request: ConversionRequest,
-        events: @escaping @Sendable (ConversionEvent) -> Void
+        events: @escaping @Sendable (ConversionEvent) async -> Void
     ) async throws -> PDFInput {
         let source: ConversionSource
         switch input {
@@ -63,7 +63,7 @@ struct InputConversions: Sendable {
         single.outputPath = output
         single.remoteID = nil
         try await route.converter.convert(single) { event in
-            if case .entered(let phase) = event { events(.entered(phase)) }
+            if case .entered(let phase) = event { await events(.entered(phase)) }
         }
         // Made here and now, unencrypted: the merge takes it as it is.
         return PDFInput(path: output, password: nil, label: input.label, isReadable: true)

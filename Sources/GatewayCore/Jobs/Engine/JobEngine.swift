@@ -133,7 +133,7 @@ public final class JobEngine: Sendable {
     /// refuses the insert, in the same transaction, when the owner already has that many
     /// unfinished jobs.
     /// `secrets` wait beside the job's input until it ends (see `JobSecrets`).
-    public func create(owner: String, spec: JobSpec, activeLimit: Int? = nil, secrets: JobSecrets = JobSecrets()) throws -> Job {
+    public func create(owner: String, spec: JobSpec, activeLimit: Int? = nil, secrets: JobSecrets = JobSecrets()) async throws -> Job {
         let now = configuration.clock.now()
         let timeout = configuration.timeout(for: spec).inSeconds
         let maxAttempts = configuration.maxAttempts
@@ -152,7 +152,7 @@ public final class JobEngine: Sendable {
         if needsInput { try staging.prepare(jobID: job.id) }
         do {
             if !secrets.isEmpty { try staging.publishSecrets(secrets, jobID: job.id) }
-            try store.insert(job, activeLimit: activeLimit)
+            try await store.insert(job, activeLimit: activeLimit)
         } catch {
             if needsInput { staging.remove(jobID: job.id) }
             throw error
@@ -165,63 +165,68 @@ public final class JobEngine: Sendable {
     /// Makes `file` the job's input (moved, or copied when `copying`) and records it: once per
     /// job, whichever process and request tries.
     @discardableResult
-    public func receiveInput(_ file: String, for job: Job, copying: Bool = false) throws -> Job {
+    public func receiveInput(_ file: String, for job: Job, copying: Bool = false) async throws -> Job {
         try staging.publishInput(file, for: job, part: nil, copying: copying)
-        return try recorder.apply(.uploaded, to: job.id)
+        return try await recorder.apply(.uploaded, to: job.id)
     }
 
     /// Makes `files` the inputs of a job with several (`JobSpec.inputs`): the n-th file is its
     /// n-th file input. All came with the create, so they are recorded as one upload.
     @discardableResult
-    public func receiveInputs(_ files: [(path: String, copying: Bool)], for job: Job) throws -> Job {
+    public func receiveInputs(_ files: [(path: String, copying: Bool)], for job: Job) async throws -> Job {
         let parts = (job.spec.inputs ?? []).enumerated().compactMap { $0.element.filename == nil ? nil : $0.offset }
         guard parts.count == files.count else {
             throw StagingError(.storage, "the job has \(parts.count) file inputs but \(files.count) files came")
         }
         for (part, file) in zip(parts, files) { try staging.publishInput(file.path, for: job, part: part, copying: file.copying) }
-        return try recorder.apply(.uploaded, to: job.id)
+        return try await recorder.apply(.uploaded, to: job.id)
     }
 
     /// The client asks to start (after the upload).
     @discardableResult
-    public func submit(_ id: UUID) throws -> Job { try recorder.apply(.submitted, to: id) }
+    public func submit(_ id: UUID) async throws -> Job { try await recorder.apply(.submitted, to: id) }
 
+    /// Recorded even when the asking task is cancelled meanwhile (a client that hangs up right
+    /// after asking): a cancel, once asked, is not lost halfway.
     @discardableResult
-    public func cancel(_ id: UUID) throws -> Job { try recorder.apply(.cancelRequested, to: id) }
+    public func cancel(_ id: UUID) async throws -> Job {
+        let recorder = recorder
+        return try await shielded { try await recorder.apply(.cancelRequested, to: id) }
+    }
 
     // MARK: - Queries
 
-    public func job(_ id: UUID) throws -> Job? {
+    public func job(_ id: UUID) async throws -> Job? {
         if let cached = cache[id] { return cached }
-        guard let job = try store.job(id: id) else { return nil }
+        guard let job = try await store.job(id: id) else { return nil }
         cache.rememberIfAbsent(job)
         return job
     }
 
-    /// The same, awaiting the store rather than blocking on it: what a poll calls.
-    public func polledJob(_ id: UUID) async throws -> Job? {
-        if let cached = cache[id] { return cached }
-        guard let job = try await store.polledJob(id: id) else { return nil }
-        cache.rememberIfAbsent(job)
-        return job
+    /// Those of `ids` that can be read now, as they are, in order: what a caller cleaning up
+    /// after several jobs looks at (one that cannot be read is left out).
+    public func current(_ ids: [UUID]) async -> [Job] {
+        var jobs: [Job] = []
+        for id in ids { if let job = try? await job(id) { jobs.append(job) } }
+        return jobs
     }
 
     /// The owner's jobs, newest first.
-    public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) throws -> (jobs: [Job], nextCursor: String?) {
-        try store.list(owner: owner, status: status, type: type, limit: limit, cursor: cursor)
+    public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?) {
+        try await store.list(owner: owner, status: status, type: type, limit: limit, cursor: cursor)
     }
 
     /// Jobs per status across owners.
-    public func jobCounts() throws -> [JobStatus: Int] { try store.statusCounts() }
+    public func jobCounts() async throws -> [JobStatus: Int] { try await store.statusCounts() }
 
     /// Queued jobs per type, all owners.
-    public func queuedCounts() throws -> [JobType: Int] { try store.queuedCounts() }
+    public func queuedCounts() async throws -> [JobType: Int] { try await store.queuedCounts() }
 
     /// Jobs this engine resumed for engines that died (their leases lapsed), since it started.
     public var leaseTakeovers: Int { scheduler.takeovers.load(ordering: .relaxed) }
 
     /// How many of the owner's jobs are not finished.
-    public func activeJobCount(owner: String) throws -> Int { try store.activeCount(owner: owner) }
+    public func activeJobCount(owner: String) async throws -> Int { try await store.activeCount(owner: owner) }
 
     // MARK: - Observing
 
@@ -257,10 +262,9 @@ public final class JobEngine: Sendable {
             let watched = Set(ids)
             published = published.filter { watched.contains($0.key) }
             guard !ids.isEmpty else { continue }
-            let store = store
             // One read for every watched job; a failed read (the database restarting) is
             // simply tried again at the next poll.
-            let jobs = await runBlocking { (try? store.jobs(ids: ids)) ?? [] }
+            let jobs = (try? await store.jobs(ids: ids)) ?? []
             for job in jobs where job.revision > published[job.id, default: 0] {
                 published[job.id] = job.revision
                 observers.publishToWatchers(job)

@@ -19,11 +19,11 @@ struct JobRecorder: Sendable {
     /// Applies `event` to job `id`; throws `JobTransitionError` when it does not fit, and
     /// `LeaseMismatch` when `onlyIf` refuses the job's lease as stored.
     @discardableResult
-    func apply(_ event: JobStateMachine.Event, to id: UUID, onlyIf condition: (@Sendable (Job) -> Bool)? = nil) throws -> Job {
+    func apply(_ event: JobStateMachine.Event, to id: UUID, onlyIf condition: (@Sendable (Job) -> Bool)? = nil) async throws -> Job {
         let result = Mutex<[JobStateMachine.Action]>([])
         let job: Job
         do {
-            job = try store.update(id: id) { job in
+            job = try await store.update(id: id) { job in
                 if let condition, !condition(job) { throw LeaseMismatch(id: id) }
                 let done = try transition(&job, event, lease: nil)
                 result.withLock { $0 = done }
@@ -39,11 +39,11 @@ struct JobRecorder: Sendable {
 
     /// Claims up to `limit` due jobs of `types` for this engine: each is started (`.started`)
     /// and leased with `lease` in the store's transaction. Answers the jobs claimed.
-    func claim(types: Set<JobType>, limit: Int, lease: JobLease) throws -> [Job] {
+    func claim(types: Set<JobType>, limit: Int, lease: JobLease) async throws -> [Job] {
         let actions = Mutex<[UUID: [JobStateMachine.Action]]>([:])
         let claimed: [Job]
         do {
-            claimed = try store.claimDue(now: clock.now(), types: types, limit: limit, lease: lease) { job in
+            claimed = try await store.claimDue(now: clock.now(), types: types, limit: limit, lease: lease) { job in
                 let done = try transition(&job, .started, lease: lease)
                 actions.withLock { $0[job.id] = done }
             }

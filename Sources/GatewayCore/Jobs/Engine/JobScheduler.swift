@@ -52,7 +52,7 @@ final class JobScheduler: Sendable {
             return !running
         }
         guard first else { return }
-        resumeAfterRestart()
+        await resumeAfterRestart()
         var iterator = wakeUp.stream.makeAsyncIterator()
         await withTaskGroup(of: Void.self) { group in
             // One timer keeps retries with a `not_before` moving even when nothing wakes us. It
@@ -64,7 +64,7 @@ final class JobScheduler: Sendable {
                 }
             }
             while !Task.isCancelled {
-                startDueJobs()
+                await startDueJobs()
                 _ = await iterator.next()
             }
             group.cancelAll()
@@ -85,21 +85,21 @@ final class JobScheduler: Sendable {
         timer.cancel()
     }
 
-    private func resumeAfterRestart() {
+    private func resumeAfterRestart() async {
         // Alone on its store, the engine knows every PROCESSING job was its own before the
         // restart. Sharing it, it leaves them to their leases: `takeOverLapsedLeases`.
         do {
-            for job in try store.unfinished() where job.state.status == .queued || (job.state.status == .processing && !sharesStore) {
-                _ = try? recorder.apply(.resumedAfterRestart, to: job.id)
+            for job in try await store.unfinished() where job.state.status == .queued || (job.state.status == .processing && !sharesStore) {
+                _ = try? await recorder.apply(.resumedAfterRestart, to: job.id)
             }
         } catch {
-            logger.error("jobs.resume_failed", metadata: ["error": "\(error)"])
+            logFailure("jobs.resume_failed", error)
         }
         // What this process creates meanwhile (a job's directory exists a moment before its row)
         // must stay, and the kernel stamps files from a coarse clock that can read a little
         // behind `Date()`: only entries changed well before this engine was made go.
-        let removed = staging.sweep(changedBefore: startedAt.addingTimeInterval(-2)) { id in
-            guard let job = try store.job(id: id) else { return false }
+        let removed = await staging.sweep(changedBefore: startedAt.addingTimeInterval(-2)) { id in
+            guard let job = try await store.job(id: id) else { return false }
             return !job.state.status.isTerminal
         }
         if removed > 0 { logger.notice("jobs.staging_swept", metadata: ["removed": "\(removed)"]) }
@@ -108,7 +108,7 @@ final class JobScheduler: Sendable {
     /// Fails jobs whose deadline passed while nothing ran for them: a file job never uploaded, a
     /// job still waiting for a slot behind slower ones. Once a second (an indexed read), so such
     /// a job ends within about a second of its deadline.
-    private func expireIdleJobs() {
+    private func expireIdleJobs() async {
         let now = clock.now()
         let due = lastExpirySweep.withLock { last in
             guard last.map({ now.timeIntervalSince($0) >= 1 || now < $0 }) ?? true else { return false }
@@ -117,20 +117,20 @@ final class JobScheduler: Sendable {
         }
         guard due else { return }
         do {
-            for job in try store.expired(now: now, limit: 256) { _ = try? recorder.apply(.deadlinePassed, to: job.id) }
+            for job in try await store.expired(now: now, limit: 256) { _ = try? await recorder.apply(.deadlinePassed, to: job.id) }
         } catch {
-            logger.error("jobs.expiry_failed", metadata: ["error": "\(error)"])
+            logFailure("jobs.expiry_failed", error)
         }
-        takeOverLapsedLeases(now: now)
+        await takeOverLapsedLeases(now: now)
     }
 
     /// Resumes the jobs of engines that died: PROCESSING, their lease lapsed. The lease is
     /// checked again inside the write, so a lease renewed meanwhile keeps its job; a remote job
     /// resumes polling its remote id, a local one starts again from its staged input.
-    private func takeOverLapsedLeases(now: Date) {
+    private func takeOverLapsedLeases(now: Date) async {
         do {
-            for job in try store.lapsedLeases(now: now, limit: 64) {
-                let lapsed = try? recorder.apply(.resumedAfterRestart, to: job.id) { stored in
+            for job in try await store.lapsedLeases(now: now, limit: 64) {
+                let lapsed = try? await recorder.apply(.resumedAfterRestart, to: job.id) { stored in
                     stored.state.status == .processing && (stored.lease.map { $0.expires < now } ?? true)
                 }
                 if lapsed != nil {
@@ -139,13 +139,13 @@ final class JobScheduler: Sendable {
                 }
             }
         } catch {
-            logger.error("jobs.takeover_failed", metadata: ["error": "\(error)"])
+            logFailure("jobs.takeover_failed", error)
         }
     }
 
     /// Renews this engine's leases every third of their length. A job whose lease another
     /// engine took over (this one stalled past it) stops here: it runs there now.
-    private func renewLeases() {
+    private func renewLeases() async {
         let now = clock.now()
         let due = lastRenewal.withLock { last in
             guard last.map({ now.timeIntervalSince($0) >= leaseDuration.inSeconds / 3 || now < $0 }) ?? true else { return false }
@@ -155,14 +155,21 @@ final class JobScheduler: Sendable {
         let running = slots.runningIDs
         guard due, !running.isEmpty else { return }
         do {
-            let held = try store.renewLeases(running, lease: lease(from: now))
+            let held = try await store.renewLeases(running, lease: lease(from: now))
             for id in running where !held.contains(id) && slots.isRunning(id) {
                 logger.warning("jobs.lease_lost", metadata: ["job": "\(id.lowercased)"])
                 slots.cancel(id)
             }
         } catch {
-            logger.error("jobs.lease_renewal_failed", metadata: ["error": "\(error)"])
+            logFailure("jobs.lease_renewal_failed", error)
         }
+    }
+
+    /// Logs a store step that failed; not the cancellation a shutdown brings, which stops the
+    /// step where it was (the store rolls back what it had not committed).
+    private func logFailure(_ event: Logger.Message, _ error: any Error) {
+        guard !(error is CancellationError) else { return }
+        logger.error(event, metadata: ["error": "\(error)"])
     }
 
     private func lease(from now: Date) -> JobLease {
@@ -186,9 +193,9 @@ final class JobScheduler: Sendable {
         }
     }
 
-    private func startDueJobs() {
-        expireIdleJobs()
-        renewLeases()
+    private func startDueJobs() async {
+        await expireIdleJobs()
+        await renewLeases()
         recheckOutages()
         // Sharing the store, a type whose converter cannot start here is left to other nodes;
         // alone, its jobs are still claimed, and fail at once with the reason (`AttemptPipeline`).
@@ -200,9 +207,9 @@ final class JobScheduler: Sendable {
         // transaction, which it takes only for the types that have a job due.
         let dueTypes: Set<JobType>
         do {
-            dueTypes = Set(try store.due(now: clock.now(), types: startable, limit: 64).map(\.spec.type))
+            dueTypes = Set(try await store.due(now: clock.now(), types: startable, limit: 64).map(\.spec.type))
         } catch {
-            logger.error("jobs.due_failed", metadata: ["error": "\(error)"])
+            logFailure("jobs.due_failed", error)
             return
         }
         // Type by type, as many as the type's backend has free slots: a backlog on one backend
@@ -213,9 +220,9 @@ final class JobScheduler: Sendable {
             guard free > 0 else { continue }
             let claimed: [Job]
             do {
-                claimed = try recorder.claim(types: [type], limit: free, lease: lease(from: clock.now()))
+                claimed = try await recorder.claim(types: [type], limit: free, lease: lease(from: clock.now()))
             } catch {
-                logger.error("jobs.claim_failed", metadata: ["error": "\(error)"])
+                logFailure("jobs.claim_failed", error)
                 continue
             }
             for job in claimed {

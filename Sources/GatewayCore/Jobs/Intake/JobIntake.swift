@@ -246,11 +246,11 @@ public final class JobIntake: Sendable {
     /// The owner's limits, for a request about to send a body: an owner over them hears 429
     /// before uploading a file. A key that already created its job is a replay, answered with
     /// that job wherever the owner's limits stand. Takes a creation from the rate.
-    public func admitBeforeBody(owner: String, key: HeldKey?) throws {
+    public func admitBeforeBody(owner: String, key: HeldKey?) async throws {
         if key?.isReplay == true { return }
         try takeCreation(owner: owner)
         if let limit = limits.activeJobsPerOwner {
-            let active = try engine.activeJobCount(owner: owner)
+            let active = try await engine.activeJobCount(owner: owner)
             if active >= limit { throw Self.tooMany(ActiveJobLimitReached(active: active, limit: limit)) }
         }
     }
@@ -319,7 +319,7 @@ public final class JobIntake: Sendable {
             tools: engine.tools
         )
         guard let key, let idempotency else {
-            return (try insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets), false)
+            return (try await insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets), false)
         }
         if let used = key.held.used {
             guard used.requestHash == key.requestHash else {
@@ -329,21 +329,21 @@ public final class JobIntake: Sendable {
                     "this Idempotency-Key was used with a different request; use a new key for a new job"
                 )
             }
-            guard let job = try engine.job(used.jobID) else {
+            guard let job = try await engine.job(used.jobID) else {
                 throw IntakeError(.idempotencyJobGone, code: "job_not_found", "the job this key created is gone")
             }
             return (job, true)
         }
-        let job = try insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets)
+        let job = try await insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets)
         try idempotency.complete(owner: owner, key: key.held.key, requestHash: key.requestHash, jobID: job.id)
         return (job, false)
     }
 
-    private func insert(_ spec: JobSpec, owner: String, inputs: [Input], rateTaken: Bool, secrets: JobSecrets) throws -> Job {
+    private func insert(_ spec: JobSpec, owner: String, inputs: [Input], rateTaken: Bool, secrets: JobSecrets) async throws -> Job {
         if !rateTaken { try takeCreation(owner: owner) }
         let job: Job
         do {
-            job = try engine.create(owner: owner, spec: spec, activeLimit: limits.activeJobsPerOwner, secrets: secrets)
+            job = try await engine.create(owner: owner, spec: spec, activeLimit: limits.activeJobsPerOwner, secrets: secrets)
         } catch let reached as ActiveJobLimitReached {
             throw Self.tooMany(reached)
         }
@@ -356,13 +356,13 @@ public final class JobIntake: Sendable {
                 }
             }
             if spec.inputs != nil {
-                try engine.receiveInputs(files, for: job)
+                try await engine.receiveInputs(files, for: job)
             } else {
-                try engine.receiveInput(files[0].path, for: job, copying: files[0].copying)
+                try await engine.receiveInput(files[0].path, for: job, copying: files[0].copying)
             }
-            return try engine.submit(job.id)
+            return try await engine.submit(job.id)
         } catch {
-            _ = try? engine.cancel(job.id)
+            _ = try? await engine.cancel(job.id)
             throw error
         }
     }
@@ -376,7 +376,7 @@ public final class JobIntake: Sendable {
         let partial = staging.partialInputPath(for: job)
         do {
             let bytes = try await write(partial)
-            return (try engine.receiveInput(partial, for: job), bytes)
+            return (try await engine.receiveInput(partial, for: job), bytes)
         } catch {
             unlink(partial)
             throw error

@@ -11,7 +11,7 @@ public struct PDFCombiner: Converter {
         self.tools = tools
     }
 
-    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) -> Void) async throws {
+    public func convert(_ request: ConversionRequest, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws {
         let inputs: [PDFInput]
         switch request.source {
         case .pdfs(let documents):
@@ -21,7 +21,7 @@ public struct PDFCombiner: Converter {
         case .url:
             throw JobFailure(.rejected, code: "unsupported_source", "a PDF_TO_PDF job takes library documents or an uploaded PDF, not a URL")
         }
-        events(.entered(.converting))
+        await events(.entered(.converting))
         try await tools.combine(inputs, into: request.outputPath, work: request.workDirectory + "/combine", deadline: request.deadline)
     }
 

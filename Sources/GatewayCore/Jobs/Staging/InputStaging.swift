@@ -41,7 +41,7 @@ public protocol InputStaging: Sendable {
     /// Removes what a killed process left: entries last changed before `before` that are not an
     /// unfinished job's (`isUnfinished` answers for a job id; when it throws, the entry stays).
     /// Returns how many went.
-    func sweep(changedBefore before: Date, isUnfinished: (UUID) throws -> Bool) -> Int
+    func sweep(changedBefore before: Date, isUnfinished: (UUID) async throws -> Bool) async -> Int
 }
 
 extension InputStaging {
