@@ -13,7 +13,7 @@ public struct PostgresCreationRate: CreationPacing {
         self.database = database
     }
 
-    public func take(owner: String, perMinute: Int) throws -> Int? {
+    public func take(owner: String, perMinute: Int) async throws -> Int? {
         let capacity = Double(max(perMinute, 1))
         let perSecond = capacity / 60
         // The bucket as it stands now: refilled since its last take, capped at capacity.

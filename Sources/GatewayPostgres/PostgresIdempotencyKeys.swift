@@ -16,8 +16,8 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
         self.expiry = expiry
     }
 
-    public func hold(owner: String, key: String, now: Date) throws -> KeyHold {
-        try expiry.sweepIfDue(now: now, purge)
+    public func hold(owner: String, key: String, now: Date) async throws -> KeyHold {
+        try await expiry.sweepIfDue(now: now, purge)
         return try database.transaction { session in
             let existing = try session.query(
                 "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) FOR UPDATE"
@@ -40,24 +40,24 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
         }
     }
 
-    public func refresh(owner: String, key: String, now: Date) throws {
+    public func refresh(owner: String, key: String, now: Date) async throws {
         try database.query("UPDATE idempotency_keys SET created_at = \(now) WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
     }
 
-    public func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws {
+    public func complete(owner: String, key: String, requestHash: String, jobID: UUID) async throws {
         try database.query("UPDATE idempotency_keys SET request_sha256 = \(requestHash), job_id = \(jobID) WHERE owner = \(owner) AND key = \(key)")
     }
 
-    public func release(owner: String, key: String) throws {
+    public func release(owner: String, key: String) async throws {
         try database.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
     }
 
     /// Releases nothing: the holds may be other nodes' requests in progress. An abandoned one is
     /// taken over once `abandonedAfter` has passed (see `hold`).
-    public func recoverAfterRestart(now: Date) throws {}
+    public func recoverAfterRestart(now: Date) async throws {}
 
     /// Keys created before `date` are forgotten.
-    public func purge(olderThan date: Date) throws {
+    public func purge(olderThan date: Date) async throws {
         try database.query("DELETE FROM idempotency_keys WHERE created_at < \(date)")
     }
 }

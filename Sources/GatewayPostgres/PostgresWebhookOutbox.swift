@@ -11,7 +11,7 @@ public struct PostgresWebhookOutbox: WebhookDeliveries {
         self.database = database
     }
 
-    public func add(_ d: PendingWebhook, claim: JobLease) throws {
+    public func add(_ d: PendingWebhook, claim: JobLease) async throws {
         try database.query(
             """
             INSERT INTO webhook_outbox (message_id, job_id, url, body, attempts, not_before, expires_at, claim_node, claim_expires)
@@ -22,7 +22,7 @@ public struct PostgresWebhookOutbox: WebhookDeliveries {
         )
     }
 
-    public func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) throws {
+    public func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) async throws {
         try database.query(
             """
             UPDATE webhook_outbox SET attempts = \(attempts), not_before = \(notBefore), claim_node = \(claim.node),
@@ -32,11 +32,11 @@ public struct PostgresWebhookOutbox: WebhookDeliveries {
         )
     }
 
-    public func remove(_ messageID: String) throws {
+    public func remove(_ messageID: String) async throws {
         try database.query("DELETE FROM webhook_outbox WHERE message_id = \(messageID)")
     }
 
-    public func claimLapsed(now: Date, claim: JobLease, limit: Int) throws -> [PendingWebhook] {
+    public func claimLapsed(now: Date, claim: JobLease, limit: Int) async throws -> [PendingWebhook] {
         try database.query(
             """
             UPDATE webhook_outbox SET claim_node = \(claim.node), claim_expires = \(claim.expires)

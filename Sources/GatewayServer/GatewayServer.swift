@@ -172,11 +172,11 @@ public struct GatewayServer {
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         // Real connections from here on: a Gotenberg request's job ends with its client's.
         hangUps.watch()
-        if configuration.effectiveAuth == .tokens, try !tokens.hasLiveTokens() {
+        if configuration.effectiveAuth == .tokens, try await !tokens.hasLiveTokens() {
             logger.warning("serve.no_tokens", metadata: ["hint": "every /v1 request will be refused until `pdfgate token create --owner NAME`"])
         }
-        try assembly.idempotency.recoverAfterRestart(now: Date())
-        webhooks.resumePending(atStart: !assembly.stores.shared)
+        try await assembly.idempotency.recoverAfterRestart(now: Date())
+        await webhooks.resumePending(atStart: !assembly.stores.shared)
         // Another gateway's deliveries, once its claims lapse (on one machine: a delivery whose
         // task ended without clearing it).
         let sweeping = Task { [webhooks] in await webhooks.sweep(every: .seconds(15)) }

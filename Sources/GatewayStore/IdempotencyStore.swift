@@ -18,16 +18,16 @@ public final class IdempotencyStore: IdempotencyKeys {
     /// At start: claims left by a process that died mid-create can never complete, so they are
     /// released (the client's retry then creates the job instead of hearing 409 forever), and
     /// expired keys go.
-    public func recoverAfterRestart(now: Date = Date()) throws {
-        try database.pool.write { db in
+    public func recoverAfterRestart(now: Date = Date()) async throws {
+        try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency_keys WHERE job_id IS NULL")
         }
-        try expiry.sweep(now: now, purge)
+        try await expiry.sweep(now: now, purge)
     }
 
-    public func hold(owner: String, key: String, now: Date = Date()) throws -> KeyHold {
-        try expiry.sweepIfDue(now: now, purge)
-        return try database.pool.write { db in
+    public func hold(owner: String, key: String, now: Date = Date()) async throws -> KeyHold {
+        try await expiry.sweepIfDue(now: now, purge)
+        return try await database.pool.write { db in
             if let row = try Row.fetchOne(
                 db,
                 sql: "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = ? AND key = ?",
@@ -49,8 +49,8 @@ public final class IdempotencyStore: IdempotencyKeys {
         }
     }
 
-    public func refresh(owner: String, key: String, now: Date = Date()) throws {
-        try database.pool.write { db in
+    public func refresh(owner: String, key: String, now: Date = Date()) async throws {
+        try await database.pool.write { db in
             try db.execute(
                 sql: "UPDATE idempotency_keys SET created_at = ? WHERE owner = ? AND key = ? AND job_id IS NULL",
                 arguments: [now, owner, key]
@@ -58,8 +58,8 @@ public final class IdempotencyStore: IdempotencyKeys {
         }
     }
 
-    public func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws {
-        try database.pool.write { db in
+    public func complete(owner: String, key: String, requestHash: String, jobID: UUID) async throws {
+        try await database.pool.write { db in
             try db.execute(
                 sql: "UPDATE idempotency_keys SET request_sha256 = ?, job_id = ? WHERE owner = ? AND key = ?",
                 arguments: [requestHash, jobID.uuidString.lowercased(), owner, key]
@@ -68,15 +68,15 @@ public final class IdempotencyStore: IdempotencyKeys {
     }
 
     /// The creation failed: the key may be used again.
-    public func release(owner: String, key: String) throws {
-        try database.pool.write { db in
+    public func release(owner: String, key: String) async throws {
+        try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency_keys WHERE owner = ? AND key = ? AND job_id IS NULL", arguments: [owner, key])
         }
     }
 
     /// Keys created before `date` are forgotten.
-    public func purge(olderThan date: Date) throws {
-        _ = try database.pool.write { db in
+    public func purge(olderThan date: Date) async throws {
+        _ = try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency_keys WHERE created_at < ?", arguments: [date])
         }
     }

@@ -12,8 +12,8 @@ public final class TokenStore: APITokens {
         self.database = database
     }
 
-    public func insert(_ token: APIToken, secretSHA256: String) throws {
-        try database.pool.write { db in
+    public func insert(_ token: APIToken, secretSHA256: String) async throws {
+        try await database.pool.write { db in
             try db.execute(
                 sql: "INSERT INTO tokens (id, owner, name, secret_sha256, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [token.id, token.owner, token.name, secretSHA256, token.createdAt]
@@ -21,14 +21,14 @@ public final class TokenStore: APITokens {
         }
     }
 
-    public func owner(forSecretSHA256 hash: String) throws -> String? {
-        try database.pool.read { db in
+    public func owner(forSecretSHA256 hash: String) async throws -> String? {
+        try await database.pool.read { db in
             try String.fetchOne(db, sql: "SELECT owner FROM tokens WHERE secret_sha256 = ? AND revoked_at IS NULL", arguments: [hash])
         }
     }
 
-    public func list(owner: String?) throws -> [Token] {
-        try database.pool.read { db in
+    public func list(owner: String?) async throws -> [Token] {
+        try await database.pool.read { db in
             let rows =
                 if let owner {
                     try Row.fetchAll(db, sql: "SELECT * FROM tokens WHERE owner = ? ORDER BY created_at", arguments: [owner])
@@ -41,12 +41,12 @@ public final class TokenStore: APITokens {
         }
     }
 
-    public func hasLiveTokens() throws -> Bool {
-        try database.pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tokens WHERE revoked_at IS NULL)") ?? false }
+    public func hasLiveTokens() async throws -> Bool {
+        try await database.pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tokens WHERE revoked_at IS NULL)") ?? false }
     }
 
-    public func revoke(id: String, now: Date) throws {
-        try database.pool.write { db in
+    public func revoke(id: String, now: Date) async throws {
+        try await database.pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tokens WHERE id = ?)", arguments: [id]) == true else {
                 throw unknownToken(id)
             }

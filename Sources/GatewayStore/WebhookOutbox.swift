@@ -10,8 +10,8 @@ public struct WebhookOutbox: WebhookDeliveries {
         self.database = database
     }
 
-    public func add(_ delivery: PendingWebhook, claim: JobLease) throws {
-        try database.pool.write { db in
+    public func add(_ delivery: PendingWebhook, claim: JobLease) async throws {
+        try await database.pool.write { db in
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO webhook_outbox (message_id, job_id, url, body, attempts, not_before, expires_at, claim_node, claim_expires)
@@ -25,8 +25,8 @@ public struct WebhookOutbox: WebhookDeliveries {
         }
     }
 
-    public func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) throws {
-        try database.pool.write { db in
+    public func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) async throws {
+        try await database.pool.write { db in
             try db.execute(
                 sql: "UPDATE webhook_outbox SET attempts = ?, not_before = ?, claim_node = ?, claim_expires = ? WHERE message_id = ?",
                 arguments: [attempts, notBefore, claim.node, claim.expires, messageID]
@@ -34,14 +34,14 @@ public struct WebhookOutbox: WebhookDeliveries {
         }
     }
 
-    public func remove(_ messageID: String) throws {
-        try database.pool.write { db in
+    public func remove(_ messageID: String) async throws {
+        try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM webhook_outbox WHERE message_id = ?", arguments: [messageID])
         }
     }
 
-    public func claimLapsed(now: Date, claim: JobLease, limit: Int) throws -> [PendingWebhook] {
-        try database.pool.write { db in
+    public func claimLapsed(now: Date, claim: JobLease, limit: Int) async throws -> [PendingWebhook] {
+        try await database.pool.write { db in
             try Row.fetchAll(
                 db,
                 sql: """

@@ -21,8 +21,8 @@ struct OwnerIsolationTests {
     @Test("another owner's job, document and folder answer 404 on every route, in paths, bodies and queries; no token answers 401")
     func isolationTable() async throws {
         let gateway = try InProcessGateway { $0.auth = .tokens }
-        let aliceToken = try gateway.server.tokens.create(owner: "alice").secret
-        let bobToken = try gateway.server.tokens.create(owner: "bob").secret
+        let aliceToken = try await gateway.server.tokens.create(owner: "alice").secret
+        let bobToken = try await gateway.server.tokens.create(owner: "bob").secret
         let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
         try await gateway.run { client in
             func alice(_ method: HTTPRequest.Method, _ uri: String, json: Any? = nil) async throws -> TestResponse {
@@ -125,7 +125,7 @@ struct OwnerIsolationTests {
     @Test("a token is also a Basic-auth password (Gotenberg's clients know only basic auth), for the same owner")
     func tokenAsBasicPassword() async throws {
         let gateway = try InProcessGateway { $0.auth = .tokens }
-        let token = try gateway.server.tokens.create(owner: "alice").secret
+        let token = try await gateway.server.tokens.create(owner: "alice").secret
         try await gateway.run { client in
             func basic(_ user: String, _ password: String) async throws -> TestResponse {
                 let credentials = Data("\(user):\(password)".utf8).base64EncodedString()

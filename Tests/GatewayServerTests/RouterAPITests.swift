@@ -95,13 +95,13 @@ struct RouterAPITests {
         let gateway = try InProcessGateway()
         // Another process on the same store, in the middle of a create with this key.
         let elsewhere = IdempotencyStore(database: try Library(root: gateway.server.assembly.library.paths.root).embeddedDatabase())
-        #expect(try elsewhere.hold(owner: "default", key: "shared", now: Date()) == .held)
+        #expect(try await elsewhere.hold(owner: "default", key: "shared", now: Date()) == .held)
         try await gateway.run { client in
             let page = ["type": "URL_TO_PDF", "url": "https://example.com/"]
             let meanwhile = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "shared"])
             #expect(meanwhile.status == .conflict && meanwhile.error.code == "idempotency_key_in_progress", "\(meanwhile.json)")
             // The other process gives up: the key is free again, and this request creates the job.
-            try elsewhere.release(owner: "default", key: "shared")
+            try await elsewhere.release(owner: "default", key: "shared")
             let created = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "shared"])
             #expect(created.status == .created, "\(created.json)")
             let replay = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "shared"])

@@ -10,35 +10,35 @@ import Testing
 @Suite("Idempotency keys")
 struct IdempotencyTests {
     @Test(arguments: StoreBackend.allCases)
-    func aHeldKeyIsInProgressThenUsedAndOwnersDoNotShare(_ backend: StoreBackend) throws {
+    func aHeldKeyIsInProgressThenUsedAndOwnersDoNotShare(_ backend: StoreBackend) async throws {
         let store = try backend.make()
         let keys = try store.node().keys
         let now = Date()
-        #expect(try keys.hold(owner: "alice", key: "k", now: now) == .held)
-        #expect(try keys.hold(owner: "alice", key: "k", now: now) == .inProgress, "a second request while the first runs")
+        #expect(try await keys.hold(owner: "alice", key: "k", now: now) == .held)
+        #expect(try await keys.hold(owner: "alice", key: "k", now: now) == .inProgress, "a second request while the first runs")
         // Another process or node on the same store sees the hold.
         let other = try store.node().keys
-        #expect(try other.hold(owner: "alice", key: "k", now: now) == .inProgress)
+        #expect(try await other.hold(owner: "alice", key: "k", now: now) == .inProgress)
         let job = UUID()
-        try keys.complete(owner: "alice", key: "k", requestHash: "h1", jobID: job)
-        #expect(try other.hold(owner: "alice", key: "k", now: now) == .used(requestHash: "h1", jobID: job))
-        #expect(try keys.hold(owner: "bob", key: "k", now: now) == .held, "keys are per owner")
-        try keys.release(owner: "alice", key: "k")
-        #expect(try keys.hold(owner: "alice", key: "k", now: now) == .used(requestHash: "h1", jobID: job), "a used key is never released")
+        try await keys.complete(owner: "alice", key: "k", requestHash: "h1", jobID: job)
+        #expect(try await other.hold(owner: "alice", key: "k", now: now) == .used(requestHash: "h1", jobID: job))
+        #expect(try await keys.hold(owner: "bob", key: "k", now: now) == .held, "keys are per owner")
+        try await keys.release(owner: "alice", key: "k")
+        #expect(try await keys.hold(owner: "alice", key: "k", now: now) == .used(requestHash: "h1", jobID: job), "a used key is never released")
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aHoldIsInProgressWhileRefreshedAndTakenOverWhenAbandoned(_ backend: StoreBackend) throws {
+    func aHoldIsInProgressWhileRefreshedAndTakenOverWhenAbandoned(_ backend: StoreBackend) async throws {
         let store = try backend.make()
         let now = Date()
         let first = try store.node().keys
-        #expect(try first.hold(owner: "alice", key: "slow", now: now) == .held)
+        #expect(try await first.hold(owner: "alice", key: "slow", now: now) == .held)
         // A slow upload refreshes its hold: still in progress long after it began.
-        try first.refresh(owner: "alice", key: "slow", now: now.addingTimeInterval(250))
+        try await first.refresh(owner: "alice", key: "slow", now: now.addingTimeInterval(250))
         let other = try store.node().keys
-        #expect(try other.hold(owner: "alice", key: "slow", now: now.addingTimeInterval(400)) == .inProgress)
+        #expect(try await other.hold(owner: "alice", key: "slow", now: now.addingTimeInterval(400)) == .inProgress)
         // A hold nobody refreshes for five minutes is abandoned (its node died), not in progress.
-        #expect(try other.hold(owner: "alice", key: "slow", now: now.addingTimeInterval(551)) == .held)
+        #expect(try await other.hold(owner: "alice", key: "slow", now: now.addingTimeInterval(551)) == .held)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -48,7 +48,11 @@ struct IdempotencyTests {
         let now = Date()
         let holds = try await withThrowingTaskGroup(of: [KeyHold].self) { group in
             for keys in nodes {
-                group.addTask { try await onThread { try (0..<5).map { _ in try keys.hold(owner: "alice", key: "race", now: now) } } }
+                group.addTask {
+                    var holds: [KeyHold] = []
+                    for _ in 0..<5 { holds.append(try await keys.hold(owner: "alice", key: "race", now: now)) }
+                    return holds
+                }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
@@ -57,27 +61,27 @@ struct IdempotencyTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func keysAreForgottenAfterADay(_ backend: StoreBackend) throws {
+    func keysAreForgottenAfterADay(_ backend: StoreBackend) async throws {
         let keys = try backend.make().node().keys
         let day0 = Date()
-        #expect(try keys.hold(owner: "alice", key: "old", now: day0) == .held)
+        #expect(try await keys.hold(owner: "alice", key: "old", now: day0) == .held)
         let job = UUID()
-        try keys.complete(owner: "alice", key: "old", requestHash: "h", jobID: job)
-        #expect(try keys.hold(owner: "alice", key: "old", now: day0.addingTimeInterval(3600)) == .used(requestHash: "h", jobID: job))
+        try await keys.complete(owner: "alice", key: "old", requestHash: "h", jobID: job)
+        #expect(try await keys.hold(owner: "alice", key: "old", now: day0.addingTimeInterval(3600)) == .used(requestHash: "h", jobID: job))
         // A day and an hour later the sweep (run from the create path) has forgotten it.
-        #expect(try keys.hold(owner: "alice", key: "other", now: day0.addingTimeInterval(25 * 3600)) == .held)
-        #expect(try keys.hold(owner: "alice", key: "old", now: day0.addingTimeInterval(25 * 3600)) == .held)
+        #expect(try await keys.hold(owner: "alice", key: "other", now: day0.addingTimeInterval(25 * 3600)) == .held)
+        #expect(try await keys.hold(owner: "alice", key: "old", now: day0.addingTimeInterval(25 * 3600)) == .held)
     }
 
-    @Test func theEmbeddedStoreReleasesHoldsACrashLeftAtStart() throws {
+    @Test func theEmbeddedStoreReleasesHoldsACrashLeftAtStart() async throws {
         // One process owns an embedded store, so its start may release every hold; a node of a
         // cluster may not (the holds may be other nodes' requests) and relies on abandonment.
         let fixture = try LibraryFixture()
         let now = Date()
         let before = try IdempotencyStore(database: fixture.library.embeddedDatabase())
-        #expect(try before.hold(owner: "alice", key: "crash", now: now) == .held)
+        #expect(try await before.hold(owner: "alice", key: "crash", now: now) == .held)
         let after = try IdempotencyStore(database: fixture.library.embeddedDatabase())
-        try after.recoverAfterRestart(now: now)
-        #expect(try after.hold(owner: "alice", key: "crash", now: now) == .held)
+        try await after.recoverAfterRestart(now: now)
+        #expect(try await after.hold(owner: "alice", key: "crash", now: now) == .held)
     }
 }

@@ -43,22 +43,23 @@ struct SharedStateContractTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aTokenMadeOnOneWorksOnTheOtherUntilRevoked(_ backend: StoreBackend) throws {
+    func aTokenMadeOnOneWorksOnTheOtherUntilRevoked(_ backend: StoreBackend) async throws {
         let ports = try Self.open(backend)
         let (a, b) = (ports.tokens[0], ports.tokens[1])
-        #expect(try !b.hasLiveTokens())
-        let (token, secret) = try a.create(owner: "alice", name: "laptop")
-        #expect(try b.owner(forSecret: secret) == "alice")
-        #expect(try b.owner(forSecret: secret + "x") == nil)
-        #expect(try b.list(owner: "alice").map(\.id) == [token.id] && b.hasLiveTokens())
-        try b.revoke(id: token.id)
-        #expect(try a.owner(forSecret: secret) == nil, "revoked everywhere")
-        #expect(try a.list(owner: "alice").first?.revokedAt != nil)
-        #expect(throws: LibraryError.self) { try a.revoke(id: "nope") }
+        #expect(try await !b.hasLiveTokens())
+        let (token, secret) = try await a.create(owner: "alice", name: "laptop")
+        #expect(try await b.owner(forSecret: secret) == "alice")
+        #expect(try await b.owner(forSecret: secret + "x") == nil)
+        #expect(try await b.list(owner: "alice").map(\.id) == [token.id])
+        #expect(try await b.hasLiveTokens())
+        try await b.revoke(id: token.id)
+        #expect(try await a.owner(forSecret: secret) == nil, "revoked everywhere")
+        #expect(try await a.list(owner: "alice").first?.revokedAt != nil)
+        await #expect(throws: LibraryError.self) { try await a.revoke(id: "nope") }
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aDeliveryIsClaimedByOneNodeUntilItsClaimLapses(_ backend: StoreBackend) throws {
+    func aDeliveryIsClaimedByOneNodeUntilItsClaimLapses(_ backend: StoreBackend) async throws {
         let ports = try Self.open(backend)
         let (a, b) = (ports.outboxes[0], ports.outboxes[1])
         let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -70,34 +71,43 @@ struct SharedStateContractTests {
             notBefore: now,
             expiresAt: now.addingTimeInterval(3600)
         )
-        try a.add(delivery, claim: JobLease(node: "a", expires: now.addingTimeInterval(60)))
-        try a.add(delivery, claim: JobLease(node: "a", expires: now.addingTimeInterval(60)))  // owed once
-        #expect(try b.claimLapsed(now: now, claim: JobLease(node: "b", expires: now.addingTimeInterval(60)), limit: 10).isEmpty)
+        try await a.add(delivery, claim: JobLease(node: "a", expires: now.addingTimeInterval(60)))
+        try await a.add(delivery, claim: JobLease(node: "a", expires: now.addingTimeInterval(60)))  // owed once
+        #expect(try await b.claimLapsed(now: now, claim: JobLease(node: "b", expires: now.addingTimeInterval(60)), limit: 10).isEmpty)
 
         // a reschedules: its claim now runs past the next attempt.
-        try a.reschedule("msg_1", attempts: 1, notBefore: now.addingTimeInterval(30), claim: JobLease(node: "a", expires: now.addingTimeInterval(90)))
-        #expect(
+        try await a.reschedule(
+            "msg_1",
+            attempts: 1,
+            notBefore: now.addingTimeInterval(30),
+            claim: JobLease(node: "a", expires: now.addingTimeInterval(90))
+        )
+        await #expect(
             try b.claimLapsed(now: now.addingTimeInterval(61), claim: JobLease(node: "b", expires: now.addingTimeInterval(121)), limit: 10).isEmpty
         )
 
         // a dies: once its claim lapses b takes the delivery, whole, and only b has it.
-        let taken = try b.claimLapsed(now: now.addingTimeInterval(91), claim: JobLease(node: "b", expires: now.addingTimeInterval(151)), limit: 10)
+        let taken = try await b.claimLapsed(
+            now: now.addingTimeInterval(91),
+            claim: JobLease(node: "b", expires: now.addingTimeInterval(151)),
+            limit: 10
+        )
         #expect(taken.count == 1 && taken.first?.messageID == "msg_1" && taken.first?.attempts == 1 && taken.first?.body == delivery.body)
-        #expect(
+        await #expect(
             try a.claimLapsed(now: now.addingTimeInterval(92), claim: JobLease(node: "a", expires: now.addingTimeInterval(152)), limit: 10).isEmpty
         )
 
-        try b.remove("msg_1")
-        #expect(try a.claimLapsed(now: .distantFuture, claim: JobLease(node: "a", expires: .distantFuture), limit: 10).isEmpty)
+        try await b.remove("msg_1")
+        #expect(try await a.claimLapsed(now: .distantFuture, claim: JobLease(node: "a", expires: .distantFuture), limit: 10).isEmpty)
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func theCreationRateIsOneAllowancePerOwner(_ backend: StoreBackend) throws {
+    func theCreationRateIsOneAllowancePerOwner(_ backend: StoreBackend) async throws {
         let ports = try Self.open(backend)
         var answers: [Int?] = []
-        for i in 0..<6 { answers.append(try ports.pacing[i % 2].take(owner: "alice", perMinute: 4)) }
+        for i in 0..<6 { await answers.append(try ports.pacing[i % 2].take(owner: "alice", perMinute: 4)) }
         #expect(answers.prefix(4).allSatisfy { $0 == nil }, "a burst up to the minute's allowance passes: \(answers)")
         #expect(answers.suffix(2).allSatisfy { ($0 ?? 0) >= 1 }, "then each waits for a refill: \(answers)")
-        #expect(try ports.pacing[1].take(owner: "bob", perMinute: 4) == nil, "owners do not share a bucket")
+        #expect(try await ports.pacing[1].take(owner: "bob", perMinute: 4) == nil, "owners do not share a bucket")
     }
 }

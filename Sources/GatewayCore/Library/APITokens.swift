@@ -28,37 +28,37 @@ public struct APIToken: Sendable, Equatable, Codable {
 /// stored, so a copy of the database does not hand out access. `TokenStore` keeps them in
 /// SQLite, `PostgresTokenStore` in the database a cluster shares.
 public protocol APITokens: Sendable {
-    func insert(_ token: APIToken, secretSHA256: String) throws
+    func insert(_ token: APIToken, secretSHA256: String) async throws
     /// The owner of a live token with this secret hash, or nil for an unknown or revoked one.
-    func owner(forSecretSHA256 hash: String) throws -> String?
+    func owner(forSecretSHA256 hash: String) async throws -> String?
     /// Every token (of `owner` when given), oldest first.
-    func list(owner: String?) throws -> [APIToken]
+    func list(owner: String?) async throws -> [APIToken]
     /// True when any token is live: a server bound beyond loopback needs one.
-    func hasLiveTokens() throws -> Bool
+    func hasLiveTokens() async throws -> Bool
     /// Revokes token `id`; revoking twice is fine, an unknown id is an error.
-    func revoke(id: String, now: Date) throws
+    func revoke(id: String, now: Date) async throws
 }
 
 extension APITokens {
     /// Creates a token for `owner` and returns it with its secret, which is not stored.
-    public func create(owner: String, name: String = "", now: Date = Date()) throws -> (token: APIToken, secret: String) {
+    public func create(owner: String, name: String = "", now: Date = Date()) async throws -> (token: APIToken, secret: String) {
         try LibraryNames.validateOwner(owner)
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
         let secret = "pg_" + Data(bytes).base64URLEncoded
         let token = APIToken(id: String(UUID().lowercased.prefix(8)), owner: owner, name: name, createdAt: now, revokedAt: nil)
-        try insert(token, secretSHA256: APITokenHash.of(secret))
+        try await insert(token, secretSHA256: APITokenHash.of(secret))
         return (token, secret)
     }
 
     /// The owner of a live token, or nil for an unknown or revoked one.
-    public func owner(forSecret secret: String) throws -> String? {
-        try owner(forSecretSHA256: APITokenHash.of(secret))
+    public func owner(forSecret secret: String) async throws -> String? {
+        try await owner(forSecretSHA256: APITokenHash.of(secret))
     }
 
-    public func list() throws -> [APIToken] { try list(owner: nil) }
+    public func list() async throws -> [APIToken] { try await list(owner: nil) }
 
-    public func revoke(id: String) throws { try revoke(id: id, now: Date()) }
+    public func revoke(id: String) async throws { try await revoke(id: id, now: Date()) }
 
     /// The error for revoking a token that does not exist.
     public func unknownToken(_ id: String) -> LibraryError {

@@ -32,13 +32,13 @@ public struct PendingWebhook: Sendable, Equatable {
 /// next node that looks, and sent on under the same `webhook-id` and body.
 public protocol WebhookDeliveries: Sendable {
     /// Records `delivery`, claimed by `claim`, unless one with the same message id is owed.
-    func add(_ delivery: PendingWebhook, claim: JobLease) throws
+    func add(_ delivery: PendingWebhook, claim: JobLease) async throws
     /// After a failed attempt: how many were made, when the next may start, and the claim
     /// extended past it.
-    func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) throws
+    func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) async throws
     /// The delivery ended (accepted, refused for good, or given up).
-    func remove(_ messageID: String) throws
+    func remove(_ messageID: String) async throws
     /// Claims for `claim.node` up to `limit` deliveries whose claim lapsed by `now`, the
     /// earliest due first.
-    func claimLapsed(now: Date, claim: JobLease, limit: Int) throws -> [PendingWebhook]
+    func claimLapsed(now: Date, claim: JobLease, limit: Int) async throws -> [PendingWebhook]
 }

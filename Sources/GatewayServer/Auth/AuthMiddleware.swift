@@ -28,7 +28,7 @@ struct AuthMiddleware: RouterMiddleware {
                     headers: [.wwwAuthenticate: "Bearer"]
                 )
             }
-            guard let owner = try cache.owner(for: secret, lookup: { try tokens.owner(forSecret: $0) }) else {
+            guard let owner = try await cache.owner(for: secret, lookup: { try await tokens.owner(forSecret: $0) }) else {
                 throw APIError(
                     .unauthorized,
                     "invalid_token",
@@ -81,10 +81,10 @@ final class TokenCache: Sendable {
         self.lifetime = lifetime
     }
 
-    func owner(for secret: String, lookup: (String) throws -> String?) throws -> String? {
+    func owner(for secret: String, lookup: (String) async throws -> String?) async throws -> String? {
         let now = ContinuousClock.now
         if let entry = entries.withLock({ $0[secret] }), entry.expires > now { return entry.owner }
-        let owner = try lookup(secret)
+        let owner = try await lookup(secret)
         entries.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }  // bounded: junk tokens cannot grow it forever
             entries[secret] = (owner, now + lifetime)

@@ -76,7 +76,7 @@ final class WebhookSender: Sendable {
     /// returns, a restart still owes it (Gotenberg's webhook mode answers 204 only then).
     func enqueue(_ delivery: PendingWebhook) async throws {
         let claim = claim(from: clock.now())
-        try await writing { try $0.add(delivery, claim: claim) }
+        try await outbox.add(delivery, claim: claim)
         start(delivery, recording: false)
     }
 
@@ -99,10 +99,10 @@ final class WebhookSender: Sendable {
     /// Claims and resumes the deliveries whose node stopped or died before they ended.
     /// `atStart` on a store nobody shares: every claim is a previous process's, so all of them
     /// are taken at once rather than when they lapse.
-    func resumePending(atStart alone: Bool = false) {
+    func resumePending(atStart alone: Bool = false) async {
         do {
             let now = clock.now()
-            let pending = try outbox.claimLapsed(now: alone ? .distantFuture : now, claim: claim(from: now), limit: 1000)
+            let pending = try await outbox.claimLapsed(now: alone ? .distantFuture : now, claim: claim(from: now), limit: 1000)
             for delivery in pending { start(delivery, recording: false) }
             if !pending.isEmpty { logger.notice("webhook.resumed", metadata: ["count": "\(pending.count)"]) }
         } catch {
@@ -116,7 +116,7 @@ final class WebhookSender: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
-            await runBlocking { self.resumePending() }
+            await resumePending()
         }
     }
 
@@ -136,7 +136,7 @@ final class WebhookSender: Sendable {
                 // task that a cancel has just cancelled, and GRDB refuses a cancelled task's writes.
                 if recording {
                     let claim = claim(from: clock.now())
-                    do { try await writing { try $0.add(delivery, claim: claim) } } catch {
+                    do { try await outbox.add(delivery, claim: claim) } catch {
                         logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"])
                     }
                 }
@@ -244,7 +244,7 @@ final class WebhookSender: Sendable {
             if recording {
                 let next = clock.now().addingTimeInterval(wait.inSeconds)
                 let claim = claim(from: next)
-                try? await writing { [attempt] in try $0.reschedule(delivery.messageID, attempts: attempt, notBefore: next, claim: claim) }
+                try? await outbox.reschedule(delivery.messageID, attempts: attempt, notBefore: next, claim: claim)
             }
             try? await clock.sleep(wait)
         }
@@ -253,15 +253,8 @@ final class WebhookSender: Sendable {
 
     /// The delivery ended one way or another: nothing more is owed.
     private func finish(_ delivery: PendingWebhook) async {
-        do { try await writing { try $0.remove(delivery.messageID) } } catch {
+        do { try await outbox.remove(delivery.messageID) } catch {
             logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// An outbox write (a SQLite commit) on a thread of its own, off the cooperative threads
-    /// that also answer every poll.
-    private func writing(_ body: @escaping @Sendable (any WebhookDeliveries) throws -> Void) async throws {
-        let outbox = outbox
-        try await runBlocking { Result { try body(outbox) } }.get()
     }
 }

@@ -43,7 +43,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             try await reporting(json: output.json) {
                 let (tokens, _) = try store.tokens()
-                let (token, secret) = try tokens.create(owner: owner, name: name)
+                let (token, secret) = try await tokens.create(owner: owner, name: name)
                 if output.json {
                     Output.printJSON(["id": token.id, "owner": token.owner, "name": token.name, "token": secret])
                 } else {
@@ -66,7 +66,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             try await reporting(json: output.json) {
                 let (tokens, _) = try store.tokens()
-                let list = try tokens.list(owner: owner)
+                let list = try await tokens.list(owner: owner)
                 if output.json {
                     Output.printJSON(list)
                 } else {
@@ -90,7 +90,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting(json: output.json) {
-                try store.tokens().0.revoke(id: id)
+                try await store.tokens().0.revoke(id: id)
                 if !output.json { print("revoked \(id)") }
             }
         }

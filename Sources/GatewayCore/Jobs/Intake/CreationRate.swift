@@ -6,7 +6,7 @@ import Synchronization
 public protocol CreationPacing: Sendable {
     /// Takes one creation for `owner` from a token bucket of `perMinute` that refills
     /// continuously; nil when allowed, else the whole seconds until one is.
-    func take(owner: String, perMinute: Int) throws -> Int?
+    func take(owner: String, perMinute: Int) async throws -> Int?
 }
 
 /// Per-owner job creation rate in this process's memory: a token bucket of `perMinute` tokens

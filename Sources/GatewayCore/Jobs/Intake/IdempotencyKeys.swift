@@ -16,14 +16,14 @@ public enum KeyHold: Sendable, Equatable {
 /// `IdempotencyStore` keeps them in the store's database.
 public protocol IdempotencyKeys: Sendable {
     /// Takes `key` for a request that has just begun, unless it is in use or was used.
-    func hold(owner: String, key: String, now: Date) throws -> KeyHold
+    func hold(owner: String, key: String, now: Date) async throws -> KeyHold
     /// Keeps a held key from looking abandoned while its request's body still streams.
-    func refresh(owner: String, key: String, now: Date) throws
+    func refresh(owner: String, key: String, now: Date) async throws
     /// The held key created `jobID` for a request that hashed to `requestHash`.
-    func complete(owner: String, key: String, requestHash: String, jobID: UUID) throws
+    func complete(owner: String, key: String, requestHash: String, jobID: UUID) async throws
     /// The create failed: the key may be used again.
-    func release(owner: String, key: String) throws
+    func release(owner: String, key: String) async throws
     /// Called when a gateway starts: releases the holds a crash left, where no other gateway
     /// can be holding keys (a store nobody shares).
-    func recoverAfterRestart(now: Date) throws
+    func recoverAfterRestart(now: Date) async throws
 }

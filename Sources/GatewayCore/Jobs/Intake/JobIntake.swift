@@ -248,15 +248,15 @@ public final class JobIntake: Sendable {
     /// that job wherever the owner's limits stand. Takes a creation from the rate.
     public func admitBeforeBody(owner: String, key: HeldKey?) async throws {
         if key?.isReplay == true { return }
-        try takeCreation(owner: owner)
+        try await takeCreation(owner: owner)
         if let limit = limits.activeJobsPerOwner {
             let active = try await engine.activeJobCount(owner: owner)
             if active >= limit { throw Self.tooMany(ActiveJobLimitReached(active: active, limit: limit)) }
         }
     }
 
-    private func takeCreation(owner: String) throws {
-        guard let perMinute = limits.creationsPerMinute, let wait = try pacing.take(owner: owner, perMinute: perMinute) else { return }
+    private func takeCreation(owner: String) async throws {
+        guard let perMinute = limits.creationsPerMinute, let wait = try await pacing.take(owner: owner, perMinute: perMinute) else { return }
         throw IntakeError(
             .rateLimited(retryAfterSeconds: wait),
             code: "rate_limited",
@@ -276,7 +276,7 @@ public final class JobIntake: Sendable {
     /// hold is refreshed while the body streams, and released if the request fails.
     public func holdingKey<T>(owner: String, key: String?, _ body: (HeldKey?) async throws -> T) async throws -> T {
         guard let key, let idempotency else { return try await body(nil) }
-        switch try idempotency.hold(owner: owner, key: key, now: Date()) {
+        switch try await idempotency.hold(owner: owner, key: key, now: Date()) {
         case .inProgress:
             throw Self.keyInProgress
         case .used(let requestHash, let jobID):
@@ -285,14 +285,14 @@ public final class JobIntake: Sendable {
             let refresher = Task {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(60))
-                    try? idempotency.refresh(owner: owner, key: key, now: Date())
+                    try? await idempotency.refresh(owner: owner, key: key, now: Date())
                 }
             }
             defer { refresher.cancel() }
             do {
                 return try await body(HeldKey(key: key, used: nil))
             } catch {
-                try? idempotency.release(owner: owner, key: key)
+                try? await idempotency.release(owner: owner, key: key)
                 throw error
             }
         }
@@ -335,12 +335,12 @@ public final class JobIntake: Sendable {
             return (job, true)
         }
         let job = try await insert(spec, owner: owner, inputs: inputs, rateTaken: rateTaken, secrets: secrets)
-        try idempotency.complete(owner: owner, key: key.held.key, requestHash: key.requestHash, jobID: job.id)
+        try await idempotency.complete(owner: owner, key: key.held.key, requestHash: key.requestHash, jobID: job.id)
         return (job, false)
     }
 
     private func insert(_ spec: JobSpec, owner: String, inputs: [Input], rateTaken: Bool, secrets: JobSecrets) async throws -> Job {
-        if !rateTaken { try takeCreation(owner: owner) }
+        if !rateTaken { try await takeCreation(owner: owner) }
         let job: Job
         do {
             job = try await engine.create(owner: owner, spec: spec, activeLimit: limits.activeJobsPerOwner, secrets: secrets)
@@ -404,7 +404,7 @@ public final class JobIntake: Sendable {
     /// — then published the way a converter's output is. `receive` writes the request's body to
     /// the staging path it is given and says where the document goes.
     public func importDocument(owner: String, _ receive: (String) async throws -> Destination) async throws -> Document {
-        try takeCreation(owner: owner)
+        try await takeCreation(owner: owner)
         let incoming = staging.incomingPath()
         defer { staging.discardIncoming(incoming) }
         let destination = try await receive(incoming)

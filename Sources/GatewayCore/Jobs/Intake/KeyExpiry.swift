@@ -21,18 +21,18 @@ public final class KeyExpiry: Sendable {
 
     /// Calls `purge` with the cut-off (keys created before it go) when an hour has passed since
     /// the last sweep, or none ran yet.
-    public func sweepIfDue(now: Date, _ purge: (Date) throws -> Void) throws {
+    public func sweepIfDue(now: Date, _ purge: (Date) async throws -> Void) async throws {
         let due = lastSweep.withLock { last in
             guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
             last = now
             return true
         }
-        if due { try purge(now.addingTimeInterval(-lifetime)) }
+        if due { try await purge(now.addingTimeInterval(-lifetime)) }
     }
 
     /// Sweeps now, whenever the last one ran.
-    public func sweep(now: Date, _ purge: (Date) throws -> Void) throws {
+    public func sweep(now: Date, _ purge: (Date) async throws -> Void) async throws {
         lastSweep.withLock { $0 = now }
-        try purge(now.addingTimeInterval(-lifetime))
+        try await purge(now.addingTimeInterval(-lifetime))
     }
 }
