@@ -197,7 +197,7 @@ func pipelineBenchmark(
 )
     async throws
 {
-    let stores = try GatewayStores.open(root: store, database: database, logger: quietLogger)
+    let stores = try await GatewayStores.open(root: store, database: database, logger: quietLogger)
     let library = stores.library
     let inspector = PDFInspectorPool()
     let engine = JobEngine(

@@ -26,7 +26,7 @@ func seconds(_ elapsed: Duration) -> Double {
     Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
-/// Wall time of a synchronous body (the library API is synchronous by design).
+/// Wall time of a synchronous body.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     seconds(try ContinuousClock().measure(body))
 }
@@ -149,13 +149,13 @@ func inspectBenchmark(directory: String, rounds: Int = 3, oursRounds: Int = 9) a
 }
 
 func seed(store: String, count: Int, template: String) async throws {
-    let library = try Library(root: store)
+    let library = try await Library.open(root: store)
     let pool = PDFInspectorPool()
     let info = try await pool.inspect(path: template)
     await pool.shutdown()
-    let elapsed = try seconds {
-        try library.seed(owner: "bench", folderPath: "Big", count: count, template: template, info: info)
-        try library.createFolder(path: "Other", owner: "bench")
+    let elapsed = try await asyncSeconds {
+        try await library.seed(owner: "bench", folderPath: "Big", count: count, template: template, info: info)
+        try await library.createFolder(path: "Other", owner: "bench")
     }
     emit("seed.documents", Double(count))
     emit("seed.s", elapsed)
@@ -163,32 +163,32 @@ func seed(store: String, count: Int, template: String) async throws {
 }
 
 func libraryBenchmark(store: String) async throws {
-    let library = try Library(root: store)
+    let library = try await Library.open(root: store)
     resetPeakRSS()
     var query = DocumentQuery(owner: "bench", folder: .path("Big"), sort: DocumentSort(.createdAt, descending: true), limit: 50)
     var listTimes: [Double] = []
     var ids: [UUID] = []
     for _ in 0..<200 {  // first page, then 199 pages deeper via the cursor
         var page: DocumentPage?
-        listTimes.append(try seconds { page = try library.listDocuments(query) })
+        listTimes.append(try await asyncSeconds { page = try await library.listDocuments(query) })
         ids += page?.documents.map(\.id) ?? []
         query.cursor = page?.nextCursor
     }
     var firstPage: [Double] = []
     query.cursor = nil
-    for _ in 0..<100 { firstPage.append(try seconds { _ = try library.listDocuments(query) }) }
+    for _ in 0..<100 { firstPage.append(try await asyncSeconds { _ = try await library.listDocuments(query) }) }
     let listRSS = peakRSS()
 
     resetPeakRSS()
     var renameTimes: [Double] = []
     for (i, id) in ids.prefix(500).enumerated() {
-        renameTimes.append(try seconds { try library.updateDocument(id: id, owner: "bench", name: "Renamed \(i)") })
+        renameTimes.append(try await asyncSeconds { try await library.updateDocument(id: id, owner: "bench", name: "Renamed \(i)") })
     }
     let renameRSS = peakRSS()
     resetPeakRSS()
     var moveTimes: [Double] = []
     for id in ids.prefix(500) {
-        moveTimes.append(try seconds { try library.updateDocument(id: id, owner: "bench", folder: .path("Other")) })
+        moveTimes.append(try await asyncSeconds { try await library.updateDocument(id: id, owner: "bench", folder: .path("Other")) })
     }
     emit("library.list_first_page_ms", median(firstPage) * 1000)
     emit("library.list_any_page_ms", median(listTimes) * 1000)

@@ -46,10 +46,10 @@ public struct GatewayStores: Sendable {
 
     /// Opens the store at `root` with its rows where `database` says, creating and migrating
     /// what is missing.
-    public static func open(root: String, database: DatabaseChoice, logger: Logger, reconciling: Bool = true) throws -> GatewayStores {
+    public static func open(root: String, database: DatabaseChoice, logger: Logger, reconciling: Bool = true) async throws -> GatewayStores {
         switch database {
         case .embedded:
-            let library = try Library(root: root, logger: logger, reconciling: reconciling)
+            let library = try await Library.open(root: root, logger: logger, reconciling: reconciling)
             let sqlite = try library.embeddedDatabase()
             return GatewayStores(
                 library: library,
@@ -63,7 +63,7 @@ public struct GatewayStores: Sendable {
         case .postgres(let url):
             let postgres = try PostgresDatabase(url: url, logger: logger)
             return GatewayStores(
-                library: try Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling),
+                library: try await Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling),
                 jobs: PostgresJobStore(database: postgres),
                 idempotency: PostgresIdempotencyKeys(database: postgres),
                 tokens: PostgresTokenStore(database: postgres),

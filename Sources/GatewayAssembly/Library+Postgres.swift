@@ -12,13 +12,14 @@ extension Library {
         database: PostgresDatabase,
         logger: Logger = Logger(label: "pdfgate.library"),
         reconciling: Bool = true
-    ) throws -> Library {
-        try Library(
+    ) async throws -> Library {
+        let library = try Library(
             paths: StorePaths(root: root),
             catalog: PostgresLibraryCatalog(database: database),
             storeWideLock: PostgresAdvisoryLock(database: database),
-            logger: logger,
-            reconciling: reconciling
+            logger: logger
         )
+        if reconciling { try await library.finishInterruptedWork() }
+        return library
     }
 }

@@ -37,7 +37,7 @@ package struct PostgresAdvisoryLock: StoreWideLock {
             session.withLock { $0?.close() }
         }
 
-        package func lock() throws {
+        package func lock() async throws {
             try session.withLock { session in
                 // Another node may hold the lock through a long fsck --repair: the wait is taken
                 // in 5-second turns (the server's lock_timeout), each answered quickly, so a

@@ -13,11 +13,11 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         self.database = database
     }
 
-    package func ping() throws { try database.query("SELECT 1") }
+    package func ping() async throws { try database.query("SELECT 1") }
 
     // MARK: Documents
 
-    package func document(id: String, owner: String?, readyOnly: Bool) throws -> DocumentWithPath? {
+    package func document(id: String, owner: String?, readyOnly: Bool) async throws -> DocumentWithPath? {
         try database.query(
             """
             SELECT \(unescaped: Self.documentSelection)
@@ -27,15 +27,15 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         ).first.map(Self.document)
     }
 
-    package func documentNameTaken(owner: String, folderID: String, name: String) throws -> Bool {
+    package func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool {
         try !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
     }
 
-    package func insert(_ document: DocumentRecord) throws {
+    package func insert(_ document: DocumentRecord) async throws {
         try database.withConnection { try Self.insert(document, in: $0) }
     }
 
-    package func insertAll(_ documents: [DocumentRecord]) throws {
+    package func insertAll(_ documents: [DocumentRecord]) async throws {
         try database.transaction { session in
             for document in documents { try Self.insert(document, in: session) }
         }
@@ -55,7 +55,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         )
     }
 
-    package func update(_ d: DocumentRecord) throws {
+    package func update(_ d: DocumentRecord) async throws {
         try database.query(
             """
             UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size), sha256 = \(d.sha256),
@@ -69,11 +69,11 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         )
     }
 
-    package func deleteDocument(id: String) throws {
+    package func deleteDocument(id: String) async throws {
         try database.query("DELETE FROM documents WHERE id = \(id)")
     }
 
-    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) throws -> [DocumentWithPath] {
+    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) async throws -> [DocumentWithPath] {
         let key = query.sort.field == .name ? Self.foldedName("documents.name") : "documents." + query.sort.field.rawValue
         let direction = query.sort.descending ? "DESC" : "ASC"
         let comparison = query.sort.descending ? "<" : ">"
@@ -133,21 +133,21 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
 
     // MARK: Folders
 
-    package func folder(id: String, owner: String) throws -> FolderRecord? {
+    package func folder(id: String, owner: String) async throws -> FolderRecord? {
         try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE id = \(id) AND owner = \(owner)").first.map(Self.folder)
     }
 
-    package func folder(owner: String, path: String) throws -> FolderRecord? {
+    package func folder(owner: String, path: String) async throws -> FolderRecord? {
         try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND path = \(path)").first.map(Self.folder)
     }
 
-    package func childFolder(owner: String, parentID: String, name: String) throws -> FolderRecord? {
+    package func childFolder(owner: String, parentID: String, name: String) async throws -> FolderRecord? {
         try database.query(
             "SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND parent_id = \(parentID) AND name = \(name)"
         ).first.map(Self.folder)
     }
 
-    package func folders(owner: String, parentID: String) throws -> [FolderRecord] {
+    package func folders(owner: String, parentID: String) async throws -> [FolderRecord] {
         try database.query(
             """
             SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND state = 'ready' AND parent_id = \(parentID)
@@ -156,7 +156,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         ).map(Self.folder)
     }
 
-    package func folders(owner: String, under path: String?) throws -> [FolderRecord] {
+    package func folders(owner: String, under path: String?) async throws -> [FolderRecord] {
         try database.query(
             """
             SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND state = 'ready'
@@ -166,7 +166,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         ).map(Self.folder)
     }
 
-    package func contents(ofFolder id: String) throws -> (documents: Int, folders: Int) {
+    package func contents(ofFolder id: String) async throws -> (documents: Int, folders: Int) {
         let row = try database.query(
             """
             SELECT (SELECT count(*) FROM documents WHERE folder_id = \(id)), (SELECT count(*) FROM folders WHERE parent_id = \(id))
@@ -177,7 +177,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         return (Int(documents), Int(folders))
     }
 
-    package func insert(_ f: FolderRecord) throws {
+    package func insert(_ f: FolderRecord) async throws {
         try database.query(
             """
             INSERT INTO folders (id, owner, parent_id, name, path, state, path_before, created_at, updated_at)
@@ -186,7 +186,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         )
     }
 
-    package func update(_ f: FolderRecord, subtreeFrom oldPath: String?) throws {
+    package func update(_ f: FolderRecord, subtreeFrom oldPath: String?) async throws {
         try database.transaction { session in
             // Subfolders first: their paths move out from under the old path before the folder's
             // own row takes the new one, so neither step meets the (owner, path) constraint.
@@ -208,11 +208,11 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         }
     }
 
-    package func deleteFolder(id: String) throws {
+    package func deleteFolder(id: String) async throws {
         try database.query("DELETE FROM folders WHERE id = \(id)")
     }
 
-    package func deleteTree(owner: String, path: String) throws -> [String] {
+    package func deleteTree(owner: String, path: String) async throws -> [String] {
         try database.transaction { session in
             let folders = "owner = $1 AND (path = $2 OR (path > $3 AND path < $4))"
             var bindings = PostgresBindings()
@@ -233,26 +233,26 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
 
     // MARK: Recovery and fsck
 
-    package func unfinishedDocuments() throws -> [DocumentWithPath] {
+    package func unfinishedDocuments() async throws -> [DocumentWithPath] {
         try database.query(
             "SELECT \(unescaped: Self.documentSelection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
         ).map(Self.document)
     }
 
-    package func unfinishedFolders() throws -> [FolderRecord] {
+    package func unfinishedFolders() async throws -> [FolderRecord] {
         try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state != 'ready' OR path_before IS NOT NULL ORDER BY path")
             .map(Self.folder)
     }
 
-    package func readyDocuments() throws -> [DocumentWithPath] {
+    package func readyDocuments() async throws -> [DocumentWithPath] {
         try database.query("SELECT \(unescaped: Self.documentSelection) WHERE documents.state = 'ready'").map(Self.document)
     }
 
-    package func readyFolders() throws -> [FolderRecord] {
+    package func readyFolders() async throws -> [FolderRecord] {
         try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state = 'ready'").map(Self.folder)
     }
 
-    package func stagedPaths() throws -> Set<String> {
+    package func stagedPaths() async throws -> Set<String> {
         Set(try database.query("SELECT staged_path FROM documents WHERE staged_path IS NOT NULL").map { try $0.decode(String.self) })
     }
 

@@ -25,9 +25,9 @@ public struct GatewayServer {
     let logger: Logger
 
     /// Opens the store, wires the engine and builds the router; nothing listens yet.
-    public init(configuration: ServerConfiguration, logger: Logger) throws {
+    public init(configuration: ServerConfiguration, logger: Logger) async throws {
         try configuration.validate()
-        let stores = try GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
+        let stores = try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
         let library = stores.library
         let node = configuration.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let assembly = try EngineAssembly(
@@ -76,8 +76,9 @@ public struct GatewayServer {
         self.webhooks = webhooks
         _ = assembly.engine.observeAll { job in
             metrics.observe(job, backend: configuration.routes[job.spec.type]?.kind ?? "none")
+            // Once per job (its end); the answer's JSON reads its documents from the library.
             if job.spec.callbackURL != nil, job.state.status.isTerminal {
-                webhooks.deliver(job, json: links.jobJSON(job, base: links.callbackBaseURL))
+                Task { webhooks.deliver(job, json: await links.jobJSON(job, base: links.callbackBaseURL)) }
             }
         }
         (router, routes) = Self.buildRouter(

@@ -19,8 +19,8 @@ public final class GatewayDatabase: Sendable {
     }
 
     /// A trivial read: throws when the database cannot answer.
-    public func ping() throws {
-        _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    public func ping() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
     /// Migrations are append-only: never edit a shipped one, add the next.

@@ -18,29 +18,29 @@ extension Library {
         conflict: ConflictPolicy = .fail,
         info: PDFInfo,
         id: UUID = UUID()
-    ) throws(LibraryError) -> Document {
+    ) async throws(LibraryError) -> Document {
         try LibraryNames.validateOwner(owner)
         let desired = try LibraryNames.documentName(name ?? ((source as NSString).lastPathComponent))
         guard FileOps.exists(source), !FileOps.isDirectory(source) else {
             throw LibraryError(.invalidArgument, "no file at '\(source)' to file")
         }
         let staged = paths.filing + "/" + id.lowercased + ".pdf"
-        return try mutate {
-            if let row = try catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
+        return try await mutate { [self] in
+            if let row = try await catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
                 if row.record.state == .ready && row.record.pathBefore == nil { return row.document }
                 // A row mid-operation under this id is one a dead process left (this lock
                 // excludes every live one): another node resuming the job finishes it first.
-                _ = try finishInterrupted(row)
-                if let existing = try existingDocument(id: id) { return existing }
+                _ = try await finishInterrupted(row)
+                if let existing = try await existingDocument(id: id) { return existing }
             }
             try FileOps.makeDirectories(absolute(owner))
             let folderRecord: FolderRecord?
             switch folder {
             case .path(let path):
                 let names = try LibraryNames.folderPath(path)
-                folderRecord = names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
+                folderRecord = await names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
             default:
-                folderRecord = try resolveFolder(owner: owner, folder)
+                folderRecord = try await resolveFolder(owner: owner, folder)
             }
             // Bring the bytes in beside the tree first; with no row yet, a crash here leaves
             // only a copy in .pdfgate/filing, which recovery deletes. A move keeps the source
@@ -48,7 +48,7 @@ extension Library {
             try FileOps.removeFile(staged)
             let (sha256, size) = mode == .copy ? try FileOps.copy(from: source, to: staged) : try FileOps.digest(source)
             let folderPath = folderRecord?.path ?? ""
-            var record = DocumentRecord(
+            var record = await DocumentRecord(
                 id: id,
                 owner: owner,
                 folderID: folderRecord?.id ?? "",
@@ -66,19 +66,19 @@ extension Library {
                 now: Date()
             )
             record.stagedPath = staged
-            try catalog.insert(record)
+            try await catalog.insert(record)
             let stagedFile = mode == .move ? try takeIn(source, at: staged) : .copy
-            record = try publish(record, folderPath: folderPath, staged: stagedFile, conflict: conflict)
+            record = try await publish(record, folderPath: folderPath, staged: stagedFile, conflict: conflict)
             // A move across file systems copied: the source goes only now that the copy is filed.
             if mode == .move, case .copy = stagedFile { try FileOps.removeFile(source) }
             // Read back so timestamps carry exactly the precision stored.
-            return try existingDocument(id: id) ?? DocumentWithPath(record: record, folderPath: folderPath).document
+            return try await existingDocument(id: id) ?? DocumentWithPath(record: record, folderPath: folderPath).document
         }
     }
 
     /// A ready document of `owner`, or `document_not_found`.
-    public func document(id: UUID, owner: String) throws(LibraryError) -> Document {
-        try read { _ in try fetchDocument(id: id, owner: owner).document }
+    public func document(id: UUID, owner: String) async throws(LibraryError) -> Document {
+        try await read { _ in try await fetchDocument(id: id, owner: owner).document }
     }
 
     /// Absolute path of a document's PDF.
@@ -92,21 +92,26 @@ extension Library {
         name: String? = nil,
         folder: FolderReference? = nil,
         conflict: ConflictPolicy = .fail
-    ) throws(LibraryError) -> Document {
+    ) async throws(LibraryError) -> Document {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.documentName(name) }
-        return try mutate {
-            let plan = try { () throws -> (before: DocumentWithPath, after: DocumentWithPath) in
-                let current = try fetchDocument(id: id, owner: owner)
-                let target =
-                    try folder.map { try resolveFolder(owner: owner, $0) }
-                    ?? (current.record.folderID.isEmpty ? nil : resolveFolder(owner: owner, .id(UUID(uuidString: current.record.folderID)!)))
+        return try await mutate { [self] in
+            let plan = try await { () async throws -> (before: DocumentWithPath, after: DocumentWithPath) in
+                let current = try await fetchDocument(id: id, owner: owner)
+                let target: FolderRecord?
+                if let folder {
+                    target = try await resolveFolder(owner: owner, folder)
+                } else if let currentFolder = UUID(uuidString: current.record.folderID) {
+                    target = try await resolveFolder(owner: owner, .id(currentFolder))
+                } else {
+                    target = nil
+                }
                 let folderID = target?.id ?? ""
                 let desired = newName ?? current.record.name
                 if folderID == current.record.folderID && desired == current.record.name { return (current, current) }
                 var moved = current
                 moved.folderPath = target?.path ?? ""
                 moved.record.folderID = folderID
-                moved.record.name = try freeDocumentName(
+                moved.record.name = try await freeDocumentName(
                     owner: owner,
                     folderID: folderID,
                     folderPath: moved.folderPath,
@@ -115,16 +120,16 @@ extension Library {
                 )
                 moved.record.pathBefore = current.relativePath
                 moved.record.updatedAt = Date()
-                try catalog.update(moved.record)
+                try await catalog.update(moved.record)
                 return (current, moved)
             }()
-            guard plan.before.relativePath != plan.after.relativePath else { return try existingDocument(id: id) ?? plan.after.document }
+            guard plan.before.relativePath != plan.after.relativePath else { return try await existingDocument(id: id) ?? plan.after.document }
             let from = absolute(plan.before.relativePath)
             let to = absolute(plan.after.relativePath)
             do {
                 try FileOps.renameNoReplace(from, to)
             } catch let error as FileOpsError {
-                try catalog.update(plan.before.record)
+                try await catalog.update(plan.before.record)
                 if error.errno == EEXIST {
                     throw LibraryError(
                         .nameConflict,
@@ -137,8 +142,8 @@ extension Library {
             if plan.before.record.folderID != plan.after.record.folderID { try FileOps.fsyncParent(of: from) }
             var done = plan.after
             done.record.pathBefore = nil
-            try catalog.update(done.record)
-            return try existingDocument(id: id) ?? done.document
+            try await catalog.update(done.record)
+            return try await existingDocument(id: id) ?? done.document
         }
     }
 
@@ -147,9 +152,9 @@ extension Library {
     /// mix); a crash between it and the row's update leaves a size and hash that `pdfgate fsck
     /// --repair` re-reads.
     @discardableResult
-    public func replaceDocumentContent(id: UUID, owner: String, with source: String, info: PDFInfo) throws(LibraryError) -> Document {
-        try mutate {
-            var current = try fetchDocument(id: id, owner: owner)
+    public func replaceDocumentContent(id: UUID, owner: String, with source: String, info: PDFInfo) async throws(LibraryError) -> Document {
+        try await mutate { [self] in
+            var current = try await fetchDocument(id: id, owner: owner)
             let target = absolute(current.relativePath)
             let (sha256, size) = try FileOps.digest(source)
             if rename(source, target) != 0 {
@@ -170,36 +175,36 @@ extension Library {
             current.record.sha256 = sha256
             current.record.info = info
             current.record.updatedAt = Date()
-            try catalog.update(current.record)
+            try await catalog.update(current.record)
             try FileOps.removeFile(thumbnailPath(current.record.id))
-            return try existingDocument(id: id) ?? current.document
+            return try await existingDocument(id: id) ?? current.document
         }
     }
 
     /// Deletes a document and its file.
-    public func deleteDocument(id: UUID, owner: String) throws(LibraryError) {
-        try mutate {
-            var doomed = try fetchDocument(id: id, owner: owner)
+    public func deleteDocument(id: UUID, owner: String) async throws(LibraryError) {
+        try await mutate { [self] in
+            var doomed = try await fetchDocument(id: id, owner: owner)
             doomed.record.state = .deleting
-            try catalog.update(doomed.record)
-            try finishDocumentDelete(doomed)
+            try await catalog.update(doomed.record)
+            try await finishDocumentDelete(doomed)
         }
     }
 
-    func finishDocumentDelete(_ doomed: DocumentWithPath) throws {
+    func finishDocumentDelete(_ doomed: DocumentWithPath) async throws {
         let file = absolute(doomed.relativePath)
         try FileOps.removeFile(file)
         if FileOps.exists((file as NSString).deletingLastPathComponent) { try FileOps.fsyncParent(of: file) }
         try FileOps.removeFile(thumbnailPath(doomed.record.id))
-        try catalog.deleteDocument(id: doomed.record.id)
+        try await catalog.deleteDocument(id: doomed.record.id)
     }
 
-    func existingDocument(id: UUID) throws -> Document? {
-        try catalog.document(id: id.lowercased, owner: nil, readyOnly: true)?.document
+    func existingDocument(id: UUID) async throws -> Document? {
+        try await catalog.document(id: id.lowercased, owner: nil, readyOnly: true)?.document
     }
 
-    func fetchDocument(id: UUID, owner: String) throws -> DocumentWithPath {
-        guard let found = try catalog.document(id: id.lowercased, owner: owner, readyOnly: true) else {
+    func fetchDocument(id: UUID, owner: String) async throws -> DocumentWithPath {
+        guard let found = try await catalog.document(id: id.lowercased, owner: owner, readyOnly: true) else {
             throw LibraryError(.documentNotFound, "no document with id \(id.lowercased); list documents with `pdfgate ls` or GET /v1/documents")
         }
         return found
@@ -211,11 +216,11 @@ extension Library {
         folderPath: String,
         desired: String,
         policy: ConflictPolicy
-    ) throws -> String {
+    ) async throws -> String {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt) }
-            let taken = try catalog.documentNameTaken(owner: owner, folderID: folderID, name: candidate)
+            let taken = try await catalog.documentNameTaken(owner: owner, folderID: folderID, name: candidate)
             let onDisk = FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
             if !taken && !onDisk { return candidate }
             if policy == .fail {

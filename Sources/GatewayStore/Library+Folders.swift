@@ -3,27 +3,27 @@ import GatewayCore
 
 extension Library {
     /// The folder a reference names, or nil for the root. Throws `folder_not_found`.
-    public func folder(_ reference: FolderReference, owner: String) throws(LibraryError) -> Folder? {
-        try read { _ in try resolveFolder(owner: owner, reference)?.folder }
+    public func folder(_ reference: FolderReference, owner: String) async throws(LibraryError) -> Folder? {
+        try await read { _ in try await resolveFolder(owner: owner, reference)?.folder }
     }
 
     /// Creates the folder at `path` and any missing parents (like `mkdir -p`); returns the last.
     @discardableResult
-    public func createFolder(path: String, owner: String) throws(LibraryError) -> Folder {
+    public func createFolder(path: String, owner: String) async throws(LibraryError) -> Folder {
         try LibraryNames.validateOwner(owner)
         let names = try LibraryNames.folderPath(path)
         guard !names.isEmpty else {
             throw LibraryError(.invalidPath, "folder path '\(path)' names the root folder, which always exists; give a path like 'Invoices/2026'")
         }
-        return try mutate { try ensureFolder(owner: owner, names: names).folder }
+        return try await mutate { [self] in try await ensureFolder(owner: owner, names: names).folder }
     }
 
     /// Folders directly under `parent`, or its whole subtree, ordered by path.
-    public func listFolders(owner: String, parent: FolderReference = .root, recursive: Bool = false) throws(LibraryError) -> [Folder] {
-        try read { catalog in
-            let parentRecord = try resolveFolder(owner: owner, parent)
+    public func listFolders(owner: String, parent: FolderReference = .root, recursive: Bool = false) async throws(LibraryError) -> [Folder] {
+        try await read { catalog in
+            let parentRecord = try await resolveFolder(owner: owner, parent)
             let records =
-                recursive
+                await recursive
                 ? try catalog.folders(owner: owner, under: parentRecord?.path)
                 : try catalog.folders(owner: owner, parentID: parentRecord?.id ?? "")
             return records.map(\.folder)
@@ -38,34 +38,33 @@ extension Library {
         name: String? = nil,
         parent: FolderReference? = nil,
         conflict: ConflictPolicy = .fail
-    ) throws(LibraryError) -> Folder {
+    ) async throws(LibraryError) -> Folder {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.folderName(name) }
-        return try mutate {
-            let (before, after) = try { () throws -> (FolderRecord, FolderRecord) in
-                guard let record = try resolveFolder(owner: owner, reference) else {
+        return try await mutate { [self] in
+            let (before, after) = try await { () async throws -> (FolderRecord, FolderRecord) in
+                guard let record = try await resolveFolder(owner: owner, reference) else {
                     throw LibraryError(.invalidArgument, "the root folder cannot be renamed or moved")
                 }
-                let target =
-                    try parent.map { try resolveFolder(owner: owner, $0) } ?? resolveFolder(owner: owner, Self.parentReference(of: record))
+                let target = try await resolveFolder(owner: owner, parent ?? Self.parentReference(of: record))
                 if let target, target.path == record.path || target.path.hasPrefix(record.path + "/") {
                     throw LibraryError(.invalidMove, "cannot move folder '\(record.path)' into itself or its subfolder '\(target.path)'")
                 }
                 var name = newName ?? record.name
                 let parentID = target?.id ?? ""
                 if parentID == record.parentID && name == record.name { return (record, record) }
-                name = try freeFolderName(owner: owner, parentID: parentID, parentPath: target?.path ?? "", desired: name, policy: conflict)
+                name = try await freeFolderName(owner: owner, parentID: parentID, parentPath: target?.path ?? "", desired: name, policy: conflict)
                 var moved = record
                 moved.parentID = parentID
                 moved.name = name
                 moved.path = Self.join(target?.path ?? "", name)
                 // Its deepest subfolder moves with it, and must still fit (LibraryNames.maxFolderDepth).
-                for folder in try catalog.folders(owner: owner, under: record.path) {
+                for folder in try await catalog.folders(owner: owner, under: record.path) {
                     let path = moved.path + folder.path.dropFirst(record.path.count)
                     try LibraryNames.checkFolderPath(path, depth: path.split(separator: "/").count)
                 }
                 moved.pathBefore = record.path
                 moved.updatedAt = Date()
-                try catalog.update(moved, subtreeFrom: record.path)
+                try await catalog.update(moved, subtreeFrom: record.path)
                 return (record, moved)
             }()
             guard before.path != after.path else { return after.folder }
@@ -74,7 +73,7 @@ extension Library {
             do {
                 try FileOps.renameNoReplace(from, to)
             } catch let error as FileOpsError {
-                try catalog.update(before, subtreeFrom: after.path)
+                try await catalog.update(before, subtreeFrom: after.path)
                 if error.errno == EEXIST {
                     throw LibraryError(
                         .nameConflict,
@@ -87,20 +86,20 @@ extension Library {
             try FileOps.fsyncParent(of: to)
             var done = after
             done.pathBefore = nil
-            try catalog.update(done, subtreeFrom: nil)
+            try await catalog.update(done, subtreeFrom: nil)
             return done.folder
         }
     }
 
     /// Deletes a folder: only when empty, or with everything in it when `recursive`.
-    public func deleteFolder(_ reference: FolderReference, owner: String, recursive: Bool = false) throws(LibraryError) {
-        try mutate {
-            let record = try { () throws -> FolderRecord in
-                guard var record = try resolveFolder(owner: owner, reference) else {
+    public func deleteFolder(_ reference: FolderReference, owner: String, recursive: Bool = false) async throws(LibraryError) {
+        try await mutate { [self] in
+            let record = try await { () async throws -> FolderRecord in
+                guard var record = try await resolveFolder(owner: owner, reference) else {
                     throw LibraryError(.invalidArgument, "the root folder cannot be deleted")
                 }
                 if !recursive {
-                    let (documents, folders) = try catalog.contents(ofFolder: record.id)
+                    let (documents, folders) = try await catalog.contents(ofFolder: record.id)
                     if documents + folders > 0 {
                         throw LibraryError(
                             .folderNotEmpty,
@@ -109,15 +108,15 @@ extension Library {
                     }
                 }
                 record.state = recursive ? .deletingTree : .deleting
-                try catalog.update(record, subtreeFrom: nil)
+                try await catalog.update(record, subtreeFrom: nil)
                 return record
             }()
-            try finishFolderDelete(record)
+            try await finishFolderDelete(record)
         }
     }
 
     /// Step 2 and 3 of a folder delete; also what recovery runs for an interrupted one.
-    func finishFolderDelete(_ record: FolderRecord) throws {
+    func finishFolderDelete(_ record: FolderRecord) async throws {
         let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
         if record.state == .deletingTree {
             let trashed = paths.trash + "/" + record.id
@@ -126,7 +125,7 @@ extension Library {
                 try FileOps.renameNoReplace(directory, trashed)
                 try FileOps.fsyncParent(of: directory)
             }
-            let removed = try catalog.deleteTree(owner: record.owner, path: record.path)
+            let removed = try await catalog.deleteTree(owner: record.owner, path: record.path)
             for id in removed { try FileOps.removeFile(thumbnailPath(id)) }
             try FileOps.removeTree(trashed)
         } else {
@@ -134,7 +133,7 @@ extension Library {
                 let failure = errno
                 var ready = record
                 ready.state = .ready
-                try catalog.update(ready, subtreeFrom: nil)
+                try await catalog.update(ready, subtreeFrom: nil)
                 if failure == ENOTEMPTY {
                     throw LibraryError(
                         .folderNotEmpty,
@@ -144,20 +143,20 @@ extension Library {
                 throw FileOpsError(errno: failure, operation: "rmdir", path: directory)
             }
             try FileOps.fsyncParent(of: directory)
-            try catalog.deleteFolder(id: record.id)
+            try await catalog.deleteFolder(id: record.id)
         }
     }
 
     /// Finds or creates each folder of `names` in turn; call under the mutation lock.
-    func ensureFolder(owner: String, names: [String]) throws -> FolderRecord {
+    func ensureFolder(owner: String, names: [String]) async throws -> FolderRecord {
         try FileOps.makeDirectories(absolute(owner))
         var parent: FolderRecord?
         for name in names {
             let parentID = parent?.id ?? ""
             let path = Self.join(parent?.path ?? "", name)
             let directory = absolute(LibraryLayout.folderPath(owner: owner, folderPath: path))
-            var record = try { () throws -> FolderRecord in
-                if let existing = try catalog.childFolder(owner: owner, parentID: parentID, name: name) {
+            var record = try await { () async throws -> FolderRecord in
+                if let existing = try await catalog.childFolder(owner: owner, parentID: parentID, name: name) {
                     guard existing.state == .ready || existing.state == .creating else {
                         throw LibraryError(.nameConflict, "folder '\(path)' is being deleted; try again in a moment")
                     }
@@ -178,11 +177,11 @@ extension Library {
                     createdAt: now,
                     updatedAt: now
                 )
-                try catalog.insert(record)
+                try await catalog.insert(record)
                 return record
             }()
             if record.state == .creating {
-                try finishFolderCreate(record)
+                try await finishFolderCreate(record)
                 record.state = .ready
             }
             parent = record
@@ -191,29 +190,29 @@ extension Library {
     }
 
     /// mkdir, fsync, mark ready: the tail of a folder create, also run by recovery.
-    func finishFolderCreate(_ record: FolderRecord) throws {
+    func finishFolderCreate(_ record: FolderRecord) async throws {
         let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
         try FileOps.makeDirectories(directory)
         try FileOps.fsyncParent(of: directory)
         var ready = record
         ready.state = .ready
-        try catalog.update(ready, subtreeFrom: nil)
+        try await catalog.update(ready, subtreeFrom: nil)
     }
 
-    func resolveFolder(owner: String, _ reference: FolderReference) throws -> FolderRecord? {
+    func resolveFolder(owner: String, _ reference: FolderReference) async throws -> FolderRecord? {
         let record: FolderRecord?
         switch reference {
         case .root:
             return nil
         case .id(let id):
-            record = try catalog.folder(id: id.lowercased, owner: owner)
+            record = try await catalog.folder(id: id.lowercased, owner: owner)
         case .path(let path):
             // A path no folder can have names no folder: 404, as for any other missing one.
             guard let names = try? LibraryNames.folderPath(path) else {
                 throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)): it is not a folder path a folder could have")
             }
             if names.isEmpty { return nil }
-            record = try catalog.folder(owner: owner, path: names.joined(separator: "/"))
+            record = try await catalog.folder(owner: owner, path: names.joined(separator: "/"))
         }
         guard let record, record.state == .ready else {
             throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")
@@ -221,11 +220,11 @@ extension Library {
         return record
     }
 
-    func freeFolderName(owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) throws -> String {
+    func freeFolderName(owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) async throws -> String {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt, maxBytes: LibraryNames.maxFolderNameBytes) }
-            let taken = try catalog.childFolder(owner: owner, parentID: parentID, name: candidate) != nil
+            let taken = try await catalog.childFolder(owner: owner, parentID: parentID, name: candidate) != nil
             let onDisk = FileOps.exists(absolute(LibraryLayout.folderPath(owner: owner, folderPath: Self.join(parentPath, candidate))))
             if !taken && !onDisk { return candidate }
             if policy == .fail {

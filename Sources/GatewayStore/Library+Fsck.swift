@@ -57,24 +57,24 @@ extension Library {
             let unlocked = try await compare(repair: false, verifyHashes: verifyHashes, inspector: inspector)
             if unlocked.issues.isEmpty { return unlocked }
         }
-        return try await lock.holding {
+        return try await lock.withLock {
             try await compare(repair: repair, verifyHashes: verifyHashes, inspector: inspector)
         }
     }
 
     private func compare(repair: Bool, verifyHashes: Bool, inspector: any PDFInspector) async throws -> FsckReport {
         // What a crash left, seen before the reconciler (with repair) deals with it.
-        var issues = try pendingOperations() + leftovers()
+        var issues = try await pendingOperations() + leftovers()
         if repair {
-            try reconcile()
+            try await reconcile()
             for index in issues.indices { issues[index].repaired = true }
         }
 
-        let (documents, folders) = try read { catalog in (try catalog.readyDocuments(), try catalog.readyFolders()) }
+        let (documents, folders) = try await read { catalog in (try await catalog.readyDocuments(), try await catalog.readyFolders()) }
         for folder in folders {
             let relative = LibraryLayout.folderPath(owner: folder.owner, folderPath: folder.path)
             guard !FileOps.isDirectory(absolute(relative)) else { continue }
-            if repair { try mutate { try finishFolderCreate(folder) } }
+            if repair { try await mutate { [self] in try await finishFolderCreate(folder) } }
             issues.append(FsckIssue(kind: .missingFolder, path: relative, detail: "folder row \(folder.id) has no directory", repaired: repair))
         }
         for document in documents {
@@ -102,21 +102,21 @@ extension Library {
     }
 
     /// What `sweepLeftovers` would remove.
-    private func leftovers() throws -> [FsckIssue] {
+    private func leftovers() async throws -> [FsckIssue] {
         var issues = FileOps.list(paths.trash).sorted().map {
             FsckIssue(kind: .leftover, path: ".pdfgate/trash/" + $0, detail: "remains of a recursive delete", repaired: false)
         }
-        let claimed = try read { catalog in try catalog.stagedPaths() }
+        let claimed = try await read { catalog in try await catalog.stagedPaths() }
         for entry in FileOps.list(paths.filing).sorted() where !claimed.contains(paths.filing + "/" + entry) {
             issues.append(FsckIssue(kind: .leftover, path: ".pdfgate/filing/" + entry, detail: "remains of an interrupted filing", repaired: false))
         }
         return issues
     }
 
-    private func pendingOperations() throws -> [FsckIssue] {
-        try read { catalog in
-            let documents = try catalog.unfinishedDocuments()
-            let folders = try catalog.unfinishedFolders()
+    private func pendingOperations() async throws -> [FsckIssue] {
+        try await read { catalog in
+            let documents = try await catalog.unfinishedDocuments()
+            let folders = try await catalog.unfinishedFolders()
             return documents.map {
                 FsckIssue(
                     kind: .unfinishedOperation,
@@ -140,7 +140,7 @@ extension Library {
         let relative = document.relativePath
         let file = absolute(relative)
         guard let size = FileOps.size(file) else {
-            if repair { try mutate { try catalog.deleteDocument(id: document.record.id) } }
+            if repair { try await mutate { [self] in try await catalog.deleteDocument(id: document.record.id) } }
             return [FsckIssue(kind: .missingFile, path: relative, detail: "document \(document.record.id) has no file", repaired: repair)]
         }
         var actual = (sha256: document.record.sha256, size: size)
@@ -151,13 +151,13 @@ extension Library {
         guard repair else { return [FsckIssue(kind: .contentDrift, path: relative, detail: detail, repaired: false)] }
         do {
             let info = try await inspector.inspect(path: file)
-            try mutate {
+            try await mutate { [self, actual] in
                 var updated = document.record
                 updated.size = actual.size
                 updated.sha256 = actual.sha256
                 updated.info = info
                 updated.updatedAt = Date()
-                try catalog.update(updated)
+                try await catalog.update(updated)
             }
             return [FsckIssue(kind: .contentDrift, path: relative, detail: detail, repaired: true)]
         } catch let error as InspectionError {
@@ -182,7 +182,7 @@ extension Library {
                 if !knownFolders.contains(relative) {
                     var repaired = false
                     if repair, let names = try? LibraryNames.folderPath(childPath), names.joined(separator: "/") == childPath {
-                        _ = try mutate { try ensureFolder(owner: owner, names: names) }
+                        _ = try await mutate { [self] in try await ensureFolder(owner: owner, names: names) }
                         repaired = true
                     }
                     issues.append(FsckIssue(kind: .untrackedFolder, path: relative, detail: "a directory with no folder row", repaired: repaired))
@@ -220,7 +220,7 @@ extension Library {
         let name = try LibraryNames.documentName(fileName)
         let folder: FolderReference = folderPath.isEmpty ? .root : .path(folderPath)
         if name + ".pdf" != fileName {
-            let document = try self.file(file, mode: .move, owner: owner, folder: folder, name: name, conflict: .rename, info: info)
+            let document = try await self.file(file, mode: .move, owner: owner, folder: folder, name: name, conflict: .rename, info: info)
             return FsckIssue(
                 kind: .untrackedFile,
                 path: relative,
@@ -228,10 +228,10 @@ extension Library {
                 repaired: true
             )
         }
-        let id = try mutate { () -> String in
+        let id = try await mutate { [self] () -> String in
             let (sha256, size) = try FileOps.digest(file)
-            return try { () throws -> String in
-                let folderID = try resolveFolder(owner: owner, folder)?.id ?? ""
+            return try await { () async throws -> String in
+                let folderID = try await resolveFolder(owner: owner, folder)?.id ?? ""
                 let record = DocumentRecord(
                     id: UUID(),
                     owner: owner,
@@ -243,7 +243,7 @@ extension Library {
                     state: .ready,
                     now: Date()
                 )
-                try catalog.insert(record)
+                try await catalog.insert(record)
                 return record.id
             }()
         }

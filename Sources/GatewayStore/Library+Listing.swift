@@ -7,14 +7,14 @@ extension Library {
 
     /// One page of documents, keyset-paginated on (sort field, id) so every page costs the same
     /// at 100 documents or 100,000.
-    public func listDocuments(_ query: DocumentQuery) throws(LibraryError) -> DocumentPage {
+    public func listDocuments(_ query: DocumentQuery) async throws(LibraryError) -> DocumentPage {
         guard (1...Self.maxPageSize).contains(query.limit) else {
             throw LibraryError(.invalidArgument, "limit \(query.limit) is out of range; use 1 to \(Self.maxPageSize)")
         }
         let after = try query.cursor.map { cursor throws(LibraryError) in try ListCursor(decoding: cursor, sort: query.sort) }
-        return try read { catalog in
-            let folder = try resolveFolder(owner: query.owner, query.folder)
-            var rows = try catalog.listDocuments(query, in: folder, after: after)
+        return try await read { catalog in
+            let folder = try await resolveFolder(owner: query.owner, query.folder)
+            var rows = try await catalog.listDocuments(query, in: folder, after: after)
             var next: String?
             if rows.count > query.limit {
                 rows.removeLast()

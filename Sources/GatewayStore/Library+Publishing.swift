@@ -38,7 +38,7 @@ extension Library {
     /// A file can appear at the name after `freeDocumentName` looked (dropped in by hand). It is
     /// never overwritten: with `conflict: .fail` the filing is undone if the staged bytes can be
     /// given back (see `StagedFile`); otherwise they are published under the next free name.
-    func publish(_ record: DocumentRecord, folderPath: String, staged kind: StagedFile, conflict: ConflictPolicy) throws -> DocumentRecord {
+    func publish(_ record: DocumentRecord, folderPath: String, staged kind: StagedFile, conflict: ConflictPolicy) async throws -> DocumentRecord {
         var ready = record
         if let staged = record.stagedPath, FileOps.exists(staged) {
             var target = documentFile(ready, folderPath: folderPath)
@@ -50,14 +50,14 @@ extension Library {
                     try FileOps.renameNoReplace(staged, target)
                     break
                 } catch let error as FileOpsError where error.errno == EEXIST {
-                    if conflict == .fail, try giveBack(ready, staged: staged, kind) {
+                    if conflict == .fail, try await giveBack(ready, staged: staged, kind) {
                         throw LibraryError(
                             .nameConflict,
                             "a file not in the library already sits at '\(target)', so nothing was filed (a file being moved is back where it was); run `pdfgate fsck --repair` to adopt that file, then try again"
                         )
                     }
                     // Ends: freeDocumentName gives up after 9,999 names.
-                    ready = try renumbered(ready, folderPath: folderPath)
+                    ready = try await renumbered(ready, folderPath: folderPath)
                     target = documentFile(ready, folderPath: folderPath)
                 }
             }
@@ -66,17 +66,17 @@ extension Library {
         }
         ready.state = .ready
         ready.stagedPath = nil
-        try catalog.update(ready)
+        try await catalog.update(ready)
         return ready
     }
 
     /// Undoes a filing whose name turned out taken: a copy is deleted, a moved-in file goes back
     /// where it came from. False when the bytes must stay because they cannot be given back.
-    private func giveBack(_ record: DocumentRecord, staged: String, _ kind: StagedFile) throws -> Bool {
+    private func giveBack(_ record: DocumentRecord, staged: String, _ kind: StagedFile) async throws -> Bool {
         switch kind {
         case .copy:
             // Row first: a crash in between leaves an unclaimed copy, which recovery sweeps.
-            try catalog.deleteDocument(id: record.id)
+            try await catalog.deleteDocument(id: record.id)
             try FileOps.removeFile(staged)
         case .moved(let source):
             // File first: a crash in between leaves a `filing` row with nothing staged, which
@@ -87,23 +87,23 @@ extension Library {
                 return false  // its old place is taken too: file it under a free name instead
             }
             try FileOps.fsyncParent(of: source)
-            try catalog.deleteDocument(id: record.id)
+            try await catalog.deleteDocument(id: record.id)
         case .recovered:
             return false
         }
         return true
     }
 
-    private func renumbered(_ record: DocumentRecord, folderPath: String) throws -> DocumentRecord {
+    private func renumbered(_ record: DocumentRecord, folderPath: String) async throws -> DocumentRecord {
         var renamed = record
-        renamed.name = try freeDocumentName(
+        renamed.name = try await freeDocumentName(
             owner: record.owner,
             folderID: record.folderID,
             folderPath: folderPath,
             desired: record.name,
             policy: .rename
         )
-        try catalog.update(renamed)
+        try await catalog.update(renamed)
         return renamed
     }
 

@@ -7,18 +7,18 @@ extension Library {
     /// Runs when the library opens. Each rule mirrors a step of the mutation ordering in
     /// `Library`: rows say what was intended, the file system says how far it got.
     @discardableResult
-    public func reconcile() throws(LibraryError) -> [String] {
-        try mutate { () -> [String] in
+    public func reconcile() async throws(LibraryError) -> [String] {
+        try await mutate { [self] () -> [String] in
             var actions: [String] = []
-            let (documents, folders) = (try catalog.unfinishedDocuments(), try catalog.unfinishedFolders())
+            let (documents, folders) = (try await catalog.unfinishedDocuments(), try await catalog.unfinishedFolders())
             // Folders first: a document's path depends on its folder's.
             for folder in folders {
                 switch folder.state {
                 case .creating:
-                    try finishFolderCreate(folder)
+                    try await finishFolderCreate(folder)
                     actions.append("created folder \(folder.owner)/\(folder.path)")
                 case .deleting, .deletingTree:
-                    try finishFolderDelete(folder)
+                    try await finishFolderDelete(folder)
                     actions.append("deleted folder \(folder.owner)/\(folder.path)")
                 case .ready, .filing:
                     guard let before = folder.pathBefore else { continue }
@@ -31,28 +31,28 @@ extension Library {
                     }
                     var done = folder
                     done.pathBefore = nil
-                    try catalog.update(done, subtreeFrom: nil)
+                    try await catalog.update(done, subtreeFrom: nil)
                     actions.append("finished moving folder \(folder.owner)/\(before) to \(folder.path)")
                 }
             }
             for document in documents {
                 // Re-read: a folder fix above may have changed its path.
-                guard let current = try catalog.document(id: document.record.id, owner: nil, readyOnly: false) else { continue }
-                if let action = try finishInterrupted(current) { actions.append(action) }
+                guard let current = try await catalog.document(id: document.record.id, owner: nil, readyOnly: false) else { continue }
+                if let action = try await finishInterrupted(current) { actions.append(action) }
             }
-            actions += try sweepLeftovers()
+            await actions += try sweepLeftovers()
             for action in actions { logger.notice("library.recovered", metadata: ["action": "\(action)"]) }
             return actions
         }
     }
 
     /// Finishes or undoes the operation a crash left on a document's row; nil when there was none.
-    func finishInterrupted(_ current: DocumentWithPath) throws -> String? {
+    func finishInterrupted(_ current: DocumentWithPath) async throws -> String? {
         switch current.record.state {
         case .filing:
-            return try finishFiling(current)
+            return try await finishFiling(current)
         case .deleting, .deletingTree:
-            try finishDocumentDelete(current)
+            try await finishDocumentDelete(current)
             return "deleted \(current.relativePath)"
         case .ready, .creating:
             guard let before = current.record.pathBefore else { return nil }
@@ -65,13 +65,13 @@ extension Library {
             }
             var done = current.record
             done.pathBefore = nil
-            try catalog.update(done)
+            try await catalog.update(done)
             return "finished moving \(before) to \(current.relativePath)"
         }
     }
 
     /// Publishes a filing a crash cut short, or forgets it when nothing whole is left to publish.
-    private func finishFiling(_ current: DocumentWithPath) throws -> String {
+    private func finishFiling(_ current: DocumentWithPath) async throws -> String {
         let record = current.record
         if let staged = record.stagedPath, let size = FileOps.size(staged) {
             // A move's cross-file-system copy is renamed in whole, so a staged file shorter than
@@ -79,11 +79,11 @@ extension Library {
             // it was (a move deletes it only once filed): dropping loses nothing, publishing
             // would file a broken PDF. Anything else may be a user's only copy, and is filed.
             guard size >= record.size else {
-                try catalog.deleteDocument(id: record.id)
+                try await catalog.deleteDocument(id: record.id)
                 try FileOps.removeFile(staged)
                 return "dropped half-copied filing of \(current.relativePath)"
             }
-            let filed = try publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
+            let filed = try await publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
             return "finished filing \(DocumentWithPath(record: filed, folderPath: current.folderPath).relativePath)"
         }
         // Nothing staged: the rename into the tree happened and only the ready mark is missing,
@@ -93,18 +93,18 @@ extension Library {
         if FileOps.exists(target) {
             let found = try FileOps.digest(target)
             if found.size == record.size && found.sha256 == record.sha256 {
-                _ = try publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
+                _ = try await publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
                 return "finished filing \(current.relativePath)"
             }
         }
-        try catalog.deleteDocument(id: record.id)
+        try await catalog.deleteDocument(id: record.id)
         return "dropped unfinished filing of \(current.relativePath)"
     }
 
     /// Files in `.pdfgate/filing` that no row claims (a crash before the row was written) and
     /// whatever a recursive delete left in the trash.
-    func sweepLeftovers() throws -> [String] {
-        let claimed = try catalog.stagedPaths()
+    func sweepLeftovers() async throws -> [String] {
+        let claimed = try await catalog.stagedPaths()
         var actions: [String] = []
         for entry in FileOps.list(paths.filing) where !claimed.contains(paths.filing + "/" + entry) {
             try FileOps.removeFile(paths.filing + "/" + entry)

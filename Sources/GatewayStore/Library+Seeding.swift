@@ -9,12 +9,12 @@ extension Library {
     /// Fills a folder with `count` documents in one transaction, each a hard link to a copy of `template`:
     /// how benchmarks and load tests build a 100,000-document library in seconds. The result
     /// is an ordinary, consistent library (fsck-clean); it is just not built one fsync at a time.
-    public func seed(owner: String, folderPath: String, count: Int, template: String, info: PDFInfo) throws {
+    public func seed(owner: String, folderPath: String, count: Int, template: String, info: PDFInfo) async throws {
         try LibraryNames.validateOwner(owner)
         let names = try LibraryNames.folderPath(folderPath)
         let (sha256, size) = try FileOps.digest(template)
-        try mutate {
-            let folder = names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
+        try await mutate { [self] in
+            let folder = await names.isEmpty ? nil : try ensureFolder(owner: owner, names: names)
             let directory = absolute(LibraryLayout.folderPath(owner: owner, folderPath: folder?.path ?? ""))
             try FileOps.makeDirectories(directory)
             do {
@@ -47,7 +47,7 @@ extension Library {
                     record.pageCount = 1 + i % 50
                     records.append(record)
                 }
-                try catalog.insertAll(records)
+                try await catalog.insertAll(records)
             }
             try FileOps.fsync(directory, directory: true)
         }

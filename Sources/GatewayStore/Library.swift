@@ -11,7 +11,10 @@ import Logging
 ///    of the file and of the directories involved,
 /// 3. a transaction marks the row `ready`.
 ///
-/// Calls block on disk I/O: call them from a thread pool, not the cooperative executor.
+/// Mutations run under `LibraryLock`, one at a time across every process sharing the store,
+/// each to its end even when the task that asked is cancelled (`shielded`): a client hanging up
+/// must not leave an operation for recovery. Their renames and fsyncs run on the task's own
+/// thread; one mutation at a time means at most one cooperative thread is ever in an fsync.
 public final class Library: Sendable {
     public let paths: StorePaths
     /// The rows: in the store's SQLite file, or in a PostgreSQL database several nodes share.
@@ -27,7 +30,14 @@ public final class Library: Sendable {
     ///
     /// - Parameter reconciling: false leaves interrupted operations and leftovers as they are, for
     ///   `fsck` to report; `fsck(repair: true)` or `reconcile()` deals with them later.
-    public convenience init(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) throws {
+    public static func open(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) async throws -> Library {
+        let library = try Library(root: root, logger: logger)
+        if reconciling { try await library.finishInterruptedWork() }
+        return library
+    }
+
+    /// The embedded store at `root`, as it is: nothing reconciled.
+    convenience init(root: String, logger: Logger) throws {
         let paths = StorePaths(root: root)
         let database: GatewayDatabase
         do {
@@ -36,23 +46,17 @@ public final class Library: Sendable {
         } catch {
             throw Self.openError(error, paths)
         }
-        try self.init(
-            paths: paths,
-            catalog: SQLiteLibraryCatalog(database: database),
-            storeWideLock: FileLock(path: paths.lockFile),
-            logger: logger,
-            reconciling: reconciling
-        )
+        try self.init(paths: paths, catalog: SQLiteLibraryCatalog(database: database), storeWideLock: FileLock(path: paths.lockFile), logger: logger)
     }
 
     /// Opens the tree at `paths` with its rows in `catalog`, mutations serialized by
-    /// `storeWideLock` across every process sharing them.
+    /// `storeWideLock` across every process sharing them. Nothing is reconciled yet:
+    /// `finishInterruptedWork()` does that.
     package init(
         paths: StorePaths,
         catalog: any LibraryCatalog,
         storeWideLock: any StoreWideLock,
-        logger: Logger = Logger(label: "pdfgate.library"),
-        reconciling: Bool = true
+        logger: Logger = Logger(label: "pdfgate.library")
     ) throws {
         self.paths = paths
         self.catalog = catalog
@@ -63,11 +67,14 @@ public final class Library: Sendable {
         } catch {
             throw Self.openError(error, paths)
         }
-        if reconciling {
-            try reconcile()
-            // An hour is long past any wait for a job's answer.
-            sweepResults(changedBefore: Date().addingTimeInterval(-3600))
-        }
+    }
+
+    /// Finishes or undoes what a crash interrupted and drops results nobody came for: what
+    /// opening a library does unless told to leave things for `fsck` to report.
+    package func finishInterruptedWork() async throws {
+        _ = try await reconcile()
+        // An hour is long past any wait for a job's answer.
+        sweepResults(changedBefore: Date().addingTimeInterval(-3600))
     }
 
     private static func makeDirectories(_ paths: StorePaths) throws {
@@ -91,22 +98,23 @@ public final class Library: Sendable {
     }
 
     /// Throws when the database holding the rows does not answer (readiness).
-    public func ping() throws { try catalog.ping() }
+    public func ping() async throws { try await catalog.ping() }
 
-    /// Runs `body` under the mutation lock, turning file-system and database failures into
-    /// `LibraryError`s that say what failed.
-    func mutate<T: Sendable>(_ body: () throws -> T) throws(LibraryError) -> T {
+    /// Runs `body` under the mutation lock, to its end whatever happens to the asking task,
+    /// turning file-system and database failures into `LibraryError`s that say what failed.
+    func mutate<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(LibraryError) -> T {
         do {
-            return try lock.withLock(body)
+            let lock = lock
+            return try await shielded { try await lock.withLock(body) }
         } catch {
             throw Self.libraryError(error)
         }
     }
 
     /// A read of the catalog with the same error mapping.
-    func read<T>(_ body: (any LibraryCatalog) throws -> T) throws(LibraryError) -> T {
+    func read<T>(_ body: (any LibraryCatalog) async throws -> T) async throws(LibraryError) -> T {
         do {
-            return try body(catalog)
+            return try await body(catalog)
         } catch {
             throw Self.libraryError(error)
         }

@@ -12,11 +12,11 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
 
     private var pool: DatabasePool { database.pool }
 
-    package func ping() throws { try database.ping() }
+    package func ping() async throws { try await database.ping() }
 
     // MARK: Documents
 
-    package func document(id: String, owner: String?, readyOnly: Bool) throws -> DocumentWithPath? {
+    package func document(id: String, owner: String?, readyOnly: Bool) async throws -> DocumentWithPath? {
         var sql = "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?"
         var arguments: StatementArguments = [id]
         if let owner {
@@ -24,36 +24,36 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
             _ = arguments.append(contentsOf: [owner])
         }
         if readyOnly { sql += " AND documents.state = 'ready'" }
-        return try pool.read { db in try DocumentWithPath.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) }
+        return try await pool.read { [sql, arguments] db in try DocumentWithPath.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) }
     }
 
-    package func documentNameTaken(owner: String, folderID: String, name: String) throws -> Bool {
-        try pool.read { db in
+    package func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool {
+        try await pool.read { db in
             try DocumentRecord.filter(
                 DocumentRecord.Columns.owner == owner && DocumentRecord.Columns.folderID == folderID && DocumentRecord.Columns.name == name
             ).fetchCount(db) > 0
         }
     }
 
-    package func insert(_ document: DocumentRecord) throws {
-        try pool.write { db in try document.insert(db) }
+    package func insert(_ document: DocumentRecord) async throws {
+        try await pool.write { db in try document.insert(db) }
     }
 
-    package func insertAll(_ documents: [DocumentRecord]) throws {
-        try pool.write { db in
+    package func insertAll(_ documents: [DocumentRecord]) async throws {
+        try await pool.write { db in
             for document in documents { try document.insert(db) }
         }
     }
 
-    package func update(_ document: DocumentRecord) throws {
-        try pool.write { db in try document.update(db) }
+    package func update(_ document: DocumentRecord) async throws {
+        try await pool.write { db in try document.update(db) }
     }
 
-    package func deleteDocument(id: String) throws {
-        _ = try pool.write { db in try DocumentRecord.deleteOne(db, key: id) }
+    package func deleteDocument(id: String) async throws {
+        _ = try await pool.write { db in try DocumentRecord.deleteOne(db, key: id) }
     }
 
-    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after: ListCursor?) throws -> [DocumentWithPath] {
+    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after: ListCursor?) async throws -> [DocumentWithPath] {
         let column = "documents." + query.sort.field.rawValue
         let key = query.sort.field == .name ? column + " COLLATE NOCASE" : column
         let direction = query.sort.descending ? "DESC" : "ASC"
@@ -90,7 +90,7 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
             LIMIT \(query.limit + 1)
             """
         // Cached: a listing's SQL has a handful of shapes, and compiling it cost as much as running it.
-        return try pool.read { db in try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) }
+        return try await pool.read { [arguments] db in try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) }
     }
 
     /// Dates as GRDB stores them (text), so the cursor compares like the index.
@@ -110,37 +110,37 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
 
     // MARK: Folders
 
-    package func folder(id: String, owner: String) throws -> FolderRecord? {
-        try pool.read { db in
+    package func folder(id: String, owner: String) async throws -> FolderRecord? {
+        try await pool.read { db in
             try FolderRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM folders WHERE id = ? AND owner = ?"), arguments: [id, owner])
         }
     }
 
-    package func folder(owner: String, path: String) throws -> FolderRecord? {
+    package func folder(owner: String, path: String) async throws -> FolderRecord? {
         // A cached statement: every listing by folder path starts here.
-        try pool.read { db in
+        try await pool.read { db in
             try FolderRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM folders WHERE owner = ? AND path = ?"), arguments: [owner, path])
         }
     }
 
-    package func childFolder(owner: String, parentID: String, name: String) throws -> FolderRecord? {
-        try pool.read { db in
+    package func childFolder(owner: String, parentID: String, name: String) async throws -> FolderRecord? {
+        try await pool.read { db in
             try FolderRecord.filter(
                 FolderRecord.Columns.owner == owner && FolderRecord.Columns.parentID == parentID && FolderRecord.Columns.name == name
             ).fetchOne(db)
         }
     }
 
-    package func folders(owner: String, parentID: String) throws -> [FolderRecord] {
-        try pool.read { db in
+    package func folders(owner: String, parentID: String) async throws -> [FolderRecord] {
+        try await pool.read { db in
             try FolderRecord.filter(
                 FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready && FolderRecord.Columns.parentID == parentID
             ).order(FolderRecord.Columns.path).fetchAll(db)
         }
     }
 
-    package func folders(owner: String, under path: String?) throws -> [FolderRecord] {
-        try pool.read { db in
+    package func folders(owner: String, under path: String?) async throws -> [FolderRecord] {
+        try await pool.read { db in
             var request = FolderRecord.filter(FolderRecord.Columns.owner == owner && FolderRecord.Columns.state == RowState.ready)
             if let path {
                 let under = Self.pathsUnder(path)
@@ -150,8 +150,8 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
-    package func contents(ofFolder id: String) throws -> (documents: Int, folders: Int) {
-        try pool.read { db in
+    package func contents(ofFolder id: String) async throws -> (documents: Int, folders: Int) {
+        try await pool.read { db in
             (
                 try DocumentRecord.filter(DocumentRecord.Columns.folderID == id).fetchCount(db),
                 try FolderRecord.filter(FolderRecord.Columns.parentID == id).fetchCount(db)
@@ -159,12 +159,12 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
-    package func insert(_ folder: FolderRecord) throws {
-        try pool.write { db in try folder.insert(db) }
+    package func insert(_ folder: FolderRecord) async throws {
+        try await pool.write { db in try folder.insert(db) }
     }
 
-    package func update(_ folder: FolderRecord, subtreeFrom oldPath: String?) throws {
-        try pool.write { db in
+    package func update(_ folder: FolderRecord, subtreeFrom oldPath: String?) async throws {
+        try await pool.write { db in
             try folder.update(db)
             guard let oldPath, oldPath != folder.path else { return }
             let under = Self.pathsUnder(oldPath)
@@ -175,12 +175,12 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
-    package func deleteFolder(id: String) throws {
-        _ = try pool.write { db in try FolderRecord.deleteOne(db, key: id) }
+    package func deleteFolder(id: String) async throws {
+        _ = try await pool.write { db in try FolderRecord.deleteOne(db, key: id) }
     }
 
-    package func deleteTree(owner: String, path: String) throws -> [String] {
-        try pool.write { db in
+    package func deleteTree(owner: String, path: String) async throws -> [String] {
+        try await pool.write { db in
             let under = Self.pathsUnder(path)
             let subtree = FolderRecord.filter(FolderRecord.Columns.owner == owner)
                 .filter(sql: "(path = ? OR \(under.sql))", arguments: [path] + under.arguments)
@@ -195,8 +195,8 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
 
     // MARK: Recovery and fsck
 
-    package func unfinishedDocuments() throws -> [DocumentWithPath] {
-        try pool.read { db in
+    package func unfinishedDocuments() async throws -> [DocumentWithPath] {
+        try await pool.read { db in
             try DocumentWithPath.fetchAll(
                 db,
                 sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
@@ -204,23 +204,23 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
-    package func unfinishedFolders() throws -> [FolderRecord] {
-        try pool.read { db in
+    package func unfinishedFolders() async throws -> [FolderRecord] {
+        try await pool.read { db in
             try FolderRecord.filter(FolderRecord.Columns.state != RowState.ready || FolderRecord.Columns.pathBefore != nil)
                 .order(FolderRecord.Columns.path).fetchAll(db)
         }
     }
 
-    package func readyDocuments() throws -> [DocumentWithPath] {
-        try pool.read { db in try DocumentWithPath.fetchAll(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state = 'ready'") }
+    package func readyDocuments() async throws -> [DocumentWithPath] {
+        try await pool.read { db in try DocumentWithPath.fetchAll(db, sql: "SELECT \(DocumentWithPath.selection) WHERE documents.state = 'ready'") }
     }
 
-    package func readyFolders() throws -> [FolderRecord] {
-        try pool.read { db in try FolderRecord.filter(FolderRecord.Columns.state == RowState.ready).fetchAll(db) }
+    package func readyFolders() async throws -> [FolderRecord] {
+        try await pool.read { db in try FolderRecord.filter(FolderRecord.Columns.state == RowState.ready).fetchAll(db) }
     }
 
-    package func stagedPaths() throws -> Set<String> {
-        Set(try pool.read { db in try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL") })
+    package func stagedPaths() async throws -> Set<String> {
+        Set(try await pool.read { db in try String.fetchAll(db, sql: "SELECT staged_path FROM documents WHERE staged_path IS NOT NULL") })
     }
 
     /// An SQL condition on the folders' `path` column matching the paths strictly under `path`.

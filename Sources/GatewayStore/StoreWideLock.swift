@@ -29,9 +29,20 @@ package struct FileLock: StoreWideLock {
 
         deinit { close(fd) }
 
-        package func lock() throws {
-            while flock(fd, LOCK_EX) != 0 {
-                if errno != EINTR { throw FileOpsError(errno: errno, operation: "flock", path: "library.lock") }
+        /// Tries without blocking and sleeps between tries: another process holds the lock only
+        /// for one short mutation (or an fsck), and a blocking `flock` would hold a thread of
+        /// the cooperative pool meanwhile.
+        package func lock() async throws {
+            var pause = Duration.milliseconds(1)
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                switch errno {
+                case EINTR: continue
+                case EWOULDBLOCK:
+                    // A cancelled task still waits (a mutation is not left half done), by the clock.
+                    do { try await Task.sleep(for: pause) } catch { usleep(UInt32(pause / .microseconds(1))) }
+                    pause = min(pause * 2, .milliseconds(50))
+                default: throw FileOpsError(errno: errno, operation: "flock", path: "library.lock")
+                }
             }
         }
 

@@ -60,7 +60,12 @@ struct ClusterTests {
         /// Opens the library as `pdfgate fsck --database …` would, once the nodes are stopped:
         /// the rows and the tree agree, and there are `documents` of them.
         func expectFsckClean(documents: Int) async throws {
-            let stores = try GatewayStores.open(root: store, database: .postgres(url: databaseURL), logger: Logger(label: "test"), reconciling: false)
+            let stores = try await GatewayStores.open(
+                root: store,
+                database: .postgres(url: databaseURL),
+                logger: Logger(label: "test"),
+                reconciling: false
+            )
             let report = try await stores.library.fsck(repair: false, inspector: PdfinfoInspector())
             #expect(report.issues.isEmpty, "\(report.issues)")
             #expect(report.documentsChecked == documents)

@@ -28,7 +28,7 @@ struct GotenbergAPITests {
 
     @Test("an office file becomes the PDF in the answer, named as asked, traced, run as a job, and not kept")
     func officeFile() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let scratch = TemporaryDirectory("gotenberg-answers")
         try await gateway.run(converting: true) { client in
             let answer = try await Self.post(
@@ -60,7 +60,7 @@ struct GotenbergAPITests {
 
     @Test("with Pdfgate-Folder the PDF is also filed, its id in the answer; merge=true makes one PDF of several files")
     func keptAndMerged() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let scratch = TemporaryDirectory("gotenberg-answers")
         try await gateway.run(converting: true) { client in
             let answer = try await Self.post(
@@ -82,7 +82,7 @@ struct GotenbergAPITests {
 
     @Test("an uploaded index.html prints with its footer; a Markdown template gets its pages' HTML; files beside the page are loaded")
     func htmlAndMarkdown() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let files = TemporaryDirectory("gotenberg-html")
         func write(_ name: String, _ text: String, in folder: String) throws -> String {
             try FileManager.default.createDirectory(atPath: files.file(folder), withIntermediateDirectories: true)
@@ -167,7 +167,7 @@ struct GotenbergAPITests {
 
     @Test("refusals are Gotenberg's: plain text, its words, the trace id back")
     func refusals() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             let noFile = try await Self.post(client, "/forms/libreoffice/convert", [.text("landscape", "true")], headers: [.gotenbergTrace: "t1"])
             #expect(noFile.status == .badRequest)
@@ -215,7 +215,7 @@ struct GotenbergAPITests {
 
     @Test("/health answers Gotenberg's shape, /version its API version, both without credentials")
     func healthAndVersion() async throws {
-        let gateway = try InProcessGateway { $0.auth = .tokens }
+        let gateway = try await InProcessGateway { $0.auth = .tokens }
         try await gateway.run { client in
             let health = try await client.execute(uri: "/health", method: .get)
             #expect(health.status == .ok)
@@ -237,7 +237,7 @@ struct GotenbergAPITests {
 
     @Test("/prometheus/metrics is Gotenberg's four gauges, exactly: the engine's queues and the warm slots' restarts")
     func prometheusMetrics() async throws {
-        let gateway = try InProcessGateway { $0.urlAllowList = ["127.0.0.1:9"] }
+        let gateway = try await InProcessGateway { $0.urlAllowList = ["127.0.0.1:9"] }
         try await gateway.run { client in
             let fresh = try await client.execute(uri: "/prometheus/metrics", method: .get)
             #expect(fresh.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8; escaping=underscores")
@@ -288,7 +288,7 @@ struct GotenbergSettingsTests {
         #expect(throws: ConfigurationError.self) { try configuration.setGotenbergAPI("chromium,screenshots", from: "test") }
         #expect(throws: ConfigurationError.self) { try configuration.setGotenbergRootPath("gotenberg//x", from: "test") }
         let settings = configuration
-        let gateway = try InProcessGateway {
+        let gateway = try await InProcessGateway {
             $0.gotenbergRootPath = settings.gotenbergRootPath
             $0.gotenbergModules = settings.gotenbergModules
         }
@@ -314,7 +314,7 @@ struct GotenbergSettingsTests {
 
     @Test("GET / is Gotenberg's words for an API client and our page for a browser; /debug answers only when turned on")
     func rootAndDebug() async throws {
-        let plain = try InProcessGateway()
+        let plain = try await InProcessGateway()
         try await plain.run { client in
             let api = try await client.execute(uri: "/", method: .get)
             #expect(api.status == .ok && api.headers[.contentType] == "text/html; charset=UTF-8")
@@ -326,7 +326,7 @@ struct GotenbergSettingsTests {
         }
         let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_GOTENBERG_DEBUG_ROUTE": "true"])
         #expect(loaded.gotenbergDebugRoute)
-        let debugging = try InProcessGateway {
+        let debugging = try await InProcessGateway {
             $0.gotenbergDebugRoute = true
             $0.gotenbergRootPath = "/foo/"
             $0.urlPatterns = try! URLPatterns(deny: ["^http://blocked\\."])
@@ -359,7 +359,7 @@ struct GotenbergSettingsTests {
     func off() async throws {
         let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_GOTENBERG_API": "off"])
         #expect(!loaded.gotenbergAPI && loaded.gotenbergModules.isEmpty)
-        let gateway = try InProcessGateway { $0.gotenbergModules = loaded.gotenbergModules }
+        let gateway = try await InProcessGateway { $0.gotenbergModules = loaded.gotenbergModules }
         try await gateway.run { client in
             #expect(try await client.execute(uri: "/health", method: .get).status == .notFound)
             let form = try await GotenbergAPITests.post(client, "/forms/pdfengines/merge", [.file("files", path: Fixtures.pdf("one-page.pdf"))])

@@ -68,7 +68,7 @@ struct GotenbergFacturXTests {
 
     @Test("an office file becomes a Factur-X PDF/A-3b: factur-x.xml attached as its Alternative, listed in /AF, declared in the XMP")
     func officeInvoice() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let xml = try invoice()
         try await gateway.run(converting: true) { client in
             let answer = try await GotenbergAPITests.post(
@@ -100,7 +100,7 @@ struct GotenbergFacturXTests {
 
     @Test("/forms/pdfengines/factur-x turns an existing PDF into an invoice of the type asked; half a request is Gotenberg's 400")
     func standaloneRoute() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let xml = try invoice()
         try await gateway.run(converting: true) { client in
             let order = try await GotenbergAPITests.post(
@@ -156,7 +156,7 @@ struct GotenbergFacturXTests {
 
     @Test("embedsMetadata gives embedded files their media type and relationship, listed in /AF; a relationship PDF lacks is refused")
     func embedsMetadata() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let data = try invoice()
         let other = scratch.file("embed_2.xml")
         try Data("<b/>".utf8).write(to: URL(fileURLWithPath: other))

@@ -56,7 +56,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("merge takes the PDFs in natural order of their names; split answers a zip of name_0.pdf, name_1.pdf …")
     func mergeAndSplit() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             // page_10 sorts after page_2 in Gotenberg's natural order (and before it as plain text).
             let merged = try await Self.post(
@@ -116,7 +116,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("in-place routes (rotate, encrypt, metadata, watermark, flatten) answer each file under its own name")
     func inPlaceRoutes() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             let rotated = try await Self.post(
                 client,
@@ -178,7 +178,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("embed attaches the embeds files to each PDF, byte for byte under their names; a conversion route takes embeds too")
     func embeds() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let invoice = scratch.file("factur-x.xml")
         try Data("<?xml version=\"1.0\"?><Invoice><Total>42.00</Total></Invoice>".utf8).write(to: URL(fileURLWithPath: invoice))
         try await gateway.run(converting: true) { client in
@@ -217,7 +217,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("merge builds the outline Gotenberg does: each file's own (autoIndexBookmarks), titled per file (titleBookmarks), or lists by file name")
     func mergedOutlines() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             // Inputs named for their order: one with an outline of its own (made by the route
             // that writes them), one titled, one with neither.
@@ -278,7 +278,7 @@ struct GotenbergPDFEnginesTests {
     /// with their offsets), then read back by metadata/read as Gotenberg answers it.
     @Test("metadata/write writes every key as Gotenberg does, and metadata/read reads them back")
     func metadataRoundTrip() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             let metadata =
                 #"{"Author":"Julien Neuhart","Copyright":"Julien Neuhart","CreateDate":"2006-09-18T16:27:50-04:00","Creator":"Gotenberg","Keywords":["first","second"],"Marked":true,"ModDate":"2006-09-18T16:27:50-04:00","PDFVersion":1.7,"Producer":"Gotenberg","Subject":"Sample","Title":"Sample","Trapped":"Unknown"}"#
@@ -312,7 +312,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("bookmarks are written (one list, or one per file by name) and read back; metadata/read is ExifTool's, as Gotenberg's is")
     func bookmarksAndMetadataRead() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             let none = try await Self.post(client, "/forms/pdfengines/bookmarks/read", [.file("files", path: Fixtures.pdf("one-page.pdf"))])
             #expect(none.status == .ok && none.headers[.contentType] == "application/json", "\(String(buffer: none.body))")
@@ -422,7 +422,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("a conversion route takes the post-processing fields: LibreOffice's several files, each split, in one zip")
     func conversionPostProcessing() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             let answer = try await Self.post(
                 client,
@@ -445,7 +445,7 @@ struct GotenbergPDFEnginesTests {
 
     @Test("refusals in Gotenberg's words, and what pdfgate cannot do named rather than dropped")
     func refusals() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run(converting: true) { client in
             let nothing = try await Self.post(client, "/forms/pdfengines/split", [])
             #expect(
@@ -523,7 +523,7 @@ struct GotenbergDownloadFromTests {
             }
         }
         defer { served.stop() }
-        let gateway = try InProcessGateway { $0.urlAllowList = ["127.0.0.1:\(served.port)"] }
+        let gateway = try await InProcessGateway { $0.urlAllowList = ["127.0.0.1:\(served.port)"] }
         let scratch = TemporaryDirectory("gotenberg-downloads")
         try await gateway.run(converting: true) { client in
             let list = """
@@ -571,7 +571,7 @@ struct GotenbergDownloadFromTests {
         let loaded = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_DENY_URLS": "/private/\n\\.exe$"])
         #expect(loaded.urlPatterns.deny == ["/private/", "\\.exe$"])
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["PDFGATE_ONLY_URLS": "[a-"]) }
-        let gateway = try InProcessGateway {
+        let gateway = try await InProcessGateway {
             $0.urlAllowList = ["127.0.0.1:\(served.port)"]
             $0.urlPatterns = loaded.urlPatterns
         }

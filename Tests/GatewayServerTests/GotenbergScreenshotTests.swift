@@ -27,7 +27,7 @@ struct GotenbergScreenshotTests {
 
     @Test("an uploaded page becomes a PNG 800 px wide, named as asked, run as a SCREENSHOT job, and nothing is kept")
     func htmlToPNG() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let files = TemporaryDirectory("gotenberg-screenshots")
         let index = files.file("index.html")
         // A 300 × 200 red box below a 400 px spacer: a selector's clip must land on it, offset and all.
@@ -103,7 +103,7 @@ struct GotenbergScreenshotTests {
             try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body><h1>Served page</h1></body></html>")
         }
         defer { server.stop() }
-        let gateway = try InProcessGateway { $0.urlAllowList = ["127.0.0.1:\(server.port)"] }
+        let gateway = try await InProcessGateway { $0.urlAllowList = ["127.0.0.1:\(server.port)"] }
         let files = TemporaryDirectory("gotenberg-screenshots")
         let template = files.file("index.html")
         try Data(#"<html><body>{{ toHTML "notes.md" }}</body></html>"#.utf8).write(to: URL(fileURLWithPath: template))
@@ -133,7 +133,7 @@ struct GotenbergScreenshotTests {
 
     @Test("refusals: a bad field in Gotenberg's words, a selector that matches nothing, a folder, no url, SCREENSHOT on /v1")
     func refusals() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let files = TemporaryDirectory("gotenberg-screenshots")
         let index = files.file("index.html")
         try Data("<html><body><p>Text</p></body></html>".utf8).write(to: URL(fileURLWithPath: index))

@@ -35,10 +35,10 @@ struct GotenbergWebhookTests {
         }
     }
 
-    static func waitUntil(_ condition: () -> Bool) async throws {
+    static func waitUntil(_ condition: () async -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
-        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(condition(), "timed out waiting")
+        while await !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await condition(), "timed out waiting")
     }
 
     static let secret = "whsec_" + Data("a webhook secret of the tests".utf8).base64EncodedString()
@@ -48,7 +48,7 @@ struct GotenbergWebhookTests {
         let seen = Locked<[Received]>([])
         let receiver = try Self.receiver(seen)
         defer { receiver.stop() }
-        let gateway = try InProcessGateway {
+        let gateway = try await InProcessGateway {
             $0.urlAllowList = ["127.0.0.1:\(receiver.port)"]
             $0.webhookSecret = Self.secret
         }
@@ -96,7 +96,7 @@ struct GotenbergWebhookTests {
             )
             #expect(!seen.value.contains { $0.path == "/webhook/error" })
             // A job of the engine like any other, its document gone once delivered.
-            try await Self.waitUntil { (try? library.listDocuments(DocumentQuery(owner: "default", recursive: true)).documents.count) == 0 }
+            try await Self.waitUntil { (try? await library.listDocuments(DocumentQuery(owner: "default", recursive: true)).documents.count) == 0 }
             let jobs = try await client.execute(uri: "/v1/jobs", method: .get).json["jobs"] as? [[String: Any]]
             #expect(jobs?.first?["status"] as? String == "SUCCEEDED")
         }
@@ -107,7 +107,7 @@ struct GotenbergWebhookTests {
         let seen = Locked<[Received]>([])
         let receiver = try Self.receiver(seen)
         defer { receiver.stop() }
-        let gateway = try InProcessGateway { $0.urlAllowList = ["127.0.0.1:\(receiver.port)"] }
+        let gateway = try await InProcessGateway { $0.urlAllowList = ["127.0.0.1:\(receiver.port)"] }
         try await gateway.run(converting: true) { client in
             let hook: HTTPFields = [
                 .gotenbergWebhookURL: receiver.url("/webhook"), .gotenbergWebhookErrorURL: receiver.url("/webhook/error"),

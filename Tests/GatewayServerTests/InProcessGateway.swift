@@ -15,11 +15,11 @@ struct InProcessGateway {
     let directory = TemporaryDirectory("router")
     let server: GatewayServer
 
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
         var configuration = ServerConfiguration()
         configuration.store = directory.path + "/store"
         configure(&configuration)
-        server = try GatewayServer(configuration: configuration, logger: Logger(label: "test"))
+        server = try await GatewayServer(configuration: configuration, logger: Logger(label: "test"))
     }
 
     /// Runs `body` with a client of the router, then ends the engine's helper processes. With

@@ -73,7 +73,7 @@ struct JobOptionsValidationTests {
 
     @Test("a JSON create with bad options is refused and nothing is stored", arguments: cases)
     func jsonCreate(_ bad: Case) async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let options = try JSONSerialization.jsonObject(with: Data(bad.options.utf8))
             let answer = try await client.send(.post, "/v1/jobs", json: ["type": "URL_TO_PDF", "url": "https://example.com/", "options": options])
@@ -86,7 +86,7 @@ struct JobOptionsValidationTests {
 
     @Test("a one-shot create checks its option fields and its options part the same way")
     func oneShotCreate() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let html = Array("<p>x</p>".utf8)
             let scale = try await client.send(.post, "/v1/jobs?filename=a.html&scale=5", bytes: html, contentType: "text/html")
@@ -116,7 +116,7 @@ struct JobOptionsValidationTests {
 
     @Test("good options are taken as sent and shown on the job")
     func goodOptionsAreKept() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let options: [String: Any] = [
                 "scale": 0.8, "page_ranges": "1-2", "emulated_media_type": "screen", "wait_for_selector": "#ready",

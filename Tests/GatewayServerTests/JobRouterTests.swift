@@ -16,7 +16,7 @@ import Testing
 struct JobRouterTests {
     @Test("Idempotency-Key: same body → same job, other body → 422; raw and multipart one-shot creates are filed")
     func idempotencyAndOneShot() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let engine = gateway.engine
         try await gateway.run(converting: true) { client in
             let body = ["type": "DOC_TO_PDF", "original_filename": "a.docx"]
@@ -70,7 +70,7 @@ struct JobRouterTests {
 
     @Test("POST /v1/jobs with a URL answers {job_id, status: QUEUED} and nothing to upload")
     func urlJobIsQueued() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let created = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": "https://example.com/page"])
             #expect(created.status == .created, "\(created.json)")
@@ -84,7 +84,7 @@ struct JobRouterTests {
 
     @Test("a succeeded job whose document was deleted keeps its download_url, which answers 410 document_deleted")
     func deletedDocumentOfSucceededJob() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let engine = gateway.engine
         try await gateway.run(converting: true) { client in
             let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.rtf"))))
@@ -119,7 +119,7 @@ struct JobRouterTests {
 
     @Test("one-shot creates carry conversion options, as query fields or as an options form part")
     func oneShotOptionsReachTheConverter() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let engine = gateway.engine
         try await gateway.run(converting: true) { client in
             let html = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.office("sample.html"))))
@@ -156,7 +156,7 @@ struct JobRouterTests {
 
     @Test("a multipart create with too many text fields, or too many bytes of them, is refused with 413 naming the limit")
     func multipartFieldCaps() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let file = FormPart.file("file", path: Fixtures.office("sample.rtf"))
             func create(_ parts: [FormPart]) async throws -> TestResponse {

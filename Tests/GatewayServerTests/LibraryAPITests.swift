@@ -14,7 +14,7 @@ struct LibraryAPITests {
     @Test("import, content with ETag and Range, thumbnail, rename/move with conflicts, folders CRUD")
     func documentsAndFolders() async throws {
         // Through the router in-process: none of this needs a socket.
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let root = gateway.server.assembly.library.paths.root
         let original = try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf")))
         let expectedPages = try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))

@@ -16,7 +16,7 @@ struct LimitsAndTokensTests {
     @Test("download URLs: tampered → 403, expired → 410, and a poll re-issues a fresh one")
     func signedDownloads() async throws {
         // Through the router in-process: signatures need no socket.
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         let meta = gateway.server.assembly.library.paths.meta
         let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
         try await gateway.run { client in
@@ -57,7 +57,7 @@ struct LimitsAndTokensTests {
 
     @Test("an owner past the concurrent-jobs limit gets 429 with Retry-After, and room again once one ends")
     func concurrentJobsLimit() async throws {
-        let gateway = try InProcessGateway { $0.maxActiveJobsPerOwner = 2 }
+        let gateway = try await InProcessGateway { $0.maxActiveJobsPerOwner = 2 }
         try await gateway.run { client in
             var ids: [String] = []
             for n in 0..<2 {

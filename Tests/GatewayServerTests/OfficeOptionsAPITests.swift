@@ -52,7 +52,7 @@ struct OfficeOptionsValidationTests {
 
     @Test("a JSON office create with bad options is refused and nothing is stored", arguments: cases)
     func jsonCreate(_ bad: JobOptionsValidationTests.Case) async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let options = try JSONSerialization.jsonObject(with: Data(bad.options.utf8))
             let answer = try await client.send(
@@ -69,7 +69,7 @@ struct OfficeOptionsValidationTests {
 
     @Test("LibreOffice's options on a job LibreOffice never sees are refused, naming who converts it")
     func officeOptionsOnOtherJobs() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let url = try await client.send(
                 .post,
@@ -95,7 +95,7 @@ struct OfficeOptionsValidationTests {
 
     @Test("good office options, as JSON or one-shot fields, are taken and shown on the job")
     func goodOptionsAreKept() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let options: [String: Any] = [
                 "page_ranges": "1-2", "landscape": true, "export_form_fields": false, "export_bookmarks": true, "export_notes": true,

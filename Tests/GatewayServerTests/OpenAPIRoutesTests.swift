@@ -33,11 +33,11 @@ struct OpenAPIRoutesTests {
     }
 
     @Test("the router's routes and the spec's operations are the same set")
-    func sameSet() throws {
+    func sameSet() async throws {
         let store = FileManager.default.temporaryDirectory.path + "/pdfgate-openapi-\(UUID().uuidString.prefix(8))"
         var configuration = ServerConfiguration()
         configuration.store = store
-        let server = try GatewayServer(configuration: configuration, logger: Logger(label: "test"))
+        let server = try await GatewayServer(configuration: configuration, logger: Logger(label: "test"))
         let routes = Set(server.routes.entries)
         let yaml = try String(contentsOfFile: Fixtures.root + "/../openapi.yaml", encoding: .utf8)
         let spec = Self.specOperations(yaml)

@@ -20,7 +20,7 @@ struct OwnerIsolationTests {
 
     @Test("another owner's job, document and folder answer 404 on every route, in paths, bodies and queries; no token answers 401")
     func isolationTable() async throws {
-        let gateway = try InProcessGateway { $0.auth = .tokens }
+        let gateway = try await InProcessGateway { $0.auth = .tokens }
         let aliceToken = try await gateway.server.tokens.create(owner: "alice").secret
         let bobToken = try await gateway.server.tokens.create(owner: "bob").secret
         let pdf = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
@@ -124,7 +124,7 @@ struct OwnerIsolationTests {
 
     @Test("a token is also a Basic-auth password (Gotenberg's clients know only basic auth), for the same owner")
     func tokenAsBasicPassword() async throws {
-        let gateway = try InProcessGateway { $0.auth = .tokens }
+        let gateway = try await InProcessGateway { $0.auth = .tokens }
         let token = try await gateway.server.tokens.create(owner: "alice").secret
         try await gateway.run { client in
             func basic(_ user: String, _ password: String) async throws -> TestResponse {

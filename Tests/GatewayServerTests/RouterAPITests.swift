@@ -15,7 +15,7 @@ import Testing
 struct RouterAPITests {
     @Test("each refusal of a create has its status and code, and stores nothing")
     func createRefusals() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let cases: [(body: [String: Any], status: HTTPResponse.Status, code: String)] = [
                 (["type": "EBOOK_TO_PDF", "original_filename": "report.docx"], .unsupportedMediaType, "unsupported_format"),
@@ -57,7 +57,7 @@ struct RouterAPITests {
 
     @Test("an owner's limits answer 429 with Retry-After; a replayed key is answered past them")
     func limits() async throws {
-        let gateway = try InProcessGateway { $0.maxActiveJobsPerOwner = 1 }
+        let gateway = try await InProcessGateway { $0.maxActiveJobsPerOwner = 1 }
         try await gateway.run { client in
             let page = ["type": "URL_TO_PDF", "url": "https://example.com/"]
             let first = try await client.post("/v1/jobs", json: page, headers: [.idempotencyKey: "first"])
@@ -74,7 +74,7 @@ struct RouterAPITests {
             )
             #expect(reused.status == .unprocessableContent && reused.error.code == "idempotency_key_reused")
         }
-        let paced = try InProcessGateway { $0.jobCreationsPerMinute = 1 }
+        let paced = try await InProcessGateway { $0.jobCreationsPerMinute = 1 }
         try await paced.run { client in
             let page = ["type": "URL_TO_PDF", "url": "https://example.com/"]
             #expect(try await client.post("/v1/jobs", json: page).status == .created)
@@ -92,9 +92,9 @@ struct RouterAPITests {
 
     @Test("a key another process holds answers 409 in progress, and works once that process completes it")
     func aKeyHeldElsewhereIsInProgress() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         // Another process on the same store, in the middle of a create with this key.
-        let elsewhere = IdempotencyStore(database: try Library(root: gateway.server.assembly.library.paths.root).embeddedDatabase())
+        let elsewhere = IdempotencyStore(database: try await Library.open(root: gateway.server.assembly.library.paths.root).embeddedDatabase())
         #expect(try await elsewhere.hold(owner: "default", key: "shared", now: Date()) == .held)
         try await gateway.run { client in
             let page = ["type": "URL_TO_PDF", "url": "https://example.com/"]
@@ -111,7 +111,7 @@ struct RouterAPITests {
 
     @Test("a method a path does not support answers 405 with Allow, not 404")
     func wrongMethodIs405() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             // Found by schemathesis: TRACE (and QUERY) answered 404 on every path.
             let cases: [(method: HTTPRequest.Method, path: String, allow: String)] = [
@@ -140,7 +140,7 @@ struct RouterAPITests {
 
     @Test("folders and their refusals, through the library's routes")
     func folders() async throws {
-        let gateway = try InProcessGateway()
+        let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let created = try await client.post("/v1/folders", json: ["path": "Invoices/2026"])
             #expect(created.status == .created, "\(created.json)")

@@ -11,7 +11,7 @@ import Testing
 /// reach the local converter; a size that cannot work is refused naming the setting.
 @Suite("Tool slots configuration")
 struct ToolSlotsConfigurationTests {
-    @Test func theFileThenTheEnvironmentSizeTheWarmPools() throws {
+    @Test func theFileThenTheEnvironmentSizeTheWarmPools() async throws {
         let directory = TemporaryDirectory("pdfgate-slots")
         let file = directory.file("config.json")
         try #"{"libreoffice_slots": 3, "chromium_slots": 5, "calibre_slots": 1}"#.write(toFile: file, atomically: true, encoding: .utf8)
@@ -19,7 +19,7 @@ struct ToolSlotsConfigurationTests {
         #expect(configuration.toolSlots.libreOffice == 3 && configuration.toolSlots.chromium == 4 && configuration.toolSlots.calibre == 1)
         #expect(try ServerConfiguration.load(file: nil, environment: [:]).toolSlots == ToolSlots())
 
-        let assembly = try EngineAssembly(
+        let assembly = try await EngineAssembly(
             stores: try GatewayStores.open(root: directory.file("store"), database: .embedded, logger: Logger(label: "test")),
             routes: [:],
             toolSlots: configuration.toolSlots,

@@ -36,7 +36,7 @@ final class UnstartableConverter: Converter {
 struct ConverterOutageTests {
     @Test func theJobFailsAtOnceAndTheTypeComesBackWhenTheCheckPasses() async throws {
         let converter = UnstartableConverter()
-        let engine = try EngineFixture(converter, timeout: .seconds(120), converterRecheck: .milliseconds(100))
+        let engine = try await EngineFixture(converter, timeout: .seconds(120), converterRecheck: .milliseconds(100))
         // One engine run for the whole test: an engine runs once.
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
@@ -59,12 +59,12 @@ struct ConverterOutageTests {
         #expect(converter.checks >= 1)
         let third = try await engine.wait(for: try engine.submit().id, limit: .seconds(20)) { $0.state.status.isTerminal }
         #expect(third.state.status == .succeeded, "\(String(describing: third.state.failure))")
-        #expect(try engine.documents().count == 1, "the failed jobs filed nothing")
+        await #expect(try engine.documents().count == 1, "the failed jobs filed nothing")
     }
 
     @Test func sharingTheStoreTheNodeLeavesTheTypesJobsToOthers() async throws {
         let converter = UnstartableConverter()
-        let engine = try EngineFixture(converter, converterRecheck: .seconds(3600), sharesStore: true)
+        let engine = try await EngineFixture(converter, converterRecheck: .seconds(3600), sharesStore: true)
         engine.engine.outages.mark(.docToPDF, UnstartableConverter.problem)
         let job = try await engine.submit()
         let runner = Task { await engine.engine.run() }
@@ -81,7 +81,7 @@ struct ConverterOutageTests {
 
     @Test(arguments: [false, true])
     func intakeRefusesAnOutTypeOnlyWhenNoOtherNodeCanRunIt(sharesStore: Bool) async throws {
-        let engine = try EngineFixture(UnstartableConverter(), sharesStore: sharesStore)
+        let engine = try await EngineFixture(UnstartableConverter(), sharesStore: sharesStore)
         engine.engine.outages.mark(.docToPDF, UnstartableConverter.problem)
         let intake = engine.intake()
         let office = JobSpec(type: .docToPDF, originalFilename: "report.docx")
@@ -89,7 +89,7 @@ struct ConverterOutageTests {
         for spec in [office, merge] {
             var refusal: IntakeError?
             do {
-                try intake.check(spec, owner: "alice", files: spec.inputs?.count ?? 0)
+                try await intake.check(spec, owner: "alice", files: spec.inputs?.count ?? 0)
             } catch let error as IntakeError {
                 refusal = error
             }
@@ -101,13 +101,13 @@ struct ConverterOutageTests {
             }
         }
         // Another type is not affected.
-        try intake.check(JobSpec(type: .ebookToPDF, originalFilename: "book.epub"), owner: "alice")
+        try await intake.check(JobSpec(type: .ebookToPDF, originalFilename: "book.epub"), owner: "alice")
     }
 
     @Test func transientFailuresKeepTheirRetries() async throws {
         let crash = JobFailure(.transient, code: "converter_crashed", "crashed")
         let converter = ScriptedConverter([.fail(crash)])
-        let engine = try EngineFixture(converter)
+        let engine = try await EngineFixture(converter)
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .succeeded && done.state.attempts == 2)
         #expect(engine.engine.outages.current.isEmpty, "a crash is not an outage")

@@ -43,10 +43,10 @@ struct CrashConsistencyTests {
             try await onThread { process.waitUntilExit() }
             #expect(process.terminationReason == .uncaughtSignal, "round \(round): churn exited by itself: \(process.terminationStatus)")
 
-            let library = try Library(root: store, reconciling: false)
-            let actions = try library.reconcile()
+            let library = try await Library.open(root: store, reconciling: false)
+            let actions = try await library.reconcile()
             if !actions.isEmpty { interruptedRounds += 1 }
-            #expect(try library.reconcile().isEmpty, "round \(round): one pass finishes everything")
+            await #expect(try library.reconcile().isEmpty, "round \(round): one pass finishes everything")
             let report = try await library.fsck(repair: false, inspector: PdfinfoInspector())
             #expect(report.issues.isEmpty, "round \(round) after \(actions): \(report.issues)")
             documentsSeen = max(documentsSeen, report.documentsChecked)

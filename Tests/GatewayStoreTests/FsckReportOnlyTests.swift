@@ -11,31 +11,31 @@ import Testing
 @Suite("fsck reports before it repairs")
 struct FsckReportOnlyTests {
     @Test func anUnfinishedFilingIsReportedThenRepaired() async throws {
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         let row = try fixture.plantFiling(name: "Pending", recording: Fixtures.pdf("one-page.pdf"), staged: try fixtureBytes("one-page.pdf"))
         let debris = fixture.library.paths.filing + "/debris.pdf.partial"
         #expect(FileManager.default.createFile(atPath: debris, contents: Data("half".utf8)))
         let id = try #require(UUID(uuidString: row.id))
 
-        let library = try Library(root: fixture.root, reconciling: false)
+        let library = try await Library.open(root: fixture.root, reconciling: false)
         let found = try await library.fsck(repair: false, inspector: fixture.inspector)
         #expect(found.issues.map(\.kind) == [.unfinishedOperation, .leftover], "\(found.issues)")
         #expect(found.issues.allSatisfy { !$0.repaired })
         #expect(FileManager.default.fileExists(atPath: row.stagedPath!), "nothing was repaired")
         #expect(FileManager.default.fileExists(atPath: debris))
-        #expect(throws: LibraryError.self) { try library.document(id: id, owner: "alice") }
+        await #expect(throws: LibraryError.self) { try await library.document(id: id, owner: "alice") }
 
         let repaired = try await library.fsck(repair: true, inspector: fixture.inspector)
         #expect(repaired.issues.map(\.kind) == [.unfinishedOperation, .leftover])
         #expect(repaired.issues.allSatisfy { $0.repaired })
-        #expect(try library.document(id: id, owner: "alice").relativePath == "alice/Pending.pdf")
+        await #expect(try library.document(id: id, owner: "alice").relativePath == "alice/Pending.pdf")
         #expect(!FileManager.default.fileExists(atPath: debris))
         #expect(try await library.fsck(repair: false, inspector: fixture.inspector).issues.isEmpty)
     }
 
     /// Same size, different bytes: only the hash can tell, so `--quick` cannot.
     @Test func hashDriftAtUnchangedSizeIsReported() async throws {
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         let document = try await fixture.file(name: "Edited")
         let edited = try fixture.bytes(document.relativePath)
         let title = try #require(edited.firstRange(of: Data("One Page Fixture".utf8)))
@@ -50,7 +50,7 @@ struct FsckReportOnlyTests {
 
         let repaired = try await fixture.library.fsck(repair: true, inspector: fixture.inspector)
         #expect(repaired.issues.map(\.repaired) == [true])
-        #expect(try fixture.library.document(id: document.id, owner: "alice").info.title == "One Page Edited!")
+        await #expect(try fixture.library.document(id: document.id, owner: "alice").info.title == "One Page Edited!")
     }
 
     /// A report walks without the mutation lock first, so a mutation (a running server's) goes
@@ -58,13 +58,13 @@ struct FsckReportOnlyTests {
     /// looks again holding the lock, and reports only the real finding, not the mutation.
     @Test(.timeLimit(.minutes(1)))
     func aWalkNeitherHoldsUpMutationsNorReportsThem() async throws {
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         try fixture.drop("one-page.pdf", at: "alice/Dropped.pdf")
         let inspector = GatedInspector()
         let walk = Task { try await fixture.library.fsck(repair: false, inspector: inspector) }
         while !inspector.entered { try await Task.sleep(for: .milliseconds(5)) }
 
-        _ = try await onThread { try fixture.library.createFolder(path: "During", owner: "alice") }
+        _ = try await fixture.library.createFolder(path: "During", owner: "alice")
         #expect(fixture.exists("alice/During"), "the mutation went ahead during the walk")
         inspector.release()
         let report = try await walk.value

@@ -7,7 +7,7 @@ import Testing
 @Suite("fsck")
 struct FsckTests {
     @Test(arguments: StoreBackend.allCases) func aConsistentLibraryHasNothingToReport(_ backend: StoreBackend) async throws {
-        let fixture = try LibraryFixture(backend)
+        let fixture = try await LibraryFixture(backend)
         try await fixture.file(folder: .path("A/B"))
         try await fixture.file("many-pages.pdf")
         let report = try await fixture.library.fsck(repair: false, inspector: fixture.inspector)
@@ -16,7 +16,7 @@ struct FsckTests {
     }
 
     @Test(arguments: StoreBackend.allCases) func findsAndRepairsDrift(_ backend: StoreBackend) async throws {
-        let fixture = try LibraryFixture(backend)
+        let fixture = try await LibraryFixture(backend)
         let kept = try await fixture.file(name: "Kept")
         let lost = try await fixture.file(name: "Lost")
         let changed = try await fixture.file(name: "Changed")
@@ -42,10 +42,10 @@ struct FsckTests {
 
         let after = try await fixture.library.fsck(repair: false, inspector: fixture.inspector)
         #expect(after.issues.map(\.kind).sorted(by: { $0.rawValue < $1.rawValue }) == [.foreignFile, .foreignFile], "only the two non-PDFs remain")
-        #expect(throws: LibraryError.self) { try fixture.library.document(id: lost.id, owner: "alice") }
-        #expect(try fixture.library.document(id: changed.id, owner: "alice").info.pageCount == 12)
-        #expect(try fixture.library.document(id: kept.id, owner: "alice").name == "Kept")
-        let adopted = try fixture.library.listDocuments(DocumentQuery(owner: "alice", folder: .path("Dropped/Inner")))
+        await #expect(throws: LibraryError.self) { try await fixture.library.document(id: lost.id, owner: "alice") }
+        await #expect(try fixture.library.document(id: changed.id, owner: "alice").info.pageCount == 12)
+        await #expect(try fixture.library.document(id: kept.id, owner: "alice").name == "Kept")
+        let adopted = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", folder: .path("Dropped/Inner")))
         #expect(adopted.documents.map(\.name) == ["Scan"])
         #expect(adopted.documents.first?.info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf("linearized.pdf"))))
     }

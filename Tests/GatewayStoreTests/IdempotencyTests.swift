@@ -11,13 +11,13 @@ import Testing
 struct IdempotencyTests {
     @Test(arguments: StoreBackend.allCases)
     func aHeldKeyIsInProgressThenUsedAndOwnersDoNotShare(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let keys = try store.node().keys
+        let store = try await backend.make()
+        let keys = try await store.node().keys
         let now = Date()
         #expect(try await keys.hold(owner: "alice", key: "k", now: now) == .held)
         #expect(try await keys.hold(owner: "alice", key: "k", now: now) == .inProgress, "a second request while the first runs")
         // Another process or node on the same store sees the hold.
-        let other = try store.node().keys
+        let other = try await store.node().keys
         #expect(try await other.hold(owner: "alice", key: "k", now: now) == .inProgress)
         let job = UUID()
         try await keys.complete(owner: "alice", key: "k", requestHash: "h1", jobID: job)
@@ -29,13 +29,13 @@ struct IdempotencyTests {
 
     @Test(arguments: StoreBackend.allCases)
     func aHoldIsInProgressWhileRefreshedAndTakenOverWhenAbandoned(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
+        let store = try await backend.make()
         let now = Date()
-        let first = try store.node().keys
+        let first = try await store.node().keys
         #expect(try await first.hold(owner: "alice", key: "slow", now: now) == .held)
         // A slow upload refreshes its hold: still in progress long after it began.
         try await first.refresh(owner: "alice", key: "slow", now: now.addingTimeInterval(250))
-        let other = try store.node().keys
+        let other = try await store.node().keys
         #expect(try await other.hold(owner: "alice", key: "slow", now: now.addingTimeInterval(400)) == .inProgress)
         // A hold nobody refreshes for five minutes is abandoned (its node died), not in progress.
         #expect(try await other.hold(owner: "alice", key: "slow", now: now.addingTimeInterval(551)) == .held)
@@ -43,8 +43,9 @@ struct IdempotencyTests {
 
     @Test(arguments: StoreBackend.allCases)
     func concurrentHoldsOfOneKeyFromThreeNodesHaveOneWinner(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let nodes = try (0..<3).map { _ in try store.node().keys }
+        let store = try await backend.make()
+        var nodes: [any IdempotencyKeys] = []
+        for _ in 0..<3 { nodes.append(try await store.node().keys) }
         let now = Date()
         let holds = try await withThrowingTaskGroup(of: [KeyHold].self) { group in
             for keys in nodes {
@@ -62,7 +63,7 @@ struct IdempotencyTests {
 
     @Test(arguments: StoreBackend.allCases)
     func keysAreForgottenAfterADay(_ backend: StoreBackend) async throws {
-        let keys = try backend.make().node().keys
+        let keys = try await backend.make().node().keys
         let day0 = Date()
         #expect(try await keys.hold(owner: "alice", key: "old", now: day0) == .held)
         let job = UUID()
@@ -76,7 +77,7 @@ struct IdempotencyTests {
     @Test func theEmbeddedStoreReleasesHoldsACrashLeftAtStart() async throws {
         // One process owns an embedded store, so its start may release every hold; a node of a
         // cluster may not (the holds may be other nodes' requests) and relies on abandonment.
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         let now = Date()
         let before = try IdempotencyStore(database: fixture.library.embeddedDatabase())
         #expect(try await before.hold(owner: "alice", key: "crash", now: now) == .held)

@@ -22,8 +22,8 @@ struct EngineFixture {
         converterRecheck: Duration = .seconds(30),
         sharesStore: Bool = false,
         filer makeFiler: (Library) -> any DocumentFiler = { $0 }
-    ) throws {
-        fixture = try LibraryFixture()
+    ) async throws {
+        fixture = try await LibraryFixture()
         store = try SQLiteJobStore(database: fixture.library.embeddedDatabase())
         engine = JobEngine(
             configuration: .init(
@@ -105,20 +105,20 @@ struct EngineFixture {
         )
     }
 
-    func documents() throws -> [Document] {
-        try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true)).documents
+    func documents() async throws -> [Document] {
+        try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true)).documents
     }
 }
 
 @Suite("Job engine")
 struct JobEngineTests {
     @Test func aJobIsConvertedInspectedAndFiled() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let job = try await engine.submit("many-pages.pdf", name: "Report")
         #expect(job.state.status == .queued)
         let done = try await engine.runUntilDone(job.id)
         #expect(done.state.status == .succeeded)
-        let document = try #require(try engine.documents().first)
+        let document = try await #require(try engine.documents().first)
         #expect(document.id == done.state.documentID && document.id == JobEngine.documentID(for: job.id))
         #expect(document.relativePath == "alice/Converted/Report.pdf")
         #expect(document.info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
@@ -129,16 +129,16 @@ struct JobEngineTests {
     @Test func transientFailuresAreRetriedThenSucceed() async throws {
         let busy = JobFailure.converterBusy("busy")
         let converter = ScriptedConverter([.fail(busy), .fail(busy)])
-        let engine = try EngineFixture(converter)
+        let engine = try await EngineFixture(converter)
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .succeeded && done.state.attempts == 3 && converter.calls == 3)
-        #expect(try engine.documents().count == 1)
+        await #expect(try engine.documents().count == 1)
     }
 
     @Test func aRetryWaitsForItsBackoffOnTheInjectedClockAndNoLonger() async throws {
         let busy = JobFailure.converterBusy("busy")
         let converter = ScriptedConverter([.fail(busy)])
-        let engine = try EngineFixture(converter)
+        let engine = try await EngineFixture(converter)
         let submitted = try await engine.submit()
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
@@ -166,7 +166,7 @@ struct JobEngineTests {
     @Test func retryDelaysAreReproducibleFromTheSeed() async throws {
         func firstRetryDelay() async throws -> TimeInterval {
             let busy = JobFailure.converterBusy("busy")
-            let engine = try EngineFixture(ScriptedConverter([.fail(busy)]))
+            let engine = try await EngineFixture(ScriptedConverter([.fail(busy)]))
             let start = engine.clock.now
             let submitted = try await engine.submit()
             let runner = Task { await engine.engine.run() }
@@ -184,7 +184,7 @@ struct JobEngineTests {
     }
 
     @Test func aFileJobNeverUploadedExpiresAndStopsCountingAgainstItsOwner() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let waiting = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
         #expect(try await engine.store.activeCount(owner: "alice") == 1)
         let runner = Task { await engine.engine.run() }
@@ -207,7 +207,7 @@ struct JobEngineTests {
         // of due jobs returns; an EBOOK_TO_PDF job on another backend must still run, and the
         // queued DOC jobs must fail at their deadline, not whenever the slot frees.
         let hang = ScriptedConverter(Array(repeating: .hang, count: 100))
-        let engine = try EngineFixture(
+        let engine = try await EngineFixture(
             hang,
             routes: [.docToPDF: .init(converter: hang, slots: 1), .ebookToPDF: .init(converter: PassthroughConverter(), slots: 1)]
         )
@@ -242,7 +242,7 @@ struct JobEngineTests {
     }
 
     @Test func aStartSweepsWhatADeadProcessLeftInStaging() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let staging = engine.fixture.library.paths.staging
         let finished = try await engine.submit()
         _ = try await engine.runUntilDone(finished.id)
@@ -280,33 +280,33 @@ struct JobEngineTests {
 
     @Test func rejectionsFailAtOnceAndFileNothing() async throws {
         let converter = ScriptedConverter([.fail(JobFailure(.rejected, code: "password_protected", "the document is password-protected"))])
-        let engine = try EngineFixture(converter)
+        let engine = try await EngineFixture(converter)
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .failed && done.state.failure?.code == "password_protected" && converter.calls == 1)
-        #expect(try engine.documents().isEmpty)
+        await #expect(try engine.documents().isEmpty)
     }
 
     @Test func garbageOutputFailsAndFilesNothing() async throws {
         let converter = ScriptedConverter([.output(Array("<html>oops</html>".utf8))])
-        let engine = try EngineFixture(converter, maxAttempts: 1)
+        let engine = try await EngineFixture(converter, maxAttempts: 1)
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .failed && done.state.failure?.code == "invalid_output")
-        #expect(try engine.documents().isEmpty)
+        await #expect(try engine.documents().isEmpty)
         let report = try await engine.fixture.library.fsck(repair: false, inspector: engine.fixture.inspector)
         #expect(report.issues.isEmpty)
     }
 
     @Test func aHungConverterIsStoppedAtTheDeadline() async throws {
-        let engine = try EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
+        let engine = try await EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
         let start = ContinuousClock.now
         let done = try await engine.runUntilDone(try engine.submit().id)
         #expect(done.state.status == .failed && done.state.failure?.code == "timed_out")
         #expect(ContinuousClock.now - start < .seconds(10), "the 1 s deadline plus slack for a loaded machine, never a hang")
-        #expect(try engine.documents().isEmpty)
+        await #expect(try engine.documents().isEmpty)
     }
 
     @Test func cancellingARunningJobStopsIt() async throws {
-        let engine = try EngineFixture(ScriptedConverter([.hang]))
+        let engine = try await EngineFixture(ScriptedConverter([.hang]))
         let job = try await engine.submit()
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
@@ -315,12 +315,12 @@ struct JobEngineTests {
         #expect(cancelled.state.status == .cancelled)
         try await Task.sleep(for: .milliseconds(200))
         #expect(try await engine.engine.job(job.id)?.state.status == .cancelled)
-        #expect(try engine.documents().isEmpty)
+        await #expect(try engine.documents().isEmpty)
     }
 
     @Test func aCancelThatLandsDuringFilingLeavesNoDocument() async throws {
         let cancelling = CancelAfterFiling()
-        let engine = try EngineFixture(
+        let engine = try await EngineFixture(
             PassthroughConverter(),
             filer: { library in
                 cancelling.library = library
@@ -333,20 +333,20 @@ struct JobEngineTests {
         let done = try await engine.runUntilDone(job.id)
         #expect(cancelling.filed == 1, "the real library filed the document before the cancel")
         #expect(done.state.status == .cancelled && done.state.documentID == nil)
-        try await eventually { try engine.documents().isEmpty }
-        #expect(try engine.documents().isEmpty)
+        try await eventually { try await engine.documents().isEmpty }
+        await #expect(try engine.documents().isEmpty)
         let report = try await engine.fixture.library.fsck(repair: false, inspector: engine.fixture.inspector)
         #expect(report.issues.isEmpty)
     }
 
     @Test func cancellingAJobWhoseDocumentACrashLeftFiledTakesItBack() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let job = try await engine.submit()
         // What an attempt that filed and then died before marking success leaves behind.
         let copy = engine.engine.staging.incomingPath()
         try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: copy)
         let info = try await engine.fixture.inspector.inspect(path: copy)
-        _ = try engine.fixture.library.fileConverted(
+        _ = try await engine.fixture.library.fileConverted(
             copy,
             id: JobEngine.documentID(for: job.id),
             owner: "alice",
@@ -355,14 +355,14 @@ struct JobEngineTests {
             conflict: .fail,
             info: info
         )
-        #expect(try engine.documents().count == 1)
+        await #expect(try engine.documents().count == 1)
         #expect(try await engine.engine.cancel(job.id).state.status == .cancelled)
-        try await eventually { try engine.documents().isEmpty }
-        #expect(try engine.documents().isEmpty)
+        try await eventually { try await engine.documents().isEmpty }
+        await #expect(try engine.documents().isEmpty)
     }
 
     @Test func aJobInterruptedByShutdownResumesAndFilesOnce() async throws {
-        let fixture = try EngineFixture(ScriptedConverter([.hang]))
+        let fixture = try await EngineFixture(ScriptedConverter([.hang]))
         let job = try await fixture.submit()
         let runner = Task { await fixture.engine.run() }
         _ = try await fixture.wait(for: job.id) { $0.state.status == .processing }
@@ -375,11 +375,11 @@ struct JobEngineTests {
         defer { second.cancel() }
         let status = try await fixture.wait(for: job.id, on: restarted) { $0.state.status.isTerminal }.state.status
         #expect(status == .succeeded)
-        #expect(try fixture.documents().count == 1)
+        await #expect(try fixture.documents().count == 1)
     }
 
     @Test func submitBeforeUploadIsRefusedWithAReason() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let job = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.docx"))
         #expect(job.state.status == .created)
         do {
@@ -408,8 +408,16 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
         name: String,
         conflict: ConflictPolicy,
         info: PDFInfo
-    ) throws -> Document {
-        let document = try #require(library).fileConverted(path, id: id, owner: owner, folder: folder, name: name, conflict: conflict, info: info)
+    ) async throws -> Document {
+        let document = try await #require(library).fileConverted(
+            path,
+            id: id,
+            owner: owner,
+            folder: folder,
+            name: name,
+            conflict: conflict,
+            info: info
+        )
         filed += 1
         // Filing runs on a thread of its own, which may wait here for the cancel to be recorded.
         let (engine, jobID) = (try #require(engine), try #require(jobID))
@@ -422,20 +430,20 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
         return document
     }
 
-    func checkDestination(folder: String?, owner: String) throws {
-        try #require(library).checkDestination(folder: folder, owner: owner)
+    func checkDestination(folder: String?, owner: String) async throws {
+        try await #require(library).checkDestination(folder: folder, owner: owner)
     }
 
-    func discardConverted(id: UUID, owner: String) throws -> Bool {
-        try #require(library).discardConverted(id: id, owner: owner)
+    func discardConverted(id: UUID, owner: String) async throws -> Bool {
+        try await #require(library).discardConverted(id: id, owner: owner)
     }
 
-    func storedDocument(id: UUID, owner: String) throws -> (document: Document, path: String) {
-        try #require(library).storedDocument(id: id, owner: owner)
+    func storedDocument(id: UUID, owner: String) async throws -> (document: Document, path: String) {
+        try await #require(library).storedDocument(id: id, owner: owner)
     }
 
-    func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) throws -> Document {
-        try #require(library).replaceContent(of: id, owner: owner, with: path, info: info)
+    func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) async throws -> Document {
+        try await #require(library).replaceContent(of: id, owner: owner, with: path, info: info)
     }
 
     func keepResult(_ path: String, jobID: UUID) throws { try #require(library).keepResult(path, jobID: jobID) }

@@ -13,8 +13,8 @@ struct JobIntakeTests {
         // Two engines on one database file, as two processes would be, creating at once: exactly
         // the limit is created and the refused leave no staging. (Whether the count is atomic
         // with the insert is proved deterministically by the next test.)
-        let fixture = try LibraryFixture()
-        let second = try Library(root: fixture.root)
+        let fixture = try await LibraryFixture()
+        let second = try await Library.open(root: fixture.root)
         let intakes = try [fixture.library, second].map { library in
             JobIntake(
                 engine: JobEngine(
@@ -61,9 +61,9 @@ struct JobIntakeTests {
         // Another process's connection gives alice her one allowed job in a transaction it has
         // not committed yet. An insert that counted before taking the write lock would see none
         // and pass; one that counts inside its transaction waits for that commit, then refuses.
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         let store = try SQLiteJobStore(database: fixture.library.embeddedDatabase())
-        let other = try Library(root: fixture.root)
+        let other = try await Library.open(root: fixture.root)
         func job(_ owner: String) async -> Job {
             let now = Date()
             return Job(
@@ -95,7 +95,7 @@ struct JobIntakeTests {
     }
 
     @Test func anInputIsPublishedOnceWhicheverRequestComesSecond() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let job = try await engine.engine.create(owner: "alice", spec: JobSpec(type: .docToPDF, originalFilename: "a.pdf"))
         let first = try await engine.engine.receiveInput(Fixtures.pdf("one-page.pdf"), for: job, copying: true)
         #expect(first.state.inputReady)
@@ -112,7 +112,7 @@ struct JobIntakeTests {
     }
 
     @Test func everyEntryPointGetsTheSameChecks() async throws {
-        let engine = try EngineFixture(PassthroughConverter())
+        let engine = try await EngineFixture(PassthroughConverter())
         let intake = engine.intake()
         func refusal(_ spec: JobSpec, input: JobIntake.Input? = nil) async -> IntakeError? {
             do {

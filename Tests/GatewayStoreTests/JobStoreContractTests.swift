@@ -12,8 +12,8 @@ import Testing
 struct JobStoreContractTests {
     @Test(arguments: StoreBackend.allCases)
     func aJobReadsBackAsWrittenAndUpdatesInPlace(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let node = try store.node()
+        let store = try await backend.make()
+        let node = try await store.node()
         let job = ContractJobs.make()
         try await node.jobs.insert(job, activeLimit: nil)
         #expect(ContractJobs.same(try await node.jobs.job(id: job.id), job))
@@ -46,7 +46,7 @@ struct JobStoreContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func listsPageNewestFirstPerOwnerWithFilters(_ backend: StoreBackend) async throws {
-        let node = try backend.make().node()
+        let node = try await backend.make().node()
         var alices: [Job] = []
         for index in 0..<25 {
             // Pairs share a creation time: the id breaks the tie, and no page repeats or skips one.
@@ -71,13 +71,15 @@ struct JobStoreContractTests {
         #expect(urls.count == 9 && urls.allSatisfy { $0.spec.type == .urlToPDF })
         let queued = try await node.jobs.list(owner: "alice", status: .queued, type: nil, limit: 100, cursor: nil).jobs
         #expect(Set(queued.map(\.id)) == Set(urls.map(\.id)), "URL jobs start queued, file jobs created")
-        let refused = await #expect(throws: JobStoreError.self) { try await node.jobs.list(owner: "alice", status: nil, type: nil, limit: 5, cursor: "nonsense") }
+        let refused = await #expect(throws: JobStoreError.self) {
+            try await node.jobs.list(owner: "alice", status: nil, type: nil, limit: 5, cursor: "nonsense")
+        }
         #expect(refused?.code == "invalid_cursor")
     }
 
     @Test(arguments: StoreBackend.allCases)
     func theSchedulersQueriesFindExactlyTheirJobs(_ backend: StoreBackend) async throws {
-        let node = try backend.make().node()
+        let node = try await backend.make().node()
         let now = ContractJobs.epoch.addingTimeInterval(60)
         let ready = ContractJobs.make(type: .urlToPDF, at: 1)
         let older = ContractJobs.make(type: .urlToPDF, at: 0)
@@ -106,7 +108,10 @@ struct JobStoreContractTests {
         )
         for job in [ready, older, later, waitingForUpload, overdue, finished] { try await node.jobs.insert(job, activeLimit: nil) }
 
-        #expect(try await node.jobs.due(now: now, types: [.urlToPDF], limit: 10).map(\.id) == [older.id, ready.id], "oldest first, not before its time")
+        #expect(
+            try await node.jobs.due(now: now, types: [.urlToPDF], limit: 10).map(\.id) == [older.id, ready.id],
+            "oldest first, not before its time"
+        )
         #expect(try await node.jobs.due(now: now, types: [.urlToPDF], limit: 1).map(\.id) == [older.id])
         #expect(try await node.jobs.due(now: now, types: [.docToPDF], limit: 10).isEmpty, "only queued jobs of the types asked")
         #expect(try await node.jobs.due(now: now, types: [], limit: 10).isEmpty)
@@ -122,8 +127,8 @@ struct JobStoreContractTests {
     /// connection handed to a suspended poll could otherwise wait forever for one of them).
     @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.allCases)
     func pollsReadWhatWritesWroteWhileSynchronousReadsHoldTheThreads(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let jobs = try store.node().jobs
+        let store = try await backend.make()
+        let jobs = try await store.node().jobs
         let job = ContractJobs.make()
         try await jobs.insert(job, activeLimit: nil)
         #expect(ContractJobs.same(try await jobs.job(id: job.id), job))
@@ -146,10 +151,10 @@ struct JobStoreContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func concurrentUpdatesFromTwoNodesLoseNothing(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
+        let store = try await backend.make()
         let job = ContractJobs.make()
         try await store.node().jobs.insert(job, activeLimit: nil)
-        let nodes = [try store.node(), try store.node()]
+        let nodes = await [try store.node(), try store.node()]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for node in nodes {
                 let jobs = node.jobs
@@ -164,8 +169,8 @@ struct JobStoreContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func theOwnersLimitHoldsForConcurrentInsertsFromThreeNodes(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let nodes = [try store.node(), try store.node(), try store.node()]
+        let store = try await backend.make()
+        let nodes = await [try store.node(), try store.node(), try store.node()]
         let outcomes = try await withThrowingTaskGroup(of: [Bool].self) { group in
             for node in nodes {
                 let jobs = node.jobs
@@ -191,15 +196,15 @@ struct JobStoreContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func concurrentClaimsFromThreeNodesTakeEachDueJobOnce(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let first = try store.node()
+        let store = try await backend.make()
+        let first = try await store.node()
         var queued: [UUID] = []
         for index in 0..<30 {
             let job = ContractJobs.make(type: .urlToPDF, at: index)
             try await first.jobs.insert(job, activeLimit: nil)
             queued.append(job.id)
         }
-        let nodes = [first, try store.node(), try store.node()]
+        let nodes = await [first, try store.node(), try store.node()]
         let now = ContractJobs.epoch.addingTimeInterval(1)
         let claims = try await withThrowingTaskGroup(of: [Job].self) { group in
             for (index, node) in nodes.enumerated() {
@@ -229,15 +234,27 @@ struct JobStoreContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func leasesAreRenewedByTheirNodeAndLapseWhenItStops(_ backend: StoreBackend) async throws {
-        let node = try backend.make().node()
+        let node = try await backend.make().node()
         let now = ContractJobs.epoch.addingTimeInterval(1)
         for index in 0..<3 { try await node.jobs.insert(ContractJobs.make(type: .urlToPDF, at: index), activeLimit: nil) }
         let start: @Sendable (inout Job) throws -> Void = { job in
             var random = SystemRandomNumberGenerator()
             _ = try job.state.handle(.started, now: now, random: &random)
         }
-        let a = try await node.jobs.claimDue(now: now, types: [.urlToPDF], limit: 2, lease: JobLease(node: "a", expires: now.addingTimeInterval(15)), start)
-        let b = try await node.jobs.claimDue(now: now, types: [.urlToPDF], limit: 2, lease: JobLease(node: "b", expires: now.addingTimeInterval(15)), start)
+        let a = try await node.jobs.claimDue(
+            now: now,
+            types: [.urlToPDF],
+            limit: 2,
+            lease: JobLease(node: "a", expires: now.addingTimeInterval(15)),
+            start
+        )
+        let b = try await node.jobs.claimDue(
+            now: now,
+            types: [.urlToPDF],
+            limit: 2,
+            lease: JobLease(node: "b", expires: now.addingTimeInterval(15)),
+            start
+        )
         #expect(a.count == 2 && b.count == 1)
 
         // "a" renews its own leases, and cannot renew "b"'s.
@@ -262,8 +279,8 @@ struct JobStoreContractTests {
     /// the stored job, and a renewed lease must survive the next change.
     @Test(arguments: StoreBackend.allCases)
     func aNodeChangesAJobFromItsStoredStateWhateverItLastWrote(_ backend: StoreBackend) async throws {
-        let store = try backend.make()
-        let (a, b) = (try store.node(), try store.node())
+        let store = try await backend.make()
+        let (a, b) = (try await store.node(), try await store.node())
         let now = ContractJobs.epoch.addingTimeInterval(1)
         let job = ContractJobs.make(type: .urlToPDF)
         try await a.jobs.insert(job, activeLimit: nil)

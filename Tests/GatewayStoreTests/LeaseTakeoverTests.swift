@@ -10,7 +10,7 @@ import Testing
 struct LeaseTakeoverTests {
     @Test func aDeadEnginesJobIsTakenOverOnceItsLeaseLapses() async throws {
         // Engine A takes the job, then stops renewing (its process "dies" mid-attempt).
-        let fixture = try EngineFixture(ScriptedConverter([.hang]))
+        let fixture = try await EngineFixture(ScriptedConverter([.hang]))
         let job = try await fixture.submit()
         let first = Task { await fixture.engine.run() }
         let running = try await fixture.wait(for: job.id) { $0.state.status == .processing }
@@ -23,7 +23,7 @@ struct LeaseTakeoverTests {
         // Engine B shares the store: at its start the job is not its to resume.
         let second = JobEngine(
             configuration: .init(idlePoll: .milliseconds(20), clock: fixture.clock.jobClock, sharesStore: true),
-            store: SQLiteJobStore(database: try Library(root: fixture.fixture.root).embeddedDatabase()),
+            store: SQLiteJobStore(database: try await Library.open(root: fixture.fixture.root).embeddedDatabase()),
             staging: fixture.fixture.library.staging,
             router: ConverterRouter(everything: PassthroughConverter(), slots: 1),
             inspector: fixture.fixture.inspector,
@@ -39,11 +39,11 @@ struct LeaseTakeoverTests {
         let done = try await fixture.wait(for: job.id, on: second) { $0.state.status.isTerminal }
         #expect(done.state.status == .succeeded, "\(done.state)")
         #expect(done.lease == nil)
-        #expect(try fixture.documents().count == 1)
+        await #expect(try fixture.documents().count == 1)
     }
 
     @Test func aRunningEngineRenewsItsLeases() async throws {
-        let fixture = try EngineFixture(ScriptedConverter([.hang]))
+        let fixture = try await EngineFixture(ScriptedConverter([.hang]))
         let job = try await fixture.submit()
         let runner = Task { await fixture.engine.run() }
         defer { runner.cancel() }
@@ -61,7 +61,7 @@ struct LeaseTakeoverTests {
 
     @Test func anAttemptWhoseJobWasTakenOverChangesNothing() async throws {
         // The attempt times out after 1 s; before that, another engine takes the job over.
-        let fixture = try EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
+        let fixture = try await EngineFixture(ScriptedConverter([.hang]), timeout: .seconds(1))
         let job = try await fixture.submit()
         let runner = Task { await fixture.engine.run() }
         defer { runner.cancel() }

@@ -14,22 +14,22 @@ struct LibraryFixture {
     /// Set for `.postgres`: where the rows are, for `reopen()`.
     let database: PostgresDatabase?
 
-    init(_ backend: StoreBackend = .sqlite) throws {
+    init(_ backend: StoreBackend = .sqlite) async throws {
         switch backend {
         case .sqlite:
             database = nil
-            library = try Library(root: directory.path + "/store")
+            library = try await Library.open(root: directory.path + "/store")
         case .postgres:
             let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL())
             self.database = database
-            library = try Library.shared(root: directory.path + "/store", database: database)
+            library = try await Library.shared(root: directory.path + "/store", database: database)
         }
     }
 
     /// The same library opened again, as another process or node would.
-    func reopen(reconciling: Bool = true) throws -> Library {
-        if let database { return try Library.shared(root: root, database: database, reconciling: reconciling) }
-        return try Library(root: root, reconciling: reconciling)
+    func reopen(reconciling: Bool = true) async throws -> Library {
+        if let database { return try await Library.shared(root: root, database: database, reconciling: reconciling) }
+        return try await Library.open(root: root, reconciling: reconciling)
     }
 
     var root: String { library.paths.root }
@@ -44,7 +44,7 @@ struct LibraryFixture {
         conflict: ConflictPolicy = .fail
     ) async throws -> Document {
         let info = try await inspector.inspect(path: Fixtures.pdf(fixture))
-        return try library.file(Fixtures.pdf(fixture), owner: owner, folder: folder, name: name, conflict: conflict, info: info)
+        return try await library.file(Fixtures.pdf(fixture), owner: owner, folder: folder, name: name, conflict: conflict, info: info)
     }
 
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: root + "/" + relative) }

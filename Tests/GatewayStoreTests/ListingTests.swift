@@ -8,14 +8,14 @@ import Testing
 struct ListingTests {
     /// 24 documents across two folders with distinct names, sizes and page counts.
     static func populated(_ backend: StoreBackend) async throws -> LibraryFixture {
-        let fixture = try LibraryFixture(backend)
+        let fixture = try await LibraryFixture(backend)
         let sources = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf"]
         var infos: [String: PDFInfo] = [:]
         for source in sources { infos[source] = try await fixture.inspector.inspect(path: Fixtures.pdf(source)) }
         for i in 0..<24 {
             let source = sources[i % sources.count]
             let folder: FolderReference = i % 3 == 0 ? .path("Sub") : (i % 3 == 1 ? .path("Sub/Deeper") : .root)
-            _ = try fixture.library.file(
+            _ = try await fixture.library.file(
                 Fixtures.pdf(source),
                 owner: "alice",
                 folder: folder,
@@ -27,11 +27,11 @@ struct ListingTests {
     }
 
     /// Walks every page and checks each document appears once, in order.
-    static func walk(_ library: Library, _ query: DocumentQuery) throws -> [Document] {
+    static func walk(_ library: Library, _ query: DocumentQuery) async throws -> [Document] {
         var query = query
         var all: [Document] = []
         repeat {
-            let page = try library.listDocuments(query)
+            let page = try await library.listDocuments(query)
             #expect(page.documents.count <= query.limit)
             all += page.documents
             query.cursor = page.nextCursor
@@ -43,12 +43,12 @@ struct ListingTests {
     @Test(arguments: StoreBackend.allCases, [false, true])
     func everySortPagesThroughEverythingInOrder(_ backend: StoreBackend, _ descending: Bool) async throws {
         let fixture = try await Self.populated(backend)
-        for field in DocumentSortField.allCases { try Self.expectPagesInOrder(fixture, DocumentSort(field, descending: descending)) }
+        for field in DocumentSortField.allCases { try await Self.expectPagesInOrder(fixture, DocumentSort(field, descending: descending)) }
     }
 
-    static func expectPagesInOrder(_ fixture: LibraryFixture, _ sort: DocumentSort) throws {
+    static func expectPagesInOrder(_ fixture: LibraryFixture, _ sort: DocumentSort) async throws {
         let (field, descending) = (sort.field, sort.descending)
-        let all = try Self.walk(fixture.library, DocumentQuery(owner: "alice", recursive: true, sort: sort, limit: 5))
+        let all = try await Self.walk(fixture.library, DocumentQuery(owner: "alice", recursive: true, sort: sort, limit: 5))
         #expect(all.count == 24)
         let keys: [String] = all.map { document in
             switch field {
@@ -64,9 +64,9 @@ struct ListingTests {
 
     @Test(arguments: StoreBackend.allCases) func folderScopeRecursiveOrNot(_ backend: StoreBackend) async throws {
         let fixture = try await Self.populated(backend)
-        let root = try Self.walk(fixture.library, DocumentQuery(owner: "alice", limit: 50))
-        let sub = try Self.walk(fixture.library, DocumentQuery(owner: "alice", folder: .path("Sub"), limit: 50))
-        let subTree = try Self.walk(fixture.library, DocumentQuery(owner: "alice", folder: .path("Sub"), recursive: true, limit: 50))
+        let root = try await Self.walk(fixture.library, DocumentQuery(owner: "alice", limit: 50))
+        let sub = try await Self.walk(fixture.library, DocumentQuery(owner: "alice", folder: .path("Sub"), limit: 50))
+        let subTree = try await Self.walk(fixture.library, DocumentQuery(owner: "alice", folder: .path("Sub"), recursive: true, limit: 50))
         #expect(root.count == 8 && sub.count == 8 && subTree.count == 16)
         #expect(sub.allSatisfy { $0.folderPath == "Sub" })
         #expect(subTree.allSatisfy { $0.folderPath.hasPrefix("Sub") })
@@ -74,24 +74,24 @@ struct ListingTests {
 
     @Test(arguments: StoreBackend.allCases) func searchMatchesNameOrTitle(_ backend: StoreBackend) async throws {
         let fixture = try await Self.populated(backend)
-        let byName = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "bdoc 0"))
+        let byName = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "bdoc 0"))
         #expect(Set(byName.documents.map(\.name)) == ["Bdoc 01", "Bdoc 03", "Bdoc 05", "Bdoc 07", "Bdoc 09"])
-        let byTitle = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "twelve"))
+        let byTitle = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "twelve"))
         #expect(byTitle.documents.count == 6)
         #expect(byTitle.documents.allSatisfy { $0.info.pageCount == 12 })
-        let literal = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "%"))
+        let literal = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, search: "%"))
         #expect(literal.documents.isEmpty, "% is a literal, not a wildcard")
     }
 
     @Test(arguments: StoreBackend.allCases) func badCursorsAndLimitsAreExplained(_ backend: StoreBackend) async throws {
         let fixture = try await Self.populated(backend)
-        let first = try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, limit: 5))
+        let first = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, limit: 5))
         let cursor = try #require(first.nextCursor)
-        #expect(throws: LibraryError.self) {
-            try fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, sort: DocumentSort(.size), cursor: cursor))
+        await #expect(throws: LibraryError.self) {
+            try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, sort: DocumentSort(.size), cursor: cursor))
         }
-        #expect(throws: LibraryError.self) { try fixture.library.listDocuments(DocumentQuery(owner: "alice", cursor: "garbage!")) }
-        #expect(throws: LibraryError.self) { try fixture.library.listDocuments(DocumentQuery(owner: "alice", limit: 0)) }
+        await #expect(throws: LibraryError.self) { try await fixture.library.listDocuments(DocumentQuery(owner: "alice", cursor: "garbage!")) }
+        await #expect(throws: LibraryError.self) { try await fixture.library.listDocuments(DocumentQuery(owner: "alice", limit: 0)) }
         #expect(throws: LibraryError.self) { try DocumentSort(parsing: "-colour") }
         #expect(try DocumentSort(parsing: "-page_count") == DocumentSort(.pageCount, descending: true))
     }

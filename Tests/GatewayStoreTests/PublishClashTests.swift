@@ -26,25 +26,25 @@ struct PublishClashTests {
         #expect(try fixture.bytes("alice/Clash.pdf") == (try fixtureBytes("many-pages.pdf")))
     }
 
-    @Test func aMovedSourceGoesBackWhenTheClashFails() throws {
-        let fixture = try LibraryFixture()
+    @Test func aMovedSourceGoesBackWhenTheClashFails() async throws {
+        let fixture = try await LibraryFixture()
         let (row, source) = try moveCaughtByAClash(fixture)
         do {
-            _ = try fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .fail)
+            _ = try await fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .fail)
             Issue.record("a clash with conflict .fail must throw")
         } catch let error as LibraryError {
             #expect(error.kind == .nameConflict)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == (try fixtureBytes("one-page.pdf")), "the user's file is back")
-        #expect(try fixture.library.embeddedDatabase().pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
+        await #expect(try fixture.library.embeddedDatabase().pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.filing).isEmpty)
         try expectStrangerUntouched(fixture)
     }
 
-    @Test func aMovedSourceIsFiledUnderTheNextNameWhenRenamingIsAllowed() throws {
-        let fixture = try LibraryFixture()
+    @Test func aMovedSourceIsFiledUnderTheNextNameWhenRenamingIsAllowed() async throws {
+        let fixture = try await LibraryFixture()
         let (row, source) = try moveCaughtByAClash(fixture)
-        let filed = try fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .rename)
+        let filed = try await fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .rename)
         #expect(filed.name == "Clash 01" && filed.state == .ready)
         #expect(try fixture.bytes("alice/Clash 01.pdf") == (try fixtureBytes("one-page.pdf")))
         #expect(!FileManager.default.fileExists(atPath: source))
@@ -53,24 +53,24 @@ struct PublishClashTests {
 
     /// Giving the file back is impossible when its old place has been taken too: it is filed
     /// under a free name instead, never deleted.
-    @Test func aMovedSourceWithNowhereToGoBackIsKept() throws {
-        let fixture = try LibraryFixture()
+    @Test func aMovedSourceWithNowhereToGoBackIsKept() async throws {
+        let fixture = try await LibraryFixture()
         let (row, source) = try moveCaughtByAClash(fixture)
         #expect(FileManager.default.createFile(atPath: source, contents: Data("someone else's".utf8)))
-        let filed = try fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .fail)
+        let filed = try await fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .fail)
         #expect(filed.name == "Clash 01")
         #expect(try fixture.bytes("alice/Clash 01.pdf") == (try fixtureBytes("one-page.pdf")))
         try expectStrangerUntouched(fixture)
     }
 
     /// The library's own copy is simply dropped: the user still has the source.
-    @Test func aCopyIsDroppedWhenTheClashFails() throws {
-        let fixture = try LibraryFixture()
+    @Test func aCopyIsDroppedWhenTheClashFails() async throws {
+        let fixture = try await LibraryFixture()
         let row = try fixture.plantFiling(name: "Clash", recording: Fixtures.pdf("one-page.pdf"), staged: try fixtureBytes("one-page.pdf"))
         try fixture.drop("many-pages.pdf", at: "alice/Clash.pdf")
-        #expect(throws: LibraryError.self) { try fixture.library.publish(row, folderPath: "", staged: .copy, conflict: .fail) }
+        await #expect(throws: LibraryError.self) { try await fixture.library.publish(row, folderPath: "", staged: .copy, conflict: .fail) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.filing).isEmpty)
-        #expect(try fixture.library.embeddedDatabase().pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
+        await #expect(try fixture.library.embeddedDatabase().pool.read { db in try DocumentRecord.fetchCount(db) } == 0)
         try expectStrangerUntouched(fixture)
     }
 
@@ -78,12 +78,12 @@ struct PublishClashTests {
     /// the source removed only once filed.
     @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/shm")))
     func aMoveAcrossFileSystemsCopiesThenRemovesTheSource() async throws {
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         let source = "/dev/shm/pdfgate-move-\(UUID().uuidString).pdf"
         try FileManager.default.copyItem(atPath: Fixtures.pdf("one-page.pdf"), toPath: source)
         defer { try? FileManager.default.removeItem(atPath: source) }
         let info = try await fixture.inspector.inspect(path: source)
-        let document = try fixture.library.file(source, mode: .move, owner: "alice", name: "Across", info: info)
+        let document = try await fixture.library.file(source, mode: .move, owner: "alice", name: "Across", info: info)
         #expect(try fixture.bytes(document.relativePath) == (try fixtureBytes("one-page.pdf")))
         #expect(!FileManager.default.fileExists(atPath: source))
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.library.paths.filing).isEmpty)

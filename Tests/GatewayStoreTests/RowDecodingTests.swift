@@ -30,13 +30,13 @@ struct RowDecodingTests {
 
     @Test("the positional document decoder returns what Codable decoding of the same row does")
     func positionalDecoderMatchesCodable() async throws {
-        let fixture = try LibraryFixture()
+        let fixture = try await LibraryFixture()
         let plain = try await fixture.file("no-metadata.pdf", folder: .path("A/B"))
         var info = try await fixture.inspector.inspect(path: Fixtures.pdf("one-page.pdf"))
         info.pdfa = "PDF/A-2b"  // pdfinfo does not read XMP; every optional column gets a value
         info.createdAt = Date(timeIntervalSince1970: 1_700_000_000.123)
         info.modifiedAt = Date(timeIntervalSince1970: 1_700_000_500.5)
-        let full = try fixture.library.file(
+        let full = try await fixture.library.file(
             Fixtures.pdf("one-page.pdf"),
             owner: "alice",
             folder: .root,

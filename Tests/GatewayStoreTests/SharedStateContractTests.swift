@@ -17,11 +17,11 @@ struct SharedStateContractTests {
         let keepAlive: any Sendable
     }
 
-    static func open(_ backend: StoreBackend) throws -> Ports {
+    static func open(_ backend: StoreBackend) async throws -> Ports {
         switch backend {
         case .sqlite:
-            let fixture = try LibraryFixture()
-            let databases = [try fixture.library.embeddedDatabase(), try fixture.reopen().embeddedDatabase()]
+            let fixture = try await LibraryFixture()
+            let databases = await [try fixture.library.embeddedDatabase(), try fixture.reopen().embeddedDatabase()]
             // The embedded store's rate lives in its one serving process.
             let rate = CreationRate()
             return Ports(
@@ -44,7 +44,7 @@ struct SharedStateContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func aTokenMadeOnOneWorksOnTheOtherUntilRevoked(_ backend: StoreBackend) async throws {
-        let ports = try Self.open(backend)
+        let ports = try await Self.open(backend)
         let (a, b) = (ports.tokens[0], ports.tokens[1])
         #expect(try await !b.hasLiveTokens())
         let (token, secret) = try await a.create(owner: "alice", name: "laptop")
@@ -60,7 +60,7 @@ struct SharedStateContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func aDeliveryIsClaimedByOneNodeUntilItsClaimLapses(_ backend: StoreBackend) async throws {
-        let ports = try Self.open(backend)
+        let ports = try await Self.open(backend)
         let (a, b) = (ports.outboxes[0], ports.outboxes[1])
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let delivery = PendingWebhook(
@@ -103,7 +103,7 @@ struct SharedStateContractTests {
 
     @Test(arguments: StoreBackend.allCases)
     func theCreationRateIsOneAllowancePerOwner(_ backend: StoreBackend) async throws {
-        let ports = try Self.open(backend)
+        let ports = try await Self.open(backend)
         var answers: [Int?] = []
         for i in 0..<6 { await answers.append(try ports.pacing[i % 2].take(owner: "alice", perMinute: 4)) }
         #expect(answers.prefix(4).allSatisfy { $0 == nil }, "a burst up to the minute's allowance passes: \(answers)")

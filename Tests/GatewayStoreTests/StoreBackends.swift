@@ -15,12 +15,12 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// A new, empty store of this kind. `node()` opens it again, as another process (SQLite,
     /// one file) or another gateway (PostgreSQL, one database) would.
-    func make() throws -> StoreUnderTest {
+    func make() async throws -> StoreUnderTest {
         switch self {
         case .sqlite:
-            let fixture = try LibraryFixture()
+            let fixture = try await LibraryFixture()
             return StoreUnderTest(keepAlive: fixture) {
-                let library = try Library(root: fixture.root)
+                let library = try await Library.open(root: fixture.root)
                 return (SQLiteJobStore(database: try library.embeddedDatabase()), IdempotencyStore(database: try library.embeddedDatabase()), library)
             }
         case .postgres:
@@ -37,14 +37,14 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct StoreUnderTest {
     typealias Node = (jobs: any JobStore, keys: any IdempotencyKeys, handle: any Sendable)
     let keepAlive: (any Sendable)?
-    let open: () throws -> Node
+    let open: () async throws -> Node
 
-    init(keepAlive: (any Sendable)?, open: @escaping () throws -> Node) {
+    init(keepAlive: (any Sendable)?, open: @escaping () async throws -> Node) {
         self.keepAlive = keepAlive
         self.open = open
     }
 
-    func node() throws -> Node { try open() }
+    func node() async throws -> Node { try await open() }
 }
 
 /// Jobs for contract tests: created at whole milliseconds, which both backends store exactly.

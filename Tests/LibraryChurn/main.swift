@@ -26,7 +26,7 @@ guard arguments.count == 4, let seed = UInt64(arguments[2]) else {
 let store = arguments[1]
 let pdf = arguments[3]
 var random = SplitMix(state: seed)
-let library = try Library(root: store)
+let library = try await Library.open(root: store)
 let info = PDFInfo(pageCount: 1, pdfVersion: "1.4", pageWidth: 595, pageHeight: 842)
 let owners = ["churn", "other"]
 let names = ["Alpha", "Beta", "Gamma", "Delta", "Épsilon", "Zeta 01"]
@@ -36,13 +36,13 @@ let incoming = store + "/../incoming"
 try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true)
 FileHandle.standardOutput.write(Data("ready\n".utf8))
 
-@MainActor func someDocument(_ owner: String) throws -> Document? {
-    try library.listDocuments(DocumentQuery(owner: owner, recursive: true, sort: DocumentSort(.name), limit: 50)).documents
+@MainActor func someDocument(_ owner: String) async throws -> Document? {
+    try await library.listDocuments(DocumentQuery(owner: owner, recursive: true, sort: DocumentSort(.name), limit: 50)).documents
         .randomElement(using: &random)
 }
 
-@MainActor func someFolder(_ owner: String) throws -> Folder? {
-    try library.listFolders(owner: owner, recursive: true).randomElement(using: &random)
+@MainActor func someFolder(_ owner: String) async throws -> Folder? {
+    try await library.listFolders(owner: owner, recursive: true).randomElement(using: &random)
 }
 
 while true {
@@ -52,33 +52,33 @@ while true {
     do {
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<30:
-            _ = try library.file(pdf, owner: owner, folder: .path(folder), name: name, conflict: .rename, info: info)
+            _ = try await library.file(pdf, owner: owner, folder: .path(folder), name: name, conflict: .rename, info: info)
         case 30..<40:
             let source = incoming + "/\(UUID().uuidString).pdf"
             try FileManager.default.copyItem(atPath: pdf, toPath: source)
-            _ = try library.file(source, mode: .move, owner: owner, folder: .path(folder), name: name, conflict: .rename, info: info)
+            _ = try await library.file(source, mode: .move, owner: owner, folder: .path(folder), name: name, conflict: .rename, info: info)
         case 40..<55:
-            if let document = try someDocument(owner) {
-                try library.updateDocument(id: document.id, owner: owner, name: name, conflict: .rename)
+            if let document = try await someDocument(owner) {
+                try await library.updateDocument(id: document.id, owner: owner, name: name, conflict: .rename)
             }
         case 55..<70:
-            if let document = try someDocument(owner) {
-                try library.updateDocument(id: document.id, owner: owner, folder: .path(folder), conflict: .rename)
+            if let document = try await someDocument(owner) {
+                try await library.updateDocument(id: document.id, owner: owner, folder: .path(folder), conflict: .rename)
             }
         case 70..<80:
-            if let document = try someDocument(owner) { try library.deleteDocument(id: document.id, owner: owner) }
+            if let document = try await someDocument(owner) { try await library.deleteDocument(id: document.id, owner: owner) }
         case 80..<85:
-            if !folder.isEmpty { try library.createFolder(path: folder, owner: owner) }
+            if !folder.isEmpty { try await library.createFolder(path: folder, owner: owner) }
         case 85..<90:
-            if let target = try someFolder(owner) {
-                try library.updateFolder(.id(target.id), owner: owner, name: name, conflict: .rename)
+            if let target = try await someFolder(owner) {
+                try await library.updateFolder(.id(target.id), owner: owner, name: name, conflict: .rename)
             }
         case 90..<95:
-            if let target = try someFolder(owner), let parent = try someFolder(owner) {
-                try library.updateFolder(.id(target.id), owner: owner, parent: .id(parent.id), conflict: .rename)
+            if let target = try await someFolder(owner), let parent = try await someFolder(owner) {
+                try await library.updateFolder(.id(target.id), owner: owner, parent: .id(parent.id), conflict: .rename)
             }
         default:
-            if let target = try someFolder(owner) { try library.deleteFolder(.id(target.id), owner: owner, recursive: true) }
+            if let target = try await someFolder(owner) { try await library.deleteFolder(.id(target.id), owner: owner, recursive: true) }
         }
     } catch let error as LibraryError where [.nameConflict, .invalidMove, .folderNotFound, .documentNotFound].contains(error.kind) {
         continue  // expected refusals of random requests

@@ -10,57 +10,57 @@ import Foundation
 /// still refuse a duplicate outright if something slips past.
 package protocol LibraryCatalog: Sendable {
     /// Throws when the database does not answer (readiness).
-    func ping() throws
+    func ping() async throws
 
     // MARK: Documents
 
     /// A document with its folder's path. `owner` nil matches any owner; `readyOnly` hides rows
     /// whose operation is still in flight.
-    func document(id: String, owner: String?, readyOnly: Bool) throws -> DocumentWithPath?
+    func document(id: String, owner: String?, readyOnly: Bool) async throws -> DocumentWithPath?
     /// Whether any row, in any state, holds `name` in the folder.
-    func documentNameTaken(owner: String, folderID: String, name: String) throws -> Bool
-    func insert(_ document: DocumentRecord) throws
+    func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool
+    func insert(_ document: DocumentRecord) async throws
     /// Many ready documents at once, in one transaction (seeding a benchmark library).
-    func insertAll(_ documents: [DocumentRecord]) throws
-    func update(_ document: DocumentRecord) throws
-    func deleteDocument(id: String) throws
+    func insertAll(_ documents: [DocumentRecord]) async throws
+    func update(_ document: DocumentRecord) async throws
+    func deleteDocument(id: String) async throws
     /// Up to `query.limit + 1` ready documents after `cursor` in the query's order; the extra
     /// one tells the caller there is a next page.
-    func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) throws -> [DocumentWithPath]
+    func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) async throws -> [DocumentWithPath]
     /// The sort field's value as this catalog compares it, for the next page's cursor.
     func sortValue(of document: DocumentRecord, _ field: DocumentSortField) -> SortValue
 
     // MARK: Folders
 
-    func folder(id: String, owner: String) throws -> FolderRecord?
-    func folder(owner: String, path: String) throws -> FolderRecord?
+    func folder(id: String, owner: String) async throws -> FolderRecord?
+    func folder(owner: String, path: String) async throws -> FolderRecord?
     /// The folder named `name` directly under `parentID` ("" for the root), in any state.
-    func childFolder(owner: String, parentID: String, name: String) throws -> FolderRecord?
+    func childFolder(owner: String, parentID: String, name: String) async throws -> FolderRecord?
     /// Ready folders directly under `parentID`, by path.
-    func folders(owner: String, parentID: String) throws -> [FolderRecord]
+    func folders(owner: String, parentID: String) async throws -> [FolderRecord]
     /// Ready folders strictly under `path` (all of the owner's when nil), by path.
-    func folders(owner: String, under path: String?) throws -> [FolderRecord]
+    func folders(owner: String, under path: String?) async throws -> [FolderRecord]
     /// How many documents and folders are directly in the folder.
-    func contents(ofFolder id: String) throws -> (documents: Int, folders: Int)
-    func insert(_ folder: FolderRecord) throws
+    func contents(ofFolder id: String) async throws -> (documents: Int, folders: Int)
+    func insert(_ folder: FolderRecord) async throws
     /// Writes `folder`; when `oldPath` is given, every folder under `oldPath` is moved under the
     /// folder's new path in the same transaction.
-    func update(_ folder: FolderRecord, subtreeFrom oldPath: String?) throws
-    func deleteFolder(id: String) throws
+    func update(_ folder: FolderRecord, subtreeFrom oldPath: String?) async throws
+    func deleteFolder(id: String) async throws
     /// Deletes the folder at `path` with every folder and document under it in one
     /// transaction; returns the deleted documents' ids.
-    func deleteTree(owner: String, path: String) throws -> [String]
+    func deleteTree(owner: String, path: String) async throws -> [String]
 
     // MARK: Recovery and fsck
 
     /// Documents not `ready`, or mid-move.
-    func unfinishedDocuments() throws -> [DocumentWithPath]
+    func unfinishedDocuments() async throws -> [DocumentWithPath]
     /// Folders not `ready`, or mid-move, by path (parents first).
-    func unfinishedFolders() throws -> [FolderRecord]
-    func readyDocuments() throws -> [DocumentWithPath]
-    func readyFolders() throws -> [FolderRecord]
+    func unfinishedFolders() async throws -> [FolderRecord]
+    func readyDocuments() async throws -> [DocumentWithPath]
+    func readyFolders() async throws -> [FolderRecord]
     /// Every `staged_path` a row claims.
-    func stagedPaths() throws -> Set<String>
+    func stagedPaths() async throws -> Set<String>
 }
 
 /// A sort column's value as a catalog stores and compares it, carried in a list cursor.

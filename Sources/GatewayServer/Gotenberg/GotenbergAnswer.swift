@@ -70,20 +70,25 @@ struct GotenbergAnswer {
         headers[.contentDisposition] = FileResponse.disposition("attachment", filename: answer.filename)
         headers[.contentLength] = String(answer.size)
         let (jobs, finished) = (jobs, outputs.map(\.job))
-        let done: @Sendable () -> Void = {
+        let done: @Sendable () async -> Void = {
             if answer.temporary { jobs.intake.staging.discardIncoming(answer.path) }
-            if !keep { jobs.discard(finished) }
+            if !keep { await jobs.discard(finished) }
         }
         let file: ResponseBody
         do {
             file = try await FileIO().loadFile(path: answer.path, context: context)
         } catch {
-            done()
+            await done()
             throw error
         }
         let body = ResponseBody { writer in
-            defer { done() }
-            try await file.write(writer)
+            do {
+                try await file.write(writer)
+            } catch {
+                await done()
+                throw error
+            }
+            await done()
         }
         return Response(status: .ok, headers: headers, body: body)
     }

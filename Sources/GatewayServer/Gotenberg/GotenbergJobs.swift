@@ -75,40 +75,44 @@ struct GotenbergJobs: Sendable {
         do {
             var ended: [Job] = []
             for job in jobs { ended.append(try await waitForEnd(job)) }
-            return try outputs(ended, planned: planned.map { ($0.name, $0.parts) }, owner: owner)
+            return try await outputs(ended, planned: planned.map { ($0.name, $0.parts) }, owner: owner)
         } catch {
             for job in jobs { _ = try? await engine.cancel(job.id) }
             // Those that had ended before the others failed leave nothing behind either.
-            discard(await engine.current(jobs.map(\.id)))
+            await discard(await engine.current(jobs.map(\.id)))
             throw error
         }
     }
 
     /// The ended jobs' files, named as planned; a job that did not succeed fails them all with
     /// its failure (`GotenbergJobFailed`), the others' documents discarded.
-    func outputs(_ ended: [Job], planned: [(name: String?, parts: Bool)], owner: String) throws -> [Output] {
+    func outputs(_ ended: [Job], planned: [(name: String?, parts: Bool)], owner: String) async throws -> [Output] {
         if let failed = ended.first(where: { $0.state.status != .succeeded }) {
-            discard(ended)
+            await discard(ended)
             throw GotenbergJobFailed(job: failed)
         }
-        return try zip(ended, planned).map { job, plan in
+        var outputs: [Output] = []
+        for (job, plan) in zip(ended, planned) {
             if job.spec.type == .screenshot {
                 let format = job.spec.screenshot?.format ?? .png
                 guard let path = library.keptResult(jobID: job.id) else {
                     throw GotenbergError(.internalServerError, "the screenshot of job \(job.id.lowercased) is gone")
                 }
-                return Output(job: job, documents: [], name: plan.name, parts: false, image: (path, format))
+                outputs.append(Output(job: job, documents: [], name: plan.name, parts: false, image: (path, format)))
+                continue
             }
-            let documents = try job.filedDocumentIDs.map { try library.storedDocument(id: $0, owner: owner) }
-            return Output(job: job, documents: documents, name: plan.name, parts: plan.parts)
+            var documents: [(document: Document, path: String)] = []
+            for id in job.filedDocumentIDs { documents.append(try await library.storedDocument(id: id, owner: owner)) }
+            outputs.append(Output(job: job, documents: documents, name: plan.name, parts: plan.parts))
         }
+        return outputs
     }
 
     /// Removes what `jobs` filed: the answer carried it, and Gotenberg keeps nothing.
-    func discard(_ jobs: [Job]) {
+    func discard(_ jobs: [Job]) async {
         for job in jobs where job.state.status == .succeeded {
             library.discardResult(jobID: job.id)
-            for id in job.filedDocumentIDs { _ = try? library.discardConverted(id: id, owner: job.owner) }
+            for id in job.filedDocumentIDs { _ = try? await library.discardConverted(id: id, owner: job.owner) }
         }
     }
 

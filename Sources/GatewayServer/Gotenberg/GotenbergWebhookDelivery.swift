@@ -63,7 +63,7 @@ struct GotenbergWebhookDelivery: Sendable {
             }
             await event(["event": "webhook.error", "error": ["status": refusal.status, "message": refusal.message]], envelope, delivery, sender)
         }
-        if !envelope.keep { jobs.discard(await jobs.engine.current(envelope.jobs.map(\.id))) }
+        if !envelope.keep { await jobs.discard(await jobs.engine.current(envelope.jobs.map(\.id))) }
     }
 
     /// The file the request made, or why not, once every job has ended.
@@ -77,7 +77,7 @@ struct GotenbergWebhookDelivery: Sendable {
                 }
                 ended.append(try await jobs.waitForEnd(job, cancelling: false))
             }
-            let outputs = try jobs.outputs(ended, planned: envelope.jobs.map { ($0.name, $0.parts) }, owner: envelope.owner)
+            let outputs = try await jobs.outputs(ended, planned: envelope.jobs.map { ($0.name, $0.parts) }, owner: envelope.owner)
             return .success(try GotenbergAnswer(jobs: jobs).file(outputs, named: envelope.outputName))
         } catch {
             let refusal = GotenbergError.from(error)

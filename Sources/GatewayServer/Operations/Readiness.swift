@@ -25,7 +25,7 @@ struct Readiness: Sendable {
     let client = HTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(3), proxy: .direct))
 
     func run() async -> [String: Check] {
-        var checks: [String: Check] = ["store": storeCheck()]
+        var checks: [String: Check] = await ["store": storeCheck()]
         let inspectorProblem = await inspector.selfCheck()
         checks["inspector"] = Check(ok: inspectorProblem == nil, message: inspectorProblem ?? "answers")
         var seen = Set<String>()
@@ -54,14 +54,14 @@ struct Readiness: Sendable {
         return checks
     }
 
-    private func storeCheck() -> Check {
+    private func storeCheck() async -> Check {
         let probe = library.paths.meta + "/.ready-\(getpid())-\(UUID().uuidString.prefix(8))"
         guard FileManager.default.createFile(atPath: probe, contents: Data("ok".utf8)) else {
             return Check(ok: false, message: "cannot write in \(library.paths.meta)")
         }
         unlink(probe)
         do {
-            try library.ping()
+            try await library.ping()
             return Check(ok: true, message: "writable")
         } catch {
             return Check(ok: false, message: "the database does not answer: \(error)")

@@ -51,7 +51,7 @@ struct DocumentOperationController: Sendable {
         body.type = JobType.pdfToPDF.rawValue
         let spec = try body.spec(defaultTypeFromFilename: false)
         let created = try await intake.create(spec, owner: try context.requireOwner(), secrets: body.secrets)
-        return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: .created)
+        return try await jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: .created)
     }
 
     /// The body as the job create reads it (an empty one is an empty request), and its bytes;

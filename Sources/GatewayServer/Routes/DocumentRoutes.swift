@@ -14,28 +14,28 @@ struct DocumentController: Sendable {
     let maxUploadBytes: Int64
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .get, "/v1/documents") { request, context in try self.listDocuments(request, context) }
+        routes.add(group, .get, "/v1/documents") { request, context in try await self.listDocuments(request, context) }
         routes.add(group, .post, "/v1/documents") { request, context in try await self.importDocument(request, context) }
-        routes.add(group, .get, "/v1/documents/{id}") { request, context in try self.getDocument(request, context) }
+        routes.add(group, .get, "/v1/documents/{id}") { request, context in try await self.getDocument(request, context) }
         routes.add(group, .patch, "/v1/documents/{id}") { request, context in try await self.updateDocument(request, context) }
         routes.add(group, .delete, "/v1/documents/{id}") { request, context in try await self.deleteDocument(request, context) }
         routes.add(group, .get, "/v1/documents/{id}/content") { request, context in try await self.documentContent(request, context) }
         routes.add(group, .get, "/v1/documents/{id}/thumbnail") { request, context in try await self.documentThumbnail(request, context) }
     }
 
-    private func ownedDocument(_ context: GatewayRequestContext) throws -> Document {
+    private func ownedDocument(_ context: GatewayRequestContext) async throws -> Document {
         let id = try context.parameters.require("id")
         guard let uuid = UUID(uuidString: id) else { throw APIError(.notFound, "document_not_found", "no document with id '\(id)'") }
-        return try library.document(id: uuid, owner: try context.requireOwner())
+        return try await library.document(id: uuid, owner: try context.requireOwner())
     }
 
     private func documentJSON(_ document: Document, request: Request) -> DocumentJSON {
         links.documentJSON(document, base: links.baseURL(for: request))
     }
 
-    func listDocuments(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
+    func listDocuments(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let sort = try request.query("sort").map { text throws(LibraryError) in try DocumentSort(parsing: text) } ?? DocumentSort(.name)
-        let page = try library.listDocuments(
+        let page = try await library.listDocuments(
             DocumentQuery(
                 owner: try context.requireOwner(),
                 folder: .parse(request.query("folder")),
@@ -59,36 +59,32 @@ struct DocumentController: Sendable {
         return jsonResponse(bytes: out.bytes)
     }
 
-    func getDocument(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        try jsonResponse(documentJSON(try ownedDocument(context), request: request))
+    func getDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        try await jsonResponse(documentJSON(try ownedDocument(context), request: request))
     }
 
     func updateDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let document = try ownedDocument(context)
+        let document = try await ownedDocument(context)
         let (name, folder, conflict) = try await PatchBody.renameOrMove(request, context, idKey: "folder_id", pathKey: "folder", what: "document")
-        let library = self.library
-        let updated = try await blocking {
-            try library.updateDocument(id: document.id, owner: document.owner, name: name, folder: folder, conflict: conflict)
-        }
+        let updated = try await library.updateDocument(id: document.id, owner: document.owner, name: name, folder: folder, conflict: conflict)
         return try jsonResponse(documentJSON(updated, request: request))
     }
 
     func deleteDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let document = try ownedDocument(context)
-        let library = self.library
-        try await blocking { try library.deleteDocument(id: document.id, owner: document.owner) }
+        let document = try await ownedDocument(context)
+        try await library.deleteDocument(id: document.id, owner: document.owner)
         try? FileManager.default.removeItem(atPath: library.paths.thumbnails + "/" + document.id.lowercased)
         return Response(status: .noContent)
     }
 
     func documentContent(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let document = try ownedDocument(context)
+        let document = try await ownedDocument(context)
         return try await FileResponse(document: document, in: library).response(for: request, context: context)
     }
 
     /// A PNG of page 1, rendered once per width and kept under `.pdfgate/thumbnails/<id>/`.
     func documentThumbnail(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let document = try ownedDocument(context)
+        let document = try await ownedDocument(context)
         var width = 256
         if let text = request.query("width") {
             guard let value = Int(text), (16...2048).contains(value) else {

@@ -78,8 +78,8 @@ struct JobEventsController: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    private func event(_ job: Job, base: String) -> String {
-        let data = (try? links.jobJSON(job, base: base).json()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    private func event(_ job: Job, base: String) async -> String {
+        let data = (try? await links.jobJSON(job, base: base).json()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "id: \(job.revision)\nevent: job\ndata: \(data)\n\n"
     }
 }

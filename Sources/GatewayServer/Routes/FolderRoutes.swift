@@ -8,9 +8,9 @@ struct FolderController: Sendable {
     let library: Library
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .get, "/v1/folders") { request, context in try self.listFolders(request, context) }
+        routes.add(group, .get, "/v1/folders") { request, context in try await self.listFolders(request, context) }
         routes.add(group, .post, "/v1/folders") { request, context in try await self.createFolder(request, context) }
-        routes.add(group, .get, "/v1/folders/{id}") { request, context in try self.getFolder(request, context) }
+        routes.add(group, .get, "/v1/folders/{id}") { request, context in try await self.getFolder(request, context) }
         routes.add(group, .patch, "/v1/folders/{id}") { request, context in try await self.updateFolder(request, context) }
         routes.add(group, .delete, "/v1/folders/{id}") { request, context in try await self.deleteFolder(request, context) }
     }
@@ -21,16 +21,16 @@ struct FolderController: Sendable {
         return uuid
     }
 
-    private func ownedFolder(_ context: GatewayRequestContext) throws -> Folder {
+    private func ownedFolder(_ context: GatewayRequestContext) async throws -> Folder {
         let id = try folderID(context)
-        guard let folder = try library.folder(.id(id), owner: try context.requireOwner()) else {
+        guard let folder = try await library.folder(.id(id), owner: try context.requireOwner()) else {
             throw APIError(.notFound, "folder_not_found", "no folder with id '\(id.lowercased)'")
         }
         return folder
     }
 
-    func listFolders(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        let folders = try library.listFolders(
+    func listFolders(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let folders = try await library.listFolders(
             owner: try context.requireOwner(),
             parent: .parse(request.query("parent")),
             recursive: try request.flag("recursive")
@@ -60,7 +60,7 @@ struct FolderController: Sendable {
         } else if let name = try body.string("name") {
             var parentPath = ""
             if let parent = try body.folder(idKey: "parent_id", pathKey: "parent"), parent != .root {
-                guard let folder = try library.folder(parent, owner: owner) else {
+                guard let folder = try await library.folder(parent, owner: owner) else {
                     throw APIError(.notFound, "folder_not_found", "the parent folder does not exist")
                 }
                 parentPath = folder.path
@@ -69,29 +69,24 @@ struct FolderController: Sendable {
         } else {
             throw APIError(.badRequest, "invalid_argument", "send {\"path\": \"A/B\"} or {\"name\": \"B\", \"parent_id\": \"…\"}")
         }
-        let library = self.library
-        return try jsonResponse(FolderJSON(try await blocking { try library.createFolder(path: path, owner: owner) }), status: .created)
+        return try jsonResponse(FolderJSON(try await library.createFolder(path: path, owner: owner)), status: .created)
     }
 
-    func getFolder(_ request: Request, _ context: GatewayRequestContext) throws -> Response {
-        try jsonResponse(FolderJSON(try ownedFolder(context)))
+    func getFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        try await jsonResponse(FolderJSON(try ownedFolder(context)))
     }
 
     func updateFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let folder = try ownedFolder(context)
+        let folder = try await ownedFolder(context)
         let (name, parent, conflict) = try await PatchBody.renameOrMove(request, context, idKey: "parent_id", pathKey: "parent", what: "folder")
-        let library = self.library
-        let updated = try await blocking {
-            try library.updateFolder(.id(folder.id), owner: folder.owner, name: name, parent: parent, conflict: conflict)
-        }
+        let updated = try await library.updateFolder(.id(folder.id), owner: folder.owner, name: name, parent: parent, conflict: conflict)
         return try jsonResponse(FolderJSON(updated))
     }
 
     func deleteFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let folder = try ownedFolder(context)
+        let folder = try await ownedFolder(context)
         let recursive = try request.flag("recursive")
-        let library = self.library
-        try await blocking { try library.deleteFolder(.id(folder.id), owner: folder.owner, recursive: recursive) }
+        try await library.deleteFolder(.id(folder.id), owner: folder.owner, recursive: recursive)
         return Response(status: .noContent)
     }
 }

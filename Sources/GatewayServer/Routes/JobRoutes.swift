@@ -45,7 +45,7 @@ struct JobController: Sendable {
                 return try await createOneShotRaw(request, owner: owner, key: held)
             }
         }
-        return try jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: created.replay ? .ok : .created)
+        return try await jsonResponse(links.jobJSON(created.job, base: links.baseURL(for: request)), status: created.replay ? .ok : .created)
     }
 
     private func createFromJSON(
@@ -89,7 +89,7 @@ struct JobController: Sendable {
         let spec = try JobCreateRequest(fields: fields).spec(defaultTypeFromFilename: true)
         // Refused before the body streams; `create` checks again once it is in, since the
         // destination folder may have gone meanwhile.
-        try intake.check(spec, owner: owner, files: 1)
+        try await intake.check(spec, owner: owner, files: 1)
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         // Before the body: an owner over its limits hears 429 now, not after uploading the file.
@@ -221,13 +221,13 @@ struct JobController: Sendable {
         let job = try await engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         var headers = HTTPFields()
         if !job.state.status.isTerminal { headers[.retryAfter] = job.state.status == .created ? "2" : "1" }
-        return try jsonResponse(links.jobJSON(job, base: links.baseURL(for: request)), headers: headers)
+        return try await jsonResponse(links.jobJSON(job, base: links.baseURL(for: request)), headers: headers)
     }
 
     func submitJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let job = try await engine.job(try context.parameters.require("id"), ownedBy: try context.requireOwner())
         let submitted = await job.state.status == .created ? try engine.submit(job.id) : job
-        return try jsonResponse(links.jobJSON(submitted, base: links.baseURL(for: request)))
+        return try await jsonResponse(links.jobJSON(submitted, base: links.baseURL(for: request)))
     }
 
     func cancelJob(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -246,7 +246,7 @@ struct JobController: Sendable {
         out.beginObject()
         out.key("jobs")
         out.beginArray()
-        for job in page.jobs { try links.jobJSON(job, base: base).write(to: &out) }
+        for job in page.jobs { try await links.jobJSON(job, base: base).write(to: &out) }
         out.endArray()
         out.key("next_cursor")
         out.string(page.nextCursor)

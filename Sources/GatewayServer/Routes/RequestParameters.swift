@@ -79,12 +79,6 @@ func jsonResponse(bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HT
     return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
 }
 
-/// Runs a library mutation (flock, renames, fsync) on a thread of its own: an fsync can take
-/// milliseconds, and the two cooperative threads also answer every poll.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await runBlocking { Result { try body() } }.get()
-}
-
 extension JobEngine {
     /// A job of `owner`, or 404: another owner's job does not exist for this one.
     func job(_ id: String, ownedBy owner: String) async throws -> Job {

@@ -60,7 +60,8 @@ struct TransferController: Sendable {
     /// document is deleted (the mobile client expects one on every SUCCEEDED job): such a URL
     /// answers 410 saying what happened, not a bare 404.
     private func downloadableDocument(_ id: UUID, owner: String) async throws -> Document {
-        let found = Result { () throws(LibraryError) -> Document in try library.document(id: id, owner: owner) }
+        let found: Result<Document, LibraryError>
+        do throws(LibraryError) { found = .success(try await library.document(id: id, owner: owner)) } catch { found = .failure(error) }
         guard case .failure(let error) = found, error.kind == .documentNotFound else { return try found.get() }
         guard let job = try await engine.job(JobEngine.jobID(forDocument: id)), job.owner == owner, job.state.status == .succeeded,
             job.state.documentID == id

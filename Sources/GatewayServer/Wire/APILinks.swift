@@ -68,7 +68,7 @@ final class APILinks: Sendable {
     }
 
     /// The job as the API shows it, with whatever URLs and document its status calls for.
-    func jobJSON(_ job: Job, base: String) -> JobJSON {
+    func jobJSON(_ job: Job, base: String) async -> JobJSON {
         var json = JobJSON(job)
         switch job.state.status {
         case .created where !job.state.inputReady:
@@ -80,15 +80,17 @@ final class APILinks: Sendable {
             // is deleted from the library, that URL answers 410 `document_deleted` saying so.
             let url = downloadURL(documentID: id, owner: job.owner, base: base)
             json.downloadURL = url
-            if let document = try? library.document(id: id, owner: job.owner) {
+            if let document = try? await library.document(id: id, owner: job.owner) {
                 var documentJSON = DocumentJSON(document)
                 documentJSON.downloadURL = url
                 json.document = documentJSON
             }
             if job.state.parts > 1 {
-                json.documents = job.filedDocumentIDs.compactMap { id in
-                    (try? library.document(id: id, owner: job.owner)).map { documentJSON($0, base: base) }
+                var documents: [DocumentJSON] = []
+                for id in job.filedDocumentIDs {
+                    if let document = try? await library.document(id: id, owner: job.owner) { documents.append(documentJSON(document, base: base)) }
                 }
+                json.documents = documents
             }
         default: break
         }

@@ -34,7 +34,7 @@ struct AddCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let store = try library.openLibrary()
+            let store = try await library.openLibrary()
             var added: [Document] = []
             var failures = 0
             try await inspector.withInspector { pool in
@@ -42,7 +42,7 @@ struct AddCommand: AsyncParsableCommand {
                     let path = URL(fileURLWithPath: file).standardizedFileURL.path
                     do {
                         let info = try await pool.inspect(path: path)
-                        added.append(
+                        await added.append(
                             try store.file(
                                 path,
                                 mode: move ? .move : .copy,

@@ -81,7 +81,7 @@ struct ConvertCommand: AsyncParsableCommand {
                     }
                 }
                 let finished = try await watch(jobs, engine: assembly.engine, progress: progress)
-                return refused + (try reportJobs(finished, library: assembly.library, json: output.json))
+                return await refused + (try reportJobs(finished, library: assembly.library, json: output.json))
             }
             if failed > 0 { throw ExitCode(1) }
         }

@@ -17,7 +17,7 @@ func withEmbeddedEngine<T: Sendable>(
 ) async throws -> T {
     var logger = Logger(label: "pdfgate.cli")
     logger.logLevel = .warning
-    let stores = try library.openStores()
+    let stores = try await library.openStores()
     guard !stores.shared else {
         throw LibraryError(
             .invalidArgument,
@@ -57,7 +57,9 @@ func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: Jo
     while true {
         var current: [(String, Job)] = []
         for job in jobs {
-            guard let found = try await engine.job(job.id) else { throw LibraryError(.storage, "job \(job.id.lowercased) vanished from the job store") }
+            guard let found = try await engine.job(job.id) else {
+                throw LibraryError(.storage, "job \(job.id.lowercased) vanished from the job store")
+            }
             current.append((job.source, found))
         }
         progress.show()
@@ -68,12 +70,12 @@ func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: Jo
 
 /// Prints what the finished jobs filed (every part of a split) and why the others failed;
 /// answers how many failed.
-func reportJobs(_ finished: [(String, Job)], library: Library, json: Bool) throws -> Int {
+func reportJobs(_ finished: [(String, Job)], library: Library, json: Bool) async throws -> Int {
     var documents: [Document] = []
     var failed = 0
     for (source, job) in finished {
         if job.state.status == .succeeded, job.state.documentID != nil {
-            for id in job.filedDocumentIDs { documents.append(try library.document(id: id, owner: job.owner)) }
+            for id in job.filedDocumentIDs { await documents.append(try library.document(id: id, owner: job.owner)) }
         } else {
             let failure = job.state.failure
             Output.printError("\(source): \(job.state.status.rawValue): \(failure?.message ?? "no reason recorded") [\(failure?.code ?? "failed")]")

@@ -38,7 +38,7 @@ struct FsckCommand: AsyncParsableCommand {
         try await reporting(json: output.json) {
             // Not `openLibrary()`: opening reconciles, which would repair (and hide) what a crash
             // left. fsck reports it, and only `--repair` runs the reconciler.
-            let store = try library.openStores(reconciling: false).library
+            let store = try await library.openStores(reconciling: false).library
             let report = try await inspector.withInspector { try await store.fsck(repair: repair, verifyHashes: !quick, inspector: $0) }
             let clean = report.issues.allSatisfy(\.repaired)
             if output.json {

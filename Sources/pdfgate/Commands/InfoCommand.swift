@@ -14,7 +14,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let document = try library.openLibrary().document(id: try parseID(id), owner: library.resolvedOwner)
+            let document = try await library.openLibrary().document(id: try parseID(id), owner: library.resolvedOwner)
             if output.json {
                 Output.printJSON(DocumentJSON(document))
                 return

@@ -28,7 +28,7 @@ struct JobsCommand: AsyncParsableCommand {
                 return status
             }
             guard (1...1000).contains(limit) else { throw LibraryError(.invalidArgument, "--limit must be 1 to 1000") }
-            let store = try library.openStores().jobs
+            let store = try await library.openStores().jobs
             let jobs = try await store.list(owner: library.resolvedOwner, status: filter, type: nil, limit: limit, cursor: nil).jobs
             if output.json {
                 var out = JSONOutput()

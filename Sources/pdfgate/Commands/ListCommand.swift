@@ -41,7 +41,7 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let store = try library.openLibrary()
+            let store = try await library.openLibrary()
             let owner = library.resolvedOwner
             let reference = FolderReference.parse(folder)
             let query = DocumentQuery(
@@ -53,9 +53,9 @@ struct ListCommand: AsyncParsableCommand {
                 limit: limit,
                 cursor: cursor
             )
-            let page = try store.listDocuments(query)
+            let page = try await store.listDocuments(query)
             // Folders belong to the first page only, so paging through documents does not repeat them.
-            let folders = cursor == nil ? try store.listFolders(owner: owner, parent: reference, recursive: recursive) : []
+            let folders = await cursor == nil ? try store.listFolders(owner: owner, parent: reference, recursive: recursive) : []
             if output.json {
                 Output.printJSON(
                     ListingJSON(folders: folders.map(FolderJSON.init), documents: page.documents.map(DocumentJSON.init), nextCursor: page.nextCursor)

@@ -8,17 +8,17 @@ enum Target {
     case document(UUID)
     case folder(FolderReference)
 
-    static func resolve(_ text: String, in library: Library, owner: String) throws -> Target {
+    static func resolve(_ text: String, in library: Library, owner: String) async throws -> Target {
         if let id = UUID(uuidString: text) {
-            if (try? library.document(id: id, owner: owner)) != nil { return .document(id) }
-            if (try? library.folder(.id(id), owner: owner)) != nil { return .folder(.id(id)) }
+            if (try? await library.document(id: id, owner: owner)) != nil { return .document(id) }
+            if (try? await library.folder(.id(id), owner: owner)) != nil { return .folder(.id(id)) }
             throw LibraryError(
                 .documentNotFound,
                 "no document or folder with id \(id.uuidString.lowercased()); list them with `pdfgate ls --recursive`"
             )
         }
         // Throws folder_not_found now, before a command changes anything.
-        _ = try library.folder(.path(text), owner: owner)
+        _ = try await library.folder(.path(text), owner: owner)
         return .folder(.path(text))
     }
 }
@@ -50,13 +50,13 @@ struct RenameCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let store = try library.openLibrary()
+            let store = try await library.openLibrary()
             let owner = library.resolvedOwner
-            switch try Target.resolve(target, in: store, owner: owner) {
+            switch try await Target.resolve(target, in: store, owner: owner) {
             case .document(let id):
-                report(.document(try store.updateDocument(id: id, owner: owner, name: name, conflict: onConflict)), json: output.json)
+                await report(.document(try store.updateDocument(id: id, owner: owner, name: name, conflict: onConflict)), json: output.json)
             case .folder(let reference):
-                report(.folder(try store.updateFolder(reference, owner: owner, name: name, conflict: onConflict)), json: output.json)
+                await report(.folder(try store.updateFolder(reference, owner: owner, name: name, conflict: onConflict)), json: output.json)
             }
         }
     }
@@ -74,17 +74,17 @@ struct MoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let store = try library.openLibrary()
+            let store = try await library.openLibrary()
             let owner = library.resolvedOwner
             // Resolve what moves first: a mistyped id must not leave a new, empty destination behind.
-            let moving = try Target.resolve(target, in: store, owner: owner)
+            let moving = try await Target.resolve(target, in: store, owner: owner)
             var destination = FolderReference.parse(folder)
-            if case .path(let path) = destination { destination = .id(try store.createFolder(path: path, owner: owner).id) }
+            if case .path(let path) = destination { destination = await .id(try store.createFolder(path: path, owner: owner).id) }
             switch moving {
             case .document(let id):
-                report(.document(try store.updateDocument(id: id, owner: owner, folder: destination, conflict: onConflict)), json: output.json)
+                await report(.document(try store.updateDocument(id: id, owner: owner, folder: destination, conflict: onConflict)), json: output.json)
             case .folder(let reference):
-                report(.folder(try store.updateFolder(reference, owner: owner, parent: destination, conflict: onConflict)), json: output.json)
+                await report(.folder(try store.updateFolder(reference, owner: owner, parent: destination, conflict: onConflict)), json: output.json)
             }
         }
     }
@@ -100,8 +100,8 @@ struct RemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let store = try library.openLibrary()
-            for id in ids { try store.deleteDocument(id: try parseID(id), owner: library.resolvedOwner) }
+            let store = try await library.openLibrary()
+            for id in ids { try await store.deleteDocument(id: try parseID(id), owner: library.resolvedOwner) }
             if output.json { Output.printJSON(["deleted": ids.map { $0.lowercased() }]) }
         }
     }
@@ -117,7 +117,7 @@ struct MakeFolderCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            report(.folder(try library.openLibrary().createFolder(path: path, owner: library.resolvedOwner)), json: output.json)
+            await report(.folder(try library.openLibrary().createFolder(path: path, owner: library.resolvedOwner)), json: output.json)
         }
     }
 }
@@ -135,7 +135,7 @@ struct RemoveFolderCommand: AsyncParsableCommand {
         try await reporting(json: output.json) {
             let reference = FolderReference.parse(folder)
             guard reference != .root else { throw LibraryError(.invalidArgument, "the root folder cannot be deleted") }
-            try library.openLibrary().deleteFolder(reference, owner: library.resolvedOwner, recursive: recursive)
+            try await library.openLibrary().deleteFolder(reference, owner: library.resolvedOwner, recursive: recursive)
             if output.json { Output.printJSON(["deleted": folder]) }
         }
     }

@@ -21,14 +21,14 @@ struct LibraryOptions: ParsableArguments {
     var resolvedOwner: String { owner ?? ProcessInfo.processInfo.environment["PDFGATE_OWNER"] ?? "default" }
 
     /// The stores, with the rows where `--database` says.
-    func openStores(reconciling: Bool = true) throws -> GatewayStores {
+    func openStores(reconciling: Bool = true) async throws -> GatewayStores {
         let choice = try DatabaseChoice(parsing: database ?? ProcessInfo.processInfo.environment["PDFGATE_DATABASE_URL"] ?? "")
         var logger = Logger(label: "pdfgate.cli")
         logger.logLevel = .warning
-        return try GatewayStores.open(root: resolvedStore, database: choice, logger: logger, reconciling: reconciling)
+        return try await GatewayStores.open(root: resolvedStore, database: choice, logger: logger, reconciling: reconciling)
     }
 
-    func openLibrary() throws -> Library { try openStores().library }
+    func openLibrary() async throws -> Library { try await openStores().library }
 }
 
 /// `--json` for scripts; tables for people otherwise.

@@ -47,7 +47,7 @@ struct OperationOptions: ParsableArguments {
                 let progress = JobProgress(engine: assembly.engine)
                 progress.track(job.id, source: what)
                 let finished = try await watch([(what, job.id)], engine: assembly.engine, progress: progress)
-                return try reportJobs(finished, library: assembly.library, json: output.json)
+                return try await reportJobs(finished, library: assembly.library, json: output.json)
             }
             if failed > 0 { throw ExitCode(1) }
         }

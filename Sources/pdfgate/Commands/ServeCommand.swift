@@ -132,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-            let server = try GatewayServer(configuration: configuration, logger: logger)
+            let server = try await GatewayServer(configuration: configuration, logger: logger)
             let routes = configuration.routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value.description)" }
             let settings = configuration
             try await server.run { port in

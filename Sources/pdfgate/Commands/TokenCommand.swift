@@ -19,11 +19,11 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "sqlite, or the postgres:// URL of a library gateways share (default: $PDFGATE_DATABASE_URL, else sqlite).")
         var database: String?
 
-        func tokens() throws -> (any APITokens, Library) {
+        func tokens() async throws -> (any APITokens, Library) {
             var options = LibraryOptions()
             options.store = store
             options.database = database
-            let stores = try options.openStores()
+            let stores = try await options.openStores()
             return (stores.tokens, stores.library)
         }
     }
@@ -42,7 +42,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting(json: output.json) {
-                let (tokens, _) = try store.tokens()
+                let (tokens, _) = try await store.tokens()
                 let (token, secret) = try await tokens.create(owner: owner, name: name)
                 if output.json {
                     Output.printJSON(["id": token.id, "owner": token.owner, "name": token.name, "token": secret])
@@ -65,7 +65,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting(json: output.json) {
-                let (tokens, _) = try store.tokens()
+                let (tokens, _) = try await store.tokens()
                 let list = try await tokens.list(owner: owner)
                 if output.json {
                     Output.printJSON(list)
@@ -106,7 +106,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting(json: false) {
-                let (_, library) = try store.tokens()
+                let (_, library) = try await store.tokens()
                 print(try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta).webhookSecret)
             }
         }

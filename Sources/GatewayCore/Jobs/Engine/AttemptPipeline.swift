@@ -65,7 +65,7 @@ struct AttemptPipeline: Sendable {
         let request = ConversionRequest(
             jobID: job.id,
             type: job.spec.type,
-            source: try source(of: job, secrets: secrets),
+            source: try await source(of: job, secrets: secrets),
             options: job.spec.options,
             workDirectory: workDirectory,
             outputPath: output,
@@ -130,29 +130,31 @@ struct AttemptPipeline: Sendable {
 
     /// What the converter reads: the page, the library documents (where they are now), or the
     /// staged upload.
-    private func source(of job: Job, secrets: JobSecrets) throws -> ConversionSource {
+    private func source(of job: Job, secrets: JobSecrets) async throws -> ConversionSource {
         // Several inputs are converted first, inside the deadline (`InputConversions`).
         if job.spec.inputs != nil { return .pdfs([]) }
         if let url = job.spec.url { return .url(url) }
         if let ids = job.spec.documents, !ids.isEmpty {
-            return .pdfs(
-                try ids.map { id in
-                    let stored = try filer.storedDocument(id: id, owner: job.owner)
-                    return PDFInput(
+            var inputs: [PDFInput] = []
+            for id in ids {
+                let stored = try await filer.storedDocument(id: id, owner: job.owner)
+                inputs.append(
+                    PDFInput(
                         path: stored.path,
                         password: secrets.password(for: id.lowercased),
                         label: "'\(stored.document.name)'",
                         isReadable: !stored.document.info.encrypted
                     )
-                }
-            )
+                )
+            }
+            return .pdfs(inputs)
         }
         return .file(path: staging.inputPath(for: job), originalFilename: job.spec.originalFilename ?? "input")
     }
 
-    /// Files the PDFs and records them. Filing runs on a blocking thread (it fsyncs) and the
-    /// record is shielded: a task cancelled now (a shutdown's grace running out) must not stop
-    /// them halfway. A client's cancel is still seen: the state machine then refuses `.filed`.
+    /// Files the PDFs and records them, shielded: a task cancelled now (a shutdown's grace
+    /// running out) must not stop them halfway. A client's cancel is still seen: the state
+    /// machine then refuses `.filed`.
     ///
     /// Several PDFs (a split) are filed in order as parts of the job, `Name 01`, `Name 02` …; a
     /// job asked to replace its original puts the one PDF in its place, keeping its id.
@@ -160,14 +162,15 @@ struct AttemptPipeline: Sendable {
         let filer = filer
         let spec = job.spec
         let replacing = spec.replaceOriginal == true ? spec.documents?.first : nil
-        let documents = try await runBlocking {
-            Result {
-                if let original = replacing {
-                    return [try filer.replaceContent(of: original, owner: job.owner, with: outputs[0].path, info: outputs[0].info)]
-                }
-                return try outputs.enumerated().map { part, output in
-                    let name = spec.defaultDocumentName
-                    return try filer.fileConverted(
+        let documents = try await shielded {
+            if let original = replacing {
+                return [try await filer.replaceContent(of: original, owner: job.owner, with: outputs[0].path, info: outputs[0].info)]
+            }
+            var filed: [Document] = []
+            for (part, output) in outputs.enumerated() {
+                let name = spec.defaultDocumentName
+                filed.append(
+                    try await filer.fileConverted(
                         output.path,
                         id: JobEngine.documentID(for: job.id, part: part),
                         owner: job.owner,
@@ -176,9 +179,10 @@ struct AttemptPipeline: Sendable {
                         conflict: spec.onConflict,
                         info: output.info
                     )
-                }
+                )
             }
-        }.get()
+            return filed
+        }
         let pipeline = self
         do {
             try await shielded { try await pipeline.record(.filed(documents[0].id, parts: documents.count), of: job) }
@@ -188,8 +192,8 @@ struct AttemptPipeline: Sendable {
             // engine took over is left alone: the documents have the job's ids, and they are
             // theirs to file. A replaced original stays replaced: it is the user's document.
             if !(error is LeaseMismatch) && replacing == nil {
-                _ = await runBlocking {
-                    for document in documents { _ = try? filer.discardConverted(id: document.id, owner: job.owner) }
+                _ = try? await shielded {
+                    for document in documents { _ = try? await filer.discardConverted(id: document.id, owner: job.owner) }
                 }
             }
             throw error

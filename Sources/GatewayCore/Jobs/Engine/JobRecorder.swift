@@ -84,18 +84,16 @@ struct JobRecorder: Sendable {
             }
         case .cleanUpStaging: staging.remove(jobID: job.id)
         case .discardDocument:
-            // On a blocking thread: this often runs on the job's own task, which a cancel has
-            // just cancelled, and GRDB stops a cancelled task's writes halfway.
+            // In a task of its own: this often runs on the job's own task, which a cancel has
+            // just cancelled, and the stores stop a cancelled task's writes.
             let filer = filer
             // A split files its parts in order, so they end at the first one missing.
             Task {
-                await runBlocking {
-                    for part in 0..<PDFOperation.maxParts {
-                        let id = JobEngine.documentID(for: job.id, part: part)
-                        guard (try? filer.discardConverted(id: id, owner: job.owner)) == true else { break }
-                    }
-                    filer.discardResult(jobID: job.id)
+                for part in 0..<PDFOperation.maxParts {
+                    let id = JobEngine.documentID(for: job.id, part: part)
+                    guard (try? await filer.discardConverted(id: id, owner: job.owner)) == true else { break }
                 }
+                filer.discardResult(jobID: job.id)
             }
         case .publish: observers.publish(job)
         }

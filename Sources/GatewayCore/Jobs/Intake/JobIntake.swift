@@ -87,7 +87,7 @@ public final class JobIntake: Sendable {
     /// Everything about `spec` that can be known before storing it. `files` is how many files
     /// the request carries: one for a one-shot create or the CLI with a path, one per file input
     /// of a job with `inputs`.
-    public func check(_ spec: JobSpec, owner: String, files: Int = 0) throws {
+    public func check(_ spec: JobSpec, owner: String, files: Int = 0) async throws {
         let withInput = files > 0
         guard engine.router.route(for: spec.type) != nil else {
             throw IntakeError(
@@ -160,7 +160,7 @@ public final class JobIntake: Sendable {
         if let callback = spec.callbackURL { try checkURL(callback) }
         // A name or folder the library would refuse fails now, not after the conversion.
         if let name = spec.name, !name.isEmpty { _ = try LibraryNames.documentName(name) }
-        try filer.checkDestination(folder: spec.folder, owner: owner)
+        try await filer.checkDestination(folder: spec.folder, owner: owner)
     }
 
     /// Alone on its store, a node whose converter for `type` cannot start would only queue the
@@ -311,7 +311,7 @@ public final class JobIntake: Sendable {
         rateTaken: Bool = false,
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
-        try check(spec, owner: owner, files: inputs.count)
+        try await check(spec, owner: owner, files: inputs.count)
         let (spec, secrets) = try await OperationIntake(filer: filer, staging: staging).settle(
             spec,
             owner: owner,
@@ -408,9 +408,9 @@ public final class JobIntake: Sendable {
         let incoming = staging.incomingPath()
         defer { staging.discardIncoming(incoming) }
         let destination = try await receive(incoming)
-        try filer.checkDestination(folder: destination.folder, owner: owner)
+        try await filer.checkDestination(folder: destination.folder, owner: owner)
         let info = try await inspector.inspect(path: incoming)
-        return try filer.fileConverted(
+        return try await filer.fileConverted(
             incoming,
             id: UUID(),
             owner: owner,

@@ -106,7 +106,7 @@ struct OperationIntake {
         }
         // Read once per document, however often the merge names it.
         var stored: [UUID: (document: Document, path: String)] = [:]
-        for id in ids where stored[id] == nil { stored[id] = try filer.storedDocument(id: id, owner: owner) }
+        for id in ids where stored[id] == nil { stored[id] = try await filer.storedDocument(id: id, owner: owner) }
         let documents = ids.map { stored[$0]!.document }
         for (id, found) in stored where found.document.info.encrypted {
             try await checkPassword(secrets.password(for: id.lowercased), opening: found, tools: tools)
