@@ -75,6 +75,8 @@ let package = Package(
             dependencies: [
                 "GatewayCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for the pool's error type (`ConnectionPoolError`), which PostgresClient throws as it is.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -33,7 +33,14 @@ wait_healthy http://127.0.0.1:18770
 auth="Authorization: Bearer $token"
 job=$(curl -fsS -X POST http://127.0.0.1:18770/v1/jobs -H "$auth" -H 'Content-Type: application/json' \
   -d '{"type":"DOC_TO_PDF","original_filename":"bench.docx"}' | sed 's/.*"job_id":"\([^"]*\)".*/\1/')
+server="${pids[-1]}"
+threads() { awk '$1 == "Threads:" { print $2 }' "/proc/$server/status"; }
+echo "http.pg_job.threads_before $(threads)"
+( peak=0; while kill -0 "$server" 2>/dev/null; do t=$(threads); [ "${t:-0}" -gt "$peak" ] && peak=$t && echo "$peak" > "$out/threads-pg"; sleep 0.05; done ) &
+sampler=$!
 wrk -t2 -c64 -d10s --latency -H "$auth" "http://127.0.0.1:18770/v1/jobs/$job" > "$out/wrk-pg-job.txt"
+kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
+echo "http.pg_job.threads_peak $(cat "$out/threads-pg")"
 awk '/Requests\/sec:/ { print "http.pg_job.rps", $2 }
      $1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
                    f = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 60000; print "http.pg_job.p99_ms", v * f }' \

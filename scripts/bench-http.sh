@@ -30,10 +30,22 @@ measure() {
                   print "http." n ".p99_ms", v * f }
     /Non-2xx/ { print "http." n ".non2xx", $NF }' "$out/wrk-$name.txt"
 }
-curl -fsS "$base/v1/jobs/$job" -H "$auth" >/dev/null
-measure job "$base/v1/jobs/$job"
-curl -fsS "$base/v1/documents?folder=Big&limit=50&sort=-created_at" -H "$auth" >/dev/null
-measure documents "$base/v1/documents?folder=Big&limit=50&sort=-created_at"
+# The server's threads while wrk runs: a request that waited on a thread blocked in a store
+# call would show as threads added under load; the event loops, the cooperative pool and the
+# tools' waiters are all there before it starts.
+threads() { awk '$1 == "Threads:" { print $2 }' "/proc/$server/status"; }
+under_load() {
+  local name="$1" url="$2" peak
+  curl -fsS "$url" -H "$auth" >/dev/null
+  echo "http.$name.threads_before $(threads)"
+  ( peak=0; while kill -0 "$server" 2>/dev/null; do t=$(threads); [ "${t:-0}" -gt "$peak" ] && peak=$t && echo "$peak" > "$out/threads-$name"; sleep 0.05; done ) &
+  local sampler=$!
+  measure "$name" "$url"
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
+  echo "http.$name.threads_peak $(cat "$out/threads-$name")"
+}
+under_load job "$base/v1/jobs/$job"
+under_load documents "$base/v1/documents?folder=Big&limit=50&sort=-created_at"
 
 # The web page in headless Chromium on the same 100,000 documents: library shown, next 50.
 "$bin/pdfgate-bench" page "$base" "$token" Big 2>> "$out/page.log"

@@ -24,20 +24,26 @@ get() { awk -v k="$1" '$1 == k { v = $2 + 0; if (v == int(v) && v >= 100) printf
 count() { awk -v k="$1" '$1 == k { printf "%d", $2 }' "$out/results.txt"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
 
+# BENCH_PARTS=stores measures only what the stores and the engine decide (inspection, the
+# library, the HTTP API, the pipeline, the cluster), not the converters: for comparing two
+# builds of the store layer in a few minutes. Anything else measures everything.
+parts="${BENCH_PARTS:-all}"
 "$bin/pdfgate-bench" inspect "$out/pdfs" > "$out/results.txt"
 "$bin/pdfgate-bench" seed "$out/store-small" 10000 Fixtures/pdf/one-page.pdf > /dev/null
 "$bin/pdfgate-bench" library "$out/store-small" | sed 's/^library\./small./' >> "$out/results.txt"
 "$bin/pdfgate-bench" seed "$out/store" "$documents" Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
 bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
-bash scripts/bench-pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt"
-"$bin/pdfgate-bench" office Fixtures/office-set "$out/office" >> "$out/results.txt"
-"$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
-"$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
+if [ "$parts" != stores ]; then
+  bash scripts/bench-pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt"
+  "$bin/pdfgate-bench" office Fixtures/office-set "$out/office" >> "$out/results.txt"
+  "$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
+  "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
+fi
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
-"$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
+[ "$parts" = stores ] || "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
-bash scripts/bench-gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
+[ "$parts" = stores ] || bash scripts/bench-gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
 
 cat <<REPORT
 
@@ -57,6 +63,7 @@ Library at $(get seed.documents) documents (seeded in $(get seed.s) s), medians
 HTTP API on loopback (wrk, 2 threads, 64 connections, 10 s; release build, bearer token)
   GET /v1/jobs/{id}                    $(get http.job.rps) req/s, p99 $(get http.job.p99_ms) ms   (target ≥ 5,000 req/s, p99 < 20 ms)
   GET /v1/documents, 50 of $(get seed.documents)   $(get http.documents.rps) req/s, p99 $(get http.documents.p99_ms) ms   (target ≥ 1,000 req/s)
+  the server's threads under each: $(count http.job.threads_before) → peak $(count http.job.threads_peak), $(count http.documents.threads_before) → peak $(count http.documents.threads_peak)   (flat: no request waits on a thread of its own)
   web page, folder of $(get seed.documents) in headless Chromium: shown in $(get page.library_interactive_ms) ms (target < 500), next 50 in $(get page.next_page_ms) ms (target < 200)
   200 MB office job via a Gotenberg stand-in  RSS grows +$(get convert200.rss_growth_mib) MiB from $(get convert200.rss_before_mib) MiB (target < 50 MB; succeeded: $(get convert200.status_ok))
   1 GiB upload (PUT, streamed to disk)  RSS $(get upload.rss_before_mib) → peak $(get upload.rss_peak_mib) MiB: +$(get upload.rss_growth_mib) MiB   (target < 64 MB) at $(get upload.mib_per_s) MiB/s
@@ -94,7 +101,7 @@ Pipeline overhead, instant converter: $(get pipeline.jobs) jobs one after anothe
 
 Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on for both)
   pipeline overhead p50: PostgreSQL $(get pipeline_pg.p50_ms) ms vs SQLite $(get pipeline.p50_ms) ms per job → $(ratio "$(get pipeline_pg.p50_ms)" "$(get pipeline.p50_ms)")× SQLite's   (target ≤ 2×)
-  GET /v1/jobs/{id}, one node          $(get http.pg_job.rps) req/s, p99 $(get http.pg_job.p99_ms) ms vs SQLite $(get http.job.rps) req/s   (target ≥ 5,000 req/s)
+  GET /v1/jobs/{id}, one node          $(get http.pg_job.rps) req/s, p99 $(get http.pg_job.p99_ms) ms vs SQLite $(get http.job.rps) req/s   (target ≥ 5,000 req/s); threads $(count http.pg_job.threads_before) → peak $(count http.pg_job.threads_peak)
   300 jobs, instant converter          SQLite 1 node $(get cluster.sqlite1.jobs_per_s) jobs/s; PostgreSQL 1 node $(get cluster.pg1.jobs_per_s), 3 nodes $(get cluster.pg3.jobs_per_s) jobs/s (3 nodes share these 2 cores)
   takeover of a SIGKILLed node's job   $(get cluster.takeover_s) s with a $(get cluster.lease_s) s lease   (target ≤ lease + 2 s)
 

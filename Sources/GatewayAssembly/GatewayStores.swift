@@ -61,7 +61,7 @@ public struct GatewayStores: Sendable {
                 shared: false
             )
         case .postgres(let url):
-            let postgres = try PostgresDatabase(url: url, logger: logger)
+            let postgres = try await PostgresDatabase.open(url: url, logger: logger)
             return GatewayStores(
                 library: try await Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling),
                 jobs: PostgresJobStore(database: postgres),

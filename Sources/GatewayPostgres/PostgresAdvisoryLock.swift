@@ -23,6 +23,8 @@ package struct PostgresAdvisoryLock: StoreWideLock {
 
     /// A dedicated connection, opened on first use and again if it broke: a lock taken through
     /// a pooled connection would be another caller's after the connection went back.
+    /// `LibraryLock` lets one task of the process at a time take and give back the lock, so
+    /// the session is never used by two at once.
     package final class Holder: StoreWideLockHolder {
         let database: PostgresDatabase
         let key: Int64
@@ -34,48 +36,48 @@ package struct PostgresAdvisoryLock: StoreWideLock {
         }
 
         deinit {
-            session.withLock { $0?.close() }
+            if let session = session.withLock({ $0 }) { Task { await session.close() } }
         }
 
         package func lock() async throws {
-            try session.withLock { session in
-                // Another node may hold the lock through a long fsck --repair: the wait is taken
-                // in 5-second turns (the server's lock_timeout), each answered quickly, so a
-                // connection that died silently is noticed and replaced within one turn.
-                let deadline = Date().addingTimeInterval(600)
-                var reconnected = false
-                while true {
-                    do {
-                        if session == nil || session?.isClosed == true {
-                            session?.close()
-                            session = try database.dedicatedSession()
-                            try session?.execute("SET lock_timeout = '5s'")
-                        }
-                        try session?.query("SELECT pg_advisory_lock(\(key))", timeout: .seconds(10))
-                        return
-                    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" && Date() < deadline {
-                        continue  // still held elsewhere: wait another turn
-                    } catch {
-                        session?.close()
-                        session = nil
-                        // One fresh connection: the old one may have died with a database restart.
-                        if !reconnected && PostgresDatabase.breaksConnection(error) {
-                            reconnected = true
-                            continue
-                        }
-                        throw PostgresDatabase.translate(error, location: database.location)
+            // Another node may hold the lock through a long fsck --repair: the wait is taken
+            // in 5-second turns (the server's lock_timeout), each answered quickly, so a
+            // connection that died silently is noticed and replaced within one turn.
+            let deadline = Date().addingTimeInterval(600)
+            var reconnected = false
+            while true {
+                var current = session.withLock { $0 }
+                do {
+                    if current == nil || current?.isClosed == true {
+                        await current?.close()
+                        let opened = try await database.dedicatedSession()
+                        session.withLock { $0 = opened }
+                        current = opened
+                        try await opened.execute("SET lock_timeout = '5s'")
                     }
+                    try await current?.query("SELECT pg_advisory_lock(\(key))")
+                    return
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" && Date() < deadline {
+                    continue  // still held elsewhere: wait another turn
+                } catch {
+                    await current?.close()
+                    session.withLock { $0 = nil }
+                    // One fresh connection: the old one may have died with a database restart.
+                    if !reconnected && PostgresDatabase.breaksConnection(error) {
+                        reconnected = true
+                        continue
+                    }
+                    throw PostgresDatabase.translate(error, location: database.location)
                 }
             }
         }
 
-        package func unlock() {
-            session.withLock { session in
-                // A session that broke held nothing any more: PostgreSQL released it.
-                if (try? session?.query("SELECT pg_advisory_unlock(\(key))", timeout: .seconds(5))) == nil {
-                    session?.close()
-                    session = nil
-                }
+        package func unlock() async {
+            guard let current = session.withLock({ $0 }) else { return }
+            // A session that broke held nothing any more: PostgreSQL released it.
+            if (try? await current.query("SELECT pg_advisory_unlock(\(key))")) == nil {
+                await current.close()
+                session.withLock { $0 = nil }
             }
         }
     }

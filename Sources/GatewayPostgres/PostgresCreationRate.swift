@@ -19,7 +19,7 @@ public struct PostgresCreationRate: CreationPacing {
         // The bucket as it stands now: refilled since its last take, capped at capacity.
         let refilled = "LEAST(\(capacity)::float8, b.tokens + extract(epoch FROM clock_timestamp() - b.updated_at) * \(perSecond)::float8)"
         // One statement takes the creation, atomically on its own: no transaction around it.
-        let taken = try database.query(
+        let taken = try await database.query(
             """
             INSERT INTO creation_buckets AS b (owner, tokens, updated_at) VALUES (\(owner), \(capacity - 1), clock_timestamp())
             ON CONFLICT (owner) DO UPDATE SET tokens = \(unescaped: refilled) - 1, updated_at = clock_timestamp()
@@ -29,7 +29,8 @@ public struct PostgresCreationRate: CreationPacing {
         )
         guard taken.isEmpty else { return nil }
         // Refused: how long until the bucket holds one again (an estimate; others may take first).
-        let left = try database.query("SELECT \(unescaped: refilled) FROM creation_buckets b WHERE owner = \(owner)").first?.decode(Double.self) ?? 0
+        let left =
+            try await database.query("SELECT \(unescaped: refilled) FROM creation_buckets b WHERE owner = \(owner)").first?.decode(Double.self) ?? 0
         return max(1, Int(((1 - left) / perSecond).rounded(.up)))
     }
 }

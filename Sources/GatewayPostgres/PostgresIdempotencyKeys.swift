@@ -18,19 +18,19 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
 
     public func hold(owner: String, key: String, now: Date) async throws -> KeyHold {
         try await expiry.sweepIfDue(now: now, purge)
-        return try database.transaction { session in
-            let existing = try session.query(
+        return try await database.transaction { session in
+            let existing = try await session.query(
                 "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) FOR UPDATE"
             )
             if let row = existing.first {
                 let (hash, job, heldSince) = try row.decode((String, UUID?, Date).self)
                 if let job { return .used(requestHash: hash, jobID: job) }
                 guard expiry.isAbandoned(heldSince: heldSince, now: now) else { return .inProgress }
-                try session.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key)")
+                try await session.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key)")
             }
             // Two nodes may both find no row: the second insert waits for the first to commit,
             // then inserts nothing, and its request hears "in progress".
-            let inserted = try session.query(
+            let inserted = try await session.query(
                 """
                 INSERT INTO idempotency_keys (owner, key, request_sha256, created_at) VALUES (\(owner), \(key), '', \(now))
                 ON CONFLICT (owner, key) DO NOTHING RETURNING 1
@@ -41,15 +41,17 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
     }
 
     public func refresh(owner: String, key: String, now: Date) async throws {
-        try database.query("UPDATE idempotency_keys SET created_at = \(now) WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
+        try await database.query("UPDATE idempotency_keys SET created_at = \(now) WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
     }
 
     public func complete(owner: String, key: String, requestHash: String, jobID: UUID) async throws {
-        try database.query("UPDATE idempotency_keys SET request_sha256 = \(requestHash), job_id = \(jobID) WHERE owner = \(owner) AND key = \(key)")
+        try await database.query(
+            "UPDATE idempotency_keys SET request_sha256 = \(requestHash), job_id = \(jobID) WHERE owner = \(owner) AND key = \(key)"
+        )
     }
 
     public func release(owner: String, key: String) async throws {
-        try database.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
+        try await database.query("DELETE FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) AND job_id IS NULL")
     }
 
     /// Releases nothing: the holds may be other nodes' requests in progress. An abandoned one is
@@ -58,6 +60,6 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
 
     /// Keys created before `date` are forgotten.
     public func purge(olderThan date: Date) async throws {
-        try database.query("DELETE FROM idempotency_keys WHERE created_at < \(date)")
+        try await database.query("DELETE FROM idempotency_keys WHERE created_at < \(date)")
     }
 }

@@ -26,14 +26,14 @@ public final class PostgresJobStore: JobStore {
                     \(row.createdAt), \(row.updatedAt), \(row.revision), \(row.leaseNode), \(row.leaseExpires))
             """
         if let activeLimit {
-            try database.transaction { session in
-                try session.query("SELECT pg_advisory_xact_lock(\(Self.ownerLockSpace), hashtext(\(job.owner)))")
-                let active = try Self.activeCount(owner: job.owner, in: session)
+            try await database.transaction { session in
+                try await session.query("SELECT pg_advisory_xact_lock(\(Self.ownerLockSpace), hashtext(\(job.owner)))")
+                let active = try await Self.activeCount(owner: job.owner, in: session)
                 if active >= activeLimit { throw ActiveJobLimitReached(active: active, limit: activeLimit) }
-                try session.query(insert)
+                try await session.query(insert)
             }
         } else {
-            try database.query(insert)
+            try await database.query(insert)
         }
         memo.wrote(JobRow.asStored(job), version: 0)
     }
@@ -64,7 +64,7 @@ public final class PostgresJobStore: JobStore {
 
     public func jobs(ids: [UUID]) async throws -> [Job] {
         guard !ids.isEmpty else { return [] }
-        return try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = ANY(\(ids))").map(JobRow.job)
+        return try await database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE id = ANY(\(ids))").map(JobRow.job)
     }
 
     /// Change and write back only over the `row_version` the change started from, else again
@@ -81,7 +81,7 @@ public final class PostgresJobStore: JobStore {
             if let start {
                 current = start
             } else {
-                guard let row = try database.query("SELECT \(unescaped: JobRow.columns), row_version FROM jobs WHERE id = \(id)").first else {
+                guard let row = try await database.query("SELECT \(unescaped: JobRow.columns), row_version FROM jobs WHERE id = \(id)").first else {
                     memo.forget(id)
                     throw JobStoreError(code: "job_not_found", message: "no job with id \(id.lowercased)")
                 }
@@ -95,7 +95,7 @@ public final class PostgresJobStore: JobStore {
                 start = nil
                 continue
             }
-            if let version = try database.withConnection({ try Self.write(job, in: $0, ifVersion: current.version) }) {
+            if let version = try await database.withConnection({ try await Self.write(job, in: $0, ifVersion: current.version) }) {
                 memo.wrote(JobRow.asStored(job), version: version)
                 return job
             }
@@ -106,9 +106,9 @@ public final class PostgresJobStore: JobStore {
     /// Writes what a job's life changes: its status, state, times and lease; moves `row_version`.
     /// With `ifVersion`, only when the row still has that version. Answers the row's new
     /// version, nil when it did not write.
-    private static func write(_ job: Job, in session: PostgresSession, ifVersion version: Int64? = nil) throws -> Int64? {
+    private static func write(_ job: Job, in session: PostgresSession, ifVersion version: Int64? = nil) async throws -> Int64? {
         let row = try JobRow(job)
-        return try session.query(
+        return try await session.query(
             """
             UPDATE jobs SET status = \(row.status), not_before = \(row.notBefore), deadline = \(row.deadline), state = \(row.state),
                 updated_at = \(row.updatedAt), revision = \(row.revision), lease_node = \(row.leaseNode), lease_expires = \(row.leaseExpires),
@@ -129,8 +129,8 @@ public final class PostgresJobStore: JobStore {
         _ start: @Sendable (inout Job) throws -> Void
     ) async throws -> [Job] {
         guard !types.isEmpty, limit > 0 else { return [] }
-        let claimed = try database.transaction { session in
-            let rows = try session.query(
+        let claimed = try await database.transaction { session in
+            let rows = try await session.query(
                 """
                 SELECT \(unescaped: JobRow.columns) FROM jobs
                 WHERE status = \(JobStatus.queued.rawValue) AND type = ANY(\(types.map(\.rawValue).sorted()))
@@ -148,7 +148,7 @@ public final class PostgresJobStore: JobStore {
                     continue
                 }
                 job.lease = lease
-                if let version = try Self.write(job, in: session) { written.append((job, version)) }
+                if let version = try await Self.write(job, in: session) { written.append((job, version)) }
             }
             return written
         }
@@ -159,7 +159,7 @@ public final class PostgresJobStore: JobStore {
 
     public func renewLeases(_ ids: [UUID], lease: JobLease) async throws -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
-        let rows = try database.query(
+        let rows = try await database.query(
             """
             UPDATE jobs SET lease_expires = \(lease.expires), row_version = row_version + 1
             WHERE id = ANY(\(ids)) AND lease_node = \(lease.node) AND status = \(JobStatus.processing.rawValue)
@@ -176,7 +176,7 @@ public final class PostgresJobStore: JobStore {
     }
 
     public func lapsedLeases(now: Date, limit: Int) async throws -> [Job] {
-        try database.query(
+        try await database.query(
             """
             SELECT \(unescaped: JobRow.columns) FROM jobs
             WHERE status = \(JobStatus.processing.rawValue) AND lease_expires < \(now)
@@ -185,7 +185,13 @@ public final class PostgresJobStore: JobStore {
         ).map(JobRow.job)
     }
 
-    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?) {
+    public func list(
+        owner: String,
+        status: JobStatus?,
+        type: JobType?,
+        limit: Int,
+        cursor: String?
+    ) async throws -> (jobs: [Job], nextCursor: String?) {
         var after: (created: Date, id: UUID)?
         if let cursor {
             // "<created_at in microseconds since 1970>|<id>", newest first.
@@ -205,7 +211,7 @@ public final class PostgresJobStore: JobStore {
               AND (\(after?.created)::timestamptz IS NULL OR (created_at, id) < (\(after?.created), \(after?.id)))
             ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)
             """
-        let rows = try database.query(query)
+        let rows = try await database.query(query)
         let page = Array(rows.prefix(limit))
         var next: String?
         if rows.count > limit, let last = page.last {
@@ -216,26 +222,26 @@ public final class PostgresJobStore: JobStore {
     }
 
     public func activeCount(owner: String) async throws -> Int {
-        try database.withConnection { try Self.activeCount(owner: owner, in: $0) }
+        try await database.withConnection { try await Self.activeCount(owner: owner, in: $0) }
     }
 
-    private static func activeCount(owner: String, in session: PostgresSession) throws -> Int {
-        let rows = try session.query("SELECT count(*) FROM jobs WHERE owner = \(owner) AND status = ANY(\(JobRow.unfinished))")
+    private static func activeCount(owner: String, in session: PostgresSession) async throws -> Int {
+        let rows = try await session.query("SELECT count(*) FROM jobs WHERE owner = \(owner) AND status = ANY(\(JobRow.unfinished))")
         return Int(try rows.first?.decode(Int64.self) ?? 0)
     }
 
     public func statusCounts() async throws -> [JobStatus: Int] {
-        try counts("SELECT status, count(*) FROM jobs GROUP BY status")
+        try await counts("SELECT status, count(*) FROM jobs GROUP BY status")
     }
 
     public func queuedCounts() async throws -> [JobType: Int] {
-        try counts("SELECT type, count(*) FROM jobs WHERE status = \(JobStatus.queued.rawValue) GROUP BY type")
+        try await counts("SELECT type, count(*) FROM jobs WHERE status = \(JobStatus.queued.rawValue) GROUP BY type")
     }
 
     /// A `SELECT key, count(*) … GROUP BY key` as a dictionary; keys this build does not know are left out.
-    private func counts<Key: RawRepresentable<String>>(_ query: PostgresQuery) throws -> [Key: Int] {
+    private func counts<Key: RawRepresentable<String>>(_ query: PostgresQuery) async throws -> [Key: Int] {
         var counts: [Key: Int] = [:]
-        for row in try database.query(query) {
+        for row in try await database.query(query) {
             let (key, count) = try row.decode((String, Int64).self)
             if let key = Key(rawValue: key) { counts[key] = Int(count) }
         }
@@ -244,7 +250,7 @@ public final class PostgresJobStore: JobStore {
 
     public func due(now: Date, types: Set<JobType>, limit: Int) async throws -> [Job] {
         guard !types.isEmpty else { return [] }
-        return try database.query(Self.dueQuery(now: now, types: types, limit: limit)).map(JobRow.job)
+        return try await database.query(Self.dueQuery(now: now, types: types, limit: limit)).map(JobRow.job)
     }
 
     /// Queued jobs of `types` whose time has come, oldest first: what `due` reads and
@@ -259,7 +265,7 @@ public final class PostgresJobStore: JobStore {
     }
 
     public func expired(now: Date, limit: Int) async throws -> [Job] {
-        try database.query(
+        try await database.query(
             """
             SELECT \(unescaped: JobRow.columns) FROM jobs
             WHERE status = ANY(\([JobStatus.created.rawValue, JobStatus.queued.rawValue])) AND deadline <= \(now)
@@ -269,7 +275,7 @@ public final class PostgresJobStore: JobStore {
     }
 
     public func unfinished() async throws -> [Job] {
-        try database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE status = ANY(\(JobRow.unfinished)) ORDER BY created_at").map(
+        try await database.query("SELECT \(unescaped: JobRow.columns) FROM jobs WHERE status = ANY(\(JobRow.unfinished)) ORDER BY created_at").map(
             JobRow.job
         )
     }

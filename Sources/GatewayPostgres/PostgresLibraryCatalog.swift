@@ -13,12 +13,12 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         self.database = database
     }
 
-    package func ping() async throws { try database.query("SELECT 1") }
+    package func ping() async throws { try await database.query("SELECT 1") }
 
     // MARK: Documents
 
     package func document(id: String, owner: String?, readyOnly: Bool) async throws -> DocumentWithPath? {
-        try database.query(
+        try await database.query(
             """
             SELECT \(unescaped: Self.documentSelection)
             WHERE documents.id = \(id) AND (\(owner)::text IS NULL OR documents.owner = \(owner))
@@ -28,21 +28,21 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool {
-        try !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
+        try await !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
     }
 
     package func insert(_ document: DocumentRecord) async throws {
-        try database.withConnection { try Self.insert(document, in: $0) }
+        try await database.withConnection { try await Self.insert(document, in: $0) }
     }
 
     package func insertAll(_ documents: [DocumentRecord]) async throws {
-        try database.transaction { session in
-            for document in documents { try Self.insert(document, in: session) }
+        try await database.transaction { session in
+            for document in documents { try await Self.insert(document, in: session) }
         }
     }
 
-    private static func insert(_ d: DocumentRecord, in session: PostgresSession) throws {
-        try session.query(
+    private static func insert(_ d: DocumentRecord, in session: PostgresSession) async throws {
+        try await session.query(
             """
             INSERT INTO documents (id, owner, folder_id, name, size, sha256, page_count, title, author, subject, keywords, creator,
                 producer, pdf_created_at, pdf_modified_at, pdf_version, page_width, page_height, encrypted, linearized, pdfa,
@@ -56,7 +56,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func update(_ d: DocumentRecord) async throws {
-        try database.query(
+        try await database.query(
             """
             UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size), sha256 = \(d.sha256),
                 page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject), keywords = \(d.keywords),
@@ -70,7 +70,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func deleteDocument(id: String) async throws {
-        try database.query("DELETE FROM documents WHERE id = \(id)")
+        try await database.query("DELETE FROM documents WHERE id = \(id)")
     }
 
     package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) async throws -> [DocumentWithPath] {
@@ -115,7 +115,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
             conditions.map { " AND " + $0 }.joined()
             + " ORDER BY \(key) \(direction), documents.id \(direction) LIMIT \(query.limit + 1)"
         sql = PostgresQuery(unsafeSQL: sql.sql + tail, binds: bindings)
-        return try database.query(sql).map(Self.document)
+        return try await database.query(sql).map(Self.document)
     }
 
     /// Dates as whole microseconds since 1970, PostgreSQL's own precision, so a page boundary
@@ -134,21 +134,23 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     // MARK: Folders
 
     package func folder(id: String, owner: String) async throws -> FolderRecord? {
-        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE id = \(id) AND owner = \(owner)").first.map(Self.folder)
+        try await database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE id = \(id) AND owner = \(owner)").first.map(Self.folder)
     }
 
     package func folder(owner: String, path: String) async throws -> FolderRecord? {
-        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND path = \(path)").first.map(Self.folder)
+        try await database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND path = \(path)").first.map(
+            Self.folder
+        )
     }
 
     package func childFolder(owner: String, parentID: String, name: String) async throws -> FolderRecord? {
-        try database.query(
+        try await database.query(
             "SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND parent_id = \(parentID) AND name = \(name)"
         ).first.map(Self.folder)
     }
 
     package func folders(owner: String, parentID: String) async throws -> [FolderRecord] {
-        try database.query(
+        try await database.query(
             """
             SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND state = 'ready' AND parent_id = \(parentID)
             ORDER BY path
@@ -157,7 +159,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func folders(owner: String, under path: String?) async throws -> [FolderRecord] {
-        try database.query(
+        try await database.query(
             """
             SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND state = 'ready'
               AND (\(path)::text IS NULL OR (path > \(path.map { $0 + "/" }) AND path < \(path.map { $0 + "0" })))
@@ -167,7 +169,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func contents(ofFolder id: String) async throws -> (documents: Int, folders: Int) {
-        let row = try database.query(
+        let row = try await database.query(
             """
             SELECT (SELECT count(*) FROM documents WHERE folder_id = \(id)), (SELECT count(*) FROM folders WHERE parent_id = \(id))
             """
@@ -178,7 +180,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func insert(_ f: FolderRecord) async throws {
-        try database.query(
+        try await database.query(
             """
             INSERT INTO folders (id, owner, parent_id, name, path, state, path_before, created_at, updated_at)
             VALUES (\(f.id), \(f.owner), \(f.parentID), \(f.name), \(f.path), \(f.state.rawValue), \(f.pathBefore), \(f.createdAt), \(f.updatedAt))
@@ -187,18 +189,18 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func update(_ f: FolderRecord, subtreeFrom oldPath: String?) async throws {
-        try database.transaction { session in
+        try await database.transaction { session in
             // Subfolders first: their paths move out from under the old path before the folder's
             // own row takes the new one, so neither step meets the (owner, path) constraint.
             if let oldPath, oldPath != f.path {
-                try session.query(
+                try await session.query(
                     """
                     UPDATE folders SET path = \(f.path) || substr(path, \(Int32(oldPath.unicodeScalars.count + 1)))
                     WHERE owner = \(f.owner) AND path > \(oldPath + "/") AND path < \(oldPath + "0")
                     """
                 )  // substr counts characters
             }
-            try session.query(
+            try await session.query(
                 """
                 UPDATE folders SET owner = \(f.owner), parent_id = \(f.parentID), name = \(f.name), path = \(f.path), state = \(f.state.rawValue),
                     path_before = \(f.pathBefore), created_at = \(f.createdAt), updated_at = \(f.updatedAt)
@@ -209,24 +211,24 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     }
 
     package func deleteFolder(id: String) async throws {
-        try database.query("DELETE FROM folders WHERE id = \(id)")
+        try await database.query("DELETE FROM folders WHERE id = \(id)")
     }
 
     package func deleteTree(owner: String, path: String) async throws -> [String] {
-        try database.transaction { session in
+        try await database.transaction { session in
             let folders = "owner = $1 AND (path = $2 OR (path > $3 AND path < $4))"
             var bindings = PostgresBindings()
             bindings.append(owner)
             bindings.append(path)
             bindings.append(path + "/")
             bindings.append(path + "0")
-            let removed = try session.query(
+            let removed = try await session.query(
                 PostgresQuery(
                     unsafeSQL: "DELETE FROM documents WHERE folder_id IN (SELECT id FROM folders WHERE \(folders)) RETURNING id",
                     binds: bindings
                 )
             )
-            try session.query(PostgresQuery(unsafeSQL: "DELETE FROM folders WHERE \(folders)", binds: bindings))
+            try await session.query(PostgresQuery(unsafeSQL: "DELETE FROM folders WHERE \(folders)", binds: bindings))
             return try removed.map { try $0.decode(String.self) }
         }
     }
@@ -234,26 +236,28 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     // MARK: Recovery and fsck
 
     package func unfinishedDocuments() async throws -> [DocumentWithPath] {
-        try database.query(
+        try await database.query(
             "SELECT \(unescaped: Self.documentSelection) WHERE documents.state != 'ready' OR documents.path_before IS NOT NULL"
         ).map(Self.document)
     }
 
     package func unfinishedFolders() async throws -> [FolderRecord] {
-        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state != 'ready' OR path_before IS NOT NULL ORDER BY path")
-            .map(Self.folder)
+        try await database.query(
+            "SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state != 'ready' OR path_before IS NOT NULL ORDER BY path"
+        )
+        .map(Self.folder)
     }
 
     package func readyDocuments() async throws -> [DocumentWithPath] {
-        try database.query("SELECT \(unescaped: Self.documentSelection) WHERE documents.state = 'ready'").map(Self.document)
+        try await database.query("SELECT \(unescaped: Self.documentSelection) WHERE documents.state = 'ready'").map(Self.document)
     }
 
     package func readyFolders() async throws -> [FolderRecord] {
-        try database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state = 'ready'").map(Self.folder)
+        try await database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE state = 'ready'").map(Self.folder)
     }
 
     package func stagedPaths() async throws -> Set<String> {
-        Set(try database.query("SELECT staged_path FROM documents WHERE staged_path IS NOT NULL").map { try $0.decode(String.self) })
+        Set(try await database.query("SELECT staged_path FROM documents WHERE staged_path IS NOT NULL").map { try $0.decode(String.self) })
     }
 
     // MARK: Rows

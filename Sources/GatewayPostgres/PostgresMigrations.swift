@@ -171,15 +171,23 @@ enum PostgresMigrations {
     /// An arbitrary constant: the advisory lock every node takes while migrating.
     static let lockKey = 0x7064_6667  // "pdfg"
 
-    static func run(on database: PostgresDatabase) throws {
-        try database.transaction { session in
-            try session.query("SELECT pg_advisory_xact_lock(\(lockKey))")
-            try session.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-            let applied = Set(try session.query("SELECT name FROM schema_migrations").map { try $0.decode(String.self) })
+    /// Runs what `session` has not applied yet, in one transaction under the migration lock.
+    static func run(in session: PostgresSession) async throws {
+        try await session.execute("BEGIN")
+        do {
+            try await session.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try await session.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            let applied = Set(try await session.query("SELECT name FROM schema_migrations").map { try $0.decode(String.self) })
             for migration in all where !applied.contains(migration.name) {
-                for statement in migration.statements { try session.execute(statement) }
-                try session.query("INSERT INTO schema_migrations (name) VALUES (\(migration.name))")
+                for statement in migration.statements { try await session.execute(statement) }
+                try await session.query("INSERT INTO schema_migrations (name) VALUES (\(migration.name))")
             }
+            try await session.execute("COMMIT")
+        } catch {
+            try? await session.execute("ROLLBACK")
+            throw error
         }
     }
 }

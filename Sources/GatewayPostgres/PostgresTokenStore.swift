@@ -12,7 +12,7 @@ public final class PostgresTokenStore: APITokens {
     }
 
     public func insert(_ token: APIToken, secretSHA256: String) async throws {
-        try database.query(
+        try await database.query(
             """
             INSERT INTO tokens (id, owner, name, secret_sha256, created_at)
             VALUES (\(token.id), \(token.owner), \(token.name), \(secretSHA256), \(token.createdAt))
@@ -21,11 +21,11 @@ public final class PostgresTokenStore: APITokens {
     }
 
     public func owner(forSecretSHA256 hash: String) async throws -> String? {
-        try database.query("SELECT owner FROM tokens WHERE secret_sha256 = \(hash) AND revoked_at IS NULL").first?.decode(String.self)
+        try await database.query("SELECT owner FROM tokens WHERE secret_sha256 = \(hash) AND revoked_at IS NULL").first?.decode(String.self)
     }
 
     public func list(owner: String?) async throws -> [APIToken] {
-        try database.query(
+        try await database.query(
             """
             SELECT id, owner, name, created_at, revoked_at FROM tokens WHERE \(owner)::text IS NULL OR owner = \(owner)
             ORDER BY owner, created_at
@@ -37,11 +37,11 @@ public final class PostgresTokenStore: APITokens {
     }
 
     public func hasLiveTokens() async throws -> Bool {
-        try !database.query("SELECT 1 FROM tokens WHERE revoked_at IS NULL LIMIT 1").isEmpty
+        try await !database.query("SELECT 1 FROM tokens WHERE revoked_at IS NULL LIMIT 1").isEmpty
     }
 
     public func revoke(id: String, now: Date) async throws {
-        let rows = try database.query("UPDATE tokens SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING id")
+        let rows = try await database.query("UPDATE tokens SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING id")
         if rows.isEmpty { throw unknownToken(id) }
     }
 }

@@ -12,7 +12,7 @@ public struct PostgresWebhookOutbox: WebhookDeliveries {
     }
 
     public func add(_ d: PendingWebhook, claim: JobLease) async throws {
-        try database.query(
+        try await database.query(
             """
             INSERT INTO webhook_outbox (message_id, job_id, url, body, attempts, not_before, expires_at, claim_node, claim_expires)
             VALUES (\(d.messageID), \(d.jobID), \(d.url), \(ByteBuffer(bytes: d.body)), \(d.attempts), \(d.notBefore), \(d.expiresAt),
@@ -23,7 +23,7 @@ public struct PostgresWebhookOutbox: WebhookDeliveries {
     }
 
     public func reschedule(_ messageID: String, attempts: Int, notBefore: Date, claim: JobLease) async throws {
-        try database.query(
+        try await database.query(
             """
             UPDATE webhook_outbox SET attempts = \(attempts), not_before = \(notBefore), claim_node = \(claim.node),
                 claim_expires = \(claim.expires)
@@ -33,11 +33,11 @@ public struct PostgresWebhookOutbox: WebhookDeliveries {
     }
 
     public func remove(_ messageID: String) async throws {
-        try database.query("DELETE FROM webhook_outbox WHERE message_id = \(messageID)")
+        try await database.query("DELETE FROM webhook_outbox WHERE message_id = \(messageID)")
     }
 
     public func claimLapsed(now: Date, claim: JobLease, limit: Int) async throws -> [PendingWebhook] {
-        try database.query(
+        try await database.query(
             """
             UPDATE webhook_outbox SET claim_node = \(claim.node), claim_expires = \(claim.expires)
             WHERE message_id IN (

@@ -28,7 +28,13 @@ final class LibraryLock: Sendable {
         await turn.lock()
         defer { turn.unlock() }
         try await holder.lock()
-        defer { holder.unlock() }
-        return try await Self.$heldByTask.withValue(ObjectIdentifier(self)) { try await body() }
+        do {
+            let result = try await Self.$heldByTask.withValue(ObjectIdentifier(self)) { try await body() }
+            await holder.unlock()
+            return result
+        } catch {
+            await holder.unlock()
+            throw error
+        }
     }
 }

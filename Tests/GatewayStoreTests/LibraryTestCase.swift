@@ -20,7 +20,7 @@ struct LibraryFixture {
             database = nil
             library = try await Library.open(root: directory.path + "/store")
         case .postgres:
-            let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL())
+            let database = try await PostgresDatabase.open(url: try TestPostgres.freshDatabaseURL())
             self.database = database
             library = try await Library.shared(root: directory.path + "/store", database: database)
         }

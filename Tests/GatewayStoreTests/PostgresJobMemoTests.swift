@@ -12,8 +12,7 @@ import Testing
 @Suite("PostgreSQL job memo")
 struct PostgresJobMemoTests {
     @Test func whatANodeRemembersOfAJobIsWhatAReadOfItsRowGives() async throws {
-        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL())
-        defer { database.close() }
+        let database = try await PostgresDatabase.open(url: try TestPostgres.freshDatabaseURL())
         let store = PostgresJobStore(database: database)
         let now = Date()  // sub-microsecond parts, which PostgreSQL drops
         var spec = JobSpec(type: .docToPDF, originalFilename: "report.docx", folder: "Reports", name: "Q3")
@@ -33,7 +32,7 @@ struct PostgresJobMemoTests {
             let remembered = try #require(store.memo[job.id], "\(step): remembered")
             let read = try #require(try await store.job(id: job.id))
             #expect(remembered.job == read, "\(step): the remembered job is the stored one")
-            let version = try database.query("SELECT row_version FROM jobs WHERE id = \(job.id)").first?.decode(Int64.self)
+            let version = try await database.query("SELECT row_version FROM jobs WHERE id = \(job.id)").first?.decode(Int64.self)
             #expect(remembered.version == version, "\(step): at the row's version")
         }
         func apply(_ event: JobStateMachine.Event) async throws {

@@ -4,90 +4,58 @@ import GatewayPostgres
 import GatewayTestSupport
 import Testing
 
-/// The connection pool under more awaited polls than it has connections: a poll that finds no
-/// idle connection waits in turn and is handed the next one released, while synchronous callers
-/// (the engine's) keep theirs; nothing waits forever, not even when the pool closes under it.
-@Suite("PostgreSQL connection pool")
+/// The database through postgres-nio's `PostgresClient`, under more polls than it has
+/// connections: every poll waits its turn and is answered; a wrong URL fails at once saying so;
+/// a closed database answers `database_closed` rather than waiting.
+@Suite("PostgreSQL client")
 struct PostgresPoolTests {
     @Test(.timeLimit(.minutes(1)))
-    func pollsQueuedBehindTwoConnectionsAllFinishBesideSynchronousCallers() async throws {
-        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL(), maxConnections: 2)
-        defer { database.close() }
+    func pollsQueuedBehindTwoConnectionsAllFinishBesideLongStatements() async throws {
+        let database = try await PostgresDatabase.open(url: try TestPostgres.freshDatabaseURL(), maxConnections: 2)
         let jobs = PostgresJobStore(database: database)
         let job = ContractJobs.make()
         try await jobs.insert(job, activeLimit: nil)
         let answered = try await withThrowingTaskGroup(of: Int.self) { group in
-            // Two threads of its own keep taking both connections for a while each.
+            // Statements that hold a connection for a while each, again and again.
             group.addTask {
-                try await onThread {
-                    for _ in 0..<20 { try database.withConnection { try $0.execute("SELECT pg_sleep(0.005)") } }
-                }
-                return 0
-            }
-            group.addTask {
-                for _ in 0..<20 { _ = try await jobs.job(id: job.id) }
+                for _ in 0..<20 { try await database.withConnection { try await $0.execute("SELECT pg_sleep(0.005)") } }
                 return 0
             }
             for _ in 0..<300 {
-                group.addTask {
-                    try await jobs.job(id: job.id)?.id == job.id ? 1 : 0
-                }
+                group.addTask { try await jobs.job(id: job.id)?.id == job.id ? 1 : 0 }
             }
             return try await group.reduce(0, +)
         }
         #expect(answered == 300, "every poll read the job")
-    }
-
-    /// A poll holds its connection while PostgreSQL answers, inside a task; were that task to
-    /// resume on the cooperative pool, synchronous calls filling every cooperative thread (each
-    /// waiting for that very connection) would never let it: the poll's task runs on the
-    /// connection's event loop instead.
-    @Test(.timeLimit(.minutes(1)))
-    func pollsFinishWhileEveryCooperativeThreadWaitsInASynchronousCall() async throws {
-        let database = try PostgresDatabase(url: try TestPostgres.freshDatabaseURL(), maxConnections: 1)
-        defer { database.close() }
-        let jobs = PostgresJobStore(database: database)
-        let job = ContractJobs.make()
-        try await jobs.insert(job, activeLimit: nil)
-        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<100 {
-                group.addTask { try await jobs.job(id: job.id)?.id == job.id ? 1 : 0 }
-            }
-            // More synchronous callers than cooperative threads, each blocking its thread.
-            for _ in 0..<(2 * ProcessInfo.processInfo.activeProcessorCount + 2) {
-                group.addTask {
-                    for _ in 0..<10 { _ = try await jobs.job(id: job.id) }
-                    return 0
-                }
-            }
-            return try await group.reduce(0, +)
-        }
-        #expect(answered == 100, "every poll read the job")
+        await database.close()
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func pollsWaitingWhenThePoolClosesAreToldSo() async throws {
-        let url = try TestPostgres.freshDatabaseURL()
-        let database = try PostgresDatabase(url: url, maxConnections: 1)
-        let observer = try PostgresDatabase(url: url, maxConnections: 1)
-        defer { observer.close() }
+    func aDatabaseThatCannotBeReachedFailsAtOnceNamingItself() async throws {
+        // A port nothing listens on: loopback, refused at once.
+        let url = "postgres://pdfgate@127.0.0.1:1/nowhere"
+        let error = await #expect(throws: PostgresStoreError.self) { try await PostgresDatabase.open(url: url) }
+        #expect(error?.code == "database_unavailable", "\(String(describing: error))")
+        #expect(error?.message.contains("127.0.0.1:1") == true, "it names where it looked: \(String(describing: error?.message))")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func callsAfterCloseAreToldSo() async throws {
+        let database = try await PostgresDatabase.open(url: try TestPostgres.freshDatabaseURL(), maxConnections: 1)
         let jobs = PostgresJobStore(database: database)
-        let job = ContractJobs.make()
-        try await jobs.insert(job, activeLimit: nil)
-        // The one connection sleeps (seen running by another pool, so no timing is guessed);
-        // polls queue behind it, or find the pool closed; the pool closes meanwhile. None may
-        // get the connection, which the sleep holds well past the close.
-        let sleeper = Task { try await onThread { try database.withConnection { try $0.execute("SELECT pg_sleep(3)") } } }
-        while try observer.query("SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'").isEmpty {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let polls = (0..<5).map { _ in Task { try await jobs.job(id: job.id) } }
-        try await Task.sleep(for: .milliseconds(200))
-        database.close()
-        for poll in polls {
-            let error = await #expect(throws: PostgresStoreError.self) { try await poll.value }
-            #expect(error?.code == "database_closed")
-        }
-        _ = await sleeper.result
+        try await jobs.insert(ContractJobs.make(), activeLimit: nil)
+        await database.close()
+        let error = await #expect(throws: PostgresStoreError.self) { try await jobs.job(id: UUID()) }
+        #expect(error?.code == "database_closed", "\(String(describing: error))")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStatementRefusedForItsContentSaysWhatPostgreSQLSaid() async throws {
+        let database = try await PostgresDatabase.open(url: try TestPostgres.freshDatabaseURL(), maxConnections: 1)
+        let error = await #expect(throws: PostgresStoreError.self) { try await database.query("SELECT no_such_column FROM jobs") }
+        #expect(error?.code == "database_error" && error?.sqlState == "42703", "\(String(describing: error))")
+        // The connection that carried the refused statement goes on serving.
+        #expect(try await database.query("SELECT 1").count == 1)
+        await database.close()
     }
 }

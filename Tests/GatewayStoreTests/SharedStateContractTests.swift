@@ -32,7 +32,7 @@ struct SharedStateContractTests {
             )
         case .postgres:
             let url = try TestPostgres.freshDatabaseURL()
-            let databases = [try PostgresDatabase(url: url), try PostgresDatabase(url: url)]
+            let databases = [try await PostgresDatabase.open(url: url), try await PostgresDatabase.open(url: url)]
             return Ports(
                 tokens: databases.map(PostgresTokenStore.init(database:)),
                 outboxes: databases.map(PostgresWebhookOutbox.init(database:)),

@@ -26,7 +26,7 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .postgres:
             let url = try TestPostgres.freshDatabaseURL()
             return StoreUnderTest(keepAlive: nil) {
-                let database = try PostgresDatabase(url: url)
+                let database = try await PostgresDatabase.open(url: url)
                 return (PostgresJobStore(database: database), PostgresIdempotencyKeys(database: database), database)
             }
         }

@@ -13,5 +13,5 @@ package protocol StoreWideLock: Sendable {
 package protocol StoreWideLockHolder: AnyObject, Sendable {
     /// Waits, without holding a thread, until the lock is this holder's.
     func lock() async throws
-    func unlock()
+    func unlock() async
 }
