@@ -129,5 +129,6 @@ public final class EngineAssembly: Sendable {
     public func shutdown() async {
         await inspector.shutdown()
         await local.shutdown()
+        await stores.close()  // last: whatever stopped above may still have written
     }
 }

@@ -43,6 +43,14 @@ public struct GatewayStores: Sendable {
     public let pacing: any CreationPacing
     /// True when other gateways may use the same rows at the same time.
     public let shared: Bool
+    /// The PostgreSQL database the rows are in, when they are: its client runs until `close()`.
+    let postgres: PostgresDatabase?
+
+    /// Stops the PostgreSQL client (its connections close); nothing to do on SQLite, whose
+    /// connections close with the process.
+    public func close() async {
+        await postgres?.close()
+    }
 
     /// Opens the store at `root` with its rows where `database` says, creating and migrating
     /// what is missing.
@@ -58,18 +66,27 @@ public struct GatewayStores: Sendable {
                 tokens: TokenStore(database: sqlite),
                 outbox: WebhookOutbox(database: sqlite),
                 pacing: CreationRate(),
-                shared: false
+                shared: false,
+                postgres: nil
             )
         case .postgres(let url):
             let postgres = try await PostgresDatabase.open(url: url, logger: logger)
+            let library: Library
+            do {
+                library = try await Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling)
+            } catch {
+                await postgres.close()
+                throw error
+            }
             return GatewayStores(
-                library: try await Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling),
+                library: library,
                 jobs: PostgresJobStore(database: postgres),
                 idempotency: PostgresIdempotencyKeys(database: postgres),
                 tokens: PostgresTokenStore(database: postgres),
                 outbox: PostgresWebhookOutbox(database: postgres),
                 pacing: PostgresCreationRate(database: postgres),
-                shared: true
+                shared: true,
+                postgres: postgres
             )
         }
     }

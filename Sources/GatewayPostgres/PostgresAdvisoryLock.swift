@@ -53,11 +53,13 @@ package struct PostgresAdvisoryLock: StoreWideLock {
                         let opened = try await database.dedicatedSession()
                         session.withLock { $0 = opened }
                         current = opened
-                        try await opened.execute("SET lock_timeout = '5s'")
+                        try await database.answered { try await opened.execute("SET lock_timeout = '5s'") }
                     }
-                    try await current?.query("SELECT pg_advisory_lock(\(key))")
+                    guard let current else { continue }
+                    let key = key
+                    try await database.answered { try await current.query("SELECT pg_advisory_lock(\(key))") }
                     return
-                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" && Date() < deadline {
+                } catch let error as PostgresStoreError where error.sqlState == "55P03" && Date() < deadline {
                     continue  // still held elsewhere: wait another turn
                 } catch {
                     await current?.close()
@@ -74,8 +76,11 @@ package struct PostgresAdvisoryLock: StoreWideLock {
 
         package func unlock() async {
             guard let current = session.withLock({ $0 }) else { return }
-            // A session that broke held nothing any more: PostgreSQL released it.
-            if (try? await current.query("SELECT pg_advisory_unlock(\(key))")) == nil {
+            // A session that broke held nothing any more: PostgreSQL released it. Bounded: after a
+            // server restart the statement may never be answered on the old connection, and
+            // every mutation of this process would wait behind it.
+            let key = key
+            if (try? await database.answered({ try await current.query("SELECT pg_advisory_unlock(\(key))") })) == nil {
                 await current.close()
                 session.withLock { $0 = nil }
             }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import Synchronization
 import _ConnectionPoolModule
 
 /// One PostgreSQL database shared by every gateway of a cluster, through postgres-nio's
@@ -101,17 +102,66 @@ public final class PostgresDatabase: Sendable {
     // MARK: - Running SQL
 
     /// Runs `body` with one connection of the pool.
-    public func withConnection<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection { connection in try await body(PostgresSession(connection: connection, logger: logger)) }
-        } catch {
-            throw Self.translate(error, location: location)
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        let (client, logger) = (client, logger)
+        return try await answered {
+            try await client.withConnection { connection in try await body(PostgresSession(connection: connection, logger: logger)) }
+        }
+    }
+
+    /// How long a call may wait for PostgreSQL before its caller is told the database did not
+    /// answer: postgres-nio bounds connecting, not answering.
+    static let answerTimeout: TimeAmount = .seconds(30)
+
+    /// `operation`'s result, or `database_unavailable` once `answerTimeout` has passed. Seen
+    /// when the server restarts under a busy pool: a few calls then never return, and the jobs
+    /// they belong to would stay PROCESSING for good. The operation runs in a task of its own,
+    /// so a caller is answered even when the operation cannot be interrupted; the caller's
+    /// cancellation is not passed on (a statement, once sent, runs to its end, as it would on
+    /// the server anyway).
+    @discardableResult
+    func answered<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let location = location
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
+            let take: @Sendable () -> CheckedContinuation<T, any Error>? = {
+                pending.withLock { waiting in
+                    defer { waiting = nil }
+                    return waiting
+                }
+            }
+            let work = Task {
+                do {
+                    let value = try await operation()
+                    take()?.resume(returning: value)
+                } catch {
+                    take()?.resume(throwing: Self.translate(error, location: location))
+                }
+            }
+            let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.answerTimeout) {
+                guard let waiting = take() else { return }
+                work.cancel()
+                waiting.resume(
+                    throwing: PostgresStoreError(
+                        code: "database_unavailable",
+                        message: "PostgreSQL at \(location) did not answer within \(Self.answerTimeout.nanoseconds / 1_000_000_000) s"
+                    )
+                )
+            }
+            Task {
+                _ = await work.result
+                timer.cancel()
+            }
         }
     }
 
     /// True for errors after which the connection is not to be trusted: anything but a
     /// statement the server refused for its content (syntax, constraint, serialization).
     static func breaksConnection(_ error: any Error) -> Bool {
+        if let error = error as? PostgresStoreError {
+            guard let state = error.sqlState else { return error.code == "database_unavailable" }
+            return ["08", "57", "53", "58"].contains(String(state.prefix(2)))
+        }
         guard let error = error as? PSQLError else { return false }  // the caller's own error: the connection is fine
         guard let state = error.serverInfo?[.sqlState] else { return true }
         // Class 08: connection exception; 57: operator intervention (shutdown, restart);
@@ -121,7 +171,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws, its
     /// error passed on as it is (postgres-nio's own `withTransaction` wraps it).
-    public func transaction<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         try await withConnection { session in
             try await session.execute("BEGIN")
             do {
@@ -138,23 +188,20 @@ public final class PostgresDatabase: Sendable {
     /// One statement on a pooled connection.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        do {
-            return try await client.query(query, logger: logger).collect()
-        } catch {
-            throw Self.translate(error, location: location)
-        }
+        let (client, logger) = (client, logger)
+        return try await answered { try await client.query(query, logger: logger).collect() }
     }
 
     /// A hot read that each connection parses and plans once, then only binds and executes
     /// (a prepared statement: no SQL text and no row description per call). PostgreSQL spends
     /// more on parsing and planning a point read than on running it.
-    func query<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        do {
+    func query<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        let (client, logger) = (client, logger)
+        return try await answered {
             var rows: [Statement.Row] = []
             for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
             return rows
-        } catch {
-            throw Self.translate(error, location: location)
         }
     }
 

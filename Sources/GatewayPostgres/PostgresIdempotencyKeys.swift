@@ -18,7 +18,7 @@ public final class PostgresIdempotencyKeys: IdempotencyKeys {
 
     public func hold(owner: String, key: String, now: Date) async throws -> KeyHold {
         try await expiry.sweepIfDue(now: now, purge)
-        return try await database.transaction { session in
+        return try await database.transaction { [expiry] session in
             let existing = try await session.query(
                 "SELECT request_sha256, job_id, created_at FROM idempotency_keys WHERE owner = \(owner) AND key = \(key) FOR UPDATE"
             )

@@ -95,7 +95,7 @@ public final class PostgresJobStore: JobStore {
                 start = nil
                 continue
             }
-            if let version = try await database.withConnection({ try await Self.write(job, in: $0, ifVersion: current.version) }) {
+            if let version = try await database.withConnection({ [job] in try await Self.write(job, in: $0, ifVersion: current.version) }) {
                 memo.wrote(JobRow.asStored(job), version: version)
                 return job
             }
@@ -126,7 +126,7 @@ public final class PostgresJobStore: JobStore {
         types: Set<JobType>,
         limit: Int,
         lease: JobLease,
-        _ start: @Sendable (inout Job) throws -> Void
+        _ start: @escaping @Sendable (inout Job) throws -> Void
     ) async throws -> [Job] {
         guard !types.isEmpty, limit > 0 else { return [] }
         let claimed = try await database.transaction { session in

@@ -13,7 +13,8 @@ import ServiceLifecycle
 public struct GatewayServer {
     public let configuration: ServerConfiguration
     public let assembly: EngineAssembly
-    public let routes: RouteTable
+    /// The API's routes as `METHOD /path`, for holding the router against `openapi.yaml`.
+    public let routes: [String]
     public let metrics: GatewayMetrics
     let tokens: any APITokens
     let links: APILinks
@@ -104,36 +105,34 @@ public struct GatewayServer {
         webhooks: WebhookSender? = nil,
         hangUps: HangUpWatch = HangUpWatch(),
         closing: ClosingSignal
-    ) -> (Router<GatewayRequestContext>, RouteTable) {
+    ) -> (Router<GatewayRequestContext>, [String]) {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        var routes = RouteTable()
         let maxUploadBytes = configuration.maxUploadBytes
-        OperationsController(assembly: assembly, metrics: metrics).addRoutes(to: router, in: &routes)
+        OperationsController(assembly: assembly, metrics: metrics).addRoutes(to: router)
         WebController(
             assets: WebAssets(directory: configuration.webRoot),
             gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/"
         ).addRoutes(to: router)
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
-            .addRoutes(to: router, in: &routes)
+            .addRoutes(to: router)
         let authenticated = router.group().add(
             middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
         )
         JobController(intake: assembly.intake, links: links, metrics: metrics, maxUploadBytes: maxUploadBytes).addRoutes(
-            to: authenticated,
-            in: &routes
+            to: authenticated
         )
         JobEventsController(engine: assembly.engine, links: links, heartbeat: configuration.heartbeat, closing: closing)
-            .addRoutes(to: authenticated, in: &routes)
+            .addRoutes(to: authenticated)
         DocumentController(
             library: assembly.library,
             inspector: assembly.inspector,
             intake: assembly.intake,
             links: links,
             maxUploadBytes: maxUploadBytes
-        ).addRoutes(to: authenticated, in: &routes)
-        DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated, in: &routes)
-        FolderController(library: assembly.library).addRoutes(to: authenticated, in: &routes)
+        ).addRoutes(to: authenticated)
+        DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated)
+        FolderController(library: assembly.library).addRoutes(to: authenticated)
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
             let local = assembly.local
@@ -160,7 +159,8 @@ public struct GatewayServer {
             )
             gotenberg.addRoutes(to: forms, rootPath: configuration.gotenbergRootPath)
         }
-        routes.addMethodNotAllowed(to: router)
+        let routes = APIRoutes.entries(of: router)
+        APIRoutes.addMethodNotAllowed(to: router)
         return (router, routes)
     }
 

@@ -42,7 +42,13 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func list(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?) {
+    public func list(
+        owner: String,
+        status: JobStatus?,
+        type: JobType?,
+        limit: Int,
+        cursor: String?
+    ) async throws -> (jobs: [Job], nextCursor: String?) {
         try await database.pool.read { db in
             var request = JobRecord.filter(JobRecord.Columns.owner == owner)
             if let status { request = request.filter(JobRecord.Columns.status == status.rawValue) }
@@ -116,7 +122,7 @@ public final class SQLiteJobStore: JobStore {
         types: Set<JobType>,
         limit: Int,
         lease: JobLease,
-        _ start: @Sendable (inout Job) throws -> Void
+        _ start: @escaping @Sendable (inout Job) throws -> Void
     ) async throws -> [Job] {
         guard !types.isEmpty, limit > 0 else { return [] }
         return try await database.pool.write { db in

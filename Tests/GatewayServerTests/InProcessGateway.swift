@@ -49,20 +49,15 @@ extension JobEngine {
     /// last state, which a test then checks.
     func finished(_ id: String, limit: Duration = .seconds(90)) async throws -> Job {
         let id = try #require(UUID(uuidString: id), "a job id: \(id)")
-        let (changes, continuation) = AsyncStream.makeStream(of: Job.self)
-        let token = observe(id) { continuation.yield($0) }
-        defer { stopObserving(id, token: token) }
+        let waiting = Task { try await ended(id) }
         let timeout = Task {
-            try? await Task.sleep(for: limit)
-            continuation.finish()
+            try await Task.sleep(for: limit)
+            waiting.cancel()
         }
         defer { timeout.cancel() }
-        if let current = try await job(id) { continuation.yield(current) }  // after subscribing: no change falls between
-        var last: Job?
-        for await job in changes {
-            last = job
-            if job.state.status.isTerminal { return job }
-        }
+        if let job = try? await waiting.value { return job }
+        let last = try await job(id)
+        Issue.record("job \(id) did not end within \(limit): \(String(describing: last?.state))")
         return try #require(last, "job \(id) was never seen")
     }
 }

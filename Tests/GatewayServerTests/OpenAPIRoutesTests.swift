@@ -38,7 +38,7 @@ struct OpenAPIRoutesTests {
         var configuration = ServerConfiguration()
         configuration.store = store
         let server = try await GatewayServer(configuration: configuration, logger: Logger(label: "test"))
-        let routes = Set(server.routes.entries)
+        let routes = Set(server.routes)
         let yaml = try String(contentsOfFile: Fixtures.root + "/../openapi.yaml", encoding: .utf8)
         let spec = Self.specOperations(yaml)
         #expect(routes.count >= 20)

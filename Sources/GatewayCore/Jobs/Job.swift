@@ -197,7 +197,13 @@ public protocol JobStore: Sendable {
     /// Claims up to `limit` of the jobs `due` would answer, in one transaction: each is changed
     /// by `start` and leased with `lease`. A job another engine is claiming at that moment is
     /// skipped, not waited for; a job whose `start` throws is left as it was.
-    func claimDue(now: Date, types: Set<JobType>, limit: Int, lease: JobLease, _ start: @Sendable (inout Job) throws -> Void) async throws -> [Job]
+    func claimDue(
+        now: Date,
+        types: Set<JobType>,
+        limit: Int,
+        lease: JobLease,
+        _ start: @escaping @Sendable (inout Job) throws -> Void
+    ) async throws -> [Job]
     /// Extends `lease.node`'s leases on `ids` to `lease.expires`; answers the ids it still held.
     func renewLeases(_ ids: [UUID], lease: JobLease) async throws -> Set<UUID>
     /// PROCESSING jobs whose lease lapsed before `now`: their engine is gone.

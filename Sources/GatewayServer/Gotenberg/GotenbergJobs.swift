@@ -121,20 +121,11 @@ struct GotenbergJobs: Sendable {
     /// false (a webhook's delivery stopped by a shutdown leaves its jobs to the next start).
     func waitForEnd(_ job: Job, cancelling: Bool = true) async throws -> Job {
         let engine = engine
-        let (changes, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingNewest(16))
-        // Watch before reading the snapshot, so no change falls between the two.
-        let token = engine.observe(job.id) { continuation.yield($0) }
-        defer {
-            engine.stopObserving(job.id, token: token)
-            continuation.finish()
-        }
-        if let current = try await engine.job(job.id), current.state.status.isTerminal { return current }
         return try await withTaskCancellationHandler {
-            for await changed in changes where changed.state.status.isTerminal { return changed }
-            throw CancellationError()
+            guard let ended = try await engine.ended(job.id) else { throw CancellationError() }  // gone: nothing to answer
+            return ended
         } onCancel: {
             if cancelling { Task { _ = try? await engine.cancel(job.id) } }
-            continuation.finish()
         }
     }
 }

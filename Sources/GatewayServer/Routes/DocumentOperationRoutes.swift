@@ -9,10 +9,10 @@ struct DocumentOperationController: Sendable {
     let intake: JobIntake
     let links: APILinks
 
-    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .post, "/v1/documents/merge") { request, context in try await self.merge(request, context) }
-        routes.add(group, .post, "/v1/documents/{id}/split") { request, context in try await self.split(request, context) }
-        routes.add(group, .post, "/v1/documents/{id}/operations") { request, context in try await self.operations(request, context) }
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.on("/v1/documents/merge", method: .post) { request, context in try await self.merge(request, context) }
+        group.on("/v1/documents/{id}/split", method: .post) { request, context in try await self.split(request, context) }
+        group.on("/v1/documents/{id}/operations", method: .post) { request, context in try await self.operations(request, context) }
     }
 
     /// `{"documents": [id, …], "name"?, "folder"?, "operations"?, "password"?, "passwords"?}`.

@@ -13,14 +13,14 @@ struct DocumentController: Sendable {
     let links: APILinks
     let maxUploadBytes: Int64
 
-    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .get, "/v1/documents") { request, context in try await self.listDocuments(request, context) }
-        routes.add(group, .post, "/v1/documents") { request, context in try await self.importDocument(request, context) }
-        routes.add(group, .get, "/v1/documents/{id}") { request, context in try await self.getDocument(request, context) }
-        routes.add(group, .patch, "/v1/documents/{id}") { request, context in try await self.updateDocument(request, context) }
-        routes.add(group, .delete, "/v1/documents/{id}") { request, context in try await self.deleteDocument(request, context) }
-        routes.add(group, .get, "/v1/documents/{id}/content") { request, context in try await self.documentContent(request, context) }
-        routes.add(group, .get, "/v1/documents/{id}/thumbnail") { request, context in try await self.documentThumbnail(request, context) }
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.on("/v1/documents", method: .get) { request, context in try await self.listDocuments(request, context) }
+        group.on("/v1/documents", method: .post) { request, context in try await self.importDocument(request, context) }
+        group.on("/v1/documents/{id}", method: .get) { request, context in try await self.getDocument(request, context) }
+        group.on("/v1/documents/{id}", method: .patch) { request, context in try await self.updateDocument(request, context) }
+        group.on("/v1/documents/{id}", method: .delete) { request, context in try await self.deleteDocument(request, context) }
+        group.on("/v1/documents/{id}/content", method: .get) { request, context in try await self.documentContent(request, context) }
+        group.on("/v1/documents/{id}/thumbnail", method: .get) { request, context in try await self.documentThumbnail(request, context) }
     }
 
     private func ownedDocument(_ context: GatewayRequestContext) async throws -> Document {

@@ -13,8 +13,8 @@ struct JobEventsController: Sendable {
     let heartbeat: Duration
     let closing: ClosingSignal
 
-    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .get, "/v1/jobs/{id}/events") { request, context in try await self.jobEvents(request, context) }
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.on("/v1/jobs/{id}/events", method: .get) { request, context in try await self.jobEvents(request, context) }
     }
 
     private enum StreamItem: Sendable {

@@ -7,12 +7,12 @@ import Hummingbird
 struct FolderController: Sendable {
     let library: Library
 
-    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .get, "/v1/folders") { request, context in try await self.listFolders(request, context) }
-        routes.add(group, .post, "/v1/folders") { request, context in try await self.createFolder(request, context) }
-        routes.add(group, .get, "/v1/folders/{id}") { request, context in try await self.getFolder(request, context) }
-        routes.add(group, .patch, "/v1/folders/{id}") { request, context in try await self.updateFolder(request, context) }
-        routes.add(group, .delete, "/v1/folders/{id}") { request, context in try await self.deleteFolder(request, context) }
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.on("/v1/folders", method: .get) { request, context in try await self.listFolders(request, context) }
+        group.on("/v1/folders", method: .post) { request, context in try await self.createFolder(request, context) }
+        group.on("/v1/folders/{id}", method: .get) { request, context in try await self.getFolder(request, context) }
+        group.on("/v1/folders/{id}", method: .patch) { request, context in try await self.updateFolder(request, context) }
+        group.on("/v1/folders/{id}", method: .delete) { request, context in try await self.deleteFolder(request, context) }
     }
 
     private func folderID(_ context: GatewayRequestContext) throws -> UUID {

@@ -18,12 +18,12 @@ struct JobController: Sendable {
 
     var engine: JobEngine { intake.engine }
 
-    func addRoutes(to group: RouterGroup<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(group, .post, "/v1/jobs") { request, context in try await self.createJob(request, context) }
-        routes.add(group, .get, "/v1/jobs") { request, context in try await self.listJobs(request, context) }
-        routes.add(group, .get, "/v1/jobs/{id}") { request, context in try await self.getJob(request, context) }
-        routes.add(group, .delete, "/v1/jobs/{id}") { request, context in try await self.cancelJob(request, context) }
-        routes.add(group, .post, "/v1/jobs/{id}/submit") { request, context in try await self.submitJob(request, context) }
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.on("/v1/jobs", method: .post) { request, context in try await self.createJob(request, context) }
+        group.on("/v1/jobs", method: .get) { request, context in try await self.listJobs(request, context) }
+        group.on("/v1/jobs/{id}", method: .get) { request, context in try await self.getJob(request, context) }
+        group.on("/v1/jobs/{id}", method: .delete) { request, context in try await self.cancelJob(request, context) }
+        group.on("/v1/jobs/{id}/submit", method: .post) { request, context in try await self.submitJob(request, context) }
     }
 
     // MARK: - Create

@@ -7,11 +7,11 @@ struct OperationsController: Sendable {
     let assembly: EngineAssembly
     let metrics: GatewayMetrics
 
-    func addRoutes(to router: Router<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(router, .get, "/healthz") { _, _ in try jsonResponse(["status": "ok"]) }
-        routes.add(router, .get, "/readyz") { _, _ in try await self.readiness() }
-        routes.add(router, .get, "/metrics") { _, _ in try await self.metricsText() }
-        routes.add(router, .get, "/openapi.yaml") { _, _ in
+    func addRoutes(to router: Router<GatewayRequestContext>) {
+        router.on("/healthz", method: .get) { _, _ in try jsonResponse(["status": "ok"]) }
+        router.on("/readyz", method: .get) { _, _ in try await self.readiness() }
+        router.on("/metrics", method: .get) { _, _ in try await self.metricsText() }
+        router.on("/openapi.yaml", method: .get) { _, _ in
             Response(
                 status: .ok,
                 headers: [.contentType: "application/yaml; charset=utf-8"],

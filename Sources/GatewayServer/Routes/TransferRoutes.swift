@@ -14,9 +14,9 @@ struct TransferController: Sendable {
 
     var engine: JobEngine { intake.engine }
 
-    func addRoutes(to router: Router<GatewayRequestContext>, in routes: inout RouteTable) {
-        routes.add(router, .put, "/v1/uploads/{id}") { request, context in try await self.upload(request, context) }
-        routes.add(router, .get, "/v1/downloads/{owner}/{id}") { request, context in try await self.download(request, context) }
+    func addRoutes(to router: Router<GatewayRequestContext>) {
+        router.on("/v1/uploads/{id}", method: .put) { request, context in try await self.upload(request, context) }
+        router.on("/v1/downloads/{owner}/{id}", method: .get) { request, context in try await self.download(request, context) }
     }
 
     /// Checks the signature of this exact request; 403 for a bad one, 410 for an expired one.

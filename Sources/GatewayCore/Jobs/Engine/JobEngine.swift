@@ -212,7 +212,13 @@ public final class JobEngine: Sendable {
     }
 
     /// The owner's jobs, newest first.
-    public func jobs(owner: String, status: JobStatus?, type: JobType?, limit: Int, cursor: String?) async throws -> (jobs: [Job], nextCursor: String?) {
+    public func jobs(
+        owner: String,
+        status: JobStatus?,
+        type: JobType?,
+        limit: Int,
+        cursor: String?
+    ) async throws -> (jobs: [Job], nextCursor: String?) {
         try await store.list(owner: owner, status: status, type: type, limit: limit, cursor: cursor)
     }
 
@@ -239,6 +245,27 @@ public final class JobEngine: Sendable {
     public func stopObserving(token: UUID) { observers.stopAll(token: token) }
 
     public func stopObserving(_ id: UUID, token: UUID) { observers.stop(id, token: token) }
+
+    /// Job `id` once it has ended (succeeded, failed or cancelled), as this engine publishes it,
+    /// or as it relays another node's changes on a shared store: awaited, never polled. Nil for
+    /// a job that does not exist; throws `CancellationError` when the waiting task is cancelled.
+    public func ended(_ id: UUID) async throws -> Job? {
+        let (changes, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingNewest(16))
+        // Watch before reading the snapshot, so no change falls between the two.
+        let token = observe(id) { continuation.yield($0) }
+        defer {
+            stopObserving(id, token: token)
+            continuation.finish()
+        }
+        guard let current = try await job(id) else { return nil }
+        if current.state.status.isTerminal { return current }
+        return try await withTaskCancellationHandler {
+            for await changed in changes where changed.state.status.isTerminal { return changed }
+            throw CancellationError()
+        } onCancel: {
+            continuation.finish()
+        }
+    }
 
     // MARK: - Running
 
