@@ -283,38 +283,34 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
             return try columns[index].decode(Value.self)
         }
         let id: String = try next()
-        var record = DocumentRecord(
-            id: UUID(uuidString: id) ?? UUID(),
+        let record = DocumentRecord(
+            id: id,
             owner: try next(),
             folderID: try next(),
             name: try next(),
             size: try next(),
             sha256: try next(),
-            info: PDFInfo(pageCount: 0, pdfVersion: "", pageWidth: 0, pageHeight: 0, encrypted: false, linearized: false),
-            state: .ready,
-            now: Date()
+            pageCount: try next(),
+            title: try next(),
+            author: try next(),
+            subject: try next(),
+            keywords: try next(),
+            creator: try next(),
+            producer: try next(),
+            pdfCreatedAt: try next(),
+            pdfModifiedAt: try next(),
+            pdfVersion: try next(),
+            pageWidth: try next(),
+            pageHeight: try next(),
+            encrypted: try next(),
+            linearized: try next(),
+            pdfa: try next(),
+            state: try state(next(), of: id),
+            pathBefore: try next(),
+            stagedPath: try next(),
+            createdAt: try next(),
+            updatedAt: try next()
         )
-        record.id = id
-        record.pageCount = try next()
-        record.title = try next()
-        record.author = try next()
-        record.subject = try next()
-        record.keywords = try next()
-        record.creator = try next()
-        record.producer = try next()
-        record.pdfCreatedAt = try next()
-        record.pdfModifiedAt = try next()
-        record.pdfVersion = try next()
-        record.pageWidth = try next()
-        record.pageHeight = try next()
-        record.encrypted = try next()
-        record.linearized = try next()
-        record.pdfa = try next()
-        record.state = try state(next(), of: id)
-        record.pathBefore = try next()
-        record.stagedPath = try next()
-        record.createdAt = try next()
-        record.updatedAt = try next()
         return DocumentWithPath(record: record, folderPath: try next())
     }
 

@@ -101,10 +101,8 @@ extension LocalConverterTests {
                 func sizeOfFirstPage(_ name: String, _ options: ConversionOptions = ConversionOptions()) async throws -> (Double, Double) {
                     let job = JobFixture()
                     try await converter.convert(job.request(.ebookToPDF, job.file(Fixtures.ebook(name)), options: options), events: { _ in })
-                    let info = try await run("pdfinfo", [job.output]).stdout
-                    let numbers =
-                        info.split(separator: "\n").first { $0.hasPrefix("Page size:") }?.split(separator: " ").compactMap { Double($0) } ?? []
-                    return numbers.count >= 2 ? (numbers[0], numbers[1]) : (0, 0)
+                    let size = try await PDFProbe.pageSize(job.output)
+                    return (size.width, size.height)
                 }
                 let plain = try await sizeOfFirstPage("sample.epub")
                 let landscape = try await sizeOfFirstPage("sample.fb2", ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true))

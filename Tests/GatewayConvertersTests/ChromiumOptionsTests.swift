@@ -375,10 +375,7 @@ private func pdfinfoPageCount(_ pdf: PrintedPDF) async throws -> Int? {
 }
 
 /// pdfinfo's "Tagged:" answer.
-private func tagged(_ pdf: PrintedPDF) async throws -> String? {
-    let info = try await run("pdfinfo", [pdf.path]).stdout
-    return info.split(separator: "\n").first { $0.hasPrefix("Tagged:") }.map { $0.dropFirst("Tagged:".count).trimmingCharacters(in: .whitespaces) }
-}
+private func tagged(_ pdf: PrintedPDF) async throws -> String? { try await PDFProbe.info("Tagged", of: pdf.path) }
 
 private func conversionFailure(html: String, _ options: ConversionOptions, timeout: Duration = .seconds(60)) async throws -> JobFailure {
     let job = JobFixture()
@@ -396,25 +393,11 @@ private func failureOf(_ body: () async throws -> Void) async throws -> JobFailu
     return try #require(error as? JobFailure, "the job should fail: \(String(describing: error))")
 }
 
-private func text(_ pdf: PrintedPDF) async throws -> String {
-    try await run("pdftotext", ["-layout", pdf.path, "-"]).stdout.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
-}
+private func text(_ pdf: PrintedPDF) async throws -> String { try await PDFProbe.text(pdf.path) }
 
-private func pageSize(_ pdf: PrintedPDF) async throws -> (width: Double, height: Double) {
-    let info = try await run("pdfinfo", [pdf.path]).stdout
-    let numbers = info.split(separator: "\n").first { $0.hasPrefix("Page size:") }.map { $0.split(separator: " ").compactMap { Double($0) } } ?? []
-    return numbers.count >= 2 ? (numbers[0], numbers[1]) : (0, 0)
-}
+private func pageSize(_ pdf: PrintedPDF) async throws -> (width: Double, height: Double) { try await PDFProbe.pageSize(pdf.path) }
 
-/// The titles of the PDF's bookmarks, as qpdf reads them.
-private func outlineTitles(_ pdf: PrintedPDF) async throws -> [String] {
-    let json = try await run("qpdf", ["--json", "--json-key=outlines", pdf.path]).stdout
-    let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-    func titles(_ items: [[String: Any]]) -> [String] {
-        items.flatMap { [($0["title"] as? String) ?? ""] + titles($0["kids"] as? [[String: Any]] ?? []) }
-    }
-    return titles(object?["outlines"] as? [[String: Any]] ?? [])
-}
+private func outlineTitles(_ pdf: PrintedPDF) async throws -> [String] { try await PDFProbe.outlineTitles(pdf.path) }
 
 /// Requests a loopback server saw, with their headers.
 private final class Recorder: Sendable {

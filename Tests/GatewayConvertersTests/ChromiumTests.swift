@@ -24,12 +24,9 @@ extension LocalConverterTests {
                 let job = JobFixture()
                 let options = ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true, margin: 0.5)
                 try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.html")), options: options), events: { _ in })
-                let info = try await run("pdfinfo", [job.output]).stdout
                 // 11.69 × 8.27 in is 841.7 × 595.4 pt; Chromium rounds its paper to whole device units.
-                let size = info.split(separator: "\n").first { $0.hasPrefix("Page size:") }.map {
-                    $0.split(separator: " ").compactMap { Double($0) }
-                }
-                #expect(size.map { $0.count >= 2 && abs($0[0] - 841.7) < 1.5 && abs($0[1] - 595.4) < 1.5 } == true, "\(info)")
+                let size = try await PDFProbe.pageSize(job.output)
+                #expect(abs(size.width - 841.7) < 1.5 && abs(size.height - 595.4) < 1.5, "\(size)")
             }
         }
 
@@ -139,12 +136,9 @@ extension LocalConverterTests {
                     job.request(.urlToPDF, .url("http://127.0.0.1:\(server.port)/page.html"), options: options),
                     events: { _ in }
                 )
-                let info = try await run("pdfinfo", [job.output]).stdout
                 // A5 landscape is 595.4 × 419.8 pt; Chromium rounds its paper to whole device units.
-                let size = info.split(separator: "\n").first { $0.hasPrefix("Page size:") }.map {
-                    $0.split(separator: " ").compactMap { Double($0) }
-                }
-                #expect(size.map { $0.count >= 2 && abs($0[0] - 595.4) < 1.5 && abs($0[1] - 419.8) < 1.5 } == true, "\(info)")
+                let size = try await PDFProbe.pageSize(job.output)
+                #expect(abs(size.width - 595.4) < 1.5 && abs(size.height - 419.8) < 1.5, "\(size)")
                 #expect(try await run("pdftotext", [job.output, "-"]).stdout.contains("Landscape A5"))
             }
         }

@@ -270,28 +270,13 @@ private func pageSize(_ pdf: ConvertedPDF) async throws -> (width: Double, heigh
     try await pageSize(pdf.path)
 }
 
-private func pageSize(_ path: String) async throws -> (width: Double, height: Double) {
-    let info = try await run("pdfinfo", [path]).stdout
-    let numbers = info.split(separator: "\n").first { $0.hasPrefix("Page size:") }.map { $0.split(separator: " ").compactMap { Double($0) } } ?? []
-    return numbers.count >= 2 ? (numbers[0], numbers[1]) : (0, 0)
-}
+private func pageSize(_ path: String) async throws -> (width: Double, height: Double) { try await PDFProbe.pageSize(path) }
 
-private func qpdfJSON(_ pdf: ConvertedPDF, key: String) async throws -> [String: Any] {
-    let json = try await run("qpdf", ["--json", "--json-key=\(key)", pdf.path]).stdout
-    return try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
-}
-
-/// The titles of the PDF's bookmarks, as qpdf reads them.
-private func outlineTitles(_ pdf: ConvertedPDF) async throws -> [String] {
-    func titles(_ items: [[String: Any]]) -> [String] {
-        items.flatMap { [($0["title"] as? String) ?? ""] + titles($0["kids"] as? [[String: Any]] ?? []) }
-    }
-    return titles(try await qpdfJSON(pdf, key: "outlines")["outlines"] as? [[String: Any]] ?? [])
-}
+private func outlineTitles(_ pdf: ConvertedPDF) async throws -> [String] { try await PDFProbe.outlineTitles(pdf.path) }
 
 /// The names of the PDF's AcroForm fields, as qpdf reads them.
 private func formFieldNames(_ pdf: ConvertedPDF) async throws -> [String] {
-    let acroform = try await qpdfJSON(pdf, key: "acroform")["acroform"] as? [String: Any] ?? [:]
+    let acroform = try await PDFProbe.qpdfJSON(pdf.path, key: "acroform")["acroform"] as? [String: Any] ?? [:]
     return (acroform["fields"] as? [[String: Any]] ?? []).compactMap { $0["fullname"] as? String }
 }
 

@@ -8,23 +8,23 @@ import Testing
 /// Serialized so the wall-clock assertions do not compete for the CPU with each other.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct HostileFixtureTests {
     @Test func slowRenderTimesOutAndPoolRecovers() async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(2))
-        defer { Task { await pool.shutdown() } }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withPool(makePool(poolSize: 1, timeout: .seconds(2))) { pool in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
 
-        let (error, elapsed) = await timed {
-            await inspectionError {
-                try await pool.inspect(
-                    path: Fixtures.pdf("hostile-slow-render.pdf"),
-                    thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
-                )
+            let (error, elapsed) = await timed {
+                await inspectionError {
+                    try await pool.inspect(
+                        path: Fixtures.pdf("hostile-slow-render.pdf"),
+                        thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
+                    )
+                }
             }
+            #expect(error?.kind == .timedOut)
+            #expect(error?.message.contains("2 s") == true)
+            #expect(elapsed < .seconds(10))
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
         }
-        #expect(error?.kind == .timedOut)
-        #expect(error?.message.contains("2 s") == true)
-        #expect(elapsed < .seconds(10))
-        #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
     /// A 30000×30000 RGB image (2.7 GB decoded) in 5 KB. Poppler's cairo backend, which renders
@@ -33,24 +33,24 @@ import Testing
     /// page drawn around the image, under a 512 MiB cap. (`memoryCapBecomesResourceLimit` shows
     /// what the cap does to a render that does need the memory.)
     @Test func decompressionBombIsInspectedQuicklyWithinTheCap() async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 512 << 20)
-        defer { Task { await pool.shutdown() } }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withPool(makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 512 << 20)) { pool in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
 
-        let (outcome, elapsed) = await timed {
-            await inspectionOutcome {
-                try await pool.inspect(
-                    path: Fixtures.pdf("hostile-bomb.pdf"),
-                    thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
-                )
+            let (outcome, elapsed) = await timed {
+                await inspectionOutcome {
+                    try await pool.inspect(
+                        path: Fixtures.pdf("hostile-bomb.pdf"),
+                        thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
+                    )
+                }
             }
+            let info = try outcome.get()
+            #expect(info.pageCount == 1 && info.title == "Hostile: decompression bomb")
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path), "the thumbnail was drawn")
+            #expect(elapsed < .seconds(10), "\(elapsed)")
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
         }
-        let info = try outcome.get()
-        #expect(info.pageCount == 1 && info.title == "Hostile: decompression bomb")
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path), "the thumbnail was drawn")
-        #expect(elapsed < .seconds(10), "\(elapsed)")
-        #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
     /// A thumbnail that cannot fit under the cap: the worker's allocation fails, and the caller
@@ -59,52 +59,52 @@ import Testing
     /// worker's own few hundred MiB of address space: over the cap whatever the worker's arenas
     /// happen to reserve (an A4 page's 87 MiB surface fitted on some runs and not on others).
     @Test func memoryCapBecomesResourceLimit() async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 360 << 20)
-        defer { Task { await pool.shutdown() } }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let tall = directory.appendingPathComponent("tall.pdf").path
-        try Self.onePagePDF(width: 150, height: 600).write(to: URL(fileURLWithPath: tall))
+        try await withPool(makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 360 << 20)) { pool in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let tall = directory.appendingPathComponent("tall.pdf").path
+            try Self.onePagePDF(width: 150, height: 600).write(to: URL(fileURLWithPath: tall))
 
-        let error = await inspectionError {
-            try await pool.inspect(
-                path: tall,
-                thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 4096)
-            )
+            let error = await inspectionError {
+                try await pool.inspect(
+                    path: tall,
+                    thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 4096)
+                )
+            }
+            print("pdfgate: 4096 px thumbnail of a 1:4 page under a 360 MiB cap → \(error.map { "\($0.kind): \($0.message)" } ?? "no error")")
+            #expect(error?.kind == .resourceLimit)
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
         }
-        print("pdfgate: 4096 px thumbnail of a 1:4 page under a 360 MiB cap → \(error.map { "\($0.kind): \($0.message)" } ?? "no error")")
-        #expect(error?.kind == .resourceLimit)
-        #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
     @Test func workerCrashMidInspectionIsReportedAndReplaced() async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(60))
-        defer { Task { await pool.shutdown() } }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withPool(makePool(poolSize: 1, timeout: .seconds(60))) { pool in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
 
-        let call = Task {
-            await inspectionError {
-                try await pool.inspect(
-                    path: Fixtures.pdf("hostile-slow-render.pdf"),
-                    thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
-                )
+            let call = Task {
+                await inspectionError {
+                    try await pool.inspect(
+                        path: Fixtures.pdf("hostile-slow-render.pdf"),
+                        thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
+                    )
+                }
             }
-        }
-        var busy: pid_t?
-        for _ in 0..<100 where busy == nil {
-            try await Task.sleep(for: .milliseconds(20))
-            busy = pool.workerPIDs().busy.first
-        }
-        let pid = try #require(busy)
-        try await Task.sleep(for: .milliseconds(200))
-        kill(pid, SIGSEGV)
+            var busy: pid_t?
+            for _ in 0..<100 where busy == nil {
+                try await Task.sleep(for: .milliseconds(20))
+                busy = pool.workerPIDs().busy.first
+            }
+            let pid = try #require(busy)
+            try await Task.sleep(for: .milliseconds(200))
+            kill(pid, SIGSEGV)
 
-        let error = await call.value
-        #expect(error?.kind == .resourceLimit)
-        #expect(error?.message.contains("SIGSEGV") == true, "\(error?.message ?? "")")
-        #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
-        #expect(pool.workerPIDs().idle.first != pid)
+            let error = await call.value
+            #expect(error?.kind == .resourceLimit)
+            #expect(error?.message.contains("SIGSEGV") == true, "\(error?.message ?? "")")
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
+            #expect(pool.workerPIDs().idle.first != pid)
+        }
     }
 
     /// Arrays nested 100,000 deep in the Info dictionary, and a page tree whose branch lists its
@@ -112,47 +112,47 @@ import Testing
     /// and a thumbnail, well within the limit, and the pool goes on.
     @Test(arguments: ["hostile-deep-nesting.pdf", "hostile-page-tree-loop.pdf"])
     func malformedStructureIsInspectedLikePdfinfoReadsIt(file: String) async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(10))
-        defer { Task { await pool.shutdown() } }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withPool(makePool(poolSize: 1, timeout: .seconds(10))) { pool in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
 
-        let (outcome, elapsed) = await timed {
-            await inspectionOutcome {
-                try await pool.inspect(
-                    path: Fixtures.pdf(file),
-                    thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
-                )
+            let (outcome, elapsed) = await timed {
+                await inspectionOutcome {
+                    try await pool.inspect(
+                        path: Fixtures.pdf(file),
+                        thumbnail: ThumbnailRequest(outputPath: directory.appendingPathComponent("t.png").path, width: 200)
+                    )
+                }
             }
+            let info = try outcome.get()
+            #expect(info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf(file))))
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path), "the thumbnail was drawn")
+            #expect(elapsed < .seconds(5), "\(elapsed)")
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
         }
-        let info = try outcome.get()
-        #expect(info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf(file))))
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path), "the thumbnail was drawn")
-        #expect(elapsed < .seconds(5), "\(elapsed)")
-        #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
     @Test func cancellationKillsTheWorkerForThatCall() async throws {
-        let pool = makePool(poolSize: 1, timeout: .seconds(60))
-        defer { Task { await pool.shutdown() } }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("t.png").path
+        try await withPool(makePool(poolSize: 1, timeout: .seconds(60))) { pool in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let output = directory.appendingPathComponent("t.png").path
 
-        let task = Task {
-            try await pool.inspect(
-                path: Fixtures.pdf("hostile-slow-render.pdf"),
-                thumbnail: ThumbnailRequest(outputPath: output, width: 200)
-            )
+            let task = Task {
+                try await pool.inspect(
+                    path: Fixtures.pdf("hostile-slow-render.pdf"),
+                    thumbnail: ThumbnailRequest(outputPath: output, width: 200)
+                )
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let (result, elapsed) = await timed {
+                task.cancel()
+                return await task.result
+            }
+            #expect(throws: CancellationError.self) { try result.get() }
+            #expect(elapsed < .seconds(5))
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
         }
-        try await Task.sleep(for: .milliseconds(500))
-        let (result, elapsed) = await timed {
-            task.cancel()
-            return await task.result
-        }
-        #expect(throws: CancellationError.self) { try result.get() }
-        #expect(elapsed < .seconds(5))
-        #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
     }
 
     /// A minimal valid one-page PDF of the given size in points (a black square on it).

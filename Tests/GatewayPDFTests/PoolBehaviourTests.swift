@@ -6,42 +6,42 @@ import Testing
 /// The pool's process management, on well-behaved files.
 @Suite(.timeLimit(.minutes(2))) struct PoolBehaviourTests {
     @Test func fiftyConcurrentInspectionsThroughTwoWorkers() async throws {
-        let pool = makePool(poolSize: 2)
-        defer { Task { await pool.shutdown() } }
-        let files = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf", "pdfa.pdf"]
-        var expected: [String: Int] = [:]
-        for file in files {
-            let pages = try pdfinfo(Fixtures.pdf(file))["Pages"].flatMap { Int($0) }
-            let count = try #require(pages)
-            expected[file] = count
-        }
-
-        let results = try await withThrowingTaskGroup(of: (String, Int).self) { group in
-            for index in 0..<50 {
-                let file = files[index % files.count]
-                group.addTask { (file, try await pool.inspect(path: Fixtures.pdf(file)).pageCount) }
+        try await withPool(makePool(poolSize: 2)) { pool in
+            let files = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf", "pdfa.pdf"]
+            var expected: [String: Int] = [:]
+            for file in files {
+                let pages = try pdfinfo(Fixtures.pdf(file))["Pages"].flatMap { Int($0) }
+                let count = try #require(pages)
+                expected[file] = count
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+
+            let results = try await withThrowingTaskGroup(of: (String, Int).self) { group in
+                for index in 0..<50 {
+                    let file = files[index % files.count]
+                    group.addTask { (file, try await pool.inspect(path: Fixtures.pdf(file)).pageCount) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 50)
+            for (file, pages) in results {
+                #expect(pages == expected[file], "\(file)")
+            }
+            #expect(pool.workerPIDs().idle.count <= 2)
         }
-        #expect(results.count == 50)
-        for (file, pages) in results {
-            #expect(pages == expected[file], "\(file)")
-        }
-        #expect(pool.workerPIDs().idle.count <= 2)
     }
 
     @Test func workerKilledFromOutsideIsReplaced() async throws {
-        let pool = makePool(poolSize: 1)
-        defer { Task { await pool.shutdown() } }
-        _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
-        let first = try #require(pool.workerPIDs().idle.first)
-        kill(first, SIGKILL)
-        try await Task.sleep(for: .milliseconds(100))
+        try await withPool(makePool(poolSize: 1)) { pool in
+            _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+            let first = try #require(pool.workerPIDs().idle.first)
+            kill(first, SIGKILL)
+            try await Task.sleep(for: .milliseconds(100))
 
-        let info = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
-        #expect(info.pageCount == 1)
-        let second = try #require(pool.workerPIDs().idle.first)
-        #expect(second != first)
+            let info = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+            #expect(info.pageCount == 1)
+            let second = try #require(pool.workerPIDs().idle.first)
+            #expect(second != first)
+        }
     }
 
     @Test func missingWorkerExecutableIsReported() async {
@@ -66,13 +66,13 @@ import Testing
     }
 
     @Test func workersAreReusedAcrossFiles() async throws {
-        let pool = makePool(poolSize: 1)
-        defer { Task { await pool.shutdown() } }
-        _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
-        let first = pool.workerPIDs().idle
-        _ = try await pool.inspect(path: Fixtures.pdf("many-pages.pdf"))
-        _ = await inspectionError { try await pool.inspect(path: Fixtures.pdf("not-a-pdf.pdf")) }
-        #expect(pool.workerPIDs().idle == first)
+        try await withPool(makePool(poolSize: 1)) { pool in
+            _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+            let first = pool.workerPIDs().idle
+            _ = try await pool.inspect(path: Fixtures.pdf("many-pages.pdf"))
+            _ = await inspectionError { try await pool.inspect(path: Fixtures.pdf("not-a-pdf.pdf")) }
+            #expect(pool.workerPIDs().idle == first)
+        }
     }
 
     @Test func theWorkerIsPdfgateItself() {
@@ -85,18 +85,18 @@ import Testing
 
     /// Not a test of correctness: prints the per-file cost through the pool, for the record.
     @Test func throughputOfSmallFiles() async throws {
-        let pool = makePool(poolSize: 1)
-        defer { Task { await pool.shutdown() } }
-        let path = Fixtures.pdf("one-page.pdf")
-        _ = try await pool.inspect(path: path)
-        let count = 200
-        let (_, elapsed) = try await timed {
-            for _ in 0..<count { _ = try await pool.inspect(path: path) }
+        try await withPool(makePool(poolSize: 1)) { pool in
+            let path = Fixtures.pdf("one-page.pdf")
+            _ = try await pool.inspect(path: path)
+            let count = 200
+            let (_, elapsed) = try await timed {
+                for _ in 0..<count { _ = try await pool.inspect(path: path) }
+            }
+            let perFile =
+                Double(elapsed.components.attoseconds) / 1e15 / Double(count)
+                + Double(elapsed.components.seconds) * 1000 / Double(count)
+            print("pdfgate: \(count) sequential inspections of one-page.pdf through one worker: \(String(format: "%.3f", perFile)) ms/file")
+            #expect(perFile < 50)
         }
-        let perFile =
-            Double(elapsed.components.attoseconds) / 1e15 / Double(count)
-            + Double(elapsed.components.seconds) * 1000 / Double(count)
-        print("pdfgate: \(count) sequential inspections of one-page.pdf through one worker: \(String(format: "%.3f", perFile)) ms/file")
-        #expect(perFile < 50)
     }
 }

@@ -68,13 +68,3 @@ public func builtProduct(_ name: String) -> String {
     if dir.lastPathComponent.hasSuffix(".xctest") { dir.deleteLastPathComponent() }
     return dir.appendingPathComponent(name).path
 }
-
-/// Page count as the `pdfinfo` CLI reads it: the independent cross-check for our inspector.
-public func pdfinfoPageCount(_ path: String) async throws -> Int? {
-    let result = try await run("pdfinfo", [path])
-    guard result.status == 0 else { return nil }
-    for line in result.stdout.split(separator: "\n") where line.hasPrefix("Pages:") {
-        return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
-    }
-    return nil
-}
