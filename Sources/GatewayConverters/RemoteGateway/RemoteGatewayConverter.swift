@@ -134,8 +134,11 @@ public struct RemoteGatewayConverter: Converter {
         }
     }
 
-    private func runFresh(_ request: ConversionRequest, deadline: RemoteDeadline, events: @escaping @Sendable (ConversionEvent) async -> Void) async throws
-    {
+    private func runFresh(
+        _ request: ConversionRequest,
+        deadline: RemoteDeadline,
+        events: @escaping @Sendable (ConversionEvent) async -> Void
+    ) async throws {
         let created = try await api.create(request, deadline: deadline)
         let id = created.jobID ?? ""
         await events(.remoteJobCreated(id))
