@@ -419,14 +419,7 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
             info: info
         )
         filed += 1
-        // Filing runs on a thread of its own, which may wait here for the cancel to be recorded.
-        let (engine, jobID) = (try #require(engine), try #require(jobID))
-        let recorded = DispatchSemaphore(value: 0)
-        Task {
-            _ = try? await engine.cancel(jobID)
-            recorded.signal()
-        }
-        recorded.wait()
+        _ = try await #require(engine).cancel(try #require(jobID))
         return document
     }
 
