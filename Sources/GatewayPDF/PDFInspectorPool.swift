@@ -119,6 +119,19 @@ public final class PDFInspectorPool: PDFInspector {
 
     /// Ends all idle workers (stdin closed, SIGKILL after 1 s) and refuses new inspections;
     /// workers busy now are ended when their inspection finishes.
+    /// Runs `body` with this pool, then shuts it down whatever `body` threw: its workers are gone
+    /// before the caller goes on.
+    public func using<T>(_ body: (PDFInspectorPool) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await shutdown()
+            return result
+        } catch {
+            await shutdown()
+            throw error
+        }
+    }
+
     public func shutdown() async {
         let (idle, waiters) = state.withLock { state in
             state.isShutDown = true

@@ -62,8 +62,13 @@ public final class PostgresDatabase: Sendable {
         let database = try PostgresDatabase(location: Location(url: url), maxConnections: maxConnections, logger: logger)
         do {
             let session = try await database.dedicatedSession()
-            defer { Task { await session.close() } }
-            try await PostgresMigrations.run(in: session)
+            do {
+                try await PostgresMigrations.run(in: session)
+                await session.close()
+            } catch {
+                await session.close()
+                throw error
+            }
         } catch {
             await database.close()
             throw translate(error, location: database.location)
@@ -123,24 +128,17 @@ public final class PostgresDatabase: Sendable {
     func answered<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let location = location
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
+            // Whichever comes first, the answer or the timer, takes the continuation.
+            let pending = Mutex<(waiting: CheckedContinuation<T, any Error>?, work: Task<Void, Never>?)>((continuation, nil))
             let take: @Sendable () -> CheckedContinuation<T, any Error>? = {
-                pending.withLock { waiting in
-                    defer { waiting = nil }
-                    return waiting
-                }
-            }
-            let work = Task {
-                do {
-                    let value = try await operation()
-                    take()?.resume(returning: value)
-                } catch {
-                    take()?.resume(throwing: Self.translate(error, location: location))
+                pending.withLock { state in
+                    defer { state.waiting = nil }
+                    return state.waiting
                 }
             }
             let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.answerTimeout) {
                 guard let waiting = take() else { return }
-                work.cancel()
+                pending.withLock { $0.work }?.cancel()
                 waiting.resume(
                     throwing: PostgresStoreError(
                         code: "database_unavailable",
@@ -148,10 +146,13 @@ public final class PostgresDatabase: Sendable {
                     )
                 )
             }
-            Task {
-                _ = await work.result
+            let work = Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await operation()) } catch { result = .failure(Self.translate(error, location: location)) }
                 timer.cancel()
+                take()?.resume(with: result)
             }
+            pending.withLock { $0.work = work }
         }
     }
 
@@ -196,9 +197,10 @@ public final class PostgresDatabase: Sendable {
     /// (a prepared statement: no SQL text and no row description per call). PostgreSQL spends
     /// more on parsing and planning a point read than on running it.
     ///
-    /// Not bounded by `answered`, whose task and timer cost a busy node a quarter of its polls:
-    /// a poll is a read its client gives up on by itself; the engine's reads and every write go
-    /// through the bounded calls.
+    /// Not bounded by `answered`, whose task and timer cost polls (6,752 req/s with it against
+    /// 7,310–7,335 without, `scripts/bench-cluster.sh`, one run each way): a poll is a read its
+    /// client gives up on by itself; the engine's reads and every write go through the bounded
+    /// calls.
     func query<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
         do {

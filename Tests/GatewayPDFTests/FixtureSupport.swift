@@ -28,19 +28,6 @@ func makePool(
     )
 }
 
-/// Runs `body` with `pool`, then shuts the pool down — its workers are gone before the test
-/// ends, whatever `body` threw.
-func withPool<T>(_ pool: PDFInspectorPool, _ body: (PDFInspectorPool) async throws -> T) async throws -> T {
-    do {
-        let result = try await body(pool)
-        await pool.shutdown()
-        return result
-    } catch {
-        await pool.shutdown()
-        throw error
-    }
-}
-
 /// Runs `pdfinfo` (poppler-utils) and returns its "Key: value" lines.
 func pdfinfo(_ path: String, password: String? = nil) throws -> [String: String] {
     let process = Process()

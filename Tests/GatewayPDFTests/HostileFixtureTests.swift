@@ -8,7 +8,7 @@ import Testing
 /// Serialized so the wall-clock assertions do not compete for the CPU with each other.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct HostileFixtureTests {
     @Test func slowRenderTimesOutAndPoolRecovers() async throws {
-        try await withPool(makePool(poolSize: 1, timeout: .seconds(2))) { pool in
+        try await makePool(poolSize: 1, timeout: .seconds(2)).using { pool in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -33,7 +33,7 @@ import Testing
     /// page drawn around the image, under a 512 MiB cap. (`memoryCapBecomesResourceLimit` shows
     /// what the cap does to a render that does need the memory.)
     @Test func decompressionBombIsInspectedQuicklyWithinTheCap() async throws {
-        try await withPool(makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 512 << 20)) { pool in
+        try await makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 512 << 20).using { pool in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -59,7 +59,7 @@ import Testing
     /// worker's own few hundred MiB of address space: over the cap whatever the worker's arenas
     /// happen to reserve (an A4 page's 87 MiB surface fitted on some runs and not on others).
     @Test func memoryCapBecomesResourceLimit() async throws {
-        try await withPool(makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 360 << 20)) { pool in
+        try await makePool(poolSize: 1, timeout: .seconds(30), memoryLimitBytes: 360 << 20).using { pool in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let tall = directory.appendingPathComponent("tall.pdf").path
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func workerCrashMidInspectionIsReportedAndReplaced() async throws {
-        try await withPool(makePool(poolSize: 1, timeout: .seconds(60))) { pool in
+        try await makePool(poolSize: 1, timeout: .seconds(60)).using { pool in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -112,7 +112,7 @@ import Testing
     /// and a thumbnail, well within the limit, and the pool goes on.
     @Test(arguments: ["hostile-deep-nesting.pdf", "hostile-page-tree-loop.pdf"])
     func malformedStructureIsInspectedLikePdfinfoReadsIt(file: String) async throws {
-        try await withPool(makePool(poolSize: 1, timeout: .seconds(10))) { pool in
+        try await makePool(poolSize: 1, timeout: .seconds(10)).using { pool in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test func cancellationKillsTheWorkerForThatCall() async throws {
-        try await withPool(makePool(poolSize: 1, timeout: .seconds(60))) { pool in
+        try await makePool(poolSize: 1, timeout: .seconds(60)).using { pool in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let output = directory.appendingPathComponent("t.png").path

@@ -6,7 +6,7 @@ import Testing
 /// The pool's process management, on well-behaved files.
 @Suite(.timeLimit(.minutes(2))) struct PoolBehaviourTests {
     @Test func fiftyConcurrentInspectionsThroughTwoWorkers() async throws {
-        try await withPool(makePool(poolSize: 2)) { pool in
+        try await makePool(poolSize: 2).using { pool in
             let files = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf", "pdfa.pdf"]
             var expected: [String: Int] = [:]
             for file in files {
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func workerKilledFromOutsideIsReplaced() async throws {
-        try await withPool(makePool(poolSize: 1)) { pool in
+        try await makePool(poolSize: 1).using { pool in
             _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
             let first = try #require(pool.workerPIDs().idle.first)
             kill(first, SIGKILL)
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func workersAreReusedAcrossFiles() async throws {
-        try await withPool(makePool(poolSize: 1)) { pool in
+        try await makePool(poolSize: 1).using { pool in
             _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
             let first = pool.workerPIDs().idle
             _ = try await pool.inspect(path: Fixtures.pdf("many-pages.pdf"))
@@ -85,7 +85,7 @@ import Testing
 
     /// Not a test of correctness: prints the per-file cost through the pool, for the record.
     @Test func throughputOfSmallFiles() async throws {
-        try await withPool(makePool(poolSize: 1)) { pool in
+        try await makePool(poolSize: 1).using { pool in
             let path = Fixtures.pdf("one-page.pdf")
             _ = try await pool.inspect(path: path)
             let count = 200

@@ -23,20 +23,20 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let expected = try #require(Int(try pdfinfo(Fixtures.pdf(fixture))["Pages"] ?? ""))
         #expect(Int(try pdfinfo(path)["Pages"] ?? "") == expected, "pdfinfo opens the padded file")
-        let info = try await withPool(pool) { try await $0.inspect(path: path) }
+        let info = try await pool.using { try await $0.inspect(path: path) }
         #expect(info.pageCount == expected)
     }
 
     @Test func textJunkAfterTheLastEOFStillInspects() async throws {
         let (directory, path) = try padded("one-page.pdf", with: Data(String(repeating: "junk appended by a mailer\n", count: 200).utf8))
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try await withPool(pool) { try await $0.inspect(path: path) }.pageCount == 1)
+        #expect(try await pool.using { try await $0.inspect(path: path) }.pageCount == 1)
     }
 
     /// The truncated fixture has no `%%EOF` at all and Poppler cannot open it: still `damaged`,
     /// with the message that says why.
     @Test func aFileCutShortIsStillDamaged() async throws {
-        let error = await inspectionError { try await withPool(pool) { try await $0.inspect(path: Fixtures.pdf("truncated.pdf")) } }
+        let error = await inspectionError { try await pool.using { try await $0.inspect(path: Fixtures.pdf("truncated.pdf")) } }
         #expect(error?.kind == .damaged)
         #expect(error?.message.contains("%%EOF") == true, "\(error?.message ?? "no error")")
     }

@@ -44,15 +44,7 @@ struct InspectorOptions: ParsableArguments {
 
     /// Runs `body` with a worker pool and shuts it down afterwards, whatever happens.
     func withInspector<T>(_ body: (PDFInspectorPool) async throws -> T) async throws -> T {
-        let pool = PDFInspectorPool(configuration: .init(timeout: .milliseconds(Int(inspectTimeout * 1000))))
-        do {
-            let result = try await body(pool)
-            await pool.shutdown()
-            return result
-        } catch {
-            await pool.shutdown()
-            throw error
-        }
+        try await PDFInspectorPool(configuration: .init(timeout: .milliseconds(Int(inspectTimeout * 1000)))).using(body)
     }
 }
 

@@ -206,9 +206,10 @@ public final class JobEngine: Sendable {
     /// Those of `ids` that can be read now, as they are, in order: what a caller cleaning up
     /// after several jobs looks at (one that cannot be read is left out).
     public func current(_ ids: [UUID]) async -> [Job] {
-        var jobs: [Job] = []
-        for id in ids { if let job = try? await job(id) { jobs.append(job) } }
-        return jobs
+        let missing = ids.filter { cache[$0] == nil }
+        let stored = missing.isEmpty ? [] : (try? await store.jobs(ids: missing)) ?? []
+        let byID = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { cache[$0] ?? byID[$0] }
     }
 
     /// The owner's jobs, newest first.
