@@ -82,13 +82,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The composition root of the engine: converters, inspector, store and intake wired from
-        // plain settings. Shared by `pdfgate serve` (through the HTTP module) and `pdfgate convert`,
-        // which so needs nothing of HTTP.
+        // The one composition root (`EngineAssembly.open`): stores, sandbox, converters, inspector,
+        // engine, intake, metrics and webhooks wired from one `EngineConfiguration`. Shared by
+        // `pdfgate serve` (through the HTTP module), the CLI's own engine and the tests.
         .target(
             name: "GatewayAssembly",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -97,7 +98,7 @@ let package = Package(
         .target(
             name: "GatewayServer",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayHTTPClient", "GatewayAssembly",
+                "GatewayCore", "GatewayConverters", "GatewayHTTPClient", "GatewayAssembly",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -119,7 +120,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The CLI: the composition root.
+        // The CLI: its commands, and `serve`, which runs the HTTP module.
         .executableTarget(
             name: "pdfgate",
             dependencies: [

@@ -5,9 +5,12 @@ import GatewayPDF
 import GatewayStore
 import Logging
 
-/// The engine and everything it needs, wired once for the CLI and the server alike;
-/// `shutdown()` ends the helper processes.
+/// The one composition root: stores, sandbox, converters, inspector, engine, intake, metrics
+/// and webhooks, built from one `EngineConfiguration` by `open`. `serve` (through
+/// `GatewayServer`), the CLI's commands that run jobs and the tests all get theirs here;
+/// `shutdown()` ends the helper processes and closes the stores.
 public final class EngineAssembly: Sendable {
+    public let configuration: EngineConfiguration
     public let stores: GatewayStores
     public var library: Library { stores.library }
     public let engine: JobEngine
@@ -17,47 +20,54 @@ public final class EngineAssembly: Sendable {
     public let inspector: PDFInspectorPool
     public let local: LocalConverter
     /// The backend each job type goes to, as configured.
-    public let routes: [JobType: BackendChoice]
+    public var routes: [JobType: BackendChoice] { configuration.routes }
     /// The configured backends by name, for readiness checks.
     public let converters: [any Converter]
+    /// This gateway's name in leases, webhook claims and metrics.
+    public let node: String
+    /// Counts every job's end (by its backend), uploads, and what the store says at scrape time.
+    public let metrics: GatewayMetrics
+    /// Sends jobs' callbacks from the store's outbox.
+    public let webhooks: WebhookSender
+    /// The store's own keys: signed URLs' and webhooks' when the configuration gives none.
+    public let secrets: ServerSecrets
     /// Held while this assembly lives: one engine per embedded store (a shared one has leases).
     let engineLock: EngineLock?
 
-    public init(
-        stores: GatewayStores,
-        lease: Duration = .seconds(15),
-        node: String = UUID().uuidString.lowercased(),
-        routes: [JobType: BackendChoice],
-        timeouts: [JobType: Duration] = [:],
-        urlAllowList: Set<String> = [],
-        urlPatterns: URLPatterns = URLPatterns(),
-        shutdownGrace: Duration = .seconds(30),
-        remoteEventStreams: Bool = true,
-        gatewayToken: String? = nil,
-        uploadWindow: Duration = .seconds(20 * 60),
-        sandbox: ConverterSandbox = ConverterSandbox(),
-        toolSlots: ToolSlots = ToolSlots(),
-        limits: JobIntake.Limits = .none,
-        logger: Logger
-    ) throws {
+    /// Opens the store (creating and migrating what is missing) and builds everything on it.
+    public static func open(_ configuration: EngineConfiguration, logger: Logger) async throws -> EngineAssembly {
+        let stores = try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
+        do {
+            if stores.shared, let refusal = configuration.sharedDatabaseRefusal { throw LibraryError(.invalidArgument, refusal) }
+            return try EngineAssembly(stores: stores, configuration: configuration, logger: logger)
+        } catch {
+            await stores.close()
+            throw error
+        }
+    }
+
+    init(stores: GatewayStores, configuration: EngineConfiguration, logger: Logger) throws {
+        self.configuration = configuration
         self.stores = stores
         let library = stores.library
-        self.routes = routes
+        let routes = configuration.routes
+        let node = configuration.effectiveNode
+        self.node = node
         engineLock = stores.shared ? nil : try EngineLock(paths: library.paths)
         inspector = PDFInspectorPool()
-        let urlCheck = URLCheck(allowList: urlAllowList, patterns: urlPatterns)
+        let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
             configuration: .init(
-                libreOfficeSlots: toolSlots.libreOffice,
-                chromiumSlots: toolSlots.chromium,
-                calibreSlots: toolSlots.calibre,
+                libreOfficeSlots: configuration.toolSlots.libreOffice,
+                chromiumSlots: configuration.toolSlots.chromium,
+                calibreSlots: configuration.toolSlots.calibre,
                 // Warm tools' profiles and scratch files stay on this machine: a shared store is
                 // a network file system, and its files are every node's.
                 baseDirectory: stores.shared ? FileManager.default.temporaryDirectory.path : library.paths.meta + "/converters",
                 urlGuard: URLGuard(check: urlCheck),
                 // The store is never a converter's business; its own directories are bound back in.
-                sandbox: sandbox.hiding([library.paths.root])
+                sandbox: configuration.sandbox.hiding([library.paths.root])
             )
         )
         // One converter (and one slot budget) per distinct backend, shared by the types routed to it.
@@ -77,8 +87,8 @@ public final class EngineAssembly: Sendable {
                     let remote = RemoteGatewayConverter(
                         configuration: .init(
                             baseURL: url,
-                            bearerToken: gatewayToken,
-                            polling: RemotePollingPolicy(streamEvents: remoteEventStreams),
+                            bearerToken: configuration.gatewayToken,
+                            polling: RemotePollingPolicy(streamEvents: configuration.remoteEventStreams),
                             cancelRemoteJobOnTaskCancellation: false
                         )
                     )
@@ -90,10 +100,10 @@ public final class EngineAssembly: Sendable {
         converters = byChoice.values.map(\.converter)
         engine = JobEngine(
             configuration: .init(
-                defaultTimeout: timeouts,
-                shutdownGrace: shutdownGrace,
-                uploadWindow: uploadWindow,
-                lease: lease,
+                defaultTimeout: configuration.timeouts,
+                shutdownGrace: configuration.shutdownGrace,
+                uploadWindow: configuration.uploadWindow,
+                lease: configuration.lease,
                 sharesStore: stores.shared,
                 node: node
             ),
@@ -110,10 +120,26 @@ public final class EngineAssembly: Sendable {
             filer: library,
             inspector: inspector,
             urlCheck: urlCheck,
-            limits: limits,
+            limits: configuration.limits,
             idempotency: stores.idempotency,
             pacing: stores.pacing
         )
+        secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
+        webhooks = WebhookSender(
+            secret: configuration.webhookSecret ?? secrets.webhookSecret,
+            urlGuard: URLGuard(check: urlCheck),
+            outbox: stores.outbox,
+            node: node,
+            logger: logger
+        )
+        let metrics = GatewayMetrics()
+        self.metrics = metrics
+        _ = engine.observeAll { job in metrics.observe(job, backend: routes[job.spec.type]?.kind ?? "none") }
+    }
+
+    /// What `/readyz` asks: the store, the inspector and every configured backend.
+    public var readiness: Readiness {
+        Readiness(library: library, inspector: inspector, routes: routes, local: local, engine: engine)
     }
 
     /// Runs the sandbox's start-up check when any job type goes to the local converter; if it
@@ -127,6 +153,7 @@ public final class EngineAssembly: Sendable {
     }
 
     public func shutdown() async {
+        webhooks.shutdown()
         await inspector.shutdown()
         await local.shutdown()
         await stores.close()  // last: whatever stopped above may still have written

@@ -2,7 +2,6 @@ import Foundation
 import GatewayAssembly
 import GatewayConverters
 import GatewayCore
-import GatewayStore
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -15,69 +14,36 @@ public struct GatewayServer {
     public let assembly: EngineAssembly
     /// The API's routes as `METHOD /path`, for holding the router against `openapi.yaml`.
     public let routes: [String]
-    public let metrics: GatewayMetrics
+    public var metrics: GatewayMetrics { assembly.metrics }
     let tokens: any APITokens
     let links: APILinks
     let closing = ClosingSignal()
     let router: Router<GatewayRequestContext>
-    let webhooks: WebhookSender
+    var webhooks: WebhookSender { assembly.webhooks }
     /// Turned on by `run`: Gotenberg requests then end their jobs when their client hangs up.
     let hangUps = HangUpWatch()
     let logger: Logger
 
-    /// Opens the store, wires the engine and builds the router; nothing listens yet.
+    /// Opens the store, wires the engine (`EngineAssembly.open`) and builds the router; nothing
+    /// listens yet.
     public init(configuration: ServerConfiguration, logger: Logger) async throws {
         try configuration.validate()
-        let stores = try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
-        let library = stores.library
-        let node = configuration.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-        let assembly = try EngineAssembly(
-            stores: stores,
-            lease: configuration.lease,
-            node: node,
-            routes: configuration.routes,
-            timeouts: configuration.timeouts,
-            urlAllowList: configuration.urlAllowList,
-            urlPatterns: configuration.urlPatterns,
-            shutdownGrace: configuration.shutdownGrace,
-            remoteEventStreams: configuration.remoteEventStreams,
-            gatewayToken: configuration.gatewayToken,
-            // The upload URL's life, plus room for an upload that started just before it ended.
-            uploadWindow: configuration.uploadURLLifetime + .seconds(5 * 60),
-            sandbox: ConverterSandbox(
-                isolation: configuration.unsandboxedConverters ? .none : .bubblewrap(ConverterSandbox.defaultBubblewrap),
-                limits: configuration.converterLimits,
-                hiddenPaths: configuration.configurationFile.map { [$0] } ?? []
-            ),
-            toolSlots: configuration.toolSlots,
-            limits: JobIntake.Limits(
-                creationsPerMinute: configuration.jobCreationsPerMinute,
-                activeJobsPerOwner: configuration.maxActiveJobsPerOwner
-            ),
-            logger: logger
-        )
-        let secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
-        let keys = configuration.signingKeys.isEmpty ? secrets.signingKeys : configuration.signingKeys
+        let assembly = try await EngineAssembly.open(configuration.servedEngine, logger: logger)
+        let library = assembly.library
+        let keys = configuration.signingKeys.isEmpty ? assembly.secrets.signingKeys : configuration.signingKeys
         self.configuration = configuration
         self.assembly = assembly
         self.logger = logger
-        tokens = stores.tokens
-        let (links, metrics) = (APILinks(configuration: configuration, signer: URLSigner(keys: keys), library: library), GatewayMetrics())
+        tokens = assembly.stores.tokens
+        let links = APILinks(configuration: configuration, signer: URLSigner(keys: keys), library: library)
         self.links = links
-        self.metrics = metrics
-        let webhooks = WebhookSender(
-            secret: configuration.webhookSecret ?? secrets.webhookSecret,
-            urlGuard: URLGuard(check: assembly.intake.urlCheck),
-            outbox: stores.outbox,
-            node: node,
-            gotenberg: configuration.gotenbergAPI
-                ? GotenbergWebhookDelivery(jobs: GotenbergJobs(intake: assembly.intake, library: library), logger: logger) : nil,
-            logger: logger
-        )
-        self.webhooks = webhooks
+        let webhooks = assembly.webhooks
+        if configuration.gotenbergAPI {
+            webhooks.handOff(to: GotenbergWebhookDelivery(jobs: GotenbergJobs(intake: assembly.intake, library: library), logger: logger))
+        }
+        // A callback carries the job as the API answers it: once per job (its end), the JSON
+        // reading its documents from the library.
         _ = assembly.engine.observeAll { job in
-            metrics.observe(job, backend: configuration.routes[job.spec.type]?.kind ?? "none")
-            // Once per job (its end); the answer's JSON reads its documents from the library.
             if job.spec.callbackURL != nil, job.state.status.isTerminal {
                 Task { webhooks.deliver(job, json: await links.jobJSON(job, base: links.callbackBaseURL)) }
             }
@@ -86,7 +52,7 @@ public struct GatewayServer {
             configuration: configuration,
             assembly: assembly,
             links: links,
-            metrics: metrics,
+            metrics: assembly.metrics,
             tokens: tokens,
             webhooks: webhooks,
             hangUps: hangUps,
@@ -109,7 +75,7 @@ public struct GatewayServer {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         let maxUploadBytes = configuration.maxUploadBytes
-        OperationsController(assembly: assembly, metrics: metrics).addRoutes(to: router)
+        OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: metrics).addRoutes(to: router)
         WebController(
             assets: WebAssets(directory: configuration.webRoot),
             gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/"
@@ -221,7 +187,6 @@ public struct GatewayServer {
         )
         group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(10)
         try await ServiceGroup(configuration: group).run()
-        webhooks.shutdown()
         await assembly.shutdown()
     }
 }

@@ -92,10 +92,10 @@ extension ServerConfiguration {
     mutating func apply(_ file: File) throws(ConfigurationError) {
         if let value = file.host { host = value }
         if let value = file.port { port = value }
-        if let value = file.store { store = value }
+        if let value = file.store { engine.store = value }
         if let value = file.database { try setDatabase(value, from: "database") }
         if let value = file.leaseSeconds { try setLease(value, from: "lease_seconds") }
-        if let value = file.node, !value.isEmpty { node = value }
+        if let value = file.node, !value.isEmpty { engine.node = value }
         if let value = file.publicURL { publicURL = value }
         if let value = file.auth { auth = value }
         if let routes = file.routes {
@@ -105,26 +105,30 @@ extension ServerConfiguration {
             guard let type = JobType(rawValue: name), seconds > 0 else {
                 throw ConfigurationError("timeouts: '\(name)' must be a job type with a positive number of seconds")
             }
-            timeouts[type] = .milliseconds(Int64(seconds * 1000))
+            engine.timeouts[type] = .milliseconds(Int64(seconds * 1000))
         }
-        if let value = file.allowHosts { urlAllowList = Set(value) }
+        if let value = file.allowHosts { engine.urlAllowList = Set(value) }
         if file.denyURLs != nil || file.onlyURLs != nil {
-            try setURLPatterns(deny: file.denyURLs ?? urlPatterns.deny, only: file.onlyURLs ?? urlPatterns.only, from: "deny_urls/only_urls")
+            try setURLPatterns(
+                deny: file.denyURLs ?? engine.urlPatterns.deny,
+                only: file.onlyURLs ?? engine.urlPatterns.only,
+                from: "deny_urls/only_urls"
+            )
         }
         if let value = file.maxUploadBytes { maxUploadBytes = value }
-        if let value = file.maxActiveJobsPerOwner { maxActiveJobsPerOwner = value }
-        if let value = file.jobCreationsPerMinute { jobCreationsPerMinute = value }
-        if let value = file.shutdownGraceSeconds { shutdownGrace = .milliseconds(Int64(value * 1000)) }
-        if let value = file.remoteEventStreams { remoteEventStreams = value }
+        if let value = file.maxActiveJobsPerOwner { engine.maxActiveJobsPerOwner = value }
+        if let value = file.jobCreationsPerMinute { engine.jobCreationsPerMinute = value }
+        if let value = file.shutdownGraceSeconds { engine.shutdownGrace = .milliseconds(Int64(value * 1000)) }
+        if let value = file.remoteEventStreams { engine.remoteEventStreams = value }
         if let value = file.gotenbergAPI { gotenbergAPI = value }
         if let value = file.gotenbergModules { try setGotenbergAPI(value.joined(separator: ","), from: "gotenberg_modules") }
         if let value = file.gotenbergRootPath { try setGotenbergRootPath(value, from: "gotenberg_root_path") }
         if let value = file.gotenbergDebugRoute { gotenbergDebugRoute = value }
-        if let value = file.gatewayToken, !value.isEmpty { gatewayToken = value }
+        if let value = file.gatewayToken, !value.isEmpty { engine.gatewayToken = value }
         if let value = file.eventHeartbeatSeconds { try setHeartbeat(value, from: "event_heartbeat_seconds") }
         if let value = file.signingKeys { signingKeys = value }
-        if let value = file.webhookSecret { webhookSecret = value }
-        if let value = file.unsandboxedConverters { unsandboxedConverters = value }
+        if let value = file.webhookSecret { engine.webhookSecret = value }
+        if let value = file.unsandboxedConverters { engine.unsandboxedConverters = value }
         try setConverterLimits(memoryMB: file.converterMemoryMB, cpuSeconds: file.converterCPUSeconds, processes: file.converterProcesses)
         try setToolSlots(libreOffice: file.libreOfficeSlots, chromium: file.chromiumSlots, calibre: file.calibreSlots)
     }
@@ -132,7 +136,7 @@ extension ServerConfiguration {
     /// `sqlite` or a PostgreSQL URL, refused with the shape it should have.
     public mutating func setDatabase(_ value: String, from source: String) throws(ConfigurationError) {
         do {
-            database = try DatabaseChoice(parsing: value)
+            engine.database = try DatabaseChoice(parsing: value)
         } catch {
             throw ConfigurationError("\(source): \((error as? any GatewayError)?.message ?? "\(error)")")
         }
@@ -143,7 +147,7 @@ extension ServerConfiguration {
         guard (2...600).contains(seconds) else {
             throw ConfigurationError("\(source) must be between 2 and 600 seconds, not \(seconds)")
         }
-        lease = .milliseconds(Int64(seconds * 1000))
+        engine.lease = .milliseconds(Int64(seconds * 1000))
     }
 
     /// 1 to 64 of each: none would fail every job of that kind, and each is a whole warm tool.
@@ -151,9 +155,9 @@ extension ServerConfiguration {
         for (name, value) in [("LibreOffice slots", libreOffice), ("Chromium slots", chromium), ("Calibre slots", calibre)] {
             if let value, !(1...64).contains(value) { throw ConfigurationError("\(name) must be between 1 and 64, not \(value)") }
         }
-        if let libreOffice { toolSlots.libreOffice = libreOffice }
-        if let chromium { toolSlots.chromium = chromium }
-        if let calibre { toolSlots.calibre = calibre }
+        if let libreOffice { engine.toolSlots.libreOffice = libreOffice }
+        if let chromium { engine.toolSlots.chromium = chromium }
+        if let calibre { engine.toolSlots.calibre = calibre }
     }
 
     /// Positive numbers only: a zero cap would fail every conversion with a misleading message.
@@ -161,9 +165,9 @@ extension ServerConfiguration {
         for (name, value) in [("converter memory (MB)", memoryMB), ("converter CPU seconds", cpuSeconds), ("converter processes", processes)] {
             if let value, value <= 0 { throw ConfigurationError("\(name) must be a positive number, not \(value)") }
         }
-        if let memoryMB { converterLimits.memoryBytes = memoryMB << 20 }
-        if let cpuSeconds { converterLimits.cpuSeconds = cpuSeconds }
-        if let processes { converterLimits.processes = processes }
+        if let memoryMB { engine.converterLimits.memoryBytes = memoryMB << 20 }
+        if let cpuSeconds { engine.converterLimits.cpuSeconds = cpuSeconds }
+        if let processes { engine.converterLimits.processes = processes }
     }
 
     mutating func apply(environment: [String: String]) throws(ConfigurationError) {
@@ -172,13 +176,13 @@ extension ServerConfiguration {
             guard let port = Int(value) else { throw ConfigurationError("PDFGATE_PORT '\(value)' is not a number") }
             self.port = port
         }
-        if let value = environment["PDFGATE_STORE"] { store = value }
+        if let value = environment["PDFGATE_STORE"] { engine.store = value }
         if let value = environment["PDFGATE_DATABASE_URL"], !value.isEmpty { try setDatabase(value, from: "PDFGATE_DATABASE_URL") }
         if let value = environment["PDFGATE_LEASE_SECONDS"] {
             guard let seconds = Double(value) else { throw ConfigurationError("PDFGATE_LEASE_SECONDS '\(value)' is not a number") }
             try setLease(seconds, from: "PDFGATE_LEASE_SECONDS")
         }
-        if let value = environment["PDFGATE_NODE"], !value.isEmpty { node = value }
+        if let value = environment["PDFGATE_NODE"], !value.isEmpty { engine.node = value }
         if let value = environment["PDFGATE_PUBLIC_URL"], !value.isEmpty { publicURL = value }
         if let value = environment["PDFGATE_AUTH"] {
             guard let mode = AuthMode(rawValue: value) else { throw ConfigurationError("PDFGATE_AUTH must be none or tokens, not '\(value)'") }
@@ -186,18 +190,22 @@ extension ServerConfiguration {
         }
         if let value = environment["PDFGATE_ROUTES"], !value.isEmpty { try applyRoutes(value) }
         if let value = environment["PDFGATE_URL_ALLOWLIST"] {
-            urlAllowList.formUnion(value.split(separator: ",").map(String.init))
+            engine.urlAllowList.formUnion(value.split(separator: ",").map(String.init))
         }
         // One pattern per line: a regular expression may hold commas ({1,3}).
         let deny = environment["PDFGATE_DENY_URLS"].map { $0.split(separator: "\n").map(String.init) }
         let only = environment["PDFGATE_ONLY_URLS"].map { $0.split(separator: "\n").map(String.init) }
         if deny != nil || only != nil {
-            try setURLPatterns(deny: deny ?? urlPatterns.deny, only: only ?? urlPatterns.only, from: "PDFGATE_DENY_URLS/PDFGATE_ONLY_URLS")
+            try setURLPatterns(
+                deny: deny ?? engine.urlPatterns.deny,
+                only: only ?? engine.urlPatterns.only,
+                from: "PDFGATE_DENY_URLS/PDFGATE_ONLY_URLS"
+            )
         }
         if let value = environment["PDFGATE_REMOTE_EVENT_STREAMS"] {
             switch value.lowercased() {
-            case "true", "1", "on", "yes": remoteEventStreams = true
-            case "false", "0", "off", "no": remoteEventStreams = false
+            case "true", "1", "on", "yes": engine.remoteEventStreams = true
+            case "false", "0", "off", "no": engine.remoteEventStreams = false
             default: throw ConfigurationError("PDFGATE_REMOTE_EVENT_STREAMS must be true or false, not '\(value)'")
             }
         }
@@ -210,7 +218,7 @@ extension ServerConfiguration {
         }
         if let value = environment["PDFGATE_GOTENBERG_API"] { try setGotenbergAPI(value, from: "PDFGATE_GOTENBERG_API") }
         if let value = environment["PDFGATE_GOTENBERG_ROOT_PATH"] { try setGotenbergRootPath(value, from: "PDFGATE_GOTENBERG_ROOT_PATH") }
-        if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { gatewayToken = value }
+        if let value = environment["PDFGATE_GATEWAY_TOKEN"], !value.isEmpty { engine.gatewayToken = value }
         if let value = environment["PDFGATE_WEB_ROOT"], !value.isEmpty { webRoot = value }
         if let value = environment["PDFGATE_EVENT_HEARTBEAT"] {
             guard let seconds = Double(value) else { throw ConfigurationError("PDFGATE_EVENT_HEARTBEAT '\(value)' is not a number of seconds") }
@@ -218,22 +226,22 @@ extension ServerConfiguration {
         }
         if let value = environment["PDFGATE_MAX_ACTIVE_JOBS"] {
             guard let count = Int(value), count > 0 else { throw ConfigurationError("PDFGATE_MAX_ACTIVE_JOBS '\(value)' is not a positive number") }
-            maxActiveJobsPerOwner = count
+            engine.maxActiveJobsPerOwner = count
         }
         if let value = environment["PDFGATE_JOBS_PER_MINUTE"] {
             guard let count = Int(value), count > 0 else { throw ConfigurationError("PDFGATE_JOBS_PER_MINUTE '\(value)' is not a positive number") }
-            jobCreationsPerMinute = count
+            engine.jobCreationsPerMinute = count
         }
         if let value = environment["PDFGATE_SHUTDOWN_GRACE"] {
             guard let seconds = Double(value), seconds >= 0 else {
                 throw ConfigurationError("PDFGATE_SHUTDOWN_GRACE '\(value)' is not a number of seconds")
             }
-            shutdownGrace = .milliseconds(Int64(seconds * 1000))
+            engine.shutdownGrace = .milliseconds(Int64(seconds * 1000))
         }
         if let value = environment["PDFGATE_UNSANDBOXED_CONVERTERS"] {
             switch value.lowercased() {
-            case "true", "1", "on", "yes": unsandboxedConverters = true
-            case "false", "0", "off", "no", "": unsandboxedConverters = false
+            case "true", "1", "on", "yes": engine.unsandboxedConverters = true
+            case "false", "0", "off", "no", "": engine.unsandboxedConverters = false
             default: throw ConfigurationError("PDFGATE_UNSANDBOXED_CONVERTERS must be true or false, not '\(value)'")
             }
         }
@@ -278,7 +286,7 @@ extension ServerConfiguration {
     /// Regular expressions checked when the server starts, so a typo is not a silent hole.
     public mutating func setURLPatterns(deny: [String], only: [String], from source: String) throws(ConfigurationError) {
         do {
-            urlPatterns = try URLPatterns(deny: deny, only: only)
+            engine.urlPatterns = try URLPatterns(deny: deny, only: only)
         } catch {
             throw ConfigurationError("\(source): \(error.description)")
         }
@@ -305,7 +313,7 @@ extension ServerConfiguration {
         do {
             let parsed = try BackendChoice.routes(parsing: text)
             let named = Set(text.split(separator: ",").compactMap { $0.split(separator: "=").first.map(String.init) })
-            for (type, choice) in parsed where named.contains(type.rawValue) { routes[type] = choice }
+            for (type, choice) in parsed where named.contains(type.rawValue) { engine.routes[type] = choice }
         } catch {
             throw ConfigurationError(error.message)
         }

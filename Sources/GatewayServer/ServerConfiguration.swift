@@ -8,6 +8,7 @@ import GatewayCore
 ///
 /// Sources, weakest first: defaults, the JSON file (`--config`), `PDFGATE_*` environment
 /// variables, command-line flags (applied by the CLI).
+@dynamicMemberLookup
 public struct ServerConfiguration: Sendable {
     public enum AuthMode: String, Sendable, Codable {
         /// Every request is owner `default`; only allowed while bound to loopback.
@@ -18,38 +19,16 @@ public struct ServerConfiguration: Sendable {
 
     public var host = "127.0.0.1"
     public var port = 8080
-    public var store = "./data"
-    /// Where the rows live: SQLite beside the store, or a PostgreSQL database several gateways
-    /// share (with one shared store directory).
-    public var database: DatabaseChoice = .embedded
-    /// How long a running job's lease lasts unless renewed: how soon another gateway sharing the
-    /// database resumes the jobs of one that died.
-    public var lease: Duration = .seconds(15)
-    /// This gateway's name in leases, logs and metrics; nil: host name and process id.
-    public var node: String?
+    /// The engine's settings (store, database, backends, limits, sandbox…), read and written
+    /// through this value as if they were its own (`configuration.store`).
+    public var engine = EngineConfiguration()
     /// Base of the absolute URLs in answers; nil to build them from the request's `Host`.
     public var publicURL: String?
     /// nil: `none` on loopback, `tokens` anywhere else.
     public var auth: AuthMode?
-    public var routes: [JobType: BackendChoice] = BackendChoice.everyType(.local)
-    public var timeouts: [JobType: Duration] = [:]
-    public var urlAllowList: Set<String> = []
-    /// The operator's deny and only patterns for every URL a job fetches (`--deny-url`, `--only-url`).
-    public var urlPatterns = URLPatterns()
     public var maxUploadBytes: Int64 = 100 * 1024 * 1024
     public var uploadURLLifetime: Duration = .seconds(15 * 60)
     public var downloadURLLifetime: Duration = .seconds(60 * 60)
-    /// Jobs an owner may have unfinished at once.
-    public var maxActiveJobsPerOwner = 32
-    /// Job creations and imports an owner may make per minute (a token bucket that refills continuously).
-    public var jobCreationsPerMinute = 600
-    public var shutdownGrace: Duration = .seconds(30)
-    /// Whether `gateway` backends wait on the peer's event stream (one request per job) before
-    /// falling back to polling; off, they only poll, as the mobile client does.
-    public var remoteEventStreams = true
-    /// Sent as `Authorization: Bearer …` to `gateway` backends: a peer that is not on loopback
-    /// runs with tokens. From the file or the environment only, never a flag (`ps` shows flags).
-    public var gatewayToken: String?
     /// Which of Gotenberg's modules answer (`--gotenberg-api chromium,pdfengines`): Gotenberg's
     /// `--chromium-disable-routes` and the like, the other way round. None: no Gotenberg routes.
     public var gotenbergModules = Set(GotenbergModule.allCases)
@@ -72,19 +51,25 @@ public struct ServerConfiguration: Sendable {
     /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
     /// a key is generated once and kept in the store.
     public var signingKeys: [SigningKey] = []
-    /// Standard Webhooks secret (`whsec_…`); nil: generated once and kept in the store.
-    public var webhookSecret: String?
-    /// Run local converters without their sandbox: only when the kernel or container refuses
-    /// namespaces, and knowing documents can then reach the network and the gateway's files.
-    public var unsandboxedConverters = false
-    /// Memory, CPU time and processes one local conversion may use.
-    public var converterLimits = ResourceLimits()
-    /// Warm LibreOffice, Chromium and Calibre instances.
-    public var toolSlots = ToolSlots()
     /// The configuration file this came from, hidden from converters like the store.
     public var configurationFile: String?
 
     public init() {}
+
+    public subscript<Value>(dynamicMember setting: WritableKeyPath<EngineConfiguration, Value>) -> Value {
+        get { engine[keyPath: setting] }
+        set { engine[keyPath: setting] = newValue }
+    }
+
+    /// The engine as `serve` runs it: the configuration file hidden from converters like the
+    /// store, and an upload window that is the upload URL's life plus room for an upload that
+    /// started just before it ended.
+    public var servedEngine: EngineConfiguration {
+        var engine = engine
+        engine.hiddenPaths += configurationFile.map { [$0] } ?? []
+        engine.uploadWindow = uploadURLLifetime + .seconds(5 * 60)
+        return engine
+    }
 
     /// True when `host` only accepts connections from this machine.
     public var isLoopback: Bool {
@@ -108,25 +93,6 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("public URL '\(publicURL)' is not an absolute URL like https://pdf.example.com")
         }
     }
-}
-
-/// A key that signs upload and download URLs.
-public struct SigningKey: Sendable, Equatable, Codable {
-    public var id: String
-    /// Base64 of at least 32 random bytes.
-    public var secret: String
-
-    public init(id: String, secret: String) {
-        self.id = id
-        self.secret = secret
-    }
-}
-
-public struct ConfigurationError: GatewayError {
-    public var message: String
-    public var code: String { "invalid_configuration" }
-
-    public init(_ message: String) { self.message = message }
 }
 
 /// Gotenberg's modules whose routes can be turned off one by one.

@@ -130,3 +130,8 @@ public final class Library: Sendable {
 
     func absolute(_ relative: String) -> String { paths.absolute(relative) }
 }
+
+extension Library: DocumentLibrary {
+    public func thumbnailDirectory(of id: UUID) -> String { paths.thumbnails + "/" + id.lowercased }
+    public var metaDirectory: String { paths.meta }
+}

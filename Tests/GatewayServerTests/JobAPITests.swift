@@ -1,4 +1,5 @@
 import Foundation
+import GatewayAssembly
 import GatewayHTTPClient
 import GatewayServer
 import GatewayTestSupport

@@ -19,12 +19,9 @@ struct ToolSlotsConfigurationTests {
         #expect(configuration.toolSlots.libreOffice == 3 && configuration.toolSlots.chromium == 4 && configuration.toolSlots.calibre == 1)
         #expect(try ServerConfiguration.load(file: nil, environment: [:]).toolSlots == ToolSlots())
 
-        let assembly = try await EngineAssembly(
-            stores: try GatewayStores.open(root: directory.file("store"), database: .embedded, logger: Logger(label: "test")),
-            routes: [:],
-            toolSlots: configuration.toolSlots,
-            logger: Logger(label: "test")
-        )
+        var engine = configuration.engine
+        engine.store = directory.file("store")
+        let assembly = try await EngineAssembly.open(engine, logger: Logger(label: "test"))
         let local = assembly.local.configuration
         #expect(local.libreOfficeSlots == 3 && local.chromiumSlots == 4 && local.calibreSlots == 1)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayAssembly
 import Testing
 
 @testable import GatewayServer

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 import Hummingbird
 import Logging
 import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
+import GatewayAssembly
 import GatewayCore
-import GatewayStore
 import HTTPTypes
 import Hummingbird
 

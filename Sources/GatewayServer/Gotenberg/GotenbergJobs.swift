@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 
 /// Gotenberg's routes answer with the PDF itself, so each of their requests runs as jobs of the
 /// engine that the request waits for: created through the intake (its checks, SSRF rules and
@@ -9,7 +8,7 @@ import GatewayStore
 /// caller asked to keep them (`Pdfgate-Folder`).
 struct GotenbergJobs: Sendable {
     let intake: JobIntake
-    let library: Library
+    let library: any DocumentLibrary
 
     /// The `Gotenberg-Trace` of the request being answered (`GotenbergController.receiving` sets
     /// it), kept with its jobs so `GET /v1/jobs` shows which request each answered.

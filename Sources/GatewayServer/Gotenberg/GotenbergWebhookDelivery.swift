@@ -1,6 +1,6 @@
 import Foundation
+import GatewayAssembly
 import GatewayCore
-import GatewayStore
 import HTTPTypes
 import Logging
 
@@ -10,7 +10,8 @@ import Logging
 /// `{"status", "message"}` to the error URL, then the event to the events URL. Every message is
 /// retried with our backoff for the outbox's window and signed (Standard Webhooks headers), which
 /// Gotenberg's best-effort sends are not. The jobs' documents go afterwards unless kept.
-struct GotenbergWebhookDelivery: Sendable {
+struct GotenbergWebhookDelivery: WebhookHandOff {
+    var messagePrefix: String { GotenbergWebhook.messagePrefix }
     let jobs: GotenbergJobs
     let logger: Logger
 

@@ -1,13 +1,11 @@
 import Foundation
 import GatewayCore
-import GatewayPDF
-import GatewayStore
 import Hummingbird
 
 /// DESIGN §3.2: the library's documents, through the same `Library` calls as the CLI.
 struct DocumentController: Sendable {
-    let library: Library
-    let inspector: PDFInspectorPool
+    let library: any DocumentLibrary
+    let inspector: any PDFInspector
     /// Imports go through its rules.
     let intake: JobIntake
     let links: APILinks
@@ -73,7 +71,7 @@ struct DocumentController: Sendable {
     func deleteDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try await ownedDocument(context)
         try await library.deleteDocument(id: document.id, owner: document.owner)
-        try? FileManager.default.removeItem(atPath: library.paths.thumbnails + "/" + document.id.lowercased)
+        try? FileManager.default.removeItem(atPath: library.thumbnailDirectory(of: document.id))
         return Response(status: .noContent)
     }
 
@@ -92,7 +90,7 @@ struct DocumentController: Sendable {
             }
             width = value
         }
-        let directory = library.paths.thumbnails + "/" + document.id.lowercased
+        let directory = library.thumbnailDirectory(of: document.id)
         // The hash in the name: a document whose bytes change never serves a stale picture.
         let path = directory + "/\(document.sha256.prefix(16))-\(width).png"
         if !FileManager.default.fileExists(atPath: path) {

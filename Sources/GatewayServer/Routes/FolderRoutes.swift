@@ -1,11 +1,10 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 import Hummingbird
 
 /// DESIGN §3.2: folders — real directories with stable ids.
 struct FolderController: Sendable {
-    let library: Library
+    let library: any DocumentLibrary
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.on("/v1/folders", method: .get) { request, context in try await self.listFolders(request, context) }

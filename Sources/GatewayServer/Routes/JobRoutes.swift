@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayAssembly
 import GatewayCore
 import HTTPTypes
 import Hummingbird

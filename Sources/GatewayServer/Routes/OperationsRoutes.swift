@@ -1,10 +1,12 @@
 import Foundation
 import GatewayAssembly
+import GatewayCore
 import Hummingbird
 
 /// DESIGN §3.3: `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml` — no token needed.
 struct OperationsController: Sendable {
-    let assembly: EngineAssembly
+    let readiness: Readiness
+    let engine: JobEngine
     let metrics: GatewayMetrics
 
     func addRoutes(to router: Router<GatewayRequestContext>) {
@@ -26,19 +28,12 @@ struct OperationsController: Sendable {
     }
 
     func readiness() async throws -> Response {
-        let checks = await Readiness(
-            library: assembly.library,
-            inspector: assembly.inspector,
-            routes: assembly.routes,
-            local: assembly.local,
-            engine: assembly.engine
-        ).run()
+        let checks = await readiness.run()
         let ready = checks.values.allSatisfy(\.ok)
         return try jsonResponse(ReadyAnswer(status: ready ? "ready" : "not_ready", checks: checks), status: ready ? .ok : .serviceUnavailable)
     }
 
     func metricsText() async throws -> Response {
-        let engine = assembly.engine
         let text = metrics.render(
             .init(
                 jobsByStatus: try await engine.jobCounts(),

@@ -1,13 +1,13 @@
 import Foundation
+import GatewayAssembly
 import GatewayCore
-import GatewayStore
 import Hummingbird
 
 /// The signed URLs of DESIGN §3.1: single-use uploads and re-issuable downloads. No bearer token:
 /// the signature is the permission, and it names exactly one method, path and expiry.
 struct TransferController: Sendable {
     let intake: JobIntake
-    let library: Library
+    let library: any DocumentLibrary
     let signer: URLSigner
     let metrics: GatewayMetrics
     let maxUploadBytes: Int64

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 import Hummingbird
 
 /// A file as an HTTP answer: streamed in chunks, with `ETag`/`If-None-Match` and a single
@@ -15,7 +14,7 @@ struct FileResponse {
     var filename: String?
 
     /// A library document's PDF, named after the document, its SHA-256 the validator.
-    init(document: Document, in library: Library) {
+    init(document: Document, in library: any DocumentLibrary) {
         self.init(
             path: library.filePath(of: document),
             contentType: "application/pdf",

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayStore
 import Hummingbird
 import Synchronization
 
@@ -15,11 +14,11 @@ final class APILinks: Sendable {
     private let downloadURLLifetime: Duration
     private let maxUploadBytes: Int64
     let signer: URLSigner
-    private let library: Library
+    private let library: any DocumentLibrary
     /// The listener's port once bound (differs from the configured one with `--port 0`).
     private let boundPort = Mutex<Int?>(nil)
 
-    init(configuration: ServerConfiguration, signer: URLSigner, library: Library) {
+    init(configuration: ServerConfiguration, signer: URLSigner, library: any DocumentLibrary) {
         publicURL = configuration.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         host = configuration.host
         port = configuration.port

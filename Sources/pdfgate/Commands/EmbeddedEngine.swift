@@ -17,21 +17,16 @@ func withEmbeddedEngine<T: Sendable>(
 ) async throws -> T {
     var logger = Logger(label: "pdfgate.cli")
     logger.logLevel = .warning
-    let stores = try await library.openStores()
-    guard !stores.shared else {
-        throw LibraryError(
-            .invalidArgument,
-            "\(what) runs an engine of its own on an embedded store; with a shared database, ask a gateway's API instead"
-        )
-    }
-    let assembly = try EngineAssembly(
-        stores: stores,
-        routes: BackendChoice.everyType(try BackendChoice(parsing: converter)),
-        timeouts: timeout.map { t in Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(t * 1000))) }) } ?? [:],
-        urlAllowList: allowHosts,
-        gatewayToken: ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-        logger: logger
-    )
+    var configuration = try library.engineConfiguration()
+    configuration.sharedDatabaseRefusal =
+        "\(what) runs an engine of its own on an embedded store; with a shared database, ask a gateway's API instead"
+    configuration.routes = BackendChoice.everyType(try BackendChoice(parsing: converter))
+    if let timeout { configuration.timeouts = Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(timeout * 1000))) }) }
+    configuration.urlAllowList = allowHosts
+    configuration.gatewayToken = ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    // The operator's own tool on the operator's own machine: no pacing.
+    (configuration.jobCreationsPerMinute, configuration.maxActiveJobsPerOwner) = (nil, nil)
+    let assembly = try await EngineAssembly.open(configuration, logger: logger)
     // A sandbox that cannot start fails every local job: say so once, before the first, and stop.
     if let problem = await assembly.checkSandboxAtStart() {
         await assembly.shutdown()

@@ -22,10 +22,18 @@ struct LibraryOptions: ParsableArguments {
 
     /// The stores, with the rows where `--database` says.
     func openStores(reconciling: Bool = true) async throws -> GatewayStores {
-        let choice = try DatabaseChoice(parsing: database ?? ProcessInfo.processInfo.environment["PDFGATE_DATABASE_URL"] ?? "")
+        let configuration = try engineConfiguration()
         var logger = Logger(label: "pdfgate.cli")
         logger.logLevel = .warning
-        return try await GatewayStores.open(root: resolvedStore, database: choice, logger: logger, reconciling: reconciling)
+        return try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger, reconciling: reconciling)
+    }
+
+    /// The store and database these options name, the rest of the engine as configured by default.
+    func engineConfiguration() throws -> EngineConfiguration {
+        var configuration = EngineConfiguration()
+        configuration.store = resolvedStore
+        configuration.database = try DatabaseChoice(parsing: database ?? ProcessInfo.processInfo.environment["PDFGATE_DATABASE_URL"] ?? "")
+        return configuration
     }
 
     func openLibrary() async throws -> Library { try await openStores().library }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatewayAssembly
 import GatewayCore
 import GatewayServer
 import GatewayStore

@@ -2,7 +2,6 @@ import Foundation
 import GatewayConverters
 import GatewayCore
 import GatewayHTTPClient
-import GatewayStore
 import Logging
 import Synchronization
 
@@ -16,7 +15,7 @@ import Synchronization
 /// what a stopped or dead node still owed and sends it under the same `webhook-id` and body.
 /// (A crash in the moment between a job's terminal write and that record loses its webhook;
 /// the job itself can still be polled.) Receivers see each message at least once.
-final class WebhookSender: Sendable {
+public final class WebhookSender: Sendable {
     /// `{"type": "job.succeeded", "timestamp": …, "data": <the job as the API answers it>}`.
     static func payload(type: String, timestamp: Date, job: JobJSON) throws -> Data {
         var out = JSONOutput()
@@ -46,10 +45,11 @@ final class WebhookSender: Sendable {
     let logger: Logger
     /// Deliveries in progress, by message id.
     private let tasks = Mutex<[String: Task<Void, Never>]>([:])
-    /// Carries out the deliveries of Gotenberg's webhook mode; nil where its routes are off.
-    let gotenberg: GotenbergWebhookDelivery?
+    /// Carries out deliveries of a kind of its own (Gotenberg's webhook mode); set by the HTTP
+    /// module once its routes exist, nil where they are off.
+    private let handOff = Mutex<(any WebhookHandOff)?>(nil)
 
-    init(
+    public init(
         secret: String,
         urlGuard: URLGuard,
         outbox: any WebhookDeliveries,
@@ -57,7 +57,6 @@ final class WebhookSender: Sendable {
         backoff: BackoffPolicy = BackoffPolicy(initial: .seconds(1), maximum: .seconds(300)),
         window: Duration = .seconds(3600),
         clock: JobClock = .system,
-        gotenberg: GotenbergWebhookDelivery? = nil,
         logger: Logger
     ) {
         signer = WebhookSigner(secret: secret)
@@ -68,20 +67,25 @@ final class WebhookSender: Sendable {
         self.backoff = backoff
         self.window = window
         self.clock = clock
-        self.gotenberg = gotenberg
         self.logger = logger
+    }
+
+    /// From now on, deliveries whose message id starts with `handOff.messagePrefix` are carried
+    /// out by `handOff` (which still sends through `sendUntilDone`).
+    public func handOff(to handOff: any WebhookHandOff) {
+        self.handOff.withLock { $0 = handOff }
     }
 
     /// Records `delivery` in the outbox, claimed by this node, then starts it: once this
     /// returns, a restart still owes it (Gotenberg's webhook mode answers 204 only then).
-    func enqueue(_ delivery: PendingWebhook) async throws {
+    public func enqueue(_ delivery: PendingWebhook) async throws {
         let claim = claim(from: clock.now())
         try await outbox.add(delivery, claim: claim)
         start(delivery, recording: false)
     }
 
     /// Starts delivering `json` for `job` unless a delivery for the same job and revision runs.
-    func deliver(_ job: Job, json: JobJSON) {
+    public func deliver(_ job: Job, json: JobJSON) {
         guard let callback = job.spec.callbackURL, job.state.status.isTerminal else { return }
         let now = clock.now()
         guard let body = try? Self.payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: now, job: json) else { return }
@@ -99,7 +103,7 @@ final class WebhookSender: Sendable {
     /// Claims and resumes the deliveries whose node stopped or died before they ended.
     /// `atStart` on a store nobody shares: every claim is a previous process's, so all of them
     /// are taken at once rather than when they lapse.
-    func resumePending(atStart alone: Bool = false) async {
+    public func resumePending(atStart alone: Bool = false) async {
         do {
             let now = clock.now()
             let pending = try await outbox.claimLapsed(now: alone ? .distantFuture : now, claim: claim(from: now), limit: 1000)
@@ -112,7 +116,7 @@ final class WebhookSender: Sendable {
 
     /// Resumes lapsed deliveries every `interval` until cancelled: another node's, once its
     /// claims run out.
-    func sweep(every interval: Duration) async {
+    public func sweep(every interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
@@ -123,7 +127,7 @@ final class WebhookSender: Sendable {
     private func claim(from date: Date) -> JobLease { JobLease(node: node, expires: date.addingTimeInterval(Self.claimFor)) }
 
     /// Stops the deliveries in progress; what they still owe stays in the outbox for the next start.
-    func shutdown() {
+    public func shutdown() {
         for task in tasks.withLock({ Array($0.values) }) { task.cancel() }
     }
 
@@ -147,22 +151,26 @@ final class WebhookSender: Sendable {
     }
 
     /// One HTTP message of a delivery: where, how, and what it carries.
-    struct Message: Sendable {
-        enum Body: Sendable {
+    public struct Message: Sendable {
+        public enum Body: Sendable {
             case bytes(Data)
             /// A file streamed from disk (a Gotenberg webhook's PDF or zip).
             case file(String)
         }
-        var url: String
-        var method = "POST"
+        public var url: String
+        public var method = "POST"
         /// Besides the signature's three, which every message carries.
-        var headers: [String: String]
-        var body: Body
+        public var headers: [String: String]
+        public var body: Body
+
+        public init(url: String, method: String = "POST", headers: [String: String], body: Body) {
+            (self.url, self.method, self.headers, self.body) = (url, method, headers, body)
+        }
     }
 
     private func send(_ delivery: PendingWebhook) async {
-        if let gotenberg, delivery.messageID.hasPrefix(GotenbergWebhook.messagePrefix) {
-            await gotenberg.deliver(delivery, via: self)
+        if let handOff = handOff.withLock({ $0 }), delivery.messageID.hasPrefix(handOff.messagePrefix) {
+            await handOff.deliver(delivery, via: self)
         } else {
             await waitUntilDue(delivery)
             let message = Message(url: delivery.url, headers: ["Content-Type": "application/json"], body: .bytes(delivery.body))
@@ -173,7 +181,7 @@ final class WebhookSender: Sendable {
         await finish(delivery)
     }
 
-    func waitUntilDue(_ delivery: PendingWebhook) async {
+    public func waitUntilDue(_ delivery: PendingWebhook) async {
         let untilDue = delivery.notBefore.timeIntervalSince(clock.now())
         if untilDue > 0 { try? await clock.sleep(.milliseconds(Int64(untilDue * 1000))) }
     }
@@ -182,7 +190,7 @@ final class WebhookSender: Sendable {
     /// rules refuse its URL, or `delivery`'s window closes (false). With `recording`, each
     /// failed attempt is rescheduled in the outbox, so a restart goes on from there.
     @discardableResult
-    func sendUntilDone(_ message: Message, for delivery: PendingWebhook, recording: Bool) async -> Bool {
+    public func sendUntilDone(_ message: Message, for delivery: PendingWebhook, recording: Bool) async -> Bool {
         var attempt = recording ? delivery.attempts : 0
         var random = clock.makeRandom()
         var metadata: Logger.Metadata = [
@@ -257,4 +265,12 @@ final class WebhookSender: Sendable {
             logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
         }
     }
+}
+
+/// A kind of delivery carried out by another module, which knows what its messages are
+/// (Gotenberg's webhook mode: the PDF itself, or an error, to URLs its request named).
+public protocol WebhookHandOff: Sendable {
+    /// The message ids of its deliveries start with this.
+    var messagePrefix: String { get }
+    func deliver(_ delivery: PendingWebhook, via sender: WebhookSender) async
 }

@@ -24,7 +24,7 @@ public final class GatewayMetrics: Sendable {
 
     /// Called with every published job change; counts each job once, when it ends. `backend` is
     /// the kind of converter its type is routed to (`local`, `gotenberg`, `gateway`).
-    func observe(_ job: Job, backend: String) {
+    public func observe(_ job: Job, backend: String) {
         guard job.state.status.isTerminal else { return }
         state.withLock { state in
             guard state.seenTerminal.insert(job.id).inserted else { return }
@@ -39,7 +39,7 @@ public final class GatewayMetrics: Sendable {
         }
     }
 
-    func uploaded(bytes: Int64) {
+    public func uploaded(bytes: Int64) {
         state.withLock { state in
             state.uploads += 1
             state.uploadBytes += bytes
@@ -47,17 +47,21 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// What the store and the engine say at scrape time.
-    struct Snapshot {
-        var jobsByStatus: [JobStatus: Int]
-        var queuedByType: [JobType: Int]
+    public struct Snapshot {
+        public var jobsByStatus: [JobStatus: Int]
+        public var queuedByType: [JobType: Int]
         /// This gateway's name: gateways sharing a database report the same queue, each its own
         /// takeovers.
-        var node: String
-        var leaseTakeovers: Int
+        public var node: String
+        public var leaseTakeovers: Int
+
+        public init(jobsByStatus: [JobStatus: Int], queuedByType: [JobType: Int], node: String, leaseTakeovers: Int) {
+            (self.jobsByStatus, self.queuedByType, self.node, self.leaseTakeovers) = (jobsByStatus, queuedByType, node, leaseTakeovers)
+        }
     }
 
     /// The exposition text.
-    func render(_ snapshot: Snapshot) -> String {
+    public func render(_ snapshot: Snapshot) -> String {
         let state = state.withLock { $0 }
         let jobsByStatus = snapshot.jobsByStatus
         let node = snapshot.node.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")

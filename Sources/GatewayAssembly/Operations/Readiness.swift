@@ -1,5 +1,4 @@
 import Foundation
-import GatewayAssembly
 import GatewayConverters
 import GatewayCore
 import GatewayHTTPClient
@@ -11,20 +10,21 @@ import GatewayStore
 /// configured backend must answer (remote ones over HTTP; local ones by starting the tools of
 /// the job types routed to them). Answers name no file system path when all is well: the route is
 /// public, and a path says more about the machine than a prober needs.
-struct Readiness: Sendable {
-    struct Check: Encodable, Sendable {
-        var ok: Bool
-        var message: String
+public struct Readiness: Sendable {
+    public struct Check: Encodable, Sendable {
+        public var ok: Bool
+        public var message: String
     }
 
-    let library: Library
+    let library: any DocumentLibrary
     let inspector: PDFInspectorPool
     let routes: [JobType: BackendChoice]
     let local: LocalConverter
     let engine: JobEngine
     let client = HTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(3), proxy: .direct))
 
-    func run() async -> [String: Check] {
+    /// Every check by name (`store`, `inspector`, `local.sandbox`, a backend's…).
+    public func run() async -> [String: Check] {
         var checks: [String: Check] = await ["store": storeCheck()]
         let inspectorProblem = await inspector.selfCheck()
         checks["inspector"] = Check(ok: inspectorProblem == nil, message: inspectorProblem ?? "answers")
@@ -55,9 +55,9 @@ struct Readiness: Sendable {
     }
 
     private func storeCheck() async -> Check {
-        let probe = library.paths.meta + "/.ready-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let probe = library.metaDirectory + "/.ready-\(getpid())-\(UUID().uuidString.prefix(8))"
         guard FileManager.default.createFile(atPath: probe, contents: Data("ok".utf8)) else {
-            return Check(ok: false, message: "cannot write in \(library.paths.meta)")
+            return Check(ok: false, message: "cannot write in \(library.metaDirectory)")
         }
         unlink(probe)
         do {

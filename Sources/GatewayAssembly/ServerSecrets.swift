@@ -44,3 +44,15 @@ public struct ServerSecrets: Sendable, Codable, Equatable {
         return Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &random) })
     }
 }
+
+/// A key that signs upload and download URLs.
+public struct SigningKey: Sendable, Equatable, Codable {
+    public var id: String
+    /// Base64 of at least 32 random bytes.
+    public var secret: String
+
+    public init(id: String, secret: String) {
+        self.id = id
+        self.secret = secret
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The library as the API's controllers see it: documents and folders by owner, where a
+/// document's file and thumbnails are, and the filer's side (kept results, discards). A port, so
+/// that HTTP does not depend on how the store keeps its rows; `Library` (GatewayStore) is the
+/// one implementation, on SQLite or PostgreSQL.
+public protocol DocumentLibrary: DocumentFiler {
+    /// The owner's ready document `id`; `documentNotFound` otherwise.
+    func document(id: UUID, owner: String) async throws(LibraryError) -> Document
+    /// Absolute path of the document's PDF.
+    func filePath(of document: Document) -> String
+    /// Renames and/or moves a document; its id stays.
+    @discardableResult
+    func updateDocument(
+        id: UUID,
+        owner: String,
+        name: String?,
+        folder: FolderReference?,
+        conflict: ConflictPolicy
+    ) async throws(LibraryError)
+        -> Document
+    func deleteDocument(id: UUID, owner: String) async throws(LibraryError)
+    /// One page of the owner's documents, as `query` asks.
+    func listDocuments(_ query: DocumentQuery) async throws(LibraryError) -> DocumentPage
+
+    /// nil for the root folder, which has no row.
+    func folder(_ reference: FolderReference, owner: String) async throws(LibraryError) -> Folder?
+    func listFolders(owner: String, parent: FolderReference, recursive: Bool) async throws(LibraryError) -> [Folder]
+    /// Creates the folder at `path` and any missing parents.
+    @discardableResult
+    func createFolder(path: String, owner: String) async throws(LibraryError) -> Folder
+    /// Renames and/or moves a folder with everything under it.
+    @discardableResult
+    func updateFolder(
+        _ reference: FolderReference,
+        owner: String,
+        name: String?,
+        parent: FolderReference?,
+        conflict: ConflictPolicy
+    )
+        async throws(LibraryError) -> Folder
+    func deleteFolder(_ reference: FolderReference, owner: String, recursive: Bool) async throws(LibraryError)
+
+    /// Where rendered pictures of document `id` are cached (removed with it).
+    func thumbnailDirectory(of id: UUID) -> String
+    /// The store's own directory, which must stay writable (readiness writes a probe there).
+    var metaDirectory: String { get }
+    /// Answers once the rows' database does.
+    func ping() async throws
+}
