@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable {
     /// `kid` → secret for signed URLs; the first listed signs, all verify (rotation). Empty:
     /// a key is generated once and kept in the store.
     public var signingKeys: [SigningKey] = []
+    /// trace, debug, info, notice, warning or error.
+    public var logLevel = "info"
     /// The configuration file this came from, hidden from converters like the store.
     public var configurationFile: String?
 

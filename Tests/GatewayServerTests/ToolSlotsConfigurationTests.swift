@@ -24,6 +24,7 @@ struct ToolSlotsConfigurationTests {
         let assembly = try await EngineAssembly.open(engine, logger: Logger(label: "test"))
         let local = assembly.local.configuration
         #expect(local.libreOfficeSlots == 3 && local.chromiumSlots == 4 && local.calibreSlots == 1)
+        await assembly.shutdown()
     }
 
     @Test func aPoolThatCannotWorkIsRefusedNamingTheSetting() {
@@ -31,7 +32,7 @@ struct ToolSlotsConfigurationTests {
             #expect {
                 _ = try ServerConfiguration.load(file: nil, environment: [name: value])
             } throws: { error in
-                (error as? ConfigurationError)?.message == "\(words) must be between 1 and 64, not \(value)"
+                (error as? ConfigurationError)?.message == "\(name) (\(words)) must be between 1 and 64, not \(value)"
             }
         }
         #expect(throws: ConfigurationError.self) { _ = try ServerConfiguration.load(file: nil, environment: ["PDFGATE_CHROMIUM_SLOTS": "two"]) }
