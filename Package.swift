@@ -149,11 +149,13 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
-            dependencies: ["GatewayCore", "GatewayConverters"],
+            // The store modules for `LibraryFixture`, a real library on SQLite or PostgreSQL.
+            dependencies: ["GatewayCore", "GatewayConverters", "GatewayStore", "GatewayPostgres", "GatewayAssembly"],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "GatewayTestSupport"], swiftSettings: strict),
+        // The engine's, intake's and leases' tests run on the real SQLite store (GatewayStore).
+        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "GatewayStore", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayStoreTests",

@@ -12,7 +12,7 @@ import Testing
 struct ClusterTests {
     /// A running cluster: its nodes, their shared store and database, and the stand-in
     /// converter they all route DOC_TO_PDF to.
-    final class Cluster: @unchecked Sendable {
+    final class Cluster: StoppedAfterUse, @unchecked Sendable {
         let directory = TemporaryDirectory("cluster")
         let store: String
         let databaseURL: String
@@ -81,236 +81,241 @@ struct ClusterTests {
 
     @Test("200 jobs over 3 nodes, one SIGKILLed mid-run and restarted: 200 documents, none twice, fsck clean")
     func everyJobOnceThroughAKill() async throws {
-        let cluster = try await Cluster(nodes: 3, delay: 0.15, extra: ["--max-active-jobs", "1000", "--jobs-per-minute", "100000"])
-        defer { Task { await cluster.stop() } }
-        let total = 200
-        var ids: [String] = []
-        var killedHeld = 0
-        for batch in stride(from: 0, to: total, by: 20) {
-            if batch == 60 {
-                // Kill node 1 while it runs jobs, so the kill interrupts attempts.
-                let held = "SELECT count(*) FROM jobs WHERE status = 'PROCESSING' AND lease_node = 'node1'"
-                let until = ContinuousClock.now + .seconds(10)
-                while killedHeld == 0 && ContinuousClock.now < until {
-                    killedHeld = Int(try await cluster.query(held)) ?? 0
-                    if killedHeld == 0 { try await Task.sleep(for: .milliseconds(20)) }
-                }
-                await cluster.nodes[1].kill9()
-                killedHeld = Int(try await cluster.query(held)) ?? 0
-            }
-            if batch == 140 { cluster.nodes[1] = try await cluster.start(1) }
-            let live = batch >= 60 && batch < 140 ? [0, 2] : [0, 1, 2]
-            ids += try await withThrowingTaskGroup(of: String.self) { group in
-                for i in batch..<batch + 20 {
-                    let client = cluster.client(live[i % live.count])
-                    group.addTask {
-                        let created = try await client.oneShot("sample.docx", query: "&name=job-\(i)")
-                        return try #require(created.string("job_id"), "create \(i): \(created.status) \(created.text)")
+        try await using(await Cluster(nodes: 3, delay: 0.15, extra: ["--max-active-jobs", "1000", "--jobs-per-minute", "100000"])) { cluster in
+            let total = 200
+            var ids: [String] = []
+            var killedHeld = 0
+            for batch in stride(from: 0, to: total, by: 20) {
+                if batch == 60 {
+                    // Kill node 1 while it runs jobs, so the kill interrupts attempts.
+                    let held = "SELECT count(*) FROM jobs WHERE status = 'PROCESSING' AND lease_node = 'node1'"
+                    let until = ContinuousClock.now + .seconds(10)
+                    while killedHeld == 0 && ContinuousClock.now < until {
+                        killedHeld = Int(try await cluster.query(held)) ?? 0
+                        if killedHeld == 0 { try await Task.sleep(for: .milliseconds(20)) }
                     }
+                    await cluster.nodes[1].kill9()
+                    killedHeld = Int(try await cluster.query(held)) ?? 0
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                if batch == 140 { cluster.nodes[1] = try await cluster.start(1) }
+                let live = batch >= 60 && batch < 140 ? [0, 2] : [0, 1, 2]
+                ids += try await withThrowingTaskGroup(of: String.self) { group in
+                    for i in batch..<batch + 20 {
+                        let client = cluster.client(live[i % live.count])
+                        group.addTask {
+                            let created = try await client.oneShot("sample.docx", query: "&name=job-\(i)")
+                            return try #require(created.string("job_id"), "create \(i): \(created.status) \(created.text)")
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
             }
-        }
-        #expect(Set(ids).count == total)
+            #expect(Set(ids).count == total)
 
-        // Wait for the store to say every job ended, then ask the API on each node.
-        let deadline = ContinuousClock.now + .seconds(120)
-        var unfinished = total
-        while ContinuousClock.now < deadline {
-            unfinished = Int(try await cluster.query("SELECT count(*) FROM jobs WHERE status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')")) ?? -1
-            if unfinished == 0 { break }
-            try await Task.sleep(for: .milliseconds(250))
-        }
-        #expect(unfinished == 0, "jobs still unfinished after 120 s")
-        #expect(try await cluster.query("SELECT count(*) FROM jobs WHERE status = 'SUCCEEDED'") == "\(total)")
+            // Wait for the store to say every job ended, then ask the API on each node.
+            let deadline = ContinuousClock.now + .seconds(120)
+            var unfinished = total
+            while ContinuousClock.now < deadline {
+                unfinished = Int(try await cluster.query("SELECT count(*) FROM jobs WHERE status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')")) ?? -1
+                if unfinished == 0 { break }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(unfinished == 0, "jobs still unfinished after 120 s")
+            #expect(try await cluster.query("SELECT count(*) FROM jobs WHERE status = 'SUCCEEDED'") == "\(total)")
 
-        var documentIDs: [String] = []
-        for (index, id) in ids.enumerated() {
-            let job = try await cluster.client(index % 3).get("/v1/jobs/\(id)")
-            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-            if let document = job.json["document"] as? [String: Any], let documentID = document["id"] as? String { documentIDs.append(documentID) }
-        }
-        #expect(documentIDs.count == total && Set(documentIDs).count == total, "one document per job")
-        let listed = try await cluster.client(2).get("/v1/documents?recursive=true&limit=200")
-        #expect((listed.json["documents"] as? [Any])?.count == total, "the library holds exactly one document per job: \(listed.text.prefix(300))")
-        let files = try FileManager.default.contentsOfDirectory(atPath: cluster.store + "/default").filter { $0.hasSuffix(".pdf") }
-        #expect(files.count == total, "one file per document on disk")
+            var documentIDs: [String] = []
+            for (index, id) in ids.enumerated() {
+                let job = try await cluster.client(index % 3).get("/v1/jobs/\(id)")
+                #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+                if let document = job.json["document"] as? [String: Any], let documentID = document["id"] as? String {
+                    documentIDs.append(documentID)
+                }
+            }
+            #expect(documentIDs.count == total && Set(documentIDs).count == total, "one document per job")
+            let listed = try await cluster.client(2).get("/v1/documents?recursive=true&limit=200")
+            #expect(
+                (listed.json["documents"] as? [Any])?.count == total,
+                "the library holds exactly one document per job: \(listed.text.prefix(300))"
+            )
+            let files = try FileManager.default.contentsOfDirectory(atPath: cluster.store + "/default").filter { $0.hasSuffix(".pdf") }
+            #expect(files.count == total, "one file per document on disk")
 
-        // Whatever the dead node was running, a live node took over.
-        var takeovers = 0
-        for index in 0..<3 {  // node 1 restarted may have taken over its own dead leases
-            let metrics = try await cluster.client(index).get("/metrics").text
-            #expect(metrics.contains(#"pdfgate_queue_depth{type="DOC_TO_PDF",node="node\#(index)"} 0"#), "\(metrics)")
-            let line = metrics.split(separator: "\n").first { $0.hasPrefix("pdfgate_lease_takeovers_total{node=\"node\(index)\"}") }
-            takeovers += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
-        }
-        #expect(killedHeld > 0, "the kill interrupted running jobs")
-        #expect(takeovers >= killedHeld, "\(killedHeld) jobs were running on the killed node; \(takeovers) taken over")
+            // Whatever the dead node was running, a live node took over.
+            var takeovers = 0
+            for index in 0..<3 {  // node 1 restarted may have taken over its own dead leases
+                let metrics = try await cluster.client(index).get("/metrics").text
+                #expect(metrics.contains(#"pdfgate_queue_depth{type="DOC_TO_PDF",node="node\#(index)"} 0"#), "\(metrics)")
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix("pdfgate_lease_takeovers_total{node=\"node\(index)\"}") }
+                takeovers += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            #expect(killedHeld > 0, "the kill interrupted running jobs")
+            #expect(takeovers >= killedHeld, "\(killedHeld) jobs were running on the killed node; \(takeovers) taken over")
 
-        await cluster.stop()
-        try await cluster.expectFsckClean(documents: total)
+            await cluster.stop()
+            try await cluster.expectFsckClean(documents: total)
+        }
     }
 
     @Test("1,000 creates racing on 3 nodes: one job for one Idempotency-Key, exactly the owner's limit of jobs")
     func createRaces() async throws {
         let limit = 25
-        let cluster = try await Cluster(nodes: 3, delay: 0, extra: ["--max-active-jobs", "\(limit)", "--jobs-per-minute", "100000"])
-        defer { Task { await cluster.stop() } }
+        try await using(await Cluster(nodes: 3, delay: 0, extra: ["--max-active-jobs", "\(limit)", "--jobs-per-minute", "100000"])) { cluster in
 
-        /// `count` JSON creates over the nodes in turn, 48 at a time; the statuses and job ids answered.
-        func race(_ count: Int, key: String?) async throws -> [(status: Int, id: String?)] {
-            try await withThrowingTaskGroup(of: (Int, String?).self) { group in
-                var answers: [(status: Int, id: String?)] = []
-                for i in 0..<count {
-                    if i >= 48, let answer = try await group.next() { answers.append(answer) }
-                    let client = cluster.client(i % 3)
-                    group.addTask {
-                        let created = try await client.send(
-                            "POST",
-                            "/v1/jobs",
-                            json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"],
-                            headers: key.map { [("Idempotency-Key", $0)] } ?? []
-                        )
-                        return (created.status, created.string("job_id"))
+            /// `count` JSON creates over the nodes in turn, 48 at a time; the statuses and job ids answered.
+            func race(_ count: Int, key: String?) async throws -> [(status: Int, id: String?)] {
+                try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                    var answers: [(status: Int, id: String?)] = []
+                    for i in 0..<count {
+                        if i >= 48, let answer = try await group.next() { answers.append(answer) }
+                        let client = cluster.client(i % 3)
+                        group.addTask {
+                            let created = try await client.send(
+                                "POST",
+                                "/v1/jobs",
+                                json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"],
+                                headers: key.map { [("Idempotency-Key", $0)] } ?? []
+                            )
+                            return (created.status, created.string("job_id"))
+                        }
                     }
+                    for try await answer in group { answers.append(answer) }
+                    return answers
                 }
-                for try await answer in group { answers.append(answer) }
-                return answers
             }
+
+            let keyed = try await race(1000, key: "one-key")
+            let keyedIDs = Set(keyed.compactMap(\.id))
+            #expect(keyedIDs.count == 1, "one job for one key: \(keyedIDs)")
+            #expect(keyed.filter { $0.status == 201 }.count == 1, "created once; the rest replayed or were told it is in progress")
+            #expect(keyed.allSatisfy { [200, 201, 409].contains($0.status) }, "\(Set(keyed.map(\.status)))")
+
+            let plain = try await race(1000, key: nil)
+            #expect(plain.filter { $0.status == 201 }.count == limit - 1, "the key's job and these fill the limit exactly")
+            #expect(plain.allSatisfy { [201, 429].contains($0.status) }, "\(Set(plain.map(\.status)))")
+            #expect(try await cluster.query("SELECT count(*) FROM jobs") == "\(limit)")
+            await cluster.stop()
         }
-
-        let keyed = try await race(1000, key: "one-key")
-        let keyedIDs = Set(keyed.compactMap(\.id))
-        #expect(keyedIDs.count == 1, "one job for one key: \(keyedIDs)")
-        #expect(keyed.filter { $0.status == 201 }.count == 1, "created once; the rest replayed or were told it is in progress")
-        #expect(keyed.allSatisfy { [200, 201, 409].contains($0.status) }, "\(Set(keyed.map(\.status)))")
-
-        let plain = try await race(1000, key: nil)
-        #expect(plain.filter { $0.status == 201 }.count == limit - 1, "the key's job and these fill the limit exactly")
-        #expect(plain.allSatisfy { [201, 429].contains($0.status) }, "\(Set(plain.map(\.status)))")
-        #expect(try await cluster.query("SELECT count(*) FROM jobs") == "\(limit)")
-        await cluster.stop()
     }
 
     @Test("the creation rate is one allowance per owner across nodes, not one per node")
     func creationRateAcrossNodes() async throws {
         let perMinute = 30
-        let cluster = try await Cluster(nodes: 3, delay: 0, extra: ["--jobs-per-minute", "\(perMinute)", "--max-active-jobs", "1000"])
-        defer { Task { await cluster.stop() } }
-        let start = ContinuousClock.now
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for i in 0..<(3 * perMinute) {
-                let client = cluster.client(i % 3)
-                group.addTask { try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).status }
+        try await using(await Cluster(nodes: 3, delay: 0, extra: ["--jobs-per-minute", "\(perMinute)", "--max-active-jobs", "1000"])) { cluster in
+            let start = ContinuousClock.now
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<(3 * perMinute) {
+                    let client = cluster.client(i % 3)
+                    group.addTask { try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            // The bucket refills at half a creation per second while the burst runs.
+            let refill = Int((start.duration(to: .now).inSeconds * Double(perMinute) / 60).rounded(.up))
+            let created = statuses.filter { $0 == 201 }.count
+            #expect(created >= perMinute && created <= perMinute + refill, "\(created) created, allowance \(perMinute) + \(refill)")
+            #expect(statuses.allSatisfy { [201, 429].contains($0) }, "\(Set(statuses))")
+            await cluster.stop()
         }
-        // The bucket refills at half a creation per second while the burst runs.
-        let refill = Int((start.duration(to: .now).inSeconds * Double(perMinute) / 60).rounded(.up))
-        let created = statuses.filter { $0 == 201 }.count
-        #expect(created >= perMinute && created <= perMinute + refill, "\(created) created, allowance \(perMinute) + \(refill)")
-        #expect(statuses.allSatisfy { [201, 429].contains($0) }, "\(Set(statuses))")
-        await cluster.stop()
     }
 
     @Test("the mobile client across nodes: create on A, upload to B, submit and poll on C, events where the job is not running, download from A")
     func mobileClientAcrossNodes() async throws {
-        let cluster = try await Cluster(nodes: 3, delay: 2)
-        defer { Task { await cluster.stop() } }
-        let (a, b, c) = (cluster.client(0), cluster.client(1), cluster.client(2))
+        try await using(await Cluster(nodes: 3, delay: 2)) { cluster in
+            let (a, b, c) = (cluster.client(0), cluster.client(1), cluster.client(2))
 
-        let created = try await a.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "sample.docx"])
-        #expect(created.status == 201, "\(created.text)")
-        let id = try #require(created.string("job_id"))
-        let upload = try #require((created.json["upload"] as? [String: Any])?["url"] as? String)
-        let put = try await b.send(
-            "PUT",
-            Self.onNode(upload, cluster.nodes[1].baseURL),
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
-        #expect((200..<300).contains(put.status), "upload on another node: \(put.text)")
-        // The signed URL is single-use across nodes: a second PUT on a third node is refused.
-        let again = try await c.send(
-            "PUT",
-            Self.onNode(upload, cluster.nodes[2].baseURL),
-            body: .file(path: Fixtures.office("sample.docx")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
-        #expect(again.status == 409 && again.string("error") == "already_uploaded", "\(again.status) \(again.text)")
-        let submitted = try await c.post("/v1/jobs/\(id)/submit")
-        #expect(submitted.status == 200, "\(submitted.text)")
+            let created = try await a.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "sample.docx"])
+            #expect(created.status == 201, "\(created.text)")
+            let id = try #require(created.string("job_id"))
+            let upload = try #require((created.json["upload"] as? [String: Any])?["url"] as? String)
+            let put = try await b.send(
+                "PUT",
+                Self.onNode(upload, cluster.nodes[1].baseURL),
+                body: .file(path: Fixtures.office("sample.docx")),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+            #expect((200..<300).contains(put.status), "upload on another node: \(put.text)")
+            // The signed URL is single-use across nodes: a second PUT on a third node is refused.
+            let again = try await c.send(
+                "PUT",
+                Self.onNode(upload, cluster.nodes[2].baseURL),
+                body: .file(path: Fixtures.office("sample.docx")),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+            #expect(again.status == 409 && again.string("error") == "already_uploaded", "\(again.status) \(again.text)")
+            let submitted = try await c.post("/v1/jobs/\(id)/submit")
+            #expect(submitted.status == 200, "\(submitted.text)")
 
-        // The job's events, streamed by a node that is not the one running it: only the
-        // re-read of watched jobs can tell that node the job moved on.
-        var runner = ""
-        let claimedBy = ContinuousClock.now + .seconds(10)
-        while runner.isEmpty && ContinuousClock.now < claimedBy {
-            runner = try await cluster.query("SELECT lease_node FROM jobs WHERE id = '\(id)' AND status = 'PROCESSING'")
-            if runner.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            // The job's events, streamed by a node that is not the one running it: only the
+            // re-read of watched jobs can tell that node the job moved on.
+            var runner = ""
+            let claimedBy = ContinuousClock.now + .seconds(10)
+            while runner.isEmpty && ContinuousClock.now < claimedBy {
+                runner = try await cluster.query("SELECT lease_node FROM jobs WHERE id = '\(id)' AND status = 'PROCESSING'")
+                if runner.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let watcher = try #require((0..<3).first { "node\($0)" != runner }, "claimed by \(runner)")
+            let events = Task { [client = cluster.client(watcher)] in try await client.get("/v1/jobs/\(id)/events").text }
+
+            var job = try await c.get("/v1/jobs/\(id)")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while job.string("status") != "SUCCEEDED" && job.string("status") != "FAILED" && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                job = try await c.get("/v1/jobs/\(id)")
+            }
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+
+            let stream = try await events.value
+            let revisions = stream.split(separator: "\n").filter { $0.hasPrefix("id: ") }.compactMap { Int($0.dropFirst(4)) }
+            #expect(revisions == revisions.sorted() && Set(revisions).count == revisions.count, "events in order, none twice: \(revisions)")
+            #expect(!runner.isEmpty, "the job was claimed")
+            #expect(stream.contains(#""status":"PROCESSING""#) && stream.contains(#""status":"SUCCEEDED""#), "\(stream)")
+
+            let download = try #require(job.json["download_url"] as? String)
+            let pdf = cluster.store + ".downloaded.pdf"
+            let response = try await a.http.execute(HTTPRequest(url: Self.onNode(download, cluster.nodes[0].baseURL)), sink: .file(path: pdf))
+            #expect(response.status == 200)
+            #expect(try await pdfinfoPageCount(pdf) == 1)
+            await cluster.stop()
         }
-        let watcher = try #require((0..<3).first { "node\($0)" != runner }, "claimed by \(runner)")
-        let events = Task { [client = cluster.client(watcher)] in try await client.get("/v1/jobs/\(id)/events").text }
-
-        var job = try await c.get("/v1/jobs/\(id)")
-        let deadline = ContinuousClock.now + .seconds(60)
-        while job.string("status") != "SUCCEEDED" && job.string("status") != "FAILED" && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            job = try await c.get("/v1/jobs/\(id)")
-        }
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-
-        let stream = try await events.value
-        let revisions = stream.split(separator: "\n").filter { $0.hasPrefix("id: ") }.compactMap { Int($0.dropFirst(4)) }
-        #expect(revisions == revisions.sorted() && Set(revisions).count == revisions.count, "events in order, none twice: \(revisions)")
-        #expect(!runner.isEmpty, "the job was claimed")
-        #expect(stream.contains(#""status":"PROCESSING""#) && stream.contains(#""status":"SUCCEEDED""#), "\(stream)")
-
-        let download = try #require(job.json["download_url"] as? String)
-        let pdf = cluster.store + ".downloaded.pdf"
-        let response = try await a.http.execute(HTTPRequest(url: Self.onNode(download, cluster.nodes[0].baseURL)), sink: .file(path: pdf))
-        #expect(response.status == 200)
-        #expect(try await pdfinfoPageCount(pdf) == 1)
-        await cluster.stop()
     }
 
     @Test("PostgreSQL restarts mid-run: every job still finishes, one document each, fsck clean")
     func databaseRestart() async throws {
         let server = try TestPostgres.startServer()
         defer { server.stop() }
-        let cluster = try await Cluster(nodes: 2, delay: 0.2, extra: ["--max-active-jobs", "1000"], database: server.url)
-        defer { Task { await cluster.stop() } }
-        let total = 40
-        var ids: [String] = []
-        for i in 0..<total {
-            let created = try await cluster.client(i % 2).oneShot("sample.docx", query: "&name=job-\(i)")
-            ids.append(try #require(created.string("job_id"), "\(created.text)"))
-        }
-        // Jobs are queued, running and filing while every connection drops.
-        try server.restart()
-
-        let deadline = ContinuousClock.now + .seconds(90)
-        var statuses: [String] = []
-        while ContinuousClock.now < deadline {
-            statuses = []
-            for (index, id) in ids.enumerated() {
-                let job = try? await cluster.client(index % 2).get("/v1/jobs/\(id)")
-                statuses.append(job?.string("status") ?? "unreachable")
+        try await using(await Cluster(nodes: 2, delay: 0.2, extra: ["--max-active-jobs", "1000"], database: server.url)) { cluster in
+            let total = 40
+            var ids: [String] = []
+            for i in 0..<total {
+                let created = try await cluster.client(i % 2).oneShot("sample.docx", query: "&name=job-\(i)")
+                ids.append(try #require(created.string("job_id"), "\(created.text)"))
             }
-            if statuses.allSatisfy({ ["SUCCEEDED", "FAILED", "CANCELLED"].contains($0) }) { break }
-            try await Task.sleep(for: .milliseconds(500))
-        }
-        let succeeded = statuses.filter { $0 == "SUCCEEDED" }.count
-        #expect(succeeded == total, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
-        if succeeded != total {
-            for node in cluster.nodes {
-                print(node.log.split(separator: "\n").filter { !$0.contains("jobs.succeeded") }.suffix(40).joined(separator: "\n"))
-            }
-        }
-        let files = try FileManager.default.contentsOfDirectory(atPath: cluster.store + "/default").filter { $0.hasSuffix(".pdf") }
-        #expect(files.count == total, "one file per job: \(files.count)")
+            // Jobs are queued, running and filing while every connection drops.
+            try server.restart()
 
-        await cluster.stop()
-        try await cluster.expectFsckClean(documents: total)
+            let deadline = ContinuousClock.now + .seconds(90)
+            var statuses: [String] = []
+            while ContinuousClock.now < deadline {
+                statuses = []
+                for (index, id) in ids.enumerated() {
+                    let job = try? await cluster.client(index % 2).get("/v1/jobs/\(id)")
+                    statuses.append(job?.string("status") ?? "unreachable")
+                }
+                if statuses.allSatisfy({ ["SUCCEEDED", "FAILED", "CANCELLED"].contains($0) }) { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            let succeeded = statuses.filter { $0 == "SUCCEEDED" }.count
+            #expect(succeeded == total, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
+            if succeeded != total {
+                for node in cluster.nodes {
+                    print(node.log.split(separator: "\n").filter { !$0.contains("jobs.succeeded") }.suffix(40).joined(separator: "\n"))
+                }
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: cluster.store + "/default").filter { $0.hasSuffix(".pdf") }
+            #expect(files.count == total, "one file per job: \(files.count)")
+
+            await cluster.stop()
+            try await cluster.expectFsckClean(documents: total)
+        }
     }
 }

@@ -16,40 +16,47 @@ struct GotenbergHangUpTests {
             try response.respond(status: 200, text: "late")
         }
         defer { slow.stop() }
-        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
-        defer { Task { await server.stop() } }
-        let impatient = HTTPClient(configuration: .init(connectTimeout: .seconds(5), totalTimeout: .seconds(2), proxy: .direct))
-        let started = ContinuousClock.now
-        await #expect(throws: (any Error).self) {
-            _ = try await impatient.execute(
-                HTTPRequest(method: "POST", url: server.baseURL + "/forms/chromium/convert/url", body: .multipart([.text("url", slow.url("/page"))])),
-                sink: .memory(limit: 1 << 20)
-            )
-        }
-        let client = APIClient(base: server.baseURL)
-        var status = ""
-        while ContinuousClock.now - started < .seconds(20) {
-            let jobs = try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]]
-            status = jobs?.first?["status"] as? String ?? ""
-            if status == "CANCELLED" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(status == "CANCELLED", "the job ended with its client, not at its deadline")
-        #expect(ContinuousClock.now - started < .seconds(20))
+        try await using(await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])) { server in
+            let impatient = HTTPClient(configuration: .init(connectTimeout: .seconds(5), totalTimeout: .seconds(2), proxy: .direct))
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) {
+                _ = try await impatient.execute(
+                    HTTPRequest(
+                        method: "POST",
+                        url: server.baseURL + "/forms/chromium/convert/url",
+                        body: .multipart([.text("url", slow.url("/page"))])
+                    ),
+                    sink: .memory(limit: 1 << 20)
+                )
+            }
+            let client = APIClient(base: server.baseURL)
+            var status = ""
+            while ContinuousClock.now - started < .seconds(20) {
+                let jobs = try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]]
+                status = jobs?.first?["status"] as? String ?? ""
+                if status == "CANCELLED" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(status == "CANCELLED", "the job ended with its client, not at its deadline")
+            #expect(ContinuousClock.now - started < .seconds(20))
 
-        // The connection of an answered request closes after it; the answer itself is whole.
-        let answered = try await client.send(
-            "POST",
-            "/forms/pdfengines/merge",
-            body: .multipart([
-                MultipartPart(name: "files", value: .file(path: Fixtures.pdf("one-page.pdf"), filename: "a.pdf", contentType: "application/pdf")),
-                MultipartPart(name: "files", value: .file(path: Fixtures.pdf("many-pages.pdf"), filename: "b.pdf", contentType: "application/pdf")),
-            ])
-        )
-        #expect(answered.status == 200, "\(answered.text.prefix(300))")
-        let scratch = TemporaryDirectory("gotenberg-hangup")
-        let pdf = scratch.file("merged.pdf")
-        try Data(answered.body).write(to: URL(fileURLWithPath: pdf))
-        #expect(try await pdfinfoPageCount(pdf) == 13)
+            // The connection of an answered request closes after it; the answer itself is whole.
+            let answered = try await client.send(
+                "POST",
+                "/forms/pdfengines/merge",
+                body: .multipart([
+                    MultipartPart(name: "files", value: .file(path: Fixtures.pdf("one-page.pdf"), filename: "a.pdf", contentType: "application/pdf")),
+                    MultipartPart(
+                        name: "files",
+                        value: .file(path: Fixtures.pdf("many-pages.pdf"), filename: "b.pdf", contentType: "application/pdf")
+                    ),
+                ])
+            )
+            #expect(answered.status == 200, "\(answered.text.prefix(300))")
+            let scratch = TemporaryDirectory("gotenberg-hangup")
+            let pdf = scratch.file("merged.pdf")
+            try Data(answered.body).write(to: URL(fileURLWithPath: pdf))
+            #expect(try await pdfinfoPageCount(pdf) == 13)
+        }
     }
 }

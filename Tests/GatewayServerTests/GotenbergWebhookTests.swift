@@ -184,16 +184,16 @@ struct GotenbergWebhookTests {
         await server.stop()
 
         accepting.update { $0 = true }
-        let restarted = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
-        defer { Task { await restarted.stop() } }
-        try await Self.waitUntil { seen.value.contains { $0.status == 200 } }
-        let delivered = try #require(seen.value.first { $0.status == 200 }, "delivered after the restart")
-        #expect(delivered.path == "/webhook" && delivered.header("Content-Type") == "application/pdf")
-        #expect(delivered.header("webhook-id") == seen.value.first?.header("webhook-id"), "one message across the restart")
-        let scratch = TemporaryDirectory("gotenberg-webhook")
-        let pdf = scratch.file("rotated.pdf")
-        try Data(delivered.body).write(to: URL(fileURLWithPath: pdf))
-        let info = try await run("/usr/bin/pdfinfo", ["-f", "1", "-l", "1", pdf]).stdout
-        #expect(info.firstMatch(of: /rot:\s+90/) != nil, "\(info)")
+        try await using(await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])) { restarted in
+            try await Self.waitUntil { seen.value.contains { $0.status == 200 } }
+            let delivered = try #require(seen.value.first { $0.status == 200 }, "delivered after the restart")
+            #expect(delivered.path == "/webhook" && delivered.header("Content-Type") == "application/pdf")
+            #expect(delivered.header("webhook-id") == seen.value.first?.header("webhook-id"), "one message across the restart")
+            let scratch = TemporaryDirectory("gotenberg-webhook")
+            let pdf = scratch.file("rotated.pdf")
+            try Data(delivered.body).write(to: URL(fileURLWithPath: pdf))
+            let info = try await run("/usr/bin/pdfinfo", ["-f", "1", "-l", "1", pdf]).stdout
+            #expect(info.firstMatch(of: /rot:\s+90/) != nil, "\(info)")
+        }
     }
 }

@@ -22,28 +22,28 @@ struct JobAPITests {
 
     @Test("SSE: snapshot first, monotonic ids, Last-Event-ID resumes, ends after the terminal event")
     func eventsResume() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let oneShot = try await client.oneShot("sample.docx")
-        let id = try #require(oneShot.string("job_id"))
-        // Streamed live from QUEUED: the answer completes only because the stream ends itself.
-        let live = try await client.get("/v1/jobs/\(id)/events")
-        #expect(live.headers["Content-Type"]?.hasPrefix("text/event-stream") == true)
-        let events = Self.parse(live.text)
-        #expect(events.count >= 2, "\(live.text)")
-        let ids = events.map(\.id)
-        #expect(ids == ids.sorted() && Set(ids).count == ids.count, "monotonic ids: \(ids)")
-        #expect(events.last?.status == "SUCCEEDED")
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            let oneShot = try await client.oneShot("sample.docx")
+            let id = try #require(oneShot.string("job_id"))
+            // Streamed live from QUEUED: the answer completes only because the stream ends itself.
+            let live = try await client.get("/v1/jobs/\(id)/events")
+            #expect(live.headers["Content-Type"]?.hasPrefix("text/event-stream") == true)
+            let events = Self.parse(live.text)
+            #expect(events.count >= 2, "\(live.text)")
+            let ids = events.map(\.id)
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count, "monotonic ids: \(ids)")
+            #expect(events.last?.status == "SUCCEEDED")
 
-        // Resuming after the next-to-last event yields only the last one.
-        let resumeFrom = ids[ids.count - 2]
-        let resumed = Self.parse(try await client.get("/v1/jobs/\(id)/events", headers: [("Last-Event-ID", String(resumeFrom))]).text)
-        #expect(resumed.map(\.id) == [ids.last!])
-        // Having seen everything, the stream is empty and ends at once.
-        let none = Self.parse(try await client.get("/v1/jobs/\(id)/events", headers: [("Last-Event-ID", String(ids.last!))]).text)
-        #expect(none.isEmpty)
-        await server.stop()
+            // Resuming after the next-to-last event yields only the last one.
+            let resumeFrom = ids[ids.count - 2]
+            let resumed = Self.parse(try await client.get("/v1/jobs/\(id)/events", headers: [("Last-Event-ID", String(resumeFrom))]).text)
+            #expect(resumed.map(\.id) == [ids.last!])
+            // Having seen everything, the stream is empty and ends at once.
+            let none = Self.parse(try await client.get("/v1/jobs/\(id)/events", headers: [("Last-Event-ID", String(ids.last!))]).text)
+            #expect(none.isEmpty)
+            await server.stop()
+        }
     }
 
     static func parse(_ text: String) -> [(id: Int, status: String)] {
@@ -74,69 +74,69 @@ struct JobAPITests {
             try response.respond(status: 204)
         }
         defer { receiver.stop() }
-        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let created = try await client.oneShot(
-            "sample.docx",
-            query: "&callback_url=" + receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        )
-        #expect(created.status == 201, "\(created.text)")
-        _ = try await Self.finish(client, try #require(created.string("job_id")))
-        let deadline = Date().addingTimeInterval(10)
-        while received.withLock({ $0.isEmpty }) && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        let delivery = try #require(received.withLock { $0.first })
-        let secret = try await run(builtProduct("pdfgate"), ["token", "webhook-secret", "--store", server.store]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let signer = WebhookSigner(secret: secret)
-        let id = try #require(delivery.headers["webhook-id"])
-        let timestamp = try #require(delivery.headers["webhook-timestamp"].flatMap { Int64($0) })
-        #expect(abs(Double(timestamp) - Date().timeIntervalSince1970) < 120)
-        #expect(signer.verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? ""))
-        #expect(
-            !WebhookSigner(secret: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString())
-                .verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? "")
-        )
-        let payload = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
-        #expect(payload?["type"] as? String == "job.succeeded")
-        #expect((payload?["data"] as? [String: Any])?["status"] as? String == "SUCCEEDED")
-        await server.stop()
+        try await using(await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])) { server in
+            let client = APIClient(base: server.baseURL)
+            let created = try await client.oneShot(
+                "sample.docx",
+                query: "&callback_url=" + receiver.url("/hook").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            )
+            #expect(created.status == 201, "\(created.text)")
+            _ = try await Self.finish(client, try #require(created.string("job_id")))
+            let deadline = Date().addingTimeInterval(10)
+            while received.withLock({ $0.isEmpty }) && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            let delivery = try #require(received.withLock { $0.first })
+            let secret = try await run(builtProduct("pdfgate"), ["token", "webhook-secret", "--store", server.store]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let signer = WebhookSigner(secret: secret)
+            let id = try #require(delivery.headers["webhook-id"])
+            let timestamp = try #require(delivery.headers["webhook-timestamp"].flatMap { Int64($0) })
+            #expect(abs(Double(timestamp) - Date().timeIntervalSince1970) < 120)
+            #expect(signer.verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? ""))
+            #expect(
+                !WebhookSigner(secret: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString())
+                    .verify(id: id, timestamp: timestamp, body: Data(delivery.body), header: delivery.headers["webhook-signature"] ?? "")
+            )
+            let payload = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
+            #expect(payload?["type"] as? String == "job.succeeded")
+            #expect((payload?["data"] as? [String: Any])?["status"] as? String == "SUCCEEDED")
+            await server.stop()
+        }
     }
 
     @Test("1,000 concurrent job creations: none lost, none duplicated")
     func concurrentCreations() async throws {
-        let server = try await ServerProcess(arguments: ["--max-active-jobs", "5000", "--jobs-per-minute", "100000"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let total = 1000
-        // All 1,000 at once: every connection is open and every request written before the
-        // first answer is read, so the server really has them all in flight together.
-        let answers = try await onThread {
-            try RawHTTPBurst.send(port: server.port, count: total) { n in
-                let body = #"{"type":"DOC_TO_PDF","original_filename":"doc-\#(n).docx"}"#
-                let head = "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                return head + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        try await using(await ServerProcess(arguments: ["--max-active-jobs", "5000", "--jobs-per-minute", "100000"])) { server in
+            let client = APIClient(base: server.baseURL)
+            let total = 1000
+            // All 1,000 at once: every connection is open and every request written before the
+            // first answer is read, so the server really has them all in flight together.
+            let answers = try await onThread {
+                try RawHTTPBurst.send(port: server.port, count: total) { n in
+                    let body = #"{"type":"DOC_TO_PDF","original_filename":"doc-\#(n).docx"}"#
+                    let head = "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    return head + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+                }
             }
+            #expect(answers.filter { $0.hasPrefix("HTTP/1.1 201") }.count == total, "\(answers.first { !$0.hasPrefix("HTTP/1.1 201") } ?? "")")
+            let ids = answers.compactMap { answer -> String? in
+                guard let range = answer.range(of: #""job_id":""#) else { return nil }
+                return String(answer[range.upperBound...].prefix { $0 != "\"" })
+            }
+            #expect(ids.count == total)
+            #expect(Set(ids).count == total, "every creation got its own job")
+            // The store agrees: walk the list with the cursor.
+            var listed: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await client.get(
+                    "/v1/jobs?limit=200" + (cursor.map { "&cursor=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? "")
+                ).json
+                listed += ((page["jobs"] as? [[String: Any]]) ?? []).compactMap { $0["job_id"] as? String }
+                cursor = page["next_cursor"] as? String
+            } while cursor != nil
+            #expect(listed.count == total && Set(listed) == Set(ids))
+            await server.stop()
         }
-        #expect(answers.filter { $0.hasPrefix("HTTP/1.1 201") }.count == total, "\(answers.first { !$0.hasPrefix("HTTP/1.1 201") } ?? "")")
-        let ids = answers.compactMap { answer -> String? in
-            guard let range = answer.range(of: #""job_id":""#) else { return nil }
-            return String(answer[range.upperBound...].prefix { $0 != "\"" })
-        }
-        #expect(ids.count == total)
-        #expect(Set(ids).count == total, "every creation got its own job")
-        // The store agrees: walk the list with the cursor.
-        var listed: [String] = []
-        var cursor: String?
-        repeat {
-            let page = try await client.get(
-                "/v1/jobs?limit=200" + (cursor.map { "&cursor=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? "")
-            ).json
-            listed += ((page["jobs"] as? [[String: Any]]) ?? []).compactMap { $0["job_id"] as? String }
-            cursor = page["next_cursor"] as? String
-        } while cursor != nil
-        #expect(listed.count == total && Set(listed) == Set(ids))
-        await server.stop()
     }
 }
 

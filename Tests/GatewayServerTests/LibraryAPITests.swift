@@ -93,61 +93,61 @@ struct LibraryAPITests {
     /// One binary: a gateway whose helpers cannot start (the inspector's worker and the
     /// sandbox's launcher are `pdfgate` itself) is not ready, and says which and why.
     @Test func readyzFailsWhenTheHelpersCannotStart() async throws {
-        let server = try await ServerProcess(environment: ["PDFGATE_EXECUTABLE": "/nonexistent/pdfgate"])
-        defer { Task { await server.stop() } }
-        let ready = try await APIClient(base: server.baseURL).get("/readyz")
-        #expect(ready.status == 503 && ready.string("status") == "not_ready")
-        let checks = (ready.json["checks"] as? [String: Any]) ?? [:]
-        for name in ["inspector", "local.sandbox"] {
-            let check = checks[name] as? [String: Any]
-            #expect(check?["ok"] as? Bool == false, "\(name): \(ready.text)")
-            #expect((check?["message"] as? String)?.contains("PDFGATE_EXECUTABLE") == true, "\(name): \(ready.text)")
+        try await using(await ServerProcess(environment: ["PDFGATE_EXECUTABLE": "/nonexistent/pdfgate"])) { server in
+            let ready = try await APIClient(base: server.baseURL).get("/readyz")
+            #expect(ready.status == 503 && ready.string("status") == "not_ready")
+            let checks = (ready.json["checks"] as? [String: Any]) ?? [:]
+            for name in ["inspector", "local.sandbox"] {
+                let check = checks[name] as? [String: Any]
+                #expect(check?["ok"] as? Bool == false, "\(name): \(ready.text)")
+                #expect((check?["message"] as? String)?.contains("PDFGATE_EXECUTABLE") == true, "\(name): \(ready.text)")
+            }
+            #expect((checks["store"] as? [String: Any])?["ok"] as? Bool == true)
         }
-        #expect((checks["store"] as? [String: Any])?["ok"] as? Bool == true)
     }
 
     @Test("readyz names a backend that is down; metrics count jobs; creation limits answer 429 with Retry-After")
     func operationsAndLimits() async throws {
-        let server = try await ServerProcess(arguments: ["--routes", "URL_TO_PDF=gotenberg=http://127.0.0.1:9", "--jobs-per-minute", "3"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        #expect(try await client.get("/healthz").status == 200)
-        let ready = try await client.get("/readyz")
-        #expect(ready.status == 503 && ready.string("status") == "not_ready")
-        #expect(((ready.json["checks"] as? [String: Any])?["gotenberg"] as? [String: Any])?["ok"] as? Bool == false)
-        #expect(((ready.json["checks"] as? [String: Any])?["store"] as? [String: Any])?["ok"] as? Bool == true)
-        // Office, ebook and PDF jobs stay local: their tools are checked, and no answer shows a path.
-        let checks = Set(((ready.json["checks"] as? [String: Any]) ?? [:]).keys)
-        #expect(
-            checks == ["store", "inspector", "gotenberg", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre", "local.pdf"],
-            "\(checks)"
-        )
-        // The inspector read a PDF, the converters' sandbox and tools started: only Gotenberg is down.
-        for name in ["inspector", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre", "local.pdf"] {
-            #expect(((ready.json["checks"] as? [String: Any])?[name] as? [String: Any])?["ok"] as? Bool == true, "\(name): \(ready.text)")
-        }
-        #expect(!ready.text.contains(server.store) && !ready.text.contains("/usr/bin"), "\(ready.text)")
+        try await using(await ServerProcess(arguments: ["--routes", "URL_TO_PDF=gotenberg=http://127.0.0.1:9", "--jobs-per-minute", "3"])) { server in
+            let client = APIClient(base: server.baseURL)
+            #expect(try await client.get("/healthz").status == 200)
+            let ready = try await client.get("/readyz")
+            #expect(ready.status == 503 && ready.string("status") == "not_ready")
+            #expect(((ready.json["checks"] as? [String: Any])?["gotenberg"] as? [String: Any])?["ok"] as? Bool == false)
+            #expect(((ready.json["checks"] as? [String: Any])?["store"] as? [String: Any])?["ok"] as? Bool == true)
+            // Office, ebook and PDF jobs stay local: their tools are checked, and no answer shows a path.
+            let checks = Set(((ready.json["checks"] as? [String: Any]) ?? [:]).keys)
+            #expect(
+                checks == ["store", "inspector", "gotenberg", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre", "local.pdf"],
+                "\(checks)"
+            )
+            // The inspector read a PDF, the converters' sandbox and tools started: only Gotenberg is down.
+            for name in ["inspector", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre", "local.pdf"] {
+                #expect(((ready.json["checks"] as? [String: Any])?[name] as? [String: Any])?["ok"] as? Bool == true, "\(name): \(ready.text)")
+            }
+            #expect(!ready.text.contains(server.store) && !ready.text.contains("/usr/bin"), "\(ready.text)")
 
-        var statuses: [Int] = []
-        var retryAfter: String?
-        for n in 0..<4 {
-            let answer = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d\(n).docx"])
-            statuses.append(answer.status)
-            if answer.status == 429 { retryAfter = answer.headers["Retry-After"] }
-        }
-        #expect(statuses == [201, 201, 201, 429])
-        #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
+            var statuses: [Int] = []
+            var retryAfter: String?
+            for n in 0..<4 {
+                let answer = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "d\(n).docx"])
+                statuses.append(answer.status)
+                if answer.status == 429 { retryAfter = answer.headers["Retry-After"] }
+            }
+            #expect(statuses == [201, 201, 201, 429])
+            #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
 
-        // Cancel one of them; the metrics see the jobs by status.
-        let jobs = try await client.get("/v1/jobs?status=CREATED").json["jobs"] as? [[String: Any]]
-        let first = try #require(jobs?.first?["job_id"] as? String)
-        let cancelled = try await client.send("DELETE", "/v1/jobs/\(first)")
-        #expect(cancelled.status == 200 && cancelled.string("status") == "CANCELLED")
-        let metrics = try await client.get("/metrics").text
-        #expect(metrics.contains(#"pdfgate_jobs{status="CREATED"} 2"#), "\(metrics)")
-        #expect(metrics.contains(#"pdfgate_jobs{status="CANCELLED"} 1"#))
-        let spec = try await client.get("/openapi.yaml")
-        #expect(spec.status == 200 && spec.text.hasPrefix("openapi: 3.1"))
-        await server.stop()
+            // Cancel one of them; the metrics see the jobs by status.
+            let jobs = try await client.get("/v1/jobs?status=CREATED").json["jobs"] as? [[String: Any]]
+            let first = try #require(jobs?.first?["job_id"] as? String)
+            let cancelled = try await client.send("DELETE", "/v1/jobs/\(first)")
+            #expect(cancelled.status == 200 && cancelled.string("status") == "CANCELLED")
+            let metrics = try await client.get("/metrics").text
+            #expect(metrics.contains(#"pdfgate_jobs{status="CREATED"} 2"#), "\(metrics)")
+            #expect(metrics.contains(#"pdfgate_jobs{status="CANCELLED"} 1"#))
+            let spec = try await client.get("/openapi.yaml")
+            #expect(spec.status == 200 && spec.text.hasPrefix("openapi: 3.1"))
+            await server.stop()
+        }
     }
 }

@@ -47,16 +47,16 @@ struct MobileProtocolTests {
 
     @Test("a docx goes create → upload → submit → poll → download, and the PDF is real")
     func appFlow() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let (pdf, job) = try await Self.convertLikeTheApp(client, file: Fixtures.office("sample.docx"), into: server.store)
-        let document = try #require(job["document"] as? [String: Any])
-        let pages = try await pdfinfoPageCount(pdf)
-        #expect(pages != nil && pages == document["page_count"] as? Int, "pdfinfo agrees with the page count the API reports")
-        #expect(document["path"] as? String == "default/sample.pdf")
-        #expect(FileManager.default.fileExists(atPath: server.store + "/default/sample.pdf"), "filed in the library on disk")
-        await server.stop()
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            let (pdf, job) = try await Self.convertLikeTheApp(client, file: Fixtures.office("sample.docx"), into: server.store)
+            let document = try #require(job["document"] as? [String: Any])
+            let pages = try await pdfinfoPageCount(pdf)
+            #expect(pages != nil && pages == document["page_count"] as? Int, "pdfinfo agrees with the page count the API reports")
+            #expect(document["path"] as? String == "default/sample.pdf")
+            #expect(FileManager.default.fileExists(atPath: server.store + "/default/sample.pdf"), "filed in the library on disk")
+            await server.stop()
+        }
     }
 
     /// Run twice: the front waiting on the back's event stream (the default), and polling only,
@@ -81,47 +81,49 @@ struct MobileProtocolTests {
 
     @Test("uploads: single use, capped with nothing kept, signatures tamper-proof and expiring")
     func signedUploads() async throws {
-        let server = try await ServerProcess(arguments: ["--max-upload-bytes", "4096"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let created = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "big.docx"])
-        let jobID = try #require(created.string("job_id"))
-        let url = try #require((created.json["upload"] as? [String: Any])?["url"] as? String)
+        try await using(await ServerProcess(arguments: ["--max-upload-bytes", "4096"])) { server in
+            let client = APIClient(base: server.baseURL)
+            let created = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "big.docx"])
+            let jobID = try #require(created.string("job_id"))
+            let url = try #require((created.json["upload"] as? [String: Any])?["url"] as? String)
 
-        // Over the cap (the docx fixture is ~5.4 KB): 413, and no input is staged.
-        let tooBig = try await client.send("PUT", url, body: .file(path: Fixtures.office("sample.docx")))
-        #expect(tooBig.status == 413)
-        #expect(tooBig.string("error") == "upload_too_large")
-        let input = server.store + "/.pdfgate/staging/\(jobID)/input"
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: input))?.isEmpty ?? true, "nothing kept after a 413")
-        #expect(try await client.get("/v1/jobs/\(jobID)").string("status") == "CREATED")
+            // Over the cap (the docx fixture is ~5.4 KB): 413, and no input is staged.
+            let tooBig = try await client.send("PUT", url, body: .file(path: Fixtures.office("sample.docx")))
+            #expect(tooBig.status == 413)
+            #expect(tooBig.string("error") == "upload_too_large")
+            let input = server.store + "/.pdfgate/staging/\(jobID)/input"
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: input))?.isEmpty ?? true, "nothing kept after a 413")
+            #expect(try await client.get("/v1/jobs/\(jobID)").string("status") == "CREATED")
 
-        // A tampered signature, and a tampered size cap: 403.
-        var tampered = url
-        // A character inside the signature: the last one of base64 may carry only padding bits.
-        let inside = tampered.index(tampered.endIndex, offsetBy: -10)
-        tampered.replaceSubrange(inside...inside, with: tampered[inside] == "A" ? "B" : "A")
-        let forged = try await client.send("PUT", tampered, body: .bytes(Array("x".utf8)))
-        #expect(forged.status == 403 && forged.string("error") == "bad_signature")
-        let raisedCap = url.replacingOccurrences(of: "max=4096", with: "max=999999")
-        #expect(try await client.send("PUT", raisedCap, body: .bytes([1])).status == 403)
+            // A tampered signature, and a tampered size cap: 403.
+            var tampered = url
+            // A character inside the signature: the last one of base64 may carry only padding bits.
+            let inside = tampered.index(tampered.endIndex, offsetBy: -10)
+            tampered.replaceSubrange(inside...inside, with: tampered[inside] == "A" ? "B" : "A")
+            let forged = try await client.send("PUT", tampered, body: .bytes(Array("x".utf8)))
+            #expect(forged.status == 403 && forged.string("error") == "bad_signature")
+            let raisedCap = url.replacingOccurrences(of: "max=4096", with: "max=999999")
+            #expect(try await client.send("PUT", raisedCap, body: .bytes([1])).status == 403)
 
-        // Expired: a URL signed with the server's own key but an expiry in the past → 410.
-        let secrets =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: server.store + "/.pdfgate/secrets.json"))) as? [String: Any]
-        let key = try #require((secrets?["signing_keys"] as? [[String: Any]])?.first)
-        let signer = TestSigner(id: key["id"] as! String, secret: key["secret"] as! String)
-        let path = "/v1/uploads/\(jobID)"
-        let expired = server.baseURL + path + "?" + signer.sign(method: "PUT", path: path, exp: Int64(Date().timeIntervalSince1970) - 5, max: 4096)
-        let gone = try await client.send("PUT", expired, body: .bytes([1]))
-        #expect(gone.status == 410 && gone.string("error") == "url_expired")
+            // Expired: a URL signed with the server's own key but an expiry in the past → 410.
+            let secrets =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: server.store + "/.pdfgate/secrets.json")))
+                as? [String: Any]
+            let key = try #require((secrets?["signing_keys"] as? [[String: Any]])?.first)
+            let signer = TestSigner(id: key["id"] as! String, secret: key["secret"] as! String)
+            let path = "/v1/uploads/\(jobID)"
+            let expired =
+                server.baseURL + path + "?" + signer.sign(method: "PUT", path: path, exp: Int64(Date().timeIntervalSince1970) - 5, max: 4096)
+            let gone = try await client.send("PUT", expired, body: .bytes([1]))
+            #expect(gone.status == 410 && gone.string("error") == "url_expired")
 
-        // A small file fits; the second PUT to the same URL is refused.
-        let small = server.store + "/small.txt"
-        try Data("hello".utf8).write(to: URL(fileURLWithPath: small))
-        #expect(try await client.send("PUT", url, body: .file(path: small)).status == 200)
-        let again = try await client.send("PUT", url, body: .file(path: small))
-        #expect(again.status == 409 && again.string("error") == "already_uploaded")
-        await server.stop()
+            // A small file fits; the second PUT to the same URL is refused.
+            let small = server.store + "/small.txt"
+            try Data("hello".utf8).write(to: URL(fileURLWithPath: small))
+            #expect(try await client.send("PUT", url, body: .file(path: small)).status == 200)
+            let again = try await client.send("PUT", url, body: .file(path: small))
+            #expect(again.status == 409 && again.string("error") == "already_uploaded")
+            await server.stop()
+        }
     }
 }

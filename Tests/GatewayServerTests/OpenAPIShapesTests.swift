@@ -88,58 +88,58 @@ struct OpenAPIShapesTests {
         #expect(schemas.objects["Document"]?.required.contains("folder_id") == true)
         #expect(schemas.objects["Job"]?.references["document"] == "Document" && schemas.objects["Job"]?.references["upload"] == "UploadSlot")
         #expect(schemas.problems(["job_id": "x", "pdfa_conformance": "2B"], as: "Job").count == 7, "the checker itself catches both ways")
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        var checked: [(String, [String: Any], String)] = []
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            var checked: [(String, [String: Any], String)] = []
 
-        // At the root: folder_id and parent_id are required, and null there.
-        let imported = try await client.send(
-            "POST",
-            "/v1/documents?name=root",
-            body: .file(path: Fixtures.pdf("one-page.pdf")),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        #expect(imported.json["folder_id"] is NSNull, "\(imported.text)")
-        let folder = try await client.post("/v1/folders", json: ["path": "Top"])
-        #expect(folder.json["parent_id"] is NSNull, "\(folder.text)")
-        let child = try await client.post("/v1/folders", json: ["path": "Top/Child"])
-        checked += [("import", imported.json, "Document"), ("folder", folder.json, "Folder"), ("child folder", child.json, "Folder")]
-        checked.append(("GET document", try await client.get("/v1/documents/\(imported.string("id") ?? "")").json, "Document"))
-        let documents = (try await client.get("/v1/documents").json["documents"] as? [[String: Any]]) ?? []
-        #expect(documents.count == 1 && documents.first?["folder_id"] is NSNull, "the hand-written list encoder too: \(documents)")
-        checked += documents.map { ("listed document", $0, "Document") }
-        let folders = (try await client.get("/v1/folders?recursive=true").json["folders"] as? [[String: Any]]) ?? []
-        checked += folders.map { ("listed folder", $0, "Folder") }
+            // At the root: folder_id and parent_id are required, and null there.
+            let imported = try await client.send(
+                "POST",
+                "/v1/documents?name=root",
+                body: .file(path: Fixtures.pdf("one-page.pdf")),
+                headers: [("Content-Type", "application/pdf")]
+            )
+            #expect(imported.json["folder_id"] is NSNull, "\(imported.text)")
+            let folder = try await client.post("/v1/folders", json: ["path": "Top"])
+            #expect(folder.json["parent_id"] is NSNull, "\(folder.text)")
+            let child = try await client.post("/v1/folders", json: ["path": "Top/Child"])
+            checked += [("import", imported.json, "Document"), ("folder", folder.json, "Folder"), ("child folder", child.json, "Folder")]
+            checked.append(("GET document", try await client.get("/v1/documents/\(imported.string("id") ?? "")").json, "Document"))
+            let documents = (try await client.get("/v1/documents").json["documents"] as? [[String: Any]]) ?? []
+            #expect(documents.count == 1 && documents.first?["folder_id"] is NSNull, "the hand-written list encoder too: \(documents)")
+            checked += documents.map { ("listed document", $0, "Document") }
+            let folders = (try await client.get("/v1/folders?recursive=true").json["folders"] as? [[String: Any]]) ?? []
+            checked += folders.map { ("listed folder", $0, "Folder") }
 
-        // Jobs: waiting for an upload, queued, succeeded with a document, cancelled.
-        let waiting = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"])
-        checked.append(("created job", waiting.json, "Job"))
-        let cancelled = try await client.send("DELETE", "/v1/jobs/\(waiting.string("job_id") ?? "")")
-        checked.append(("cancelled job", cancelled.json, "Job"))
-        let oneShot = try await client.oneShot("sample.rtf", query: "&folder=Top")
-        checked.append(("one-shot job", oneShot.json, "Job"))
-        let succeeded = try await JobAPITests.finish(client, try #require(oneShot.string("job_id")))
-        #expect(succeeded["document"] is [String: Any], "\(succeeded)")
-        checked.append(("succeeded job", succeeded, "Job"))
-        // A job merging several inputs, and each of its inputs.
-        let (contentType, form) = try FormPart.encode([
-            .file("file", path: Fixtures.pdf("one-page.pdf")), .file("file", path: Fixtures.pdf("many-pages.pdf")),
-        ])
-        let merging = try await client.send("POST", "/v1/jobs", body: .bytes(form), headers: [("Content-Type", contentType)])
-        let inputs = (merging.json["inputs"] as? [[String: Any]]) ?? []
-        #expect(inputs.count == 2, "\(merging.text)")
-        checked += [("merging job", merging.json, "Job")] + inputs.map { ("job input", $0, "JobInput") }
-        let jobs = (try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]]) ?? []
-        checked += jobs.map { ("listed job", $0, "Job") }
-        checked.append(("error", try await client.get("/v1/jobs/\(UUID().uuidString.lowercased())").json, "Error"))
+            // Jobs: waiting for an upload, queued, succeeded with a document, cancelled.
+            let waiting = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"])
+            checked.append(("created job", waiting.json, "Job"))
+            let cancelled = try await client.send("DELETE", "/v1/jobs/\(waiting.string("job_id") ?? "")")
+            checked.append(("cancelled job", cancelled.json, "Job"))
+            let oneShot = try await client.oneShot("sample.rtf", query: "&folder=Top")
+            checked.append(("one-shot job", oneShot.json, "Job"))
+            let succeeded = try await JobAPITests.finish(client, try #require(oneShot.string("job_id")))
+            #expect(succeeded["document"] is [String: Any], "\(succeeded)")
+            checked.append(("succeeded job", succeeded, "Job"))
+            // A job merging several inputs, and each of its inputs.
+            let (contentType, form) = try FormPart.encode([
+                .file("file", path: Fixtures.pdf("one-page.pdf")), .file("file", path: Fixtures.pdf("many-pages.pdf")),
+            ])
+            let merging = try await client.send("POST", "/v1/jobs", body: .bytes(form), headers: [("Content-Type", contentType)])
+            let inputs = (merging.json["inputs"] as? [[String: Any]]) ?? []
+            #expect(inputs.count == 2, "\(merging.text)")
+            checked += [("merging job", merging.json, "Job")] + inputs.map { ("job input", $0, "JobInput") }
+            let jobs = (try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]]) ?? []
+            checked += jobs.map { ("listed job", $0, "Job") }
+            checked.append(("error", try await client.get("/v1/jobs/\(UUID().uuidString.lowercased())").json, "Error"))
 
-        for (what, json, schema) in checked {
-            #expect(!json.isEmpty, "\(what): no JSON")
-            let problems = schemas.problems(json, as: schema)
-            #expect(problems.isEmpty, "\(what): \(problems)")
+            for (what, json, schema) in checked {
+                #expect(!json.isEmpty, "\(what): no JSON")
+                let problems = schemas.problems(json, as: schema)
+                #expect(problems.isEmpty, "\(what): \(problems)")
+            }
+            await server.stop()
         }
-        await server.stop()
     }
 
     @Test("every 503 the API answers carries the Retry-After the spec promises")

@@ -66,208 +66,218 @@ struct PDFOperationsTests {
 
     @Test func mergeMakesOneDocumentWithEveryPageInOrder() async throws {
         let (server, client, twelve, one) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.finished(client, try await client.post("/v1/documents/merge", json: ["documents": [one, twelve], "name": "Both"]))
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let document = job.json["document"] as? [String: Any]
-        #expect(document?["name"] as? String == "Both")
-        let path = try Self.file(server, document)
-        #expect(try await pdfinfoPageCount(path) == 13)
-        // The one-page document comes first: its text is on page 1.
-        let first = try await run(try which("pdftotext"), ["-f", "1", "-l", "1", path, "-"]).stdout
-        let alone = try await run(try which("pdftotext"), [Fixtures.pdf("one-page.pdf"), "-"]).stdout
-        #expect(first.trimmingCharacters(in: .whitespacesAndNewlines) == alone.trimmingCharacters(in: .whitespacesAndNewlines))
+        try await using(server) { server in
+            let job = try await Self.finished(
+                client,
+                try await client.post("/v1/documents/merge", json: ["documents": [one, twelve], "name": "Both"])
+            )
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let document = job.json["document"] as? [String: Any]
+            #expect(document?["name"] as? String == "Both")
+            let path = try Self.file(server, document)
+            #expect(try await pdfinfoPageCount(path) == 13)
+            // The one-page document comes first: its text is on page 1.
+            let first = try await run(try which("pdftotext"), ["-f", "1", "-l", "1", path, "-"]).stdout
+            let alone = try await run(try which("pdftotext"), [Fixtures.pdf("one-page.pdf"), "-"]).stdout
+            #expect(first.trimmingCharacters(in: .whitespacesAndNewlines) == alone.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 
     @Test func splitFilesNumberedPartsBesideTheOriginal() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.finished(client, try await client.post("/v1/documents/\(twelve)/split", json: ["every": 5]))
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let parts = try #require(job.json["documents"] as? [[String: Any]], "\(job.text)")
-        #expect(parts.map { $0["name"] as? String } == ["many-pages 01", "many-pages 02", "many-pages 03"])
-        var counts: [Int?] = []
-        for part in parts { counts.append(try await pdfinfoPageCount(try Self.file(server, part))) }
-        #expect(counts == [5, 5, 2])
-        let ranges = try await Self.finished(client, try await client.post("/v1/documents/\(twelve)/split", json: ["ranges": ["2-3", "12"]]))
-        let rangeParts = try #require(ranges.json["documents"] as? [[String: Any]], "\(ranges.text)")
-        var rangeCounts: [Int?] = []
-        for part in rangeParts { rangeCounts.append(try await pdfinfoPageCount(try Self.file(server, part))) }
-        #expect(rangeCounts == [2, 1])
-        // The original is untouched.
-        #expect(try await pdfinfoPageCount(server.store + "/default/many-pages.pdf") == 12)
+        try await using(server) { server in
+            let job = try await Self.finished(client, try await client.post("/v1/documents/\(twelve)/split", json: ["every": 5]))
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let parts = try #require(job.json["documents"] as? [[String: Any]], "\(job.text)")
+            #expect(parts.map { $0["name"] as? String } == ["many-pages 01", "many-pages 02", "many-pages 03"])
+            var counts: [Int?] = []
+            for part in parts { counts.append(try await pdfinfoPageCount(try Self.file(server, part))) }
+            #expect(counts == [5, 5, 2])
+            let ranges = try await Self.finished(client, try await client.post("/v1/documents/\(twelve)/split", json: ["ranges": ["2-3", "12"]]))
+            let rangeParts = try #require(ranges.json["documents"] as? [[String: Any]], "\(ranges.text)")
+            var rangeCounts: [Int?] = []
+            for part in rangeParts { rangeCounts.append(try await pdfinfoPageCount(try Self.file(server, part))) }
+            #expect(rangeCounts == [2, 1])
+            // The original is untouched.
+            #expect(try await pdfinfoPageCount(server.store + "/default/many-pages.pdf") == 12)
+        }
     }
 
     @Test func pdfaMetadataRotateAndOptimizeShowInTheResult() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.operations(
-            client,
-            on: twelve,
-            [
-                "name": "Archive",
-                "operations": [
-                    ["op": "rotate", "angle": 90, "pages": "1-2"],
-                    ["op": "metadata", "title": "Quarterly Ünïcode", "author": "Ann"],
-                    ["op": "optimize", "images": "ebook"],
-                    ["op": "pdfa", "part": "2b"],
-                ],
-            ]
-        )
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let document = job.json["document"] as? [String: Any]
-        let metadata = document?["metadata"] as? [String: Any]
-        #expect(metadata?["title"] as? String == "Quarterly Ünïcode")
-        #expect(metadata?["pdfa"] as? String == "2B", "\(job.text)")
-        let path = try Self.file(server, document)
-        let info = try await Self.pdfinfo(path, ["-f", "1", "-l", "3"])
-        #expect(info.contains("Author:          Ann"))
-        // qpdf sets /Rotate; Ghostscript may bake it into a landscape page instead: either way
-        // pages 1-2 now lie on their side and page 3 does not.
-        #expect(Self.isLandscape(info, page: 1) && Self.isLandscape(info, page: 2) && !Self.isLandscape(info, page: 3), "\(info)")
-        let xmp = try await run(try which("pdfinfo"), ["-meta", path]).stdout
-        #expect(xmp.contains("pdfaid:part='2'") || xmp.contains("pdfaid:part=\"2\"") || xmp.contains("<pdfaid:part>2"), "\(xmp)")
-        // Ghostscript drops a title beyond ASCII for PDF/A; it is put back in XMP as in /Info.
-        #expect(xmp.contains("Quarterly Ünïcode"), "\(xmp)")
-        let check = try await run(try which("qpdf"), ["--check", path])
-        #expect(check.status == 0, "\(check.stdout)")
-        #expect(job.json["input_size"] as? Int != nil)
-        // The original keeps its pages, title and id.
-        #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Title:           Twelve Pages"))
+        try await using(server) { server in
+            let job = try await Self.operations(
+                client,
+                on: twelve,
+                [
+                    "name": "Archive",
+                    "operations": [
+                        ["op": "rotate", "angle": 90, "pages": "1-2"],
+                        ["op": "metadata", "title": "Quarterly Ünïcode", "author": "Ann"],
+                        ["op": "optimize", "images": "ebook"],
+                        ["op": "pdfa", "part": "2b"],
+                    ],
+                ]
+            )
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let document = job.json["document"] as? [String: Any]
+            let metadata = document?["metadata"] as? [String: Any]
+            #expect(metadata?["title"] as? String == "Quarterly Ünïcode")
+            #expect(metadata?["pdfa"] as? String == "2B", "\(job.text)")
+            let path = try Self.file(server, document)
+            let info = try await Self.pdfinfo(path, ["-f", "1", "-l", "3"])
+            #expect(info.contains("Author:          Ann"))
+            // qpdf sets /Rotate; Ghostscript may bake it into a landscape page instead: either way
+            // pages 1-2 now lie on their side and page 3 does not.
+            #expect(Self.isLandscape(info, page: 1) && Self.isLandscape(info, page: 2) && !Self.isLandscape(info, page: 3), "\(info)")
+            let xmp = try await run(try which("pdfinfo"), ["-meta", path]).stdout
+            #expect(xmp.contains("pdfaid:part='2'") || xmp.contains("pdfaid:part=\"2\"") || xmp.contains("<pdfaid:part>2"), "\(xmp)")
+            // Ghostscript drops a title beyond ASCII for PDF/A; it is put back in XMP as in /Info.
+            #expect(xmp.contains("Quarterly Ünïcode"), "\(xmp)")
+            let check = try await run(try which("qpdf"), ["--check", path])
+            #expect(check.status == 0, "\(check.stdout)")
+            #expect(job.json["input_size"] as? Int != nil)
+            // The original keeps its pages, title and id.
+            #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Title:           Twelve Pages"))
+        }
     }
 
     /// Without linearizing, the input itself competes: an optimize never makes a file bigger,
     /// and one whose streams are stored uncompressed comes out much smaller.
     @Test func anOptimizeWithoutLinearizingNeverGrowsTheFile() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.operations(client, on: twelve, ["operations": [["op": "optimize", "images": "printer", "linearize": false]]])
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let size = try #require((job.json["document"] as? [String: Any])?["size"] as? Int)
-        let before = try #require(job.json["input_size"] as? Int)
-        #expect(size <= before, "optimized \(size) bytes from \(before)")
+        try await using(server) { server in
+            let job = try await Self.operations(client, on: twelve, ["operations": [["op": "optimize", "images": "printer", "linearize": false]]])
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let size = try #require((job.json["document"] as? [String: Any])?["size"] as? Int)
+            let before = try #require(job.json["input_size"] as? Int)
+            #expect(size <= before, "optimized \(size) bytes from \(before)")
 
-        let scratch = TemporaryDirectory()
-        let loose = scratch.file("loose.pdf")
-        let unpacked = try await run(
-            try which("qpdf"),
-            ["--stream-data=uncompress", "--object-streams=disable", Fixtures.pdf("many-pages.pdf"), loose]
-        )
-        #expect(unpacked.status == 0, "\(unpacked.stderr)")
-        let imported = try await client.send(
-            "POST",
-            "/v1/documents?name=loose",
-            body: .file(path: loose),
-            headers: [("Content-Type", "application/pdf")]
-        )
-        let id = try #require(imported.string("id"), "\(imported.text)")
-        let packed = try await Self.operations(client, on: id, ["operations": [["op": "optimize", "images": "keep", "linearize": false]]])
-        let packedSize = try #require((packed.json["document"] as? [String: Any])?["size"] as? Int, "\(packed.text)")
-        let looseSize = try #require(packed.json["input_size"] as? Int)
-        #expect(packedSize * 2 < looseSize, "uncompressed \(looseSize) bytes → \(packedSize)")
+            let scratch = TemporaryDirectory()
+            let loose = scratch.file("loose.pdf")
+            let unpacked = try await run(
+                try which("qpdf"),
+                ["--stream-data=uncompress", "--object-streams=disable", Fixtures.pdf("many-pages.pdf"), loose]
+            )
+            #expect(unpacked.status == 0, "\(unpacked.stderr)")
+            let imported = try await client.send(
+                "POST",
+                "/v1/documents?name=loose",
+                body: .file(path: loose),
+                headers: [("Content-Type", "application/pdf")]
+            )
+            let id = try #require(imported.string("id"), "\(imported.text)")
+            let packed = try await Self.operations(client, on: id, ["operations": [["op": "optimize", "images": "keep", "linearize": false]]])
+            let packedSize = try #require((packed.json["document"] as? [String: Any])?["size"] as? Int, "\(packed.text)")
+            let looseSize = try #require(packed.json["input_size"] as? Int)
+            #expect(packedSize * 2 < looseSize, "uncompressed \(looseSize) bytes → \(packedSize)")
+        }
     }
 
     /// Level text (`angle` 0): pdftotext reads a slanted line letter by letter.
     @Test func aWatermarkLiesOnTheChosenPagesOnly() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.operations(
-            client,
-            on: twelve,
-            ["operations": [["op": "watermark", "text": "ENTWURF Ünïcode", "pages": "2-3", "opacity": 0.3, "angle": 0]]]
-        )
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let path = try Self.file(server, job.json["document"] as? [String: Any])
-        func text(_ page: Int) async throws -> String {
-            try await run(try which("pdftotext"), ["-f", "\(page)", "-l", "\(page)", path, "-"]).stdout
+        try await using(server) { server in
+            let job = try await Self.operations(
+                client,
+                on: twelve,
+                ["operations": [["op": "watermark", "text": "ENTWURF Ünïcode", "pages": "2-3", "opacity": 0.3, "angle": 0]]]
+            )
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let path = try Self.file(server, job.json["document"] as? [String: Any])
+            func text(_ page: Int) async throws -> String {
+                try await run(try which("pdftotext"), ["-f", "\(page)", "-l", "\(page)", path, "-"]).stdout
+            }
+            #expect(try await text(2).contains("ENTWURF Ünïcode"))
+            #expect(try await text(3).contains("ENTWURF Ünïcode"))
+            let (first, fourth) = (try await text(1), try await text(4))
+            #expect(!first.contains("ENTWURF") && !fourth.contains("ENTWURF"))
+            #expect(try await pdfinfoPageCount(path) == 12)
         }
-        #expect(try await text(2).contains("ENTWURF Ünïcode"))
-        #expect(try await text(3).contains("ENTWURF Ünïcode"))
-        let (first, fourth) = (try await text(1), try await text(4))
-        #expect(!first.contains("ENTWURF") && !fourth.contains("ENTWURF"))
-        #expect(try await pdfinfoPageCount(path) == 12)
     }
 
     /// A PNG watermark: its image on the chosen pages only (pdfimages lists it there), the job
     /// and its answers carrying the image's hash, never its bytes.
     @Test func anImageWatermarkLiesOnTheChosenPagesOnly() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let png = try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/web-set/logo.png"))
-        let created = try await client.post(
-            "/v1/documents/\(twelve)/operations",
-            json: ["operations": [["op": "watermark", "image": png.base64EncodedString(), "pages": "3-4", "scale": 0.4, "opacity": 0.5]]]
-        )
-        #expect(created.status == 201, "\(created.text)")
-        #expect(!created.text.contains(png.base64EncodedString().prefix(64)), "the bytes stay out of the answer")
-        let job = try await Self.finished(client, created)
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let operation = (job.json["operations"] as? [[String: Any]])?.first
-        #expect(operation?["image_bytes"] as? Int == png.count && (operation?["image_sha256"] as? String)?.count == 64, "\(job.text)")
-        let path = try Self.file(server, job.json["document"] as? [String: Any])
-        let listed = try await run(try which("pdfimages"), ["-list", path]).stdout
-        // "page num type width height …": the image rows, by page.
-        let pages = listed.split(separator: "\n").dropFirst(2).compactMap { Int($0.split(separator: " ").first ?? "") }
-        #expect(Set(pages) == [3, 4], "\(listed)")
-        #expect(try await pdfinfoPageCount(path) == 12)
+        try await using(server) { server in
+            let png = try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/web-set/logo.png"))
+            let created = try await client.post(
+                "/v1/documents/\(twelve)/operations",
+                json: ["operations": [["op": "watermark", "image": png.base64EncodedString(), "pages": "3-4", "scale": 0.4, "opacity": 0.5]]]
+            )
+            #expect(created.status == 201, "\(created.text)")
+            #expect(!created.text.contains(png.base64EncodedString().prefix(64)), "the bytes stay out of the answer")
+            let job = try await Self.finished(client, created)
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let operation = (job.json["operations"] as? [[String: Any]])?.first
+            #expect(operation?["image_bytes"] as? Int == png.count && (operation?["image_sha256"] as? String)?.count == 64, "\(job.text)")
+            let path = try Self.file(server, job.json["document"] as? [String: Any])
+            let listed = try await run(try which("pdfimages"), ["-list", path]).stdout
+            // "page num type width height …": the image rows, by page.
+            let pages = listed.split(separator: "\n").dropFirst(2).compactMap { Int($0.split(separator: " ").first ?? "") }
+            #expect(Set(pages) == [3, 4], "\(listed)")
+            #expect(try await pdfinfoPageCount(path) == 12)
 
-        let notPNG = try await client.post(
-            "/v1/documents/\(twelve)/operations",
-            json: ["operations": [["op": "watermark", "image": Data("GIF89a....".utf8).base64EncodedString()]]]
-        )
-        #expect(notPNG.status == 400 && notPNG.string("error") == "invalid_operation", "\(notPNG.text)")
-        #expect(notPNG.string("error_message")?.contains("PNG") == true)
+            let notPNG = try await client.post(
+                "/v1/documents/\(twelve)/operations",
+                json: ["operations": [["op": "watermark", "image": Data("GIF89a....".utf8).base64EncodedString()]]]
+            )
+            #expect(notPNG.status == 400 && notPNG.string("error") == "invalid_operation", "\(notPNG.text)")
+            #expect(notPNG.string("error_message")?.contains("PNG") == true)
+        }
     }
 
     @Test func attachedFilesComeOutByteForByteUnderTheirNames() async throws {
         let (server, client, _, one) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let invoice = Data("<?xml version=\"1.0\"?><Invoice><Total>42.00</Total></Invoice>".utf8)
-        let notes = Data((0..<5000).map { UInt8($0 % 251) })
-        let created = try await client.post(
-            "/v1/documents/\(one)/operations",
-            json: [
-                "operations": [
-                    ["op": "pdfa", "part": "3b"],
-                    [
-                        "op": "attach",
-                        "files": [
-                            ["name": "invoice.xml", "data": invoice.base64EncodedString()],
-                            ["name": "notes é.bin", "data": notes.base64EncodedString()],
+        try await using(server) { server in
+            let invoice = Data("<?xml version=\"1.0\"?><Invoice><Total>42.00</Total></Invoice>".utf8)
+            let notes = Data((0..<5000).map { UInt8($0 % 251) })
+            let created = try await client.post(
+                "/v1/documents/\(one)/operations",
+                json: [
+                    "operations": [
+                        ["op": "pdfa", "part": "3b"],
+                        [
+                            "op": "attach",
+                            "files": [
+                                ["name": "invoice.xml", "data": invoice.base64EncodedString()],
+                                ["name": "notes é.bin", "data": notes.base64EncodedString()],
+                            ],
                         ],
-                    ],
+                    ]
                 ]
-            ]
-        )
-        #expect(created.status == 201, "\(created.text)")
-        let job = try await Self.finished(client, created)
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let files = ((job.json["operations"] as? [[String: Any]])?.last?["files"] as? [[String: Any]]) ?? []
-        #expect(
-            files.map { $0["name"] as? String } == ["invoice.xml", "notes é.bin"] && files.first?["bytes"] as? Int == invoice.count,
-            "\(job.text)"
-        )
-        #expect(!job.text.contains(invoice.base64EncodedString()), "the bytes stay out of the answer")
-        let path = try Self.file(server, job.json["document"] as? [String: Any])
-        let out = TemporaryDirectory("attachments")
-        let saved = try await run(try which("pdfdetach"), ["-saveall", "-o", out.path, path])
-        #expect(saved.status == 0, "\(saved.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("invoice.xml"))) == invoice)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("notes é.bin"))) == notes)
-        #expect(try await Self.pdfinfo(path).contains("PDF version"), "Poppler opens the result")
+            )
+            #expect(created.status == 201, "\(created.text)")
+            let job = try await Self.finished(client, created)
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let files = ((job.json["operations"] as? [[String: Any]])?.last?["files"] as? [[String: Any]]) ?? []
+            #expect(
+                files.map { $0["name"] as? String } == ["invoice.xml", "notes é.bin"] && files.first?["bytes"] as? Int == invoice.count,
+                "\(job.text)"
+            )
+            #expect(!job.text.contains(invoice.base64EncodedString()), "the bytes stay out of the answer")
+            let path = try Self.file(server, job.json["document"] as? [String: Any])
+            let out = TemporaryDirectory("attachments")
+            let saved = try await run(try which("pdfdetach"), ["-saveall", "-o", out.path, path])
+            #expect(saved.status == 0, "\(saved.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("invoice.xml"))) == invoice)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("notes é.bin"))) == notes)
+            #expect(try await Self.pdfinfo(path).contains("PDF version"), "Poppler opens the result")
 
-        // PDF/A-2b allows no attachments; before pdfa they would be dropped; a name twice is ambiguous.
-        let file = ["name": "a.txt", "data": Data("a".utf8).base64EncodedString()]
-        for (operations, status, code) in [
-            ([["op": "pdfa", "part": "2b"], ["op": "attach", "files": [file]]], 422, "contradictory_operations"),
-            ([["op": "attach", "files": [file]], ["op": "pdfa", "part": "3b"]], 422, "contradictory_operations"),
-            ([["op": "attach", "files": [file, file]]], 422, "duplicate_name"),
-            ([["op": "attach", "files": [["name": "../etc/passwd", "data": "YQ=="]]]], 400, "invalid_operation"),
-            ([["op": "attach", "files": [["name": "a.txt"]]]], 400, "invalid_operation"),
-            ([["op": "attach", "files": [["name": "a.txt", "sha256": String(repeating: "0", count: 64)]]]], 422, "attachment_data_missing"),
-        ] as [([[String: Any]], Int, String)] {
-            let refused = try await client.post("/v1/documents/\(one)/operations", json: ["operations": operations])
-            #expect(refused.status == status && refused.string("error") == code, "\(operations): \(refused.text)")
+            // PDF/A-2b allows no attachments; before pdfa they would be dropped; a name twice is ambiguous.
+            let file = ["name": "a.txt", "data": Data("a".utf8).base64EncodedString()]
+            for (operations, status, code) in [
+                ([["op": "pdfa", "part": "2b"], ["op": "attach", "files": [file]]], 422, "contradictory_operations"),
+                ([["op": "attach", "files": [file]], ["op": "pdfa", "part": "3b"]], 422, "contradictory_operations"),
+                ([["op": "attach", "files": [file, file]]], 422, "duplicate_name"),
+                ([["op": "attach", "files": [["name": "../etc/passwd", "data": "YQ=="]]]], 400, "invalid_operation"),
+                ([["op": "attach", "files": [["name": "a.txt"]]]], 400, "invalid_operation"),
+                ([["op": "attach", "files": [["name": "a.txt", "sha256": String(repeating: "0", count: 64)]]]], 422, "attachment_data_missing"),
+            ] as [([[String: Any]], Int, String)] {
+                let refused = try await client.post("/v1/documents/\(one)/operations", json: ["operations": operations])
+                #expect(refused.status == status && refused.string("error") == code, "\(operations): \(refused.text)")
+            }
         }
     }
 
@@ -275,176 +285,183 @@ struct PDFOperationsTests {
     /// `Alternative` and the `fx` declaration, read back with qpdf and Poppler.
     @Test func aFacturXInvoiceFollowsPDFA3() async throws {
         let (server, client, _, one) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let xml = Data(#"<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:x"><ID>42</ID></rsm:CrossIndustryInvoice>"#.utf8)
-        let invoice: [String: Any] = [
-            "op": "facturx", "conformance_level": "EXTENDED", "document_type": "ORDER_CHANGE", "xml": xml.base64EncodedString(),
-        ]
-        let alone = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [invoice]])
-        #expect(alone.status == 422 && alone.string("error") == "contradictory_operations", "\(alone.text)")
-        #expect(alone.string("error_message")?.contains(#"{"op": "pdfa", "part": "3b"}"#) == true, "the refusal says what to add")
-        let broken = try await client.post(
-            "/v1/documents/\(one)/operations",
-            json: [
-                "operations": [
-                    ["op": "pdfa", "part": "3b"], ["op": "facturx", "conformance_level": "BASIC", "xml": Data("<a>".utf8).base64EncodedString()],
-                ]
+        try await using(server) { server in
+            let xml = Data(#"<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:x"><ID>42</ID></rsm:CrossIndustryInvoice>"#.utf8)
+            let invoice: [String: Any] = [
+                "op": "facturx", "conformance_level": "EXTENDED", "document_type": "ORDER_CHANGE", "xml": xml.base64EncodedString(),
             ]
-        )
-        #expect(broken.status == 422 && broken.string("error") == "invalid_facturx_xml", "\(broken.text)")
-        let hashOnly = try await client.post(
-            "/v1/documents/\(one)/operations",
-            json: [
-                "operations": [
-                    ["op": "pdfa", "part": "3b"], ["op": "facturx", "conformance_level": "BASIC", "xml_sha256": String(repeating: "0", count: 64)],
+            let alone = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [invoice]])
+            #expect(alone.status == 422 && alone.string("error") == "contradictory_operations", "\(alone.text)")
+            #expect(alone.string("error_message")?.contains(#"{"op": "pdfa", "part": "3b"}"#) == true, "the refusal says what to add")
+            let broken = try await client.post(
+                "/v1/documents/\(one)/operations",
+                json: [
+                    "operations": [
+                        ["op": "pdfa", "part": "3b"], ["op": "facturx", "conformance_level": "BASIC", "xml": Data("<a>".utf8).base64EncodedString()],
+                    ]
                 ]
-            ]
-        )
-        #expect(hashOnly.status == 422 && hashOnly.string("error") == "attachment_data_missing", "only the XML itself will do: \(hashOnly.text)")
-        let created = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [["op": "pdfa", "part": "3b"], invoice]])
-        #expect(created.status == 201, "\(created.text)")
-        let job = try await Self.finished(client, created)
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let described = (job.json["operations"] as? [[String: Any]])?.last
-        #expect(described?["xml_sha256"] as? String == JobSecrets.sha256(xml) && described?["xml"] == nil, "\(job.text)")
-        let path = try Self.file(server, job.json["document"] as? [String: Any])
-        let out = TemporaryDirectory("facturx")
-        _ = try await run(try which("pdfdetach"), ["-saveall", "-o", out.path, path])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("factur-x.xml"))) == xml)
-        let attachments = try await run("/usr/bin/qpdf", ["--json=2", "--json-key=attachments", path]).stdout
-        let filespec = attachments.firstMatch(of: /"filespec": "(\d+ 0 R)"/).map { String($0.1) } ?? ""
-        let object = try await run("/usr/bin/qpdf", ["--show-object=\(filespec.split(separator: " ").first ?? "0")", path]).stdout
-        #expect(object.contains("/AFRelationship /Alternative"), "\(object)")
-        let xmp = try await run("/usr/bin/exiftool", ["-b", "-XMP", path]).stdout
-        #expect(
-            xmp.contains("<fx:DocumentType>ORDER_CHANGE</fx:DocumentType>") && xmp.contains("<fx:ConformanceLevel>EXTENDED</fx:ConformanceLevel>"),
-            "\(xmp)"
-        )
+            )
+            #expect(broken.status == 422 && broken.string("error") == "invalid_facturx_xml", "\(broken.text)")
+            let hashOnly = try await client.post(
+                "/v1/documents/\(one)/operations",
+                json: [
+                    "operations": [
+                        ["op": "pdfa", "part": "3b"],
+                        ["op": "facturx", "conformance_level": "BASIC", "xml_sha256": String(repeating: "0", count: 64)],
+                    ]
+                ]
+            )
+            #expect(hashOnly.status == 422 && hashOnly.string("error") == "attachment_data_missing", "only the XML itself will do: \(hashOnly.text)")
+            let created = try await client.post("/v1/documents/\(one)/operations", json: ["operations": [["op": "pdfa", "part": "3b"], invoice]])
+            #expect(created.status == 201, "\(created.text)")
+            let job = try await Self.finished(client, created)
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let described = (job.json["operations"] as? [[String: Any]])?.last
+            #expect(described?["xml_sha256"] as? String == JobSecrets.sha256(xml) && described?["xml"] == nil, "\(job.text)")
+            let path = try Self.file(server, job.json["document"] as? [String: Any])
+            let out = TemporaryDirectory("facturx")
+            _ = try await run(try which("pdfdetach"), ["-saveall", "-o", out.path, path])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out.file("factur-x.xml"))) == xml)
+            let attachments = try await run("/usr/bin/qpdf", ["--json=2", "--json-key=attachments", path]).stdout
+            let filespec = attachments.firstMatch(of: /"filespec": "(\d+ 0 R)"/).map { String($0.1) } ?? ""
+            let object = try await run("/usr/bin/qpdf", ["--show-object=\(filespec.split(separator: " ").first ?? "0")", path]).stdout
+            #expect(object.contains("/AFRelationship /Alternative"), "\(object)")
+            let xmp = try await run("/usr/bin/exiftool", ["-b", "-XMP", path]).stdout
+            #expect(
+                xmp.contains("<fx:DocumentType>ORDER_CHANGE</fx:DocumentType>")
+                    && xmp.contains("<fx:ConformanceLevel>EXTENDED</fx:ConformanceLevel>"),
+                "\(xmp)"
+            )
+        }
     }
 
     /// Tags beyond the document information go through ExifTool: written, read back by it; one
     /// that would act on the file refused at create, one it does not know failing the job.
     @Test func metadataTagsAreWrittenByExifTool() async throws {
         let (server, client, _, one) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.operations(
-            client,
-            on: one,
-            [
-                "operations": [
-                    [
-                        "op": "metadata", "title": "Tagged",
-                        "tags": ["Copyright": "© The board", "Marked": true, "CreateDate": "2006-09-18T16:27:50-04:00"],
+        try await using(server) { server in
+            let job = try await Self.operations(
+                client,
+                on: one,
+                [
+                    "operations": [
+                        [
+                            "op": "metadata", "title": "Tagged",
+                            "tags": ["Copyright": "© The board", "Marked": true, "CreateDate": "2006-09-18T16:27:50-04:00"],
+                        ]
                     ]
                 ]
-            ]
-        )
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        let path = try Self.file(server, job.json["document"] as? [String: Any])
-        let read = try await run("/usr/bin/exiftool", ["-j", "-Copyright", "-Marked", "-CreateDate", "-Title", path]).stdout
-        let tags = ((try? JSONSerialization.jsonObject(with: Data(read.utf8))) as? [[String: Any]])?.first ?? [:]
-        #expect(tags["Copyright"] as? String == "© The board" && tags["Marked"] as? Bool == true, "\(read)")
-        #expect(tags["CreateDate"] as? String == "2006:09:18 16:27:50-04:00" && tags["Title"] as? String == "Tagged", "\(read)")
+            )
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let path = try Self.file(server, job.json["document"] as? [String: Any])
+            let read = try await run("/usr/bin/exiftool", ["-j", "-Copyright", "-Marked", "-CreateDate", "-Title", path]).stdout
+            let tags = ((try? JSONSerialization.jsonObject(with: Data(read.utf8))) as? [[String: Any]])?.first ?? [:]
+            #expect(tags["Copyright"] as? String == "© The board" && tags["Marked"] as? Bool == true, "\(read)")
+            #expect(tags["CreateDate"] as? String == "2006:09:18 16:27:50-04:00" && tags["Title"] as? String == "Tagged", "\(read)")
 
-        let moved = try await client.post(
-            "/v1/documents/\(one)/operations",
-            json: ["operations": [["op": "metadata", "tags": ["FileName": "elsewhere.pdf"]]]]
-        )
-        #expect(moved.status == 422 && moved.string("error") == "metadata_tag_refused", "\(moved.text)")
-        let unknown = try await Self.operations(client, on: one, ["operations": [["op": "metadata", "tags": ["NoSuchTagAnywhere": "x"]]]])
-        #expect(unknown.string("status") == "FAILED", "\(unknown.text)")
-        #expect(
-            (unknown.json["error"] as? [String: Any])?["code"] as? String == "metadata_not_written" || unknown.text.contains("metadata_not_written"),
-            "\(unknown.text)"
-        )
+            let moved = try await client.post(
+                "/v1/documents/\(one)/operations",
+                json: ["operations": [["op": "metadata", "tags": ["FileName": "elsewhere.pdf"]]]]
+            )
+            #expect(moved.status == 422 && moved.string("error") == "metadata_tag_refused", "\(moved.text)")
+            let unknown = try await Self.operations(client, on: one, ["operations": [["op": "metadata", "tags": ["NoSuchTagAnywhere": "x"]]]])
+            #expect(unknown.string("status") == "FAILED", "\(unknown.text)")
+            #expect(
+                (unknown.json["error"] as? [String: Any])?["code"] as? String == "metadata_not_written"
+                    || unknown.text.contains("metadata_not_written"),
+                "\(unknown.text)"
+            )
+        }
     }
 
     @Test func encryptLocksTheResultAndNeverShowsThePassword() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let created = try await client.post(
-            "/v1/documents/\(twelve)/operations",
-            json: ["name": "Locked", "operations": [["op": "flatten"], ["op": "encrypt", "user_password": "s3cret-user", "allow": ["print"]]]]
-        )
-        #expect(!created.text.contains("s3cret-user"))
-        let job = try await Self.finished(client, created)
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        #expect(!job.text.contains("s3cret-user"))
-        let path = try Self.file(server, job.json["document"] as? [String: Any])
-        #expect((job.json["document"] as? [String: Any]).flatMap { $0["metadata"] as? [String: Any] }?["encrypted"] as? Bool == true)
-        let opened = try await Self.pdfinfo(path, ["-upw", "s3cret-user"])
-        #expect(opened.contains("Encrypted:       yes") && opened.contains("Pages:           12"), "\(opened)")
-        let refused = try await run(try which("pdfinfo"), [path])
-        #expect(refused.status != 0)
-        #expect(!server.log.contains("s3cret-user"))
+        try await using(server) { server in
+            let created = try await client.post(
+                "/v1/documents/\(twelve)/operations",
+                json: ["name": "Locked", "operations": [["op": "flatten"], ["op": "encrypt", "user_password": "s3cret-user", "allow": ["print"]]]]
+            )
+            #expect(!created.text.contains("s3cret-user"))
+            let job = try await Self.finished(client, created)
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            #expect(!job.text.contains("s3cret-user"))
+            let path = try Self.file(server, job.json["document"] as? [String: Any])
+            #expect((job.json["document"] as? [String: Any]).flatMap { $0["metadata"] as? [String: Any] }?["encrypted"] as? Bool == true)
+            let opened = try await Self.pdfinfo(path, ["-upw", "s3cret-user"])
+            #expect(opened.contains("Encrypted:       yes") && opened.contains("Pages:           12"), "\(opened)")
+            let refused = try await run(try which("pdfinfo"), [path])
+            #expect(refused.status != 0)
+            #expect(!server.log.contains("s3cret-user"))
 
-        // Merging it back needs its password: refused at create without it, done with it.
-        let locked = try #require(job.string("document_id"))
-        let without = try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve]])
-        #expect(without.status == 422 && without.string("error") == "password_required", "\(without.text)")
-        // A wrong one is refused at create: qpdf tries it before the job exists.
-        let wrong = try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve], "password": "nope"])
-        #expect(wrong.status == 422 && wrong.string("error") == "wrong_password" && !wrong.text.contains("nope"), "\(wrong.text)")
-        let right = try await Self.finished(
-            client,
-            try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve], "passwords": [locked: "s3cret-user"]])
-        )
-        #expect(right.string("status") == "SUCCEEDED", "\(right.text)")
-        #expect(try await pdfinfoPageCount(try Self.file(server, right.json["document"] as? [String: Any])) == 24)
+            // Merging it back needs its password: refused at create without it, done with it.
+            let locked = try #require(job.string("document_id"))
+            let without = try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve]])
+            #expect(without.status == 422 && without.string("error") == "password_required", "\(without.text)")
+            // A wrong one is refused at create: qpdf tries it before the job exists.
+            let wrong = try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve], "password": "nope"])
+            #expect(wrong.status == 422 && wrong.string("error") == "wrong_password" && !wrong.text.contains("nope"), "\(wrong.text)")
+            let right = try await Self.finished(
+                client,
+                try await client.post("/v1/documents/merge", json: ["documents": [locked, twelve], "passwords": [locked: "s3cret-user"]])
+            )
+            #expect(right.string("status") == "SUCCEEDED", "\(right.text)")
+            #expect(try await pdfinfoPageCount(try Self.file(server, right.json["document"] as? [String: Any])) == 24)
+        }
     }
 
     @Test func replaceOriginalKeepsTheDocumentsID() async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let job = try await Self.operations(client, on: twelve, ["operations": [["op": "rotate", "angle": 180]], "replace_original": true])
-        #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
-        #expect(job.string("document_id") == twelve)
-        let documents = try await client.get("/v1/documents")
-        #expect((documents.json["documents"] as? [Any])?.count == 2, "no new document: \(documents.text)")
-        #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Page rot:        180"))
+        try await using(server) { server in
+            let job = try await Self.operations(client, on: twelve, ["operations": [["op": "rotate", "angle": 180]], "replace_original": true])
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            #expect(job.string("document_id") == twelve)
+            let documents = try await client.get("/v1/documents")
+            #expect((documents.json["documents"] as? [Any])?.count == 2, "no new document: \(documents.text)")
+            #expect(try await Self.pdfinfo(server.store + "/default/many-pages.pdf").contains("Page rot:        180"))
+        }
     }
 
     @Test func anUploadedEncryptedPDFOpensWithItsPasswordAndAConversionGetsOperations() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        // A one-shot PDF upload is PDF_TO_PDF: here decrypted with the password it came with.
-        let locked = try await Self.finished(
-            client,
-            try await Self.oneShot(
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            // A one-shot PDF upload is PDF_TO_PDF: here decrypted with the password it came with.
+            let locked = try await Self.finished(
                 client,
-                "/v1/jobs?filename=encrypted.pdf&password=secret&operations=%5B%7B%22op%22%3A%22rotate%22%2C%22angle%22%3A270%7D%5D",
-                Fixtures.pdf("encrypted.pdf")
+                try await Self.oneShot(
+                    client,
+                    "/v1/jobs?filename=encrypted.pdf&password=secret&operations=%5B%7B%22op%22%3A%22rotate%22%2C%22angle%22%3A270%7D%5D",
+                    Fixtures.pdf("encrypted.pdf")
+                )
             )
-        )
-        #expect(locked.string("type") == "PDF_TO_PDF" && locked.string("status") == "SUCCEEDED", "\(locked.text)")
-        let opened = try await Self.pdfinfo(try Self.file(server, locked.json["document"] as? [String: Any]))
-        #expect(opened.contains("Encrypted:       no") && opened.contains("Page rot:        270"), "\(opened)")
-        #expect(!server.log.contains("secret&") && !locked.text.contains("secret"))
+            #expect(locked.string("type") == "PDF_TO_PDF" && locked.string("status") == "SUCCEEDED", "\(locked.text)")
+            let opened = try await Self.pdfinfo(try Self.file(server, locked.json["document"] as? [String: Any]))
+            #expect(opened.contains("Encrypted:       no") && opened.contains("Page rot:        270"), "\(opened)")
+            #expect(!server.log.contains("secret&") && !locked.text.contains("secret"))
 
-        // Without it the job fails with a code a client can act on, and files nothing.
-        let refused = try await Self.finished(
-            client,
-            try await Self.oneShot(client, "/v1/jobs?filename=encrypted.pdf", Fixtures.pdf("encrypted.pdf"))
-        )
-        #expect(refused.string("status") == "FAILED" && refused.string("error") == "wrong_password", "\(refused.text)")
-
-        // Any conversion can end in operations: an office file, split page by page.
-        let converted = try await Self.finished(
-            client,
-            try await Self.oneShot(
+            // Without it the job fails with a code a client can act on, and files nothing.
+            let refused = try await Self.finished(
                 client,
-                "/v1/jobs?filename=sample.docx&operations=%5B%7B%22op%22%3A%22split%22%2C%22every%22%3A1%7D%5D",
-                Fixtures.office("sample.docx")
+                try await Self.oneShot(client, "/v1/jobs?filename=encrypted.pdf", Fixtures.pdf("encrypted.pdf"))
             )
-        )
-        #expect(converted.string("status") == "SUCCEEDED", "\(converted.text)")
-        // sample.docx is two pages (Fixtures/expected-conversions.json).
-        let parts = (converted.json["documents"] as? [[String: Any]]) ?? []
-        #expect(parts.map { $0["name"] as? String } == ["sample 01", "sample 02"], "\(converted.text)")
-        #expect(parts.allSatisfy { $0["page_count"] as? Int == 1 })
-        let documents = try await client.get("/v1/documents")
-        #expect((documents.json["documents"] as? [Any])?.count == 3, "the decrypted upload and two parts: \(documents.text)")
+            #expect(refused.string("status") == "FAILED" && refused.string("error") == "wrong_password", "\(refused.text)")
+
+            // Any conversion can end in operations: an office file, split page by page.
+            let converted = try await Self.finished(
+                client,
+                try await Self.oneShot(
+                    client,
+                    "/v1/jobs?filename=sample.docx&operations=%5B%7B%22op%22%3A%22split%22%2C%22every%22%3A1%7D%5D",
+                    Fixtures.office("sample.docx")
+                )
+            )
+            #expect(converted.string("status") == "SUCCEEDED", "\(converted.text)")
+            // sample.docx is two pages (Fixtures/expected-conversions.json).
+            let parts = (converted.json["documents"] as? [[String: Any]]) ?? []
+            #expect(parts.map { $0["name"] as? String } == ["sample 01", "sample 02"], "\(converted.text)")
+            #expect(parts.allSatisfy { $0["page_count"] as? Int == 1 })
+            let documents = try await client.get("/v1/documents")
+            #expect((documents.json["documents"] as? [Any])?.count == 3, "the decrypted upload and two parts: \(documents.text)")
+        }
     }
 
     @Test(arguments: [
@@ -459,12 +476,13 @@ struct PDFOperationsTests {
     ])
     func badOperationsAreRefusedAndChangeNothing(body: String, status: Int, code: String) async throws {
         let (server, client, twelve, _) = try await Self.library()
-        defer { Task { await server.stop() } }
-        let answer = try await client.post("/v1/documents/\(twelve)/operations", json: try JSONSerialization.jsonObject(with: Data(body.utf8)))
-        #expect(answer.status == status && answer.string("error") == code, "\(body): \(answer.text)")
-        #expect(!(answer.string("error_message") ?? "").isEmpty)
-        let jobs = try await client.get("/v1/jobs")
-        #expect((jobs.json["jobs"] as? [Any])?.count == 2, "only the two imports: \(jobs.text)")
-        #expect(try await pdfinfoPageCount(server.store + "/default/many-pages.pdf") == 12)
+        try await using(server) { server in
+            let answer = try await client.post("/v1/documents/\(twelve)/operations", json: try JSONSerialization.jsonObject(with: Data(body.utf8)))
+            #expect(answer.status == status && answer.string("error") == code, "\(body): \(answer.text)")
+            #expect(!(answer.string("error_message") ?? "").isEmpty)
+            let jobs = try await client.get("/v1/jobs")
+            #expect((jobs.json["jobs"] as? [Any])?.count == 2, "only the two imports: \(jobs.text)")
+            #expect(try await pdfinfoPageCount(server.store + "/default/many-pages.pdf") == 12)
+        }
     }
 }

@@ -45,36 +45,37 @@ struct RelocatedInstallTests {
             environment: ["TMPDIR": install.temporary, "PDFGATE_EXECUTABLE": ""],
             executable: install.executable
         )
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
+        try await using(server) { server in
+            let client = APIClient(base: server.baseURL)
 
-        let ready = try await client.get("/readyz")
-        #expect(ready.status == 200, "readyz: \(ready.text)")
+            let ready = try await client.get("/readyz")
+            #expect(ready.status == 200, "readyz: \(ready.text)")
 
-        var jobs: [(what: String, id: String)] = []
-        let office = try await client.oneShot("sample.docx")
-        jobs.append(("office", try #require(office.string("job_id"), "\(office.text)")))
-        let ebook = try await client.send(
-            "POST",
-            "/v1/jobs?filename=sample.epub",
-            body: .file(path: Fixtures.ebook("sample.epub")),
-            headers: [("Content-Type", "application/octet-stream")]
-        )
-        jobs.append(("ebook", try #require(ebook.string("job_id"), "\(ebook.text)")))
-        let url = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": page.url("/relocated")])
-        jobs.append(("url", try #require(url.string("job_id"), "\(url.text)")))
+            var jobs: [(what: String, id: String)] = []
+            let office = try await client.oneShot("sample.docx")
+            jobs.append(("office", try #require(office.string("job_id"), "\(office.text)")))
+            let ebook = try await client.send(
+                "POST",
+                "/v1/jobs?filename=sample.epub",
+                body: .file(path: Fixtures.ebook("sample.epub")),
+                headers: [("Content-Type", "application/octet-stream")]
+            )
+            jobs.append(("ebook", try #require(ebook.string("job_id"), "\(ebook.text)")))
+            let url = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": page.url("/relocated")])
+            jobs.append(("url", try #require(url.string("job_id"), "\(url.text)")))
 
-        for (what, id) in jobs {
-            let job = try await JobAPITests.finish(client, id, timeout: 150)
-            #expect(job["status"] as? String == "SUCCEEDED", "\(what): \(job)\n\(server.log.suffix(2000))")
-            // The inspector read the result: its page count is in the filed document.
-            let document = job["document"] as? [String: Any]
-            #expect((document?["page_count"] as? Int ?? 0) >= 1, "\(what): \(job)")
+            for (what, id) in jobs {
+                let job = try await JobAPITests.finish(client, id, timeout: 150)
+                #expect(job["status"] as? String == "SUCCEEDED", "\(what): \(job)\n\(server.log.suffix(2000))")
+                // The inspector read the result: its page count is in the filed document.
+                let document = job["document"] as? [String: Any]
+                #expect((document?["page_count"] as? Int ?? 0) >= 1, "\(what): \(job)")
+            }
+            await server.stop()
+            // The store beside the binary holds the documents, and the library agrees with it.
+            let fsck = try await run(install.executable, ["fsck", "--json", "--store", install.store])
+            let report = try JSONSerialization.jsonObject(with: Data(fsck.stdout.utf8)) as? [String: Any]
+            #expect(report?["clean"] as? Bool == true, "\(fsck.stdout) \(fsck.stderr)")
         }
-        await server.stop()
-        // The store beside the binary holds the documents, and the library agrees with it.
-        let fsck = try await run(install.executable, ["fsck", "--json", "--store", install.store])
-        let report = try JSONSerialization.jsonObject(with: Data(fsck.stdout.utf8)) as? [String: Any]
-        #expect(report?["clean"] as? Bool == true, "\(fsck.stdout) \(fsck.stderr)")
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A real `pdfgate serve` child process on 127.0.0.1 with a port the kernel picked, its log in
 /// the store. Tests talk to it over real HTTP and stop it with SIGTERM, like an operator would.
-final class ServerProcess: @unchecked Sendable {
+final class ServerProcess: StoppedAfterUse, @unchecked Sendable {
     let store: String
     let port: Int
     let process: Process

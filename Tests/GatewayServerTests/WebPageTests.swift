@@ -26,46 +26,46 @@ struct WebPageTests {
 
     @Test("/ is the page: strict CSP, no framing, ETag revalidation, under 150 KB, no inline code")
     func servedWithItsHeaders() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        // As a browser asks: without text/html, `/` is Gotenberg's sentence for API clients.
-        let browser = [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")]
-        let page = try await client.get("/", headers: browser)
-        #expect(page.status == 200 && page.headers["Content-Type"]?.hasPrefix("text/html") == true)
-        #expect(page.text.contains("<script"), "the page, not Gotenberg's sentence")
-        let csp = try #require(page.headers["Content-Security-Policy"])
-        for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"] {
-            #expect(csp.contains(directive), "CSP has \(directive): \(csp)")
-        }
-        #expect(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"))
-        #expect(page.headers["X-Frame-Options"] == "DENY" && page.headers["X-Content-Type-Options"] == "nosniff")
-        let etag = try #require(page.headers["ETag"])
-        let again = try await client.get("/", headers: browser + [("If-None-Match", etag)])
-        #expect(again.status == 304 && again.body.isEmpty, "an unchanged page is revalidated, not resent")
-
-        // Every file the page loads, its weight, and nothing a CSP would have to allow inline.
-        let html = page.text
-        #expect(!html.contains("style=\"") && !html.contains(" on"), "no inline style or handler attributes")
-        #expect(html.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "no inline script")
-        var weight = page.body.count
-        for name in ["style.css", "app.js", "api.js", "convert.js", "library.js", "dialogs.js", "dom.js", "favicon.svg"] {
-            let file = try await client.get("/ui/\(name)")
-            #expect(file.status == 200, "/ui/\(name)")
-            #expect(file.headers["Content-Security-Policy"] != nil)
-            weight += file.body.count
-            if name.hasSuffix(".js") {
-                for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"] {
-                    #expect(!file.text.contains(sink), "\(name) renders nothing through \(sink)")
-                }
-                #expect(file.headers["Content-Type"]?.hasPrefix("text/javascript") == true)
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            // As a browser asks: without text/html, `/` is Gotenberg's sentence for API clients.
+            let browser = [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")]
+            let page = try await client.get("/", headers: browser)
+            #expect(page.status == 200 && page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            #expect(page.text.contains("<script"), "the page, not Gotenberg's sentence")
+            let csp = try #require(page.headers["Content-Security-Policy"])
+            for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"] {
+                #expect(csp.contains(directive), "CSP has \(directive): \(csp)")
             }
+            #expect(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"))
+            #expect(page.headers["X-Frame-Options"] == "DENY" && page.headers["X-Content-Type-Options"] == "nosniff")
+            let etag = try #require(page.headers["ETag"])
+            let again = try await client.get("/", headers: browser + [("If-None-Match", etag)])
+            #expect(again.status == 304 && again.body.isEmpty, "an unchanged page is revalidated, not resent")
+
+            // Every file the page loads, its weight, and nothing a CSP would have to allow inline.
+            let html = page.text
+            #expect(!html.contains("style=\"") && !html.contains(" on"), "no inline style or handler attributes")
+            #expect(html.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "no inline script")
+            var weight = page.body.count
+            for name in ["style.css", "app.js", "api.js", "convert.js", "library.js", "dialogs.js", "dom.js", "favicon.svg"] {
+                let file = try await client.get("/ui/\(name)")
+                #expect(file.status == 200, "/ui/\(name)")
+                #expect(file.headers["Content-Security-Policy"] != nil)
+                weight += file.body.count
+                if name.hasSuffix(".js") {
+                    for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"] {
+                        #expect(!file.text.contains(sink), "\(name) renders nothing through \(sink)")
+                    }
+                    #expect(file.headers["Content-Type"]?.hasPrefix("text/javascript") == true)
+                }
+            }
+            #expect(weight < 150_000, "page weight \(weight) bytes")
+            // A path in the file's name reaches the handler encoded (a client squashes a plain `../`).
+            #expect(try await client.get("/ui/..%2FPackage.swift").status == 404)
+            #expect(try await client.get("/ui/secrets.json").status == 404, "only the page's own files")
+            await server.stop()
         }
-        #expect(weight < 150_000, "page weight \(weight) bytes")
-        // A path in the file's name reaches the handler encoded (a client squashes a plain `../`).
-        #expect(try await client.get("/ui/..%2FPackage.swift").status == 404)
-        #expect(try await client.get("/ui/secrets.json").status == 404, "only the page's own files")
-        await server.stop()
     }
 
     // MARK: - Convert and organize, in Chromium
@@ -83,129 +83,129 @@ struct WebPageTests {
             )
         }
         defer { site.stop() }
-        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let broken = server.store + "-broken.docx"
-        try Data("this is not a Word document".utf8).write(to: URL(fileURLWithPath: broken))
+        try await using(await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])) { server in
+            let client = APIClient(base: server.baseURL)
+            let broken = server.store + "-broken.docx"
+            try Data("this is not a Word document".utf8).write(to: URL(fileURLWithPath: broken))
 
-        // A job started elsewhere (a script, another tab) before the page opens.
-        let earlier = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": site.baseURL + "/slow.html", "name": "Slow page"])
-        #expect(earlier.status == 201 || earlier.status == 202, "\(earlier.text)")
-        let earlierID = try #require(earlier.string("job_id"))
+            // A job started elsewhere (a script, another tab) before the page opens.
+            let earlier = try await client.post("/v1/jobs", json: ["type": "URL_TO_PDF", "url": site.baseURL + "/slow.html", "name": "Slow page"])
+            #expect(earlier.status == 201 || earlier.status == 202, "\(earlier.text)")
+            let earlierID = try #require(earlier.string("job_id"))
 
-        try await onThread {
-            let browser = try HeadlessBrowser()
-            defer { browser.stop() }
-            try browser.open(server.baseURL + "/")
-            try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
-            try browser.waitUntil("document.querySelector('li.job[data-job-id=\"\(earlierID)\"]')", "the running job started elsewhere")
-            try browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+                try browser.waitUntil("document.querySelector('li.job[data-job-id=\"\(earlierID)\"]')", "the running job started elsewhere")
+                try browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
 
-            try browser.dropFiles(on: "#drop", [Fixtures.office("sample.docx"), broken])
-            try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
-            try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
-            try browser.evaluate("document.querySelector('#convert').click()")
-            try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 4", "four jobs on the page")
-            try browser.waitUntil(
-                "[...document.querySelectorAll('#jobs .job-status')].filter(s => s.textContent.trim() === 'SUCCEEDED').length === 3",
-                "the docx, the URL and the earlier job to succeed",
-                timeout: .seconds(180)
-            )
-            try browser.waitUntil(
-                "[...document.querySelectorAll('#jobs li.job')].some(j => j.querySelector('.job-status').textContent.trim() === 'FAILED' && !j.querySelector('.job-error').hidden && j.querySelector('.job-error').textContent.trim().length > 10)",
-                "the broken file's failure in words",
-                timeout: .seconds(120)
-            )
-            try browser.screenshot(to: Self.screenshots + "/convert.png")
-            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the three documents listed")
+                try browser.dropFiles(on: "#drop", [Fixtures.office("sample.docx"), broken])
+                try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
+                try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
+                try browser.evaluate("document.querySelector('#convert').click()")
+                try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 4", "four jobs on the page")
+                try browser.waitUntil(
+                    "[...document.querySelectorAll('#jobs .job-status')].filter(s => s.textContent.trim() === 'SUCCEEDED').length === 3",
+                    "the docx, the URL and the earlier job to succeed",
+                    timeout: .seconds(180)
+                )
+                try browser.waitUntil(
+                    "[...document.querySelectorAll('#jobs li.job')].some(j => j.querySelector('.job-status').textContent.trim() === 'FAILED' && !j.querySelector('.job-error').hidden && j.querySelector('.job-error').textContent.trim().length > 10)",
+                    "the broken file's failure in words",
+                    timeout: .seconds(120)
+                )
+                try browser.screenshot(to: Self.screenshots + "/convert.png")
+                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the three documents listed")
+            }
+            var documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
+            #expect(documents.count == 3, "the API lists the three documents the page shows")
+            let docx = try #require(documents.first { ($0["name"] as? String) == "sample" }?["id"] as? String)
+            let web = try #require(documents.first { !["sample", "Slow page"].contains($0["name"] as? String) }?["id"] as? String)
+
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the library")
+                try browser.screenshot(to: Self.screenshots + "/library.png")
+                let row = "document.querySelector('tr[data-document-id=\"\(docx)\"]')"
+
+                // Rename inline.
+                try browser.evaluate("\(row).querySelector('.doc-rename').click()")
+                try browser.waitUntil("\(row).querySelector('input.doc-name-input')", "the name to become editable")
+                try browser.evaluate(
+                    """
+                    (() => { const input = \(row).querySelector('input.doc-name-input'); input.value = 'Contract signed';
+                      input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })); })()
+                    """
+                )
+                try browser.waitUntil("\(row)?.querySelector('.doc-name')?.textContent.includes('Contract signed')", "the new name")
+
+                // A new folder, then drag the document onto it.
+                try browser.evaluate("document.querySelector('#new-folder').click()")
+                try browser.waitUntil("document.querySelector('#folder-dialog').open", "the folder dialog")
+                try browser.evaluate("document.querySelector('#folder-name').value = 'Contracts'; document.querySelector('#folder-ok').click()")
+                try browser.waitUntil("[...document.querySelectorAll('button.folder')].some(b => b.textContent.includes('Contracts'))", "the folder")
+                try browser.evaluate(
+                    """
+                    (() => { const dt = new DataTransfer(); const row = \(row);
+                      const folder = [...document.querySelectorAll('button.folder')].find(b => b.textContent.includes('Contracts'));
+                      row.dispatchEvent(new DragEvent('dragstart', { bubbles: true, cancelable: true, dataTransfer: dt }));
+                      for (const type of ['dragenter', 'dragover', 'drop'])
+                        folder.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+                      row.dispatchEvent(new DragEvent('dragend', { bubbles: true, dataTransfer: dt })); })()
+                    """
+                )
+                try browser.waitUntil("!\(row)", "the dragged document to leave the root folder")
+            }
+            var moved = try await client.get("/v1/documents/\(docx)").json
+            #expect(moved["name"] as? String == "Contract signed" && moved["folder"] as? String == "Contracts", "renamed and moved: \(moved)")
+
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                let row = "document.querySelector('tr[data-document-id=\"\(web)\"]')"
+                try browser.waitUntil(row, "the web page's document")
+                // Move with the dialog.
+                try browser.evaluate("\(row).querySelector('.doc-move').click()")
+                try browser.waitUntil("document.querySelector('#move-dialog').open", "the move dialog")
+                try browser.evaluate(
+                    """
+                    (() => { const select = document.querySelector('#move-target');
+                      const option = [...select.options].find(o => o.textContent.includes('Contracts'));
+                      select.value = option.value; select.dispatchEvent(new Event('change', { bubbles: true }));
+                      document.querySelector('#move-ok').click(); })()
+                    """
+                )
+                try browser.waitUntil("!\(row)", "the moved document to leave the root folder")
+
+                // Find it again by search, from the root.
+                try browser.evaluate(
+                    "(() => { const s = document.querySelector('#search'); s.value = 'Contract'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
+                )
+                try browser.waitUntil(
+                    "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1 && document.querySelector('tr[data-document-id=\"\(docx)\"]')",
+                    "the search to find the renamed document"
+                )
+                try browser.screenshot(to: Self.screenshots + "/search.png")
+
+                // Delete it, confirming.
+                try browser.evaluate("document.querySelector('tr[data-document-id=\"\(docx)\"] .doc-delete').click()")
+                try browser.waitUntil("document.querySelector('#confirm-dialog').open", "the confirmation")
+                try browser.evaluate("document.querySelector('#confirm-ok').click()")
+                try browser.waitUntil("!document.querySelector('tr[data-document-id=\"\(docx)\"]')", "the deleted document to go")
+                #expect(browser.problems.filter { $0.contains("Content Security Policy") }.isEmpty, "no CSP violations: \(browser.problems)")
+            }
+            #expect(try await client.get("/v1/documents/\(docx)").status == 404, "deleted")
+            moved = try await client.get("/v1/documents/\(web)").json
+            #expect(moved["folder"] as? String == "Contracts", "moved by the dialog: \(moved)")
+            documents = try await client.get("/v1/documents?folder=Contracts").json["documents"] as? [[String: Any]] ?? []
+            #expect(documents.count == 1)
+            await server.stop()
         }
-        var documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
-        #expect(documents.count == 3, "the API lists the three documents the page shows")
-        let docx = try #require(documents.first { ($0["name"] as? String) == "sample" }?["id"] as? String)
-        let web = try #require(documents.first { !["sample", "Slow page"].contains($0["name"] as? String) }?["id"] as? String)
-
-        try await onThread {
-            let browser = try HeadlessBrowser()
-            defer { browser.stop() }
-            try browser.open(server.baseURL + "/")
-            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the library")
-            try browser.screenshot(to: Self.screenshots + "/library.png")
-            let row = "document.querySelector('tr[data-document-id=\"\(docx)\"]')"
-
-            // Rename inline.
-            try browser.evaluate("\(row).querySelector('.doc-rename').click()")
-            try browser.waitUntil("\(row).querySelector('input.doc-name-input')", "the name to become editable")
-            try browser.evaluate(
-                """
-                (() => { const input = \(row).querySelector('input.doc-name-input'); input.value = 'Contract signed';
-                  input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })); })()
-                """
-            )
-            try browser.waitUntil("\(row)?.querySelector('.doc-name')?.textContent.includes('Contract signed')", "the new name")
-
-            // A new folder, then drag the document onto it.
-            try browser.evaluate("document.querySelector('#new-folder').click()")
-            try browser.waitUntil("document.querySelector('#folder-dialog').open", "the folder dialog")
-            try browser.evaluate("document.querySelector('#folder-name').value = 'Contracts'; document.querySelector('#folder-ok').click()")
-            try browser.waitUntil("[...document.querySelectorAll('button.folder')].some(b => b.textContent.includes('Contracts'))", "the folder")
-            try browser.evaluate(
-                """
-                (() => { const dt = new DataTransfer(); const row = \(row);
-                  const folder = [...document.querySelectorAll('button.folder')].find(b => b.textContent.includes('Contracts'));
-                  row.dispatchEvent(new DragEvent('dragstart', { bubbles: true, cancelable: true, dataTransfer: dt }));
-                  for (const type of ['dragenter', 'dragover', 'drop'])
-                    folder.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-                  row.dispatchEvent(new DragEvent('dragend', { bubbles: true, dataTransfer: dt })); })()
-                """
-            )
-            try browser.waitUntil("!\(row)", "the dragged document to leave the root folder")
-        }
-        var moved = try await client.get("/v1/documents/\(docx)").json
-        #expect(moved["name"] as? String == "Contract signed" && moved["folder"] as? String == "Contracts", "renamed and moved: \(moved)")
-
-        try await onThread {
-            let browser = try HeadlessBrowser()
-            defer { browser.stop() }
-            try browser.open(server.baseURL + "/")
-            let row = "document.querySelector('tr[data-document-id=\"\(web)\"]')"
-            try browser.waitUntil(row, "the web page's document")
-            // Move with the dialog.
-            try browser.evaluate("\(row).querySelector('.doc-move').click()")
-            try browser.waitUntil("document.querySelector('#move-dialog').open", "the move dialog")
-            try browser.evaluate(
-                """
-                (() => { const select = document.querySelector('#move-target');
-                  const option = [...select.options].find(o => o.textContent.includes('Contracts'));
-                  select.value = option.value; select.dispatchEvent(new Event('change', { bubbles: true }));
-                  document.querySelector('#move-ok').click(); })()
-                """
-            )
-            try browser.waitUntil("!\(row)", "the moved document to leave the root folder")
-
-            // Find it again by search, from the root.
-            try browser.evaluate(
-                "(() => { const s = document.querySelector('#search'); s.value = 'Contract'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
-            )
-            try browser.waitUntil(
-                "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1 && document.querySelector('tr[data-document-id=\"\(docx)\"]')",
-                "the search to find the renamed document"
-            )
-            try browser.screenshot(to: Self.screenshots + "/search.png")
-
-            // Delete it, confirming.
-            try browser.evaluate("document.querySelector('tr[data-document-id=\"\(docx)\"] .doc-delete').click()")
-            try browser.waitUntil("document.querySelector('#confirm-dialog').open", "the confirmation")
-            try browser.evaluate("document.querySelector('#confirm-ok').click()")
-            try browser.waitUntil("!document.querySelector('tr[data-document-id=\"\(docx)\"]')", "the deleted document to go")
-            #expect(browser.problems.filter { $0.contains("Content Security Policy") }.isEmpty, "no CSP violations: \(browser.problems)")
-        }
-        #expect(try await client.get("/v1/documents/\(docx)").status == 404, "deleted")
-        moved = try await client.get("/v1/documents/\(web)").json
-        #expect(moved["folder"] as? String == "Contracts", "moved by the dialog: \(moved)")
-        documents = try await client.get("/v1/documents?folder=Contracts").json["documents"] as? [[String: Any]] ?? []
-        #expect(documents.count == 1)
-        await server.stop()
     }
 
     // MARK: - Merging
@@ -221,100 +221,100 @@ struct WebPageTests {
             )
         }
         defer { site.stop() }
-        let server = try await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        try await onThread {
-            let browser = try HeadlessBrowser()
-            defer { browser.stop() }
-            try browser.open(server.baseURL + "/")
-            try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
-            try browser.dropFiles(on: "#drop", [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
-            try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
-            try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/terms.html'")
-            try browser.evaluate("document.querySelector('#target-name').value = 'Bundle'")
-            try browser.evaluate("document.querySelector('#merge').click()")
-            try browser.evaluate("document.querySelector('#convert').click()")
-            try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 1", "one job on the page")
-            try browser.waitUntil(
-                "document.querySelector('#jobs .job-status').textContent.trim() === 'SUCCEEDED'",
-                "the merge to succeed",
-                timeout: .seconds(120)
-            )
-            try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "the one document listed")
+        try await using(await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])) { server in
+            let client = APIClient(base: server.baseURL)
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+                try browser.dropFiles(on: "#drop", [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
+                try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
+                try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/terms.html'")
+                try browser.evaluate("document.querySelector('#target-name').value = 'Bundle'")
+                try browser.evaluate("document.querySelector('#merge').click()")
+                try browser.evaluate("document.querySelector('#convert').click()")
+                try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 1", "one job on the page")
+                try browser.waitUntil(
+                    "document.querySelector('#jobs .job-status').textContent.trim() === 'SUCCEEDED'",
+                    "the merge to succeed",
+                    timeout: .seconds(120)
+                )
+                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "the one document listed")
+            }
+            let documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
+            #expect(documents.count == 1 && documents.first?["name"] as? String == "Bundle", "\(documents)")
+            let path = server.store + "/" + (try #require(documents.first?["path"] as? String))
+            let twelve = try #require(try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf")))
+            let one = try #require(try await pdfinfoPageCount(Fixtures.pdf("one-page.pdf")))
+            let pages = try #require(try await pdfinfoPageCount(path))
+            #expect(pages > twelve + one, "twelve pages, one page, then the web page: \(pages)")
+            let afterTwelve = try await run(try which("pdftotext"), ["-f", "\(twelve + 1)", "-l", "\(twelve + 1)", path, "-"]).stdout
+            let alone = try await run(try which("pdftotext"), [Fixtures.pdf("one-page.pdf"), "-"]).stdout
+            #expect(afterTwelve.trimmingCharacters(in: .whitespacesAndNewlines) == alone.trimmingCharacters(in: .whitespacesAndNewlines))
+            let last = try await run(try which("pdftotext"), ["-f", "\(pages)", "-l", "\(pages)", path, "-"]).stdout
+            #expect(last.contains("WEB TERMS MARKER"), "the page comes last: \(last)")
+            await server.stop()
         }
-        let documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
-        #expect(documents.count == 1 && documents.first?["name"] as? String == "Bundle", "\(documents)")
-        let path = server.store + "/" + (try #require(documents.first?["path"] as? String))
-        let twelve = try #require(try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf")))
-        let one = try #require(try await pdfinfoPageCount(Fixtures.pdf("one-page.pdf")))
-        let pages = try #require(try await pdfinfoPageCount(path))
-        #expect(pages > twelve + one, "twelve pages, one page, then the web page: \(pages)")
-        let afterTwelve = try await run(try which("pdftotext"), ["-f", "\(twelve + 1)", "-l", "\(twelve + 1)", path, "-"]).stdout
-        let alone = try await run(try which("pdftotext"), [Fixtures.pdf("one-page.pdf"), "-"]).stdout
-        #expect(afterTwelve.trimmingCharacters(in: .whitespacesAndNewlines) == alone.trimmingCharacters(in: .whitespacesAndNewlines))
-        let last = try await run(try which("pdftotext"), ["-f", "\(pages)", "-l", "\(pages)", path, "-"]).stdout
-        #expect(last.contains("WEB TERMS MARKER"), "the page comes last: \(last)")
-        await server.stop()
     }
 
     // MARK: - Hostile names
 
     @Test("a document named like markup shows those characters and runs nothing")
     func hostileNamesAreText() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        let client = APIClient(base: server.baseURL)
-        let hostile = "<img src=x onerror=window.pwned=1>"
-        try await Self.file(hostile, with: client)
-        try await onThread {
-            let browser = try HeadlessBrowser()
-            defer { browser.stop() }
-            try browser.open(server.baseURL + "/")
-            try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
-            // The details panel shows the name too; then give a broken image time to fail.
-            try browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
-            try browser.waitUntil(
-                "!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('onerror')",
-                "the details panel"
-            )
-            Thread.sleep(forTimeInterval: 0.5)
-            let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
-            #expect(shown == hostile, "the name as text: \(shown ?? "nil")")
-            #expect(try browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            let hostile = "<img src=x onerror=window.pwned=1>"
+            try await Self.file(hostile, with: client)
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+                // The details panel shows the name too; then give a broken image time to fail.
+                try browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
+                try browser.waitUntil(
+                    "!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('onerror')",
+                    "the details panel"
+                )
+                Thread.sleep(forTimeInterval: 0.5)
+                let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
+                #expect(shown == hostile, "the name as text: \(shown ?? "nil")")
+                #expect(try browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)
+            }
+            await server.stop()
         }
-        await server.stop()
     }
 
     // MARK: - Phone, dark, labels
 
     @Test("on a phone-sized screen in dark mode the page fits its width, and every control has a name")
     func phoneDarkAndLabelled() async throws {
-        let server = try await ServerProcess()
-        defer { Task { await server.stop() } }
-        try await Self.file("A rather long document name that must wrap or truncate", with: APIClient(base: server.baseURL))
-        try await onThread {
-            let browser = try HeadlessBrowser(width: 390, height: 844)
-            defer { browser.stop() }
-            try browser.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
-            try browser.open(server.baseURL + "/")
-            try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
-            try browser.screenshot(to: Self.screenshots + "/phone-dark.png")
-            #expect(try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true, "no sideways scrolling")
-            let background = try browser.evaluate("getComputedStyle(document.body).backgroundColor") as? String ?? ""
-            let channels = background.split { !$0.isNumber }.compactMap { Int($0) }.prefix(3)
-            #expect(channels.count == 3 && channels.reduce(0, +) < 200, "a dark background in dark mode: \(background)")
-            let unnamed =
-                try browser.evaluate(
-                    """
-                    [...document.querySelectorAll('button, input, select, textarea')]
-                      .filter(c => !(c.textContent.trim() || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || (c.labels && c.labels.length)))
-                      .map(c => c.outerHTML.slice(0, 80))
-                    """
-                ) as? [String]
-            #expect(unnamed?.isEmpty == true, "controls without a name: \(unnamed ?? [])")
+        try await using(await ServerProcess()) { server in
+            try await Self.file("A rather long document name that must wrap or truncate", with: APIClient(base: server.baseURL))
+            try await onThread {
+                let browser = try HeadlessBrowser(width: 390, height: 844)
+                defer { browser.stop() }
+                try browser.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+                try browser.screenshot(to: Self.screenshots + "/phone-dark.png")
+                #expect(try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true, "no sideways scrolling")
+                let background = try browser.evaluate("getComputedStyle(document.body).backgroundColor") as? String ?? ""
+                let channels = background.split { !$0.isNumber }.compactMap { Int($0) }.prefix(3)
+                #expect(channels.count == 3 && channels.reduce(0, +) < 200, "a dark background in dark mode: \(background)")
+                let unnamed =
+                    try browser.evaluate(
+                        """
+                        [...document.querySelectorAll('button, input, select, textarea')]
+                          .filter(c => !(c.textContent.trim() || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || (c.labels && c.labels.length)))
+                          .map(c => c.outerHTML.slice(0, 80))
+                        """
+                    ) as? [String]
+                #expect(unnamed?.isEmpty == true, "controls without a name: \(unnamed ?? [])")
+            }
+            await server.stop()
         }
-        await server.stop()
     }
 
     // MARK: - Tokens
@@ -326,49 +326,49 @@ struct WebPageTests {
         for owner in ["alice", "bob"] {
             tokens[owner] = try await OwnerIsolationTests.token(store, owner: owner)
         }
-        let server = try await ServerProcess(store: store, arguments: ["--auth", "tokens"])
-        defer { Task { await server.stop() } }
-        for (owner, token) in tokens {
-            var client = APIClient(base: server.baseURL)
-            client.token = token
-            try await Self.file("\(owner)-notes", with: client)
-        }
-        let alice = try #require(tokens["alice"])
-        try await onThread {
-            let browser = try HeadlessBrowser()
-            defer { browser.stop() }
-            try browser.open(server.baseURL + "/")
-            try browser.waitUntil(
-                "document.querySelector('form#sign-in') && !document.querySelector('form#sign-in').closest('[hidden]')",
-                "the sign-in form"
-            )
-            try browser.screenshot(to: Self.screenshots + "/sign-in.png")
-            try browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
-            try browser.waitUntil(
-                "!document.querySelector('#sign-in-message').hidden && document.querySelector('#sign-in-message').textContent.includes('not accepted')",
-                "a refusal in the form"
-            )
-            try browser.evaluate("document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()")
-            do {
-                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
-            } catch {
-                let state = try? browser.evaluate(
-                    "document.body.innerText.slice(0, 600).split(String.fromCharCode(10)).join(' / ') + ' | ' + location.href + ' | ' + sessionStorage.getItem('pdfgate.token')"
-                )
-                Issue.record("\(error); page: \(state ?? "?"); problems: \(browser.problems)")
-                throw error
+        try await using(await ServerProcess(store: store, arguments: ["--auth", "tokens"])) { server in
+            for (owner, token) in tokens {
+                var client = APIClient(base: server.baseURL)
+                client.token = token
+                try await Self.file("\(owner)-notes", with: client)
             }
-            let names =
-                try browser.evaluate("[...document.querySelectorAll('#documents .doc-name')].map(n => n.textContent.trim()).join(',')") as? String
-            #expect(names == "alice-notes", "only alice's documents: \(names ?? "nil")")
-            #expect(try browser.evaluate("sessionStorage.getItem('pdfgate.token')") as? String == alice)
-            #expect(try browser.evaluate("location.href.includes('\(alice)')") as? Bool == false, "the token never goes into a URL")
-            try browser.evaluate("document.querySelector('#sign-out').click()")
-            try browser.waitUntil(
-                "sessionStorage.getItem('pdfgate.token') === null && !document.querySelector('form#sign-in').closest('[hidden]')",
-                "sign-out"
-            )
+            let alice = try #require(tokens["alice"])
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil(
+                    "document.querySelector('form#sign-in') && !document.querySelector('form#sign-in').closest('[hidden]')",
+                    "the sign-in form"
+                )
+                try browser.screenshot(to: Self.screenshots + "/sign-in.png")
+                try browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
+                try browser.waitUntil(
+                    "!document.querySelector('#sign-in-message').hidden && document.querySelector('#sign-in-message').textContent.includes('not accepted')",
+                    "a refusal in the form"
+                )
+                try browser.evaluate("document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()")
+                do {
+                    try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
+                } catch {
+                    let state = try? browser.evaluate(
+                        "document.body.innerText.slice(0, 600).split(String.fromCharCode(10)).join(' / ') + ' | ' + location.href + ' | ' + sessionStorage.getItem('pdfgate.token')"
+                    )
+                    Issue.record("\(error); page: \(state ?? "?"); problems: \(browser.problems)")
+                    throw error
+                }
+                let names =
+                    try browser.evaluate("[...document.querySelectorAll('#documents .doc-name')].map(n => n.textContent.trim()).join(',')") as? String
+                #expect(names == "alice-notes", "only alice's documents: \(names ?? "nil")")
+                #expect(try browser.evaluate("sessionStorage.getItem('pdfgate.token')") as? String == alice)
+                #expect(try browser.evaluate("location.href.includes('\(alice)')") as? Bool == false, "the token never goes into a URL")
+                try browser.evaluate("document.querySelector('#sign-out').click()")
+                try browser.waitUntil(
+                    "sessionStorage.getItem('pdfgate.token') === null && !document.querySelector('form#sign-in').closest('[hidden]')",
+                    "sign-out"
+                )
+            }
+            await server.stop()
         }
-        await server.stop()
     }
 }

@@ -5,14 +5,7 @@ import GatewayStore
 import GatewayTestSupport
 import Testing
 
-/// The two implementations of the store's ports, for the contract suites that run unchanged
-/// against both: the embedded SQLite store and PostgreSQL (a real server, a database per test).
-enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case sqlite
-    case postgres
-
-    var testDescription: String { rawValue }
-
+extension StoreBackend {
     /// A new, empty store of this kind. `node()` opens it again, as another process (SQLite,
     /// one file) or another gateway (PostgreSQL, one database) would.
     func make() async throws -> StoreUnderTest {

@@ -3,18 +3,27 @@ import GatewayAssembly
 import GatewayCore
 import GatewayPostgres
 import GatewayStore
-import GatewayTestSupport
+import Testing
+
+/// The two implementations of the store's ports, for the contract suites that run unchanged
+/// against both: the embedded SQLite store and PostgreSQL (a real server, a database per test).
+public enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    public var testDescription: String { rawValue }
+}
 
 /// A library in its own temp store, with helpers to file real fixture PDFs: rows in the
 /// store's SQLite file, or in a fresh PostgreSQL database of the tests' server.
-struct LibraryFixture {
-    let directory = TemporaryDirectory("library")
-    let library: Library
-    let inspector = PdfinfoInspector()
+public struct LibraryFixture: Sendable {
+    public let directory = TemporaryDirectory("library")
+    public let library: Library
+    public let inspector = PdfinfoInspector()
     /// Set for `.postgres`: where the rows are, for `reopen()`.
-    let database: PostgresDatabase?
+    public let database: PostgresDatabase?
 
-    init(_ backend: StoreBackend = .sqlite) async throws {
+    public init(_ backend: StoreBackend = .sqlite) async throws {
         switch backend {
         case .sqlite:
             database = nil
@@ -27,16 +36,16 @@ struct LibraryFixture {
     }
 
     /// The same library opened again, as another process or node would.
-    func reopen(reconciling: Bool = true) async throws -> Library {
+    public func reopen(reconciling: Bool = true) async throws -> Library {
         if let database { return try await Library.shared(root: root, database: database, reconciling: reconciling) }
         return try await Library.open(root: root, reconciling: reconciling)
     }
 
-    var root: String { library.paths.root }
+    public var root: String { library.paths.root }
 
     /// Files a copy of a fixture PDF, inspected by the real `pdfinfo`.
     @discardableResult
-    func file(
+    public func file(
         _ fixture: String = "one-page.pdf",
         owner: String = "alice",
         folder: FolderReference = .root,
@@ -47,5 +56,5 @@ struct LibraryFixture {
         return try await library.file(Fixtures.pdf(fixture), owner: owner, folder: folder, name: name, conflict: conflict, info: info)
     }
 
-    func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: root + "/" + relative) }
+    public func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: root + "/" + relative) }
 }
