@@ -36,13 +36,25 @@ let package = Package(
         // The domain: values, errors and ports. No SQL, no HTTP, no C.
         .target(
             name: "GatewayCore",
-            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                // Only for URLGuard's getaddrinfo, on threads of its own (NIOThreadPool).
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Child processes, one way for all: spawned in a process group of their own, killed as a
+        // group, waited for without a thread each; line-protocol workers over SwiftNIO; the slot
+        // pool that leases workers out. Used by the converters and the PDF inspector.
+        .target(
+            name: "GatewayProcess",
+            dependencies: ["GatewayCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The only Swift that touches Poppler; the worker (`pdfgate inspect-worker`) that runs it; the pool that drives workers.
         .target(
             name: "GatewayPDF",
-            dependencies: ["GatewayCore", "CPoppler"],
+            dependencies: ["GatewayCore", "GatewayProcess", "CPoppler"],
             swiftSettings: strict
         ),
         // Outbound HTTP: the only Swift that touches libcurl.
@@ -54,7 +66,7 @@ let package = Package(
         // Converter backends: Local/ (LibreOffice, Chromium, Calibre), Gotenberg/, RemoteGateway/.
         .target(
             name: "GatewayConverters",
-            dependencies: ["GatewayCore", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["GatewayCore", "GatewayProcess", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strict
         ),
         // The library on disk and in SQLite.
@@ -148,11 +160,12 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
-            dependencies: ["GatewayCore", "GatewayConverters"],
+            dependencies: ["GatewayCore", "GatewayProcess", "GatewayConverters"],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(name: "GatewayProcessTests", dependencies: ["GatewayProcess", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayStoreTests",
@@ -160,7 +173,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
-        .testTarget(name: "GatewayConvertersTests", dependencies: ["GatewayConverters", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayConvertersTests",
+            dependencies: ["GatewayConverters", "GatewayProcess", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayServerTests",
