@@ -36,13 +36,25 @@ let package = Package(
         // The domain: values, errors and ports. No SQL, no HTTP, no C.
         .target(
             name: "GatewayCore",
-            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                // Only for URLGuard's getaddrinfo, on threads of its own (NIOThreadPool).
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Child processes, one way for all: spawned in a process group of their own, killed as a
+        // group, waited for without a thread each; line-protocol workers over SwiftNIO; the slot
+        // pool that leases workers out. Used by the converters and the PDF inspector.
+        .target(
+            name: "GatewayProcess",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The only Swift that touches Poppler; the worker (`pdfgate inspect-worker`) that runs it; the pool that drives workers.
         .target(
             name: "GatewayPDF",
-            dependencies: ["GatewayCore", "CPoppler"],
+            dependencies: ["GatewayCore", "GatewayProcess", "CPoppler"],
             swiftSettings: strict
         ),
         // Outbound HTTP: the only Swift that touches libcurl.
@@ -54,7 +66,7 @@ let package = Package(
         // Converter backends: Local/ (LibreOffice, Chromium, Calibre), Gotenberg/, RemoteGateway/.
         .target(
             name: "GatewayConverters",
-            dependencies: ["GatewayCore", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["GatewayCore", "GatewayProcess", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strict
         ),
         // The library on disk and in SQLite.
@@ -150,12 +162,13 @@ let package = Package(
             name: "GatewayTestSupport",
             // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
             // The store modules for `LibraryFixture`, a real library on SQLite or PostgreSQL.
-            dependencies: ["GatewayCore", "GatewayConverters", "GatewayStore", "GatewayPostgres", "GatewayAssembly"],
+            dependencies: ["GatewayCore", "GatewayProcess", "GatewayConverters", "GatewayStore", "GatewayPostgres", "GatewayAssembly"],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),
         // The engine's, intake's and leases' tests run on the real SQLite store (GatewayStore).
         .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "GatewayStore", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(name: "GatewayProcessTests", dependencies: ["GatewayProcess", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayStoreTests",
@@ -163,7 +176,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
-        .testTarget(name: "GatewayConvertersTests", dependencies: ["GatewayConverters", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayConvertersTests",
+            dependencies: ["GatewayConverters", "GatewayProcess", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayServerTests",

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import Synchronization
 
 /// Inspects PDFs in a small pool of long-lived `pdfgate inspect-worker` processes, each with a
@@ -34,23 +35,15 @@ public final class PDFInspectorPool: PDFInspector {
 
     /// The configuration the pool was created with.
     public let configuration: Configuration
-    private let state = Mutex(PoolState())
-
-    /// The permits out and the workers not in use. A permit is the right to own one process:
-    /// `idle.count + leased <= poolSize` always holds, so the pool never exceeds its size.
-    private struct PoolState {
-        var idle: [InspectorWorker] = []
-        var leased = 0
-        /// Pids of workers serving a call, for tests that crash one mid-inspection.
-        var busy: Set<pid_t> = []
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<InspectorWorker?, any Error>)] = []
-        var nextWaiterID: UInt64 = 0
-        var isShutDown = false
-    }
+    /// One slot per worker the pool may run; a slot starts its worker on first use and replaces
+    /// it when it dies. Waiters queue in `SlotPool`, first come, first served.
+    private let slots: SlotPool<InspectorSlot>
 
     /// Workers start lazily, on the first inspections.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        // A slot busy when the pool shuts down ends its worker once its inspection is done.
+        slots = SlotPool((0..<configuration.poolSize).map { _ in InspectorSlot() }, afterShutDown: { await $0.shutDown() })
     }
 
     /// Inspects the PDF at `path` in a worker; see `PDFInspector`.
@@ -62,17 +55,20 @@ public final class PDFInspectorPool: PDFInspector {
             throw InspectionError(.inspectorUnavailable, "the inspection request could not be encoded: \(error)")
         }
 
-        let leased = try await acquire()
-        var busyPID: pid_t?
-        var reusable: InspectorWorker?
-        defer { release(reusable, busyPID: busyPID) }
+        do {
+            return try await slots.withSlot { slot in try await inspect(request, path: path, in: slot) }
+        } catch is SlotPool<InspectorSlot>.ShutDown {
+            throw Self.shutDownError
+        }
+    }
 
-        var worker = try await ready(leased)
-        var outcome = await exchange(request, with: worker, busyPID: &busyPID)
+    private func inspect(_ request: [UInt8], path: String, in slot: InspectorSlot) async throws -> PDFInfo {
+        var worker = try await slot.ready(configuration)
+        var outcome = await exchange(request, with: worker, in: slot)
         if case .unreachable = outcome {
             // It died while idle, before seeing this file: not this file's fault, try a fresh one.
-            worker = try await ready(nil)
-            outcome = await exchange(request, with: worker, busyPID: &busyPID)
+            worker = try await slot.ready(configuration)
+            outcome = await exchange(request, with: worker, in: slot)
         }
 
         let name = PDFFileCheck.displayName(path)
@@ -81,19 +77,21 @@ public final class PDFInspectorPool: PDFInspector {
             guard let response = try? WorkerProtocol.decodeLine(WorkerProtocol.Response.self, from: line),
                 let result = response.result
             else {
-                _ = await runBlocking { [worker] in worker.terminate() }
+                await slot.discard(worker)
                 throw InspectionError(.inspectorUnavailable, "the inspect worker sent a garbled answer for \(name)")
             }
-            reusable = worker
             return try result.get()
         case .timedOut:
+            slot.forget(worker)
             throw InspectionError(
                 .timedOut,
                 "inspection of \(name) did not finish within \(configuration.timeout.inWords); the PDF is probably hostile or broken"
             )
         case .interrupted:
+            slot.forget(worker)
             throw CancellationError()
         case .died(let how), .unreachable(let how):
+            slot.forget(worker)
             throw InspectionError(
                 .resourceLimit,
                 "inspection of \(name) crashed the inspector, which \(how); the PDF probably needs more than its \(Self.describe(bytes: configuration.memoryLimitBytes)) memory cap or is malformed in a way that crashes Poppler"
@@ -117,8 +115,6 @@ public final class PDFInspectorPool: PDFInspector {
         }
     }
 
-    /// Ends all idle workers (stdin closed, SIGKILL after 1 s) and refuses new inspections;
-    /// workers busy now are ended when their inspection finishes.
     /// Runs `body` with this pool, then shuts it down whatever `body` threw: its workers are gone
     /// before the caller goes on.
     public func using<T>(_ body: (PDFInspectorPool) async throws -> T) async throws -> T {
@@ -132,139 +128,31 @@ public final class PDFInspectorPool: PDFInspector {
         }
     }
 
+    /// Ends all idle workers (stdin closed, SIGKILL after 1 s) and refuses new inspections;
+    /// workers busy now are ended when their inspection finishes.
     public func shutdown() async {
-        let (idle, waiters) = state.withLock { state in
-            state.isShutDown = true
-            defer {
-                state.idle = []
-                state.waiters = []
-            }
-            return (state.idle, state.waiters)
-        }
-        for waiter in waiters { waiter.continuation.resume(throwing: Self.shutDownError) }
+        let idle = slots.shutDown()
         await withTaskGroup(of: Void.self) { group in
-            for worker in idle {
-                group.addTask { await runBlocking { worker.shutDown() } }
-            }
+            for slot in idle { group.addTask { await slot.shutDown() } }
         }
     }
 
     /// Process ids of the live workers, for tests that kill one from outside.
     package func workerPIDs() -> (idle: [pid_t], busy: [pid_t]) {
-        state.withLock { ($0.idle.map(\.pid), $0.busy.sorted()) }
+        let workers = slots.slots.compactMap { $0.worker }
+        return (workers.filter { !$0.busy }.map { $0.pid }, workers.filter { $0.busy }.map { $0.pid })
     }
 
-    /// One request on `worker`, off the cooperative pool; cancelling the task kills the worker.
-    private func exchange(
-        _ request: [UInt8],
-        with worker: InspectorWorker,
-        busyPID: inout pid_t?
-    ) async -> InspectorWorker.Outcome {
-        let previous = busyPID
-        busyPID = worker.pid
-        state.withLock { state in
-            if let previous { state.busy.remove(previous) }
-            state.busy.insert(worker.pid)
-        }
+    /// One request on `worker`; cancelling the task kills the worker.
+    private func exchange(_ request: [UInt8], with worker: InspectorWorker, in slot: InspectorSlot) async -> InspectorWorker.Outcome {
         let deadline = ContinuousClock.now + configuration.timeout
+        slot.setBusy(true)
+        defer { slot.setBusy(false) }
         return await withTaskCancellationHandler {
-            await runBlocking { worker.exchange(request, deadline: deadline) }
+            await worker.exchange(request, deadline: deadline)
         } onCancel: {
             worker.interrupt()
         }
-    }
-
-    // MARK: - Permits
-
-    /// Waits for a permit. Returns an idle worker to reuse, or nil: start a new one.
-    private func acquire() async throws -> InspectorWorker? {
-        let id = state.withLock { state in
-            defer { state.nextWaiterID += 1 }
-            return state.nextWaiterID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                enum Decision {
-                    case resume(InspectorWorker?)
-                    case fail(any Error)
-                    case wait
-                }
-                let decision: Decision = state.withLock { state in
-                    if state.isShutDown { return .fail(Self.shutDownError) }
-                    // Checked under the lock, so a cancellation either sees our waiter or we see it.
-                    if Task.isCancelled { return .fail(CancellationError()) }
-                    if let worker = state.idle.popLast() {
-                        state.leased += 1
-                        return .resume(worker)
-                    }
-                    if state.idle.count + state.leased < configuration.poolSize {
-                        state.leased += 1
-                        return .resume(nil)
-                    }
-                    state.waiters.append((id, continuation))
-                    return .wait
-                }
-                switch decision {
-                case .resume(let worker): continuation.resume(returning: worker)
-                case .fail(let error): continuation.resume(throwing: error)
-                case .wait: break
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Returns a permit, with the worker when it can serve again; a waiter gets it directly.
-    private func release(_ worker: InspectorWorker?, busyPID: pid_t?) {
-        enum Handoff {
-            case waiter(CheckedContinuation<InspectorWorker?, any Error>)
-            case retire(InspectorWorker)
-            case none
-        }
-        let handoff: Handoff = state.withLock { state in
-            if let busyPID { state.busy.remove(busyPID) }
-            if state.isShutDown {
-                state.leased -= 1
-                return worker.map(Handoff.retire) ?? .none
-            }
-            if !state.waiters.isEmpty {
-                return .waiter(state.waiters.removeFirst().continuation)
-            }
-            state.leased -= 1
-            if let worker { state.idle.append(worker) }
-            return .none
-        }
-        switch handoff {
-        case .waiter(let continuation): continuation.resume(returning: worker)
-        case .retire(let worker): Thread.detachNewThread { worker.shutDown() }
-        case .none: break
-        }
-    }
-
-    /// A live worker for this permit: the leased one if it survived idling, else a new one.
-    /// On failure the permit is returned by the caller's `defer`.
-    private func ready(_ leased: InspectorWorker?) async throws -> InspectorWorker {
-        // A zero-timeout poll never blocks, so the common case needs no thread hop.
-        if let leased, leased.isHealthy() { return leased }
-        let configuration = configuration
-        let result: Result<InspectorWorker, InspectionError> = await runBlocking {
-            leased?.terminate()
-            do throws(InspectionError) {
-                return .success(
-                    try InspectorWorker.spawn(
-                        executable: configuration.executable,
-                        memoryLimitBytes: configuration.memoryLimitBytes
-                    )
-                )
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
     }
 
     // MARK: - Helpers

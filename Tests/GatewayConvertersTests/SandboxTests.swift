@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import GatewayTestSupport
 import Synchronization
 import Testing

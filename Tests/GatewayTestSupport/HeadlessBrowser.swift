@@ -1,5 +1,6 @@
 import Foundation
 import GatewayConverters
+import GatewayProcess
 
 #if canImport(Glibc)
 import Glibc

@@ -19,7 +19,9 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
 
 /// Runs blocking work on a new thread and waits for it without holding a cooperative thread.
 public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await runBlocking { Result { try body() } }.get()
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
 }
 
 /// The blocking form, for code that is not async (benchmark loops timing a peer).

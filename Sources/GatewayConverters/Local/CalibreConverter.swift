@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import Synchronization
 
 /// Ebooks → PDF with Calibre (DESIGN §4): in warm workers (`CalibreWorkerScript` under

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import Synchronization
 
 /// One warm headless Chromium: started once, sealed in its sandbox, and driven over its DevTools
@@ -11,8 +12,10 @@ import Synchronization
 /// namespace, bound there by `pdfgate sandbox-exec` and handed to us; its `ProxyListener` routes
 /// that to the current job's `VettingProxy`.
 ///
-/// The blocking methods must run on a dedicated thread. The pool leases a browser to one caller
-/// at a time; only `interrupt()` and `shutDown()` may be called concurrently with a print.
+/// The DevTools conversation blocks (`DevToolsPipe`, and the synchronous protocol code over it),
+/// so each print runs on a thread of its own (`onThreadOfItsOwn`), never on the cooperative pool
+/// nor a shared one. The pool leases a browser to one caller at a time; only `interrupt()` and
+/// `shutDown()` may be called concurrently with a print.
 final class ChromiumBrowser: Sendable {
     /// Where the browser's program, profile and logs are.
     struct Settings: Sendable {
@@ -75,7 +78,7 @@ final class ChromiumBrowser: Sendable {
             self.socket = socket
             self.listener = listener
             self.scratch = scratch
-            pipe = DevToolsPipe(socket: socket, deadline: .now, alive: { group.isRunning(group.id) })
+            pipe = DevToolsPipe(socket: socket, deadline: .now, alive: { group.isRunning })
         }
 
         deinit {
@@ -84,7 +87,7 @@ final class ChromiumBrowser: Sendable {
             if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
         }
 
-        var isAlive: Bool { group.isRunning(group.id) }
+        var isAlive: Bool { group.isRunning }
     }
 
     init(settings: Settings) {
@@ -108,12 +111,17 @@ final class ChromiumBrowser: Sendable {
     /// How many times this slot has started Chromium.
     var startCount: Int { life.startCount }
 
-    // MARK: - Blocking
+    // MARK: - Printing
 
-    /// Prints `page` by `deadline` in a fresh browser context.
-    func print(_ page: Page, deadline: ContinuousClock.Instant) -> Outcome {
-        life.whileBusy({ printNow(page, deadline: deadline) }, retire: retire)
+    /// Prints `page` by `deadline` in a fresh browser context, on a thread of its own.
+    func print(_ page: Page, deadline: ContinuousClock.Instant) async -> Outcome {
+        await life.whileBusy(
+            { await onThreadOfItsOwn(named: "pdfgate-chromium") { [self] in printNow(page, deadline: deadline) } },
+            retire: { await retireAfterUse($0) }
+        )
     }
+
+    // MARK: - On the print's own thread
 
     private func printNow(_ page: Page, deadline: ContinuousClock.Instant) -> Outcome {
         if ContinuousClock.now >= deadline { return .timedOut }
@@ -160,8 +168,8 @@ final class ChromiumBrowser: Sendable {
 
     /// Ends the browser: at once, since it holds nothing worth saving. A print in flight
     /// returns `.interrupted`. The slot refuses work afterwards.
-    func shutDown() {
-        if let idle = life.shutDown() { retire(idle) }
+    func shutDown() async {
+        if let idle = life.shutDown() { await retireAfterUse(idle) }
     }
 
     /// The tail of the browser's log, for a message.
@@ -277,10 +285,18 @@ final class ChromiumBrowser: Sendable {
         }
     }
 
-    /// Stops and reaps `instance` if it is still the slot's.
+    /// Stops and reaps `instance` if it is still the slot's; on the print's thread, which may
+    /// block for the moment SIGKILL takes.
     private func retire(_ instance: Instance) {
         guard life.release(instance) else { return }
         instance.listener.stop()
-        instance.group.killAndReap()
+        instance.group.killAndReapNow()
+    }
+
+    /// `retire` from a task: the reaping is awaited, not blocked on.
+    private func retireAfterUse(_ instance: Instance) async {
+        guard life.release(instance) else { return }
+        instance.listener.stop()
+        await instance.group.killAndReap()
     }
 }

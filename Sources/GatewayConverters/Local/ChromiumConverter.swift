@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 
 /// Web pages and uploaded HTML → PDF with headless Chromium (DESIGN §4).
 ///
@@ -122,7 +123,7 @@ final class ChromiumConverter: Converter {
     {
         browser.prepare()
         return await withTaskCancellationHandler {
-            await runBlocking { browser.print(page, deadline: deadline) }
+            await browser.print(page, deadline: deadline)
         } onCancel: {
             browser.interrupt()
         }
@@ -133,8 +134,9 @@ final class ChromiumConverter: Converter {
     /// Ends every browser; prints in flight fail as transient.
     func shutdown() async {
         _ = slots.shutDown()
-        let all = slots.slots
-        await runBlocking { for browser in all { browser.shutDown() } }
+        await withTaskGroup(of: Void.self) { group in
+            for browser in slots.slots { group.addTask { await browser.shutDown() } }
+        }
     }
 
     // MARK: - Helpers

@@ -7,8 +7,9 @@ import Glibc
 
 /// Chromium's DevTools protocol over `--remote-debugging-pipe`: JSON messages, each ended by a
 /// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). Blocking, and for one
-/// caller at a time (a warm browser's slot holder, on a `runBlocking` thread): that is why it may
-/// be handed between threads unchecked. Cut it by killing Chromium, which closes the socket.
+/// caller at a time (a warm browser's print, on that print's own thread: `ChromiumBrowser`):
+/// that is why it may be handed between threads unchecked. Cut it by killing Chromium, which
+/// closes the socket.
 package final class DevToolsPipe: @unchecked Sendable {
     package struct Failure: Error, CustomStringConvertible {
         package var description: String

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 
 /// Office documents → PDF through a bounded set of warm LibreOffice slots (DESIGN §4), with a
 /// cold, fresh LibreOffice as the safety net for a document that crashes a warm one.

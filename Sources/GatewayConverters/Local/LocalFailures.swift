@@ -1,4 +1,5 @@
 import GatewayCore
+import GatewayProcess
 
 /// The failures every local converter reports the same way.
 enum LocalFailures {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import Synchronization
 
 /// Whether each local tool can start here, for `/readyz`: not only that its program exists but

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import Synchronization
 
 /// The versions of the tools this node converts with, as each prints it (`qpdf --version`…),

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayProcess
 import Synchronization
 
 /// A running warm tool: what its slot starts, uses, and kills as one process group.
@@ -47,16 +48,15 @@ final class WarmLife<Instance: WarmInstance>: Sendable {
 
     /// Runs `body` as the slot's one user; an instance left over by a shutdown that came
     /// meanwhile goes to `retire` afterwards.
-    func whileBusy<R>(_ body: () -> R, retire: (Instance) -> Void) -> R {
+    func whileBusy<R: Sendable>(_ body: () async -> R, retire: (Instance) async -> Void) async -> R {
         state.withLock { $0.busy = true }
-        defer {
-            let leftover = state.withLock { state -> Instance? in
-                state.busy = false
-                return state.isShutDown ? state.instance : nil
-            }
-            if let leftover { retire(leftover) }
+        let result = await body()
+        let leftover = state.withLock { state -> Instance? in
+            state.busy = false
+            return state.isShutDown ? state.instance : nil
         }
-        return body()
+        if let leftover { await retire(leftover) }
+        return result
     }
 
     /// Why a new instance must not start, or nil.

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 import Synchronization
 
 /// A tool's warm workers with its cold command behind them (LibreOffice, Calibre): a document
@@ -68,7 +69,7 @@ final class WarmWorkerPool: Sendable {
             let output = exchange + "/output.pdf"
             worker.prepare()
             let outcome = await withTaskCancellationHandler {
-                await runBlocking { worker.convert(input: input, output: output, name: originalFilename, options: settings, deadline: deadline) }
+                await worker.convert(input: input, output: output, name: originalFilename, options: settings, deadline: deadline)
             } onCancel: {
                 worker.interrupt()
             }
@@ -95,8 +96,9 @@ final class WarmWorkerPool: Sendable {
     /// wait a few seconds for a clean exit).
     func shutdown() async {
         _ = slots.shutDown()
-        let all = slots.slots
-        await runBlocking { DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].shutDown() } }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in slots.slots { group.addTask { await worker.shutDown() } }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 
 /// Runs qpdf and Ghostscript the way the converters run their tools (DESIGN §8): sealed in the
 /// sandbox with only the operation's directory visible and writable, under the same memory,

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -44,10 +45,21 @@ public struct URLGuard: Sendable {
         return VettedURL(url: url, host: host, port: port, addresses: addresses)
     }
 
-    /// getaddrinfo blocks, so it runs on a thread of its own.
+    /// getaddrinfo blocks, so it runs on one of `resolverThreads`.
     public static func resolve(_ host: String) async -> [IPAddress] {
-        await runBlocking { resolveBlocking(host) }
+        (try? await resolverThreads.runIfActive { resolveBlocking(host) }) ?? []
     }
+
+    /// Threads of their own for getaddrinfo, which can block for seconds on a slow DNS server:
+    /// NIO's shared blocking pool is only as wide as the CPU count and also serves file I/O
+    /// (Hummingbird's), which a slow lookup must not hold up. Bounded, so a page naming hundreds
+    /// of hosts queues its lookups instead of starting hundreds of threads. Started once and
+    /// never shut down: a static lives as long as the process.
+    private static let resolverThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 8)
+        pool.start()
+        return pool
+    }()
 
     static func resolveBlocking(_ host: String) -> [IPAddress] {
         var hints = addrinfo()

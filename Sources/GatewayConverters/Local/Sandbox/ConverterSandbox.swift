@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 
 /// How every local converter process is sealed (DESIGN §8): a bubblewrap sandbox with a network
 /// namespace of its own (so nothing in a document can open a connection), the system read-only,

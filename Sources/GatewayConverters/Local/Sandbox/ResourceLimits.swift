@@ -1,4 +1,5 @@
 import GatewayCore
+import GatewayProcess
 
 /// What one converter sandbox may use: enforced by `SandboxWatchdog` (which names the limit
 /// that was hit) with rlimits as a backstop inside the sandbox.
@@ -17,10 +18,8 @@ public struct ResourceLimits: Sendable, Equatable {
         self.processes = processes
     }
 
-    /// One of the three, for a failure that names it.
-    public enum Kind: String, Sendable {
-        case memory, cpu, processes
-    }
+    /// One of the three, for a failure that names it (the process module's, which stops groups at them).
+    public typealias Kind = LimitKind
 
     /// The stable failure for a conversion stopped at a limit: the document's fault, not retried.
     func failure(_ kind: Kind, tool: String, what: String) -> JobFailure {

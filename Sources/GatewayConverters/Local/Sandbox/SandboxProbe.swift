@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayProcess
 
 extension ConverterSandbox {
     /// Whether the sandbox can start here: nil when a sealed `/bin/true` ran, else what is wrong

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayProcess
 import Synchronization
 
 #if canImport(Glibc)

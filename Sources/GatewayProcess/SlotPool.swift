@@ -1,15 +1,18 @@
 import Dispatch
 import Synchronization
 
-/// Hands out a fixed set of slots, one holder each: waiters are served first come, first served,
-/// and a waiter whose task is cancelled leaves the queue at once.
-final class SlotPool<Slot: Sendable>: Sendable {
+/// Hands out a fixed set of slots, one holder each (the warm converters' workers, the PDF
+/// inspector's): waiters are suspended, not parked on a thread, and served first come, first
+/// served; a waiter whose task is cancelled or whose deadline passes leaves the queue at once.
+package final class SlotPool<Slot: Sendable>: Sendable {
     /// Thrown to waiters and new callers once `shutDown` has been called.
-    struct ShutDown: Error {}
+    package struct ShutDown: Error {}
     /// Thrown when the deadline passes before a slot frees up.
-    struct TimedOut: Error {}
+    package struct TimedOut: Error {}
 
-    let slots: [Slot]
+    package let slots: [Slot]
+    /// Gets a slot its holder returns after `shutDown`, which found it busy.
+    private let afterShutDown: @Sendable (Slot) async -> Void
     private let state: Mutex<State>
 
     private struct State {
@@ -20,20 +23,29 @@ final class SlotPool<Slot: Sendable>: Sendable {
         var isShutDown = false
     }
 
-    init(_ slots: [Slot]) {
+    /// `afterShutDown` ends a slot that was busy when the pool shut down, once its holder is done.
+    package init(_ slots: [Slot], afterShutDown: @escaping @Sendable (Slot) async -> Void = { _ in }) {
         self.slots = slots
+        self.afterShutDown = afterShutDown
         state = Mutex(State(idle: slots.reversed()))
     }
 
-    /// Runs `body` with a slot of its own, waiting for one (until `deadline`) if all are busy.
-    func withSlot<R: Sendable>(deadline: ContinuousClock.Instant, _ body: (Slot) async throws -> R) async throws -> R {
+    /// Runs `body` with a slot of its own, waiting for one (until `deadline`, if any) while all
+    /// are busy.
+    package func withSlot<R: Sendable>(deadline: ContinuousClock.Instant? = nil, _ body: (Slot) async throws -> R) async throws -> R {
         let slot = try await acquire(deadline: deadline)
-        defer { release(slot) }
-        return try await body(slot)
+        let result: Result<R, any Error>
+        do {
+            result = .success(try await body(slot))
+        } catch {
+            result = .failure(error)
+        }
+        if release(slot) { await afterShutDown(slot) }
+        return try result.get()
     }
 
     /// Refuses new work and fails every waiter; returns the slots that were idle.
-    func shutDown() -> [Slot] {
+    package func shutDown() -> [Slot] {
         let (idle, waiters) = state.withLock { state in
             state.isShutDown = true
             defer {
@@ -46,7 +58,7 @@ final class SlotPool<Slot: Sendable>: Sendable {
         return idle
     }
 
-    private func acquire(deadline: ContinuousClock.Instant) async throws -> Slot {
+    private func acquire(deadline: ContinuousClock.Instant?) async throws -> Slot {
         let id = state.withLock { state in
             defer { state.nextWaiterID += 1 }
             return state.nextWaiterID
@@ -58,13 +70,13 @@ final class SlotPool<Slot: Sendable>: Sendable {
                     // Checked under the lock: a cancellation either sees our waiter or we see it.
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if let slot = state.idle.popLast() { return .success(slot) }
-                    if ContinuousClock.now >= deadline { return .failure(TimedOut()) }
+                    if let deadline, ContinuousClock.now >= deadline { return .failure(TimedOut()) }
                     state.waiters.append((id, continuation))
                     return nil
                 }
                 if let decision {
                     continuation.resume(with: decision)
-                } else {
+                } else if let deadline {
                     DispatchQueue.global().asyncAfter(deadline: dispatchTime(for: deadline)) { [self] in
                         removeWaiter(id, throwing: TimedOut())
                     }
@@ -83,12 +95,25 @@ final class SlotPool<Slot: Sendable>: Sendable {
         waiter?.continuation.resume(throwing: error)
     }
 
-    private func release(_ slot: Slot) {
-        let waiter = state.withLock { state -> CheckedContinuation<Slot, any Error>? in
-            if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
+    /// Hands `slot` to the first waiter, or back to the idle ones; true when the pool has shut
+    /// down meanwhile, so the slot is the caller's to end.
+    private func release(_ slot: Slot) -> Bool {
+        let (waiter, afterShutDown) = state.withLock { state -> (CheckedContinuation<Slot, any Error>?, Bool) in
+            if state.isShutDown { return (nil, true) }
+            if !state.waiters.isEmpty { return (state.waiters.removeFirst().continuation, false) }
             state.idle.append(slot)
-            return nil
+            return (nil, false)
         }
         waiter?.resume(returning: slot)
+        return afterShutDown
     }
+}
+
+/// The `DispatchTime` matching a `ContinuousClock` instant (both are monotonic).
+private func dispatchTime(for deadline: ContinuousClock.Instant) -> DispatchTime {
+    let remaining = ContinuousClock.now.duration(to: deadline)
+    guard remaining > .zero else { return .now() }
+    let (seconds, attoseconds) = remaining.components
+    let nanoseconds = min(seconds, 365 * 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
+    return .now() + .nanoseconds(Int(nanoseconds))
 }
