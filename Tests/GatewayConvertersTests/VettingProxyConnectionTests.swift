@@ -62,6 +62,68 @@ struct VettingProxyConnectionTests {
         #expect(notes.isEmpty, "\(notes)")
     }
 
+    /// Each address a name was vetted at is tried in turn, IPv6 included; when none answers, a
+    /// CONNECT gets a 502 and the proxy notes every address's reason.
+    @Test func everyVettedAddressIsTriedInTurn() async throws {
+        let (answers, notes, port) = try await onThread {
+            let origin = try RawSocket.listen()  // on 127.0.0.1 only: 127.0.0.2 and ::1 refuse
+            defer { origin.close() }
+            let port = origin.port
+            let loopbackV6 = IPAddress.v6(Array(repeating: 0, count: 15) + [1])
+            let names: [String: [IPAddress]] = [
+                "multi.test": [.v4(0x7F00_0002), loopbackV6, .v4(0x7F00_0001)], "dead.test": [.v4(0x7F00_0002), loopbackV6],
+            ]
+            let urlGuard = URLGuard(check: URLCheck(allowList: ["multi.test:\(port)", "dead.test:\(port)"])) { names[$0] ?? [] }
+            let proxy = try VettingProxy(page: "http://multi.test:\(port)/", urlGuard: urlGuard)
+            let listener = try ProxyListener(.loopback)
+            listener.route(to: proxy)
+            defer {
+                listener.stop()
+                proxy.stop()
+            }
+            let client = try RawSocket.connect(port: listener.port)
+            defer { client.close() }
+            try client.send("CONNECT multi.test:\(port) HTTP/1.1\r\n\r\n")
+            let established = try client.readHead()
+            try client.send("through\n")
+            let accepted = try origin.accept()
+            defer { accepted.close() }
+            let arrived = try accepted.readLine()
+            let dead = try RawSocket.connect(port: listener.port)
+            defer { dead.close() }
+            try dead.send("CONNECT dead.test:\(port) HTTP/1.1\r\n\r\n")
+            return ([established, arrived, try dead.readHead()], proxy.notes, port)
+        }
+        #expect(answers[0] == "HTTP/1.1 200 Connection Established\r\n\r\n" && answers[1] == "through", "\(answers)")
+        #expect(answers[2].hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"), "\(answers[2])")
+        #expect(notes.count == 1, "\(notes)")
+        guard case .unreachable(let reason, let navigation) = notes.first else { return }
+        #expect(navigation == nil)
+        #expect(reason.hasPrefix("could not connect to dead.test:\(port) (127.0.0.2: Connection refused; [0:0:0:0:0:0:0:1]: "), "\(reason)")
+    }
+
+    /// `stop()` cuts the job's open tunnels at both ends.
+    @Test func stopCutsOpenTunnels() async throws {
+        let (browserGot, originGot) = try await onThread {
+            let origin = try RawSocket.listen()
+            defer { origin.close() }
+            let urlGuard = URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(origin.port)"]))
+            let proxy = try VettingProxy(page: "http://127.0.0.1:\(origin.port)/", urlGuard: urlGuard)
+            let listener = try ProxyListener(.loopback)
+            defer { listener.stop() }
+            listener.route(to: proxy)
+            let client = try RawSocket.connect(port: listener.port)
+            defer { client.close() }
+            try client.send("CONNECT 127.0.0.1:\(origin.port) HTTP/1.1\r\n\r\n")
+            guard try client.readHead().hasPrefix("HTTP/1.1 200") else { throw RawSocket.Failure("no tunnel") }
+            let accepted = try origin.accept()
+            defer { accepted.close() }
+            proxy.stop()
+            return (try client.readToEnd(), try accepted.readToEnd())
+        }
+        #expect(browserGot.isEmpty && originGot.isEmpty, "\(browserGot) | \(originGot)")
+    }
+
     /// A plain-HTTP request's body reaches the origin as the browser framed it: with a length,
     /// or chunked.
     @Test(arguments: [[String](), ["-H", "Transfer-Encoding: chunked"]])

@@ -55,7 +55,10 @@ extension ProxyRequestHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch phase {
         case .awaitingHead:
-            guard case .head(let head) = unwrapInboundIn(data) else { return context.answerAndClose(.badRequest) }
+            guard case .head(let head) = unwrapInboundIn(data) else {
+                phase = .finished
+                return context.answerAndClose(.badRequest)
+            }
             begin(head, context: context)
         case .preparing:
             if request?.isConnect == true {
@@ -91,7 +94,8 @@ extension ProxyRequestHandler: ChannelDuplexHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard case .inputClosed = event as? ChannelEvent else { return context.fireUserInboundEventTriggered(event) }
         switch phase {
-        case .awaitingHead, .finished: context.close(promise: nil)
+        case .awaitingHead: context.close(promise: nil)  // a browser that stopped sending asks for nothing
+        case .finished: break  // closing already, after its answer if it has one
         case .preparing: inputClosed = true  // passed on once spliced
         case .spliced: context.fireUserInboundEventTriggered(event)
         }
