@@ -66,7 +66,14 @@ let package = Package(
         // Converter backends: Local/ (LibreOffice, Chromium, Calibre), Gotenberg/, RemoteGateway/.
         .target(
             name: "GatewayConverters",
-            dependencies: ["GatewayCore", "GatewayProcess", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: [
+                "GatewayCore", "GatewayProcess", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // The vetting proxy Chromium's requests go through, and the files it serves.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // The library on disk and in SQLite.
@@ -178,7 +185,8 @@ let package = Package(
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayConvertersTests",
-            dependencies: ["GatewayConverters", "GatewayProcess", "GatewayTestSupport"],
+            // NIOHTTP1 for the request heads the proxy's parsing tests build.
+            dependencies: ["GatewayConverters", "GatewayProcess", "GatewayTestSupport", .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),

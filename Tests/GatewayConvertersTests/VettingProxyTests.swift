@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayTestSupport
+import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -133,30 +134,37 @@ extension LocalConverterTests {
     }
 }
 
+/// `ProxyRequest` judges the head NIOHTTP1 decoded (what no decoder can read is answered 400:
+/// see `VettingProxyConnectionTests`).
 @Suite("Proxy request parsing")
 struct ProxyRequestTests {
     @Test func absoluteFormIsForwardedInOriginFormWithConnectionClose() throws {
-        let head =
-            "GET http://site.test:8080/a/b?q=1#frag HTTP/1.1\r\nHost: site.test:8080\r\nProxy-Connection: keep-alive\r\nConnection: keep-alive\r\nAccept: */*\r\n\r\n"
-        let request = try #require(ProxyRequest(head: head))
+        let headers: HTTPHeaders = ["Host": "site.test:8080", "Proxy-Connection": "keep-alive", "Connection": "keep-alive", "Accept": "*/*"]
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://site.test:8080/a/b?q=1#frag", headers: headers)
+        let request = try #require(ProxyRequest(head))
         #expect(!request.isConnect && request.url == "http://site.test:8080/a/b?q=1#frag")
-        let forwarded = String(decoding: request.forwardedHead, as: UTF8.self)
-        #expect(forwarded == "GET /a/b?q=1 HTTP/1.1\r\nHost: site.test:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n")
-        #expect(
-            String(decoding: try #require(ProxyRequest(head: "GET http://site.test HTTP/1.1\r\n\r\n")).forwardedHead, as: UTF8.self).hasPrefix(
-                "GET / HTTP/1.1"
-            )
-        )
+        let forwarded = try #require(request.forwardedHead)
+        #expect(forwarded.method == .GET && forwarded.uri == "/a/b?q=1" && forwarded.version == .http1_1)
+        #expect(forwarded.headers.map { "\($0.name): \($0.value)" } == ["Host: site.test:8080", "Accept: */*", "Connection: close"])
+        #expect(ProxyRequest(HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://site.test"))?.forwardedHead?.uri == "/")
     }
 
     @Test func connectIsCheckedAsHTTPSOnItsPort() throws {
-        let request = try #require(ProxyRequest(head: "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n"))
+        let head = HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: "example.org:443", headers: ["Host": "example.org:443"])
+        let request = try #require(ProxyRequest(head))
         #expect(request.isConnect && request.url == "https://example.org:443/")
     }
 
+    @Test func navigationsAreToldFromSubresourcesByChromiumsHeaders() throws {
+        let page = HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://x.test/", headers: ["Sec-Fetch-Mode": "navigate"])
+        let image = HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://x.test/a.png", headers: ["Sec-Fetch-Mode": "no-cors"])
+        #expect(try #require(ProxyRequest(page)).isNavigation)
+        #expect(try !#require(ProxyRequest(image)).isNavigation)
+    }
+
     @Test func anythingElseIsNotAProxyRequest() {
-        for head in ["GET /local HTTP/1.1\r\n\r\n", "GET https://x.test/ HTTP/1.1\r\n\r\n", "CONNECT x.test HTTP/1.1\r\n\r\n", "garbage\r\n\r\n"] {
-            #expect(ProxyRequest(head: head) == nil, "\(head)")
+        for (method, uri) in [(HTTPMethod.GET, "/local"), (.GET, "https://x.test/"), (.CONNECT, "x.test"), (.CONNECT, "x.test:443/path")] {
+            #expect(ProxyRequest(HTTPRequestHead(version: .http1_1, method: method, uri: uri)) == nil, "\(method) \(uri)")
         }
     }
 }

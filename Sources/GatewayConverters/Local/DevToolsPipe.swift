@@ -65,7 +65,7 @@ package final class DevToolsPipe: @unchecked Sendable {
         var message: [String: Any] = ["id": id, "method": method, "params": params]
         if let session { message["sessionId"] = session }
         let bytes = try JSONSerialization.data(withJSONObject: message) + [0]
-        guard VettingProxy.sendAll(socket, Array(bytes)) else { throw Failure(description: "Chromium closed the DevTools pipe") }
+        guard Self.sendAll(socket, Array(bytes)) else { throw Failure(description: "Chromium closed the DevTools pipe") }
         return id
     }
 
@@ -117,6 +117,20 @@ package final class DevToolsPipe: @unchecked Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { throw Failure(description: "Chromium closed the DevTools pipe") }
             buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Sends every byte, retrying short writes; false once Chromium has closed its end.
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var sent = 0
+            while sent < raw.count {
+                let count = Glibc.send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return false }
+                sent += count
+            }
+            return true
         }
     }
 }

@@ -1,0 +1,65 @@
+import GatewayCore
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Connects to a vetted URL at the addresses it was checked at, each in turn until one
+/// answers: the pinning that keeps DNS rebinding out (the name is never looked up again).
+enum OriginConnector {
+    /// How long connecting to one address may take before the next is tried.
+    static let timeout: TimeAmount = .seconds(10)
+
+    /// Every address refused or timed out: why, address by address.
+    struct Unreachable: Error {
+        var reasons: [String]
+    }
+
+    /// A channel to the first of `vetted`'s addresses that answers, on `eventLoop` (the
+    /// browser's channel's, so the two can be spliced without hopping threads).
+    static func connect(to vetted: VettedURL, on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
+        attempt(vetted.addresses[...], port: vetted.port, on: eventLoop, reasons: [])
+    }
+
+    private static func attempt(
+        _ addresses: ArraySlice<IPAddress>,
+        port: Int,
+        on eventLoop: any EventLoop,
+        reasons: [String]
+    ) -> EventLoopFuture<any Channel> {
+        guard let address = addresses.first else { return eventLoop.makeFailedFuture(Unreachable(reasons: reasons)) }
+        let connected: EventLoopFuture<any Channel>
+        do {
+            connected = ClientBootstrap(group: eventLoop)
+                .connectTimeout(timeout)
+                // Each direction of a splice ends on its own, as the two ends close them.
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .connect(to: try socketAddress(address, port: port))
+        } catch {
+            connected = eventLoop.makeFailedFuture(error)
+        }
+        return connected.flatMapError { error in
+            attempt(addresses.dropFirst(), port: port, on: eventLoop, reasons: reasons + ["\(address): \(describe(error))"])
+        }
+    }
+
+    private static func socketAddress(_ address: IPAddress, port: Int) throws -> SocketAddress {
+        var packed = ByteBuffer()
+        switch address {
+        case .v4(let value): packed.writeInteger(value)  // network order: big-endian
+        case .v6(let bytes): packed.writeBytes(bytes)
+        }
+        return try SocketAddress(packedIPAddress: packed, port: port)
+    }
+
+    /// The reason in words, as `strerror` would say it, without NIO's call-site detail.
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as IOError: String(cString: strerror(error.errnoCode))
+        case ChannelError.connectTimeout: "timed out"
+        default: "\(error)"
+        }
+    }
+}
