@@ -44,6 +44,16 @@ struct URLCheckTests {
         try check.checkResolved("https://rebind.example.com/", host: host, port: port, addresses: [IPAddress(host: "93.184.216.34")!])
     }
 
+    /// libcurl's `CURLOPT_RESOLVE` wants an IPv6 address in one pair of brackets: with two, the
+    /// pin is ignored and curl would resolve the name itself, unchecked.
+    @Test func aVettedIPv6AddressIsPinnedInOnePairOfBrackets() async throws {
+        let v6 = try #require(IPAddress(host: "2606:4700::1111"))
+        let vetted = try await URLGuard(resolver: { _ in [v6] }).vet("https://six.example.com/")
+        #expect(vetted.curlResolve == "six.example.com:443:[2606:4700:0:0:0:0:0:1111]")
+        let v4 = try await URLGuard(resolver: { _ in [.v4(0x5DB8_D822)] }).vet("https://four.example.com:8443/")
+        #expect(v4.curlResolve == "four.example.com:8443:93.184.216.34")
+    }
+
     @Test func theAllowListLetsTestsUseLoopback() throws {
         let allowing = URLCheck(allowList: ["127.0.0.1:8088"])
         _ = try allowing.checkSyntax("http://127.0.0.1:8088/page.html")

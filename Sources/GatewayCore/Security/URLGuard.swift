@@ -14,10 +14,10 @@ public struct VettedURL: Sendable, Equatable {
     public var port: Int
     public var addresses: [IPAddress]
 
-    /// For libcurl's `CURLOPT_RESOLVE`: `host:port:address`.
+    /// For libcurl's `CURLOPT_RESOLVE`: `host:port:address`, an IPv6 address in brackets (as
+    /// its `description` already writes it).
     public var curlResolve: String? {
         guard let first = addresses.first, IPAddress(host: host) == nil else { return nil }
-        if case .v6 = first { return "\(host):\(port):[\(first.description)]" }
         return "\(host):\(port):\(first.description)"
     }
 }
