@@ -92,7 +92,7 @@ extension LocalConverterTests {
                 let after = try #require(slot.processGroup())
                 #expect(after != before)
                 #expect(slot.startCount == 2)
-                #expect(liveMembers(ofGroup: before).isEmpty)
+                #expect(try await membersLeft(ofGroup: before).isEmpty)
             }
         }
 
@@ -106,7 +106,7 @@ extension LocalConverterTests {
                 }
                 #expect(groups[0] == groups[1])
                 #expect(groups[1] != groups[2])
-                #expect(liveMembers(ofGroup: groups[0]).isEmpty)
+                #expect(try await membersLeft(ofGroup: groups[0]).isEmpty)
             }
         }
 
@@ -174,7 +174,9 @@ extension LocalConverterTests {
                 let error = await conversionError { try await task.value }
                 #expect(error is CancellationError)
                 #expect(seconds(since: cancelled) < 1.5)
-                #expect(liveMembers(ofGroup: started).isEmpty)
+                // SIGKILL went to the whole group at the cancel and the leader is reaped; the
+                // others (a sandbox's, soffice) take moments to be torn down on a busy machine.
+                #expect(try await membersLeft(ofGroup: started).isEmpty)
                 #expect(slot.processGroup() == nil)
             }
         }
