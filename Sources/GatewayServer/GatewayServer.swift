@@ -52,9 +52,7 @@ public struct GatewayServer {
             configuration: configuration,
             assembly: assembly,
             links: links,
-            metrics: assembly.metrics,
             tokens: tokens,
-            webhooks: webhooks,
             hangUps: hangUps,
             closing: closing
         )
@@ -66,15 +64,13 @@ public struct GatewayServer {
         configuration: ServerConfiguration,
         assembly: EngineAssembly,
         links: APILinks,
-        metrics: GatewayMetrics,
         tokens: any APITokens,
-        webhooks: WebhookSender? = nil,
         hangUps: HangUpWatch = HangUpWatch(),
         closing: ClosingSignal
     ) -> (Router<GatewayRequestContext>, [String]) {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        let maxUploadBytes = configuration.maxUploadBytes
+        let (maxUploadBytes, metrics, webhooks) = (configuration.maxUploadBytes, assembly.metrics, assembly.webhooks)
         OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: metrics).addRoutes(to: router)
         WebController(
             assets: WebAssets(directory: configuration.webRoot),

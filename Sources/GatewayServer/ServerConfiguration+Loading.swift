@@ -26,9 +26,7 @@ extension ServerConfiguration {
                 try setting.apply(&configuration, value.split(separator: separator).map { $0.trimmingCharacters(in: .whitespaces) }, name)
             }
         }
-        if let level = environment["LOG_LEVEL"], !level.isEmpty { configuration.logLevel = level }
         for (setting, values) in flags.values { try setting.apply(&configuration, values, "--" + (setting.flag ?? setting.key)) }
-        if let level = flags.logLevel { configuration.logLevel = level }
         return configuration
     }
 
@@ -41,10 +39,6 @@ extension ServerConfiguration {
             throw ConfigurationError("cannot read the configuration file \(path): \(error)")
         }
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            if key == "log_level", let level = value.texts(for: .single)?.first {
-                logLevel = level
-                continue
-            }
             guard let setting = ServerSettings.all.first(where: { $0.key == key }) else {
                 let keys = ServerSettings.all.map(\.key)
                 let hint =

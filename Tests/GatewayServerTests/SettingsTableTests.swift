@@ -15,6 +15,7 @@ struct SettingsTableTests {
         ("\"port\": 9090", "PDFGATE_PORT", "--port", "9090", { $0.port == 9090 }),
         ("\"lease_seconds\": 7", "PDFGATE_LEASE_SECONDS", "--lease", "7", { $0.lease == .seconds(7) }),
         ("\"node\": \"n1\"", "PDFGATE_NODE", "--node", "n1", { $0.node == "n1" }),
+        ("\"log_level\": \"debug\"", "LOG_LEVEL", "--log-level", "debug", { $0.logLevel == "debug" }),
         ("\"max_active_jobs_per_owner\": 5", "PDFGATE_MAX_ACTIVE_JOBS", "--max-active-jobs", "5", { $0.maxActiveJobsPerOwner == 5 }),
         ("\"job_creations_per_minute\": 9", "PDFGATE_JOBS_PER_MINUTE", "--jobs-per-minute", "9", { $0.jobCreationsPerMinute == 9 }),
         ("\"shutdown_grace_seconds\": 2.5", "PDFGATE_SHUTDOWN_GRACE", "--shutdown-grace", "2.5", { $0.shutdownGrace == .milliseconds(2500) }),
@@ -75,6 +76,11 @@ struct SettingsTableTests {
             _ = try ServerConfiguration.load(environment: [:], arguments: ["--allow-hosts", "a"])
         } throws: { error in
             (error as? ConfigurationError)?.message.contains("did you mean --allow-host?") == true
+        }
+        #expect {
+            _ = try ServerConfiguration.load(environment: ["LOG_LEVEL": "loud"])
+        } throws: { error in
+            (error as? ConfigurationError)?.message == "LOG_LEVEL must be trace, debug, info, notice, warning or error, not 'loud'"
         }
         #expect {
             _ = try ServerConfiguration.load(environment: [:], arguments: ["--port"])

@@ -37,6 +37,15 @@ enum ServerSettings {
             v,
             s in c.heartbeat = try SettingText.seconds(v[0], s, in: 0.1...300)
         },
+        Setting("log_level", environment: "LOG_LEVEL", flag: "log-level", help: "trace, debug, info, notice, warning or error (default info).") {
+            c,
+            v,
+            s in
+            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(v[0]) else {
+                throw ConfigurationError("\(s) must be trace, debug, info, notice, warning or error, not '\(v[0])'")
+            }
+            c.logLevel = v[0]
+        },
         Setting("web_root", environment: "PDFGATE_WEB_ROOT", help: "Serve the web page's files from this directory instead of the built-in copies.") {
             c,
             v,

@@ -2,12 +2,11 @@ import GatewayAssembly
 
 /// `pdfgate serve`'s flags, read through the settings table: `--name VALUE`, `--name=VALUE`, a
 /// toggle alone (`--unsandboxed-converters`), a list's flag repeated (`--allow-host a --allow-host b`).
-/// `--config` and `--log-level` are read here too.
+/// `--config` is read here too: it names the file, which comes before every other source.
 struct SettingFlags {
     /// In the order of the table, each with its values in the order given.
     var values: [(Setting, [String])] = []
     var configurationFile: String?
-    var logLevel: String?
 
     init(parsing arguments: [String]) throws(ConfigurationError) {
         var found: [String: [String]] = [:]
@@ -35,7 +34,6 @@ struct SettingFlags {
             found[name, default: []].append(value)
         }
         configurationFile = found.removeValue(forKey: "config")?.last
-        logLevel = found.removeValue(forKey: "log-level")?.last
         for setting in ServerSettings.all {
             guard let flag = setting.flag, let given = found.removeValue(forKey: flag) else { continue }
             if case .list = setting.form {
@@ -45,7 +43,7 @@ struct SettingFlags {
             }
         }
         if let unknown = found.keys.sorted().first {
-            let flags = ["config", "log-level"] + ServerSettings.all.compactMap(\.flag)
+            let flags = ["config"] + ServerSettings.all.compactMap(\.flag)
             let hint = Self.suggestion(for: unknown, among: flags).map { "did you mean --\($0)? " } ?? ""
             throw ConfigurationError("--\(unknown) is not a setting of pdfgate serve; \(hint)pdfgate serve --help lists them")
         }
@@ -54,8 +52,7 @@ struct SettingFlags {
     /// Every setting's three spellings and what it does, a paragraph each, for `--help`.
     static var help: String {
         var paragraphs = [
-            "--config FILE, $PDFGATE_CONFIG: the JSON settings file, with the keys named below.",
-            "--log-level LEVEL, $LOG_LEVEL, log_level: trace, debug, info, notice, warning or error (default info).",
+            "--config FILE, $PDFGATE_CONFIG: the JSON settings file, with the keys named below."
         ]
         for setting in ServerSettings.all {
             var names: [String] = []
