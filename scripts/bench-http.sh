@@ -32,11 +32,14 @@ measure() {
 }
 # The server's threads while wrk runs: a request that waited on a thread blocked in a store
 # call would show as threads added under load; the event loops, the cooperative pool and the
-# tools' waiters are all there before it starts.
+# tools' waiters are all there before it starts. SQLite's readers are a fixed pool of queues
+# (one per core) that GRDB opens as reads first overlap: a second of load brings them up, so
+# "before" counts them and "peak" shows whether the load added any more.
 threads() { awk '$1 == "Threads:" { print $2 }' "/proc/$server/status"; }
 under_load() {
   local name="$1" url="$2" peak
   curl -fsS "$url" -H "$auth" >/dev/null
+  wrk -t2 -c64 -d1s -H "$auth" "$url" > /dev/null
   echo "http.$name.threads_before $(threads)"
   ( peak=0; while kill -0 "$server" 2>/dev/null; do t=$(threads); [ "${t:-0}" -gt "$peak" ] && peak=$t && echo "$peak" > "$out/threads-$name"; sleep 0.05; done ) &
   local sampler=$!

@@ -55,18 +55,23 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         )
     }
 
-    package func update(_ d: DocumentRecord) async throws {
-        try await database.query(
+    @discardableResult
+    package func update(_ d: DocumentRecord) async throws -> DocumentWithPath {
+        // One statement: the update, and the row it left joined to its folder's path.
+        let rows = try await database.query(
             """
-            UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size), sha256 = \(d.sha256),
+            WITH written AS (UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size), sha256 = \(d.sha256),
                 page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject), keywords = \(d.keywords),
                 creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt), pdf_modified_at = \(d.pdfModifiedAt),
                 pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth), page_height = \(d.pageHeight), encrypted = \(d.encrypted),
                 linearized = \(d.linearized), pdfa = \(d.pdfa), state = \(d.state.rawValue), path_before = \(d.pathBefore),
                 staged_path = \(d.stagedPath), created_at = \(d.createdAt), updated_at = \(d.updatedAt)
-            WHERE id = \(d.id)
+            WHERE id = \(d.id) RETURNING *)
+            SELECT \(unescaped: Self.writtenSelection)
             """
         )
+        guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
+        return try Self.document(row)
     }
 
     package func deleteDocument(id: String) async throws {
@@ -271,6 +276,11 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     static let documentSelection =
         DocumentWithPath.columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
         + ", COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
+
+    /// `documentSelection` over the row an `UPDATE … RETURNING *` named `written` left.
+    static let writtenSelection =
+        DocumentWithPath.columns.map { "written." + $0.rawValue }.joined(separator: ", ")
+        + ", COALESCE(folders.path, '') AS folder_path FROM written LEFT JOIN folders ON folders.id = written.folder_id"
 
     static let folderColumns = "id, owner, parent_id, name, path, state, path_before, created_at, updated_at"
 

@@ -11,6 +11,9 @@ public final class GatewayDatabase: Sendable {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)  // the CLI and the server may write at the same time
+        // Each reader is a queue that takes a thread of its own while it reads. Reads last
+        // microseconds, so more readers than cores add threads under load and no throughput.
+        configuration.maximumReaderCount = min(5, max(2, ProcessInfo.processInfo.activeProcessorCount))
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }

@@ -68,11 +68,10 @@ extension Library {
             record.stagedPath = staged
             try await catalog.insert(record)
             let stagedFile = mode == .move ? try takeIn(source, at: staged) : .copy
-            record = try await publish(record, folderPath: folderPath, staged: stagedFile, conflict: conflict)
+            let filed = try await publish(record, folderPath: folderPath, staged: stagedFile, conflict: conflict)
             // A move across file systems copied: the source goes only now that the copy is filed.
             if mode == .move, case .copy = stagedFile { try FileOps.removeFile(source) }
-            // Read back so timestamps carry exactly the precision stored.
-            return try await existingDocument(id: id) ?? DocumentWithPath(record: record, folderPath: folderPath).document
+            return filed.document
         }
     }
 
@@ -97,19 +96,16 @@ extension Library {
         return try await mutate { [self] in
             let plan = try await { () async throws -> (before: DocumentWithPath, after: DocumentWithPath) in
                 let current = try await fetchDocument(id: id, owner: owner)
-                let target: FolderRecord?
+                // A rename stays in the folder the row was read with (this lock keeps it as it is).
+                var (folderID, folderPath) = (current.record.folderID, current.folderPath)
                 if let folder {
-                    target = try await resolveFolder(owner: owner, folder)
-                } else if let currentFolder = UUID(uuidString: current.record.folderID) {
-                    target = try await resolveFolder(owner: owner, .id(currentFolder))
-                } else {
-                    target = nil
+                    let target = try await resolveFolder(owner: owner, folder)
+                    (folderID, folderPath) = (target?.id ?? "", target?.path ?? "")
                 }
-                let folderID = target?.id ?? ""
                 let desired = newName ?? current.record.name
                 if folderID == current.record.folderID && desired == current.record.name { return (current, current) }
                 var moved = current
-                moved.folderPath = target?.path ?? ""
+                moved.folderPath = folderPath
                 moved.record.folderID = folderID
                 moved.record.name = try await freeDocumentName(
                     owner: owner,
@@ -123,7 +119,7 @@ extension Library {
                 try await catalog.update(moved.record)
                 return (current, moved)
             }()
-            guard plan.before.relativePath != plan.after.relativePath else { return try await existingDocument(id: id) ?? plan.after.document }
+            guard plan.before.relativePath != plan.after.relativePath else { return plan.after.document }
             let from = absolute(plan.before.relativePath)
             let to = absolute(plan.after.relativePath)
             do {
@@ -140,10 +136,9 @@ extension Library {
             }
             try FileOps.fsyncParent(of: to)
             if plan.before.record.folderID != plan.after.record.folderID { try FileOps.fsyncParent(of: from) }
-            var done = plan.after
-            done.record.pathBefore = nil
-            try await catalog.update(done.record)
-            return try await existingDocument(id: id) ?? done.document
+            var done = plan.after.record
+            done.pathBefore = nil
+            return try await catalog.update(done).document
         }
     }
 
@@ -175,9 +170,9 @@ extension Library {
             current.record.sha256 = sha256
             current.record.info = info
             current.record.updatedAt = Date()
-            try await catalog.update(current.record)
+            let replaced = try await catalog.update(current.record)
             try FileOps.removeFile(thumbnailPath(current.record.id))
-            return try await existingDocument(id: id) ?? current.document
+            return replaced.document
         }
     }
 

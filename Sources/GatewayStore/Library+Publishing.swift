@@ -38,7 +38,7 @@ extension Library {
     /// A file can appear at the name after `freeDocumentName` looked (dropped in by hand). It is
     /// never overwritten: with `conflict: .fail` the filing is undone if the staged bytes can be
     /// given back (see `StagedFile`); otherwise they are published under the next free name.
-    func publish(_ record: DocumentRecord, folderPath: String, staged kind: StagedFile, conflict: ConflictPolicy) async throws -> DocumentRecord {
+    func publish(_ record: DocumentRecord, folderPath: String, staged kind: StagedFile, conflict: ConflictPolicy) async throws -> DocumentWithPath {
         var ready = record
         if let staged = record.stagedPath, FileOps.exists(staged) {
             var target = documentFile(ready, folderPath: folderPath)
@@ -66,8 +66,7 @@ extension Library {
         }
         ready.state = .ready
         ready.stagedPath = nil
-        try await catalog.update(ready)
-        return ready
+        return try await catalog.update(ready)
     }
 
     /// Undoes a filing whose name turned out taken: a copy is deleted, a moved-in file goes back

@@ -84,7 +84,7 @@ extension Library {
                 return "dropped half-copied filing of \(current.relativePath)"
             }
             let filed = try await publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
-            return "finished filing \(DocumentWithPath(record: filed, folderPath: current.folderPath).relativePath)"
+            return "finished filing \(filed.relativePath)"
         }
         // Nothing staged: the rename into the tree happened and only the ready mark is missing,
         // if the file there holds the recorded bytes. Otherwise it is a stranger's (a move that

@@ -45,9 +45,18 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
-    package func update(_ document: DocumentRecord) async throws {
-        try await pool.write { db in try document.update(db) }
+    @discardableResult
+    package func update(_ document: DocumentRecord) async throws -> DocumentWithPath {
+        try await pool.write { db in
+            try document.update(db)
+            guard let stored = try DocumentWithPath.fetchOne(db.cachedStatement(sql: Self.documentByID), arguments: [document.id]) else {
+                throw LibraryError(.storage, "document \(document.id) vanished while it was written")
+            }
+            return stored
+        }
     }
+
+    private static let documentByID = "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?"
 
     package func deleteDocument(id: String) async throws {
         _ = try await pool.write { db in try DocumentRecord.deleteOne(db, key: id) }

@@ -45,7 +45,7 @@ struct PublishClashTests {
         let fixture = try await LibraryFixture()
         let (row, source) = try moveCaughtByAClash(fixture)
         let filed = try await fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .rename)
-        #expect(filed.name == "Clash 01" && filed.state == .ready)
+        #expect(filed.record.name == "Clash 01" && filed.record.state == .ready)
         #expect(try fixture.bytes("alice/Clash 01.pdf") == (try fixtureBytes("one-page.pdf")))
         #expect(!FileManager.default.fileExists(atPath: source))
         try expectStrangerUntouched(fixture)
@@ -58,7 +58,7 @@ struct PublishClashTests {
         let (row, source) = try moveCaughtByAClash(fixture)
         #expect(FileManager.default.createFile(atPath: source, contents: Data("someone else's".utf8)))
         let filed = try await fixture.library.publish(row, folderPath: "", staged: .moved(from: source), conflict: .fail)
-        #expect(filed.name == "Clash 01")
+        #expect(filed.record.name == "Clash 01")
         #expect(try fixture.bytes("alice/Clash 01.pdf") == (try fixtureBytes("one-page.pdf")))
         try expectStrangerUntouched(fixture)
     }

@@ -22,7 +22,11 @@ package protocol LibraryCatalog: Sendable {
     func insert(_ document: DocumentRecord) async throws
     /// Many ready documents at once, in one transaction (seeding a benchmark library).
     func insertAll(_ documents: [DocumentRecord]) async throws
-    func update(_ document: DocumentRecord) async throws
+    /// Writes `document` and answers the row as it now stands, with its folder's path, in the
+    /// same call: dates carry exactly the precision the database keeps, so a caller returns what
+    /// a later read would, without reading again.
+    @discardableResult
+    func update(_ document: DocumentRecord) async throws -> DocumentWithPath
     func deleteDocument(id: String) async throws
     /// Up to `query.limit + 1` ready documents after `cursor` in the query's order; the extra
     /// one tells the caller there is a next page.
