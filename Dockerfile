@@ -42,6 +42,7 @@ FROM debian:bookworm-slim
 #   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
 # - the converters themselves, and fonts so documents render with real glyphs.
 # - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A).
+# - img2pdf, heif-convert, ImageMagick and Tesseract (English, German): scans and OCR.
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
@@ -51,6 +52,7 @@ RUN export DEBIAN_FRONTEND=noninteractive \
         chromium \
         calibre \
         qpdf ghostscript \
+        img2pdf libheif-examples imagemagick tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu \
         fonts-dejavu-core fonts-liberation2 \
     && rm -rf /var/lib/apt/lists/*
 

@@ -30,6 +30,8 @@ public enum BackendChoice: Equatable, Sendable {
         var routes: [JobType: BackendChoice] = [:]
         for type in JobType.allCases { routes[type] = choice }
         if case .gotenberg = choice { routes[.ebookToPDF] = .local }
+        // Scans are laid out by this gateway's own img2pdf: light work, done without re-encoding.
+        routes[.scanToPDF] = .local
         // PDF operations run on this gateway's own qpdf and Ghostscript, whatever converts.
         routes[.pdfToPDF] = .local
         // Screenshots are taken by this gateway's own Chromium: no backend of ours takes them.
@@ -53,6 +55,12 @@ public enum BackendChoice: Equatable, Sendable {
                 throw LibraryError(
                     .invalidArgument,
                     "Gotenberg cannot convert ebooks; route EBOOK_TO_PDF to local or gateway=URL (unnamed types stay local)"
+                )
+            }
+            if type == .scanToPDF, choice != .local {
+                throw LibraryError(
+                    .invalidArgument,
+                    "SCAN_TO_PDF runs on the gateway's own img2pdf (no backend keeps JPEGs as they are); leave it local"
                 )
             }
             if type == .pdfToPDF, choice != .local {

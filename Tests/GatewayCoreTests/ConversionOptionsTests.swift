@@ -47,7 +47,8 @@ import Testing
             margin: 0.2,
             printBackground: true,
             browser: browser,
-            office: office
+            office: office,
+            scan: ScanOptions(deskew: true, autoRotate: false)
         )
         options.marginTop = 0.5
         options.marginBottom = 0.6

@@ -182,7 +182,8 @@ struct JobStateMachineTests {
 
     @Test(arguments: [
         ("a.epub", JobType.ebookToPDF), ("b.MOBI", .ebookToPDF), ("c.azw3", .ebookToPDF), ("d.docx", .docToPDF), ("e.html", .docToPDF),
-        ("noext", .docToPDF),
+        ("noext", .docToPDF), ("f.pdf", .pdfToPDF), ("photo.JPG", .scanToPDF), ("scan.tiff", .scanToPDF), ("g.heic", .scanToPDF),
+        ("drawing.svg", .docToPDF),
     ])
     func typeFromFilename(_ name: String, _ type: JobType) {
         #expect(JobType.forFilename(name) == type)

@@ -115,10 +115,13 @@ struct LibraryAPITests {
             #expect(ready.status == 503 && ready.string("status") == "not_ready")
             #expect(((ready.json["checks"] as? [String: Any])?["gotenberg"] as? [String: Any])?["ok"] as? Bool == false)
             #expect(((ready.json["checks"] as? [String: Any])?["store"] as? [String: Any])?["ok"] as? Bool == true)
-            // Office, ebook and PDF jobs stay local: their tools are checked, and no answer shows a path.
+            // Office, ebook, scan and PDF jobs stay local: their tools are checked, and no answer shows a path.
             let checks = Set(((ready.json["checks"] as? [String: Any]) ?? [:]).keys)
             #expect(
-                checks == ["store", "inspector", "gotenberg", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre", "local.pdf"],
+                checks == [
+                    "store", "inspector", "gotenberg", "local.sandbox", "local.libreoffice", "local.chromium", "local.calibre", "local.pdf",
+                    "local.scan",
+                ],
                 "\(checks)"
             )
             // The inspector read a PDF, the converters' sandbox and tools started: only Gotenberg is down.

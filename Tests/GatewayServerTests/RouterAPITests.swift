@@ -28,7 +28,8 @@ struct RouterAPITests {
                     .unprocessableContent, "url_forbidden"
                 ),
                 (["type": "URL_TO_PDF", "url": "https://example.com/", "timeout_seconds": 7200], .badRequest, "invalid_argument"),
-                (["type": "SCAN_TO_PDF", "url": "https://example.com/"], .badRequest, "invalid_type"),
+                (["type": "FAX_TO_PDF", "url": "https://example.com/"], .badRequest, "invalid_type"),
+                (["type": "SCAN_TO_PDF"], .badRequest, "filename_required"),
                 (["type": "URL_TO_PDF", "url": "https://example.com/", "folder": UUID().uuidString], .notFound, "folder_not_found"),
             ]
             for (body, status, code) in cases {

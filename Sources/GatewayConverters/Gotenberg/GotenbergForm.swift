@@ -28,8 +28,11 @@ struct GotenbergForm: Sendable {
             )
         }
         try checkHeaders(request.options.browser)
+        if request.type == .scanToPDF {
+            throw JobFailure(.rejected, code: "unsupported_job_type", "Gotenberg cannot lay out scans; route SCAN_TO_PDF to the local converter")
+        }
         switch request.source {
-        case .pdfs:
+        case .pdfs, .images:
             throw JobFailure(.rejected, code: "unsupported_source", "PDF_TO_PDF jobs run on the gateway's own PDF tools, not Gotenberg")
         case .url(let url):
             return GotenbergForm(

@@ -58,8 +58,8 @@ final class ChromiumConverter: Converter {
         let page: ChromiumBrowser.Page
         let output = work + "/output." + (request.screenshot?.format.rawValue ?? "pdf")
         switch request.source {
-        case .pdfs:
-            throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs")
+        case .pdfs, .images:
+            throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs or page images")
         case .url(let url):
             _ = try await urlGuard.vet(url)
             page = .init(
@@ -146,8 +146,8 @@ final class ChromiumConverter: Converter {
     private func prepareTarget(_ request: ConversionRequest, in work: String) throws(JobFailure) -> (String, String, [String: String]) {
         try ToolFiles.makeDirectory(work)
         switch request.source {
-        case .pdfs:
-            throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs")
+        case .pdfs, .images:
+            throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs or page images")
         case .url(let url):
             // Only the web: a file:// or chrome:// URL would print the gateway's own files.
             guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

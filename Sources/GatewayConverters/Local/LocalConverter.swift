@@ -111,6 +111,7 @@ public final class LocalConverter: Converter {
     /// qpdf and Ghostscript, sealed like the converters: PDF_TO_PDF jobs and every job's operations.
     public let pdfTools: LocalPDFOperator
     let pdf: PDFCombiner
+    let scan: ScanConverter
     /// Restarts of the warm tools since this converter was made — every start of a slot's tool
     /// after its first (a crash, a hang, a recycle after its jobs) — as Gotenberg counts them.
     public var restarts: (chromium: Int, libreOffice: Int) {
@@ -140,6 +141,13 @@ public final class LocalConverter: Converter {
         calibre = try CalibreConverter(configuration: configuration, directory: directory + "/calibre")
         pdfTools = LocalPDFOperator(sandbox: configuration.sandbox)
         pdf = PDFCombiner(tools: pdfTools)
+        var scanTools = PDFToolRunner(
+            qpdfPath: LocalPDFOperator.defaultQPDF,
+            ghostscriptPath: LocalPDFOperator.defaultGhostscript,
+            sandbox: configuration.sandbox
+        )
+        scanTools.pythonPath = configuration.pythonPath
+        scan = ScanConverter(runner: scanTools)
     }
 
     /// Converts with the backend for the job's type and file name; see `backend(for:)`.
@@ -160,7 +168,8 @@ public final class LocalConverter: Converter {
     /// True when every tool's executable is present and the sandbox starts.
     public func isReady() async -> Bool {
         let ready = [
-            await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady(), await pdf.isReady(), await sandboxProblem() == nil,
+            await libreOffice.isReady(), await chromium.isReady(), await calibre.isReady(), await pdf.isReady(), await scan.isReady(),
+            await sandboxProblem() == nil,
         ]
         return !ready.contains(false)
     }
@@ -175,13 +184,14 @@ public final class LocalConverter: Converter {
     }
 
     /// The tools jobs of `type` may run: office files take LibreOffice, and Chromium for
-    /// uploaded HTML; URLs Chromium; ebooks Calibre; PDFs qpdf and Ghostscript.
+    /// uploaded HTML; URLs Chromium; ebooks Calibre; PDFs qpdf and Ghostscript; scans img2pdf.
     public static func tools(for type: JobType) -> [LocalTool] {
         switch type {
         case .docToPDF: [.libreOffice, .chromium]
         case .urlToPDF, .screenshot: [.chromium]
         case .ebookToPDF: [.calibre]
         case .pdfToPDF: [.pdf]
+        case .scanToPDF: [.scan]
         }
     }
 
@@ -189,6 +199,7 @@ public final class LocalConverter: Converter {
     static func tool(for request: ConversionRequest) -> LocalTool {
         switch (request.type, request.source) {
         case (.pdfToPDF, _), (_, .pdfs): .pdf
+        case (.scanToPDF, _), (_, .images): .scan
         case (_, .url), (.urlToPDF, _), (.screenshot, _): .chromium
         case (.docToPDF, .file(_, let originalFilename)):
             SourceFormats.html.contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
@@ -231,13 +242,14 @@ public final class LocalConverter: Converter {
     }
 
     /// URL_TO_PDF → Chromium; DOC_TO_PDF → Chromium for .html/.htm, LibreOffice otherwise;
-    /// EBOOK_TO_PDF → Calibre; PDF_TO_PDF → qpdf (`PDFCombiner`).
+    /// EBOOK_TO_PDF → Calibre; PDF_TO_PDF → qpdf (`PDFCombiner`); SCAN_TO_PDF → img2pdf.
     func backend(for request: ConversionRequest) -> any Converter {
         switch Self.tool(for: request) {
         case .pdf: pdf
         case .chromium: chromium
         case .calibre: calibre
         case .libreOffice: libreOffice
+        case .scan: scan
         }
     }
 }

@@ -40,6 +40,7 @@ final class ToolCheck: Sendable {
             ),
             Probe(tool: .pdf, executable: LocalPDFOperator.defaultQPDF, arguments: ["--version"], packages: "qpdf"),
             Probe(tool: .pdf, executable: LocalPDFOperator.defaultGhostscript, arguments: ["--version"], packages: "ghostscript"),
+            Probe(tool: .scan, executable: configuration.pythonPath, arguments: ["-c", "import img2pdf"], packages: "img2pdf"),
         ]
     }
 

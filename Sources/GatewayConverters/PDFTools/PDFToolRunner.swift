@@ -11,6 +11,11 @@ struct PDFToolRunner: Sendable {
     let ghostscriptPath: String
     /// Reads metadata the way Gotenberg does (its `metadata/read` is ExifTool's JSON).
     var exiftoolPath = Self.defaultExifTool
+    /// Scans: img2pdf's Python, ImageMagick's `convert`, libheif's `heif-convert`, Tesseract.
+    var pythonPath = "/usr/bin/python3"
+    var convertPath = LocalConverter.Configuration.locate("convert", preferring: "/usr/bin/convert")
+    var heifConvertPath = LocalConverter.Configuration.locate("heif-convert", preferring: "/usr/bin/heif-convert")
+    var tesseractPath = LocalConverter.Configuration.locate("tesseract", preferring: "/usr/bin/tesseract")
     let sandbox: ConverterSandbox
 
     static let defaultExifTool = LocalConverter.Configuration.locate("exiftool", preferring: "/usr/bin/exiftool")
@@ -19,6 +24,12 @@ struct PDFToolRunner: Sendable {
         case qpdf, ghostscript, exiftool
         /// `pdfgate` itself, for the helpers that draw with cairo (`stamp-page`).
         case helper
+        /// Python running `ScanScript` (img2pdf).
+        case img2pdf
+        /// ImageMagick's `convert`: deskew, mirrored photos turned over.
+        case imagemagick
+        case heifConvert
+        case tesseract
 
         var name: String {
             switch self {
@@ -26,6 +37,10 @@ struct PDFToolRunner: Sendable {
             case .ghostscript: "Ghostscript"
             case .exiftool: "ExifTool"
             case .helper: "the stamp helper"
+            case .img2pdf: "img2pdf"
+            case .imagemagick: "ImageMagick"
+            case .heifConvert: "heif-convert"
+            case .tesseract: "Tesseract"
             }
         }
     }
@@ -53,7 +68,9 @@ struct PDFToolRunner: Sendable {
             ChildSpec(
                 executable: executable(tool),
                 arguments: arguments,
-                environment: childEnvironment(privateDirectory: work + "/.env"),
+                // One thread per tool: runs are sized by the caller (OCR lanes, a slot each), and
+                // Tesseract or ImageMagick spreading over every core under load ran 4× slower.
+                environment: childEnvironment(privateDirectory: work + "/.env", extra: ["OMP_THREAD_LIMIT": "1"]),
                 workingDirectory: work,
                 stdout: .file(stdout ?? log),
                 stderr: .file(log)
@@ -84,6 +101,10 @@ struct PDFToolRunner: Sendable {
         case .ghostscript: ghostscriptPath
         case .exiftool: exiftoolPath
         case .helper: sandbox.helper
+        case .img2pdf: pythonPath
+        case .imagemagick: convertPath
+        case .heifConvert: heifConvertPath
+        case .tesseract: tesseractPath
         }
     }
 

@@ -92,6 +92,7 @@ struct RemoteJobCreation: Encodable {
         case .url(let address): url = address
         case .file(_, let name): originalFilename = name
         case .pdfs: originalFilename = "document.pdf"  // the assembly keeps PDF_TO_PDF local: never sent
+        case .images(let images): originalFilename = images.first?.originalFilename  // SCAN_TO_PDF too: never sent
         }
         // Sent only when set, so a peer that predates options sees the mobile client's exact body.
         options = request.options == ConversionOptions() ? nil : request.options

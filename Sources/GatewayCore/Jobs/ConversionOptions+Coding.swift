@@ -78,6 +78,8 @@ extension ConversionOptions: Codable {
         Field(name: "single_page_sheets", kind: .flag, accepts: "true or false"),
         Field(name: "pdfa", kind: .text, accepts: "\"PDF/A-1b\", \"PDF/A-2b\" or \"PDF/A-3b\""),
         Field(name: "pdfua", kind: .flag, accepts: "true or false"),
+        Field(name: "deskew", kind: .flag, accepts: "true or false"),
+        Field(name: "auto_rotate", kind: .flag, accepts: "true or false"),
     ]
 
     /// The field named `name`, if it is one.
@@ -103,6 +105,7 @@ extension ConversionOptions: Codable {
             // The same object: the browser's keys sit beside ours on the wire.
             browser = try BrowserOptions(from: decoder)
             office = try OfficeOptions(from: decoder)
+            scan = try ScanOptions(from: decoder)
         } catch let error as DecodingError where strict {
             throw OptionsError.wrongType(error)
         }
@@ -121,6 +124,7 @@ extension ConversionOptions: Codable {
         try container.encodeIfPresent(printBackground, forKey: .printBackground)
         try browser.encode(to: encoder)
         try office.encode(to: encoder)
+        try scan.encode(to: encoder)
     }
 
     /// Throws `OptionsError.unknownKey` for a key of the decoder's object not in `allowed`.

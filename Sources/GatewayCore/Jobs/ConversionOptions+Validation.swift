@@ -95,31 +95,45 @@ extension ConversionOptions {
     public var printsBackground: Bool? { printBackground ?? (browser.omitBackground == true ? true : nil) }
 
     /// Refuses LibreOffice's options on a job LibreOffice never sees (a web page, uploaded HTML,
-    /// an ebook, PDFs): they would be dropped without a word, and a client asking for `pdfa` on
-    /// a URL job would get no PDF/A. Chromium's options on an office job are ignored instead, as
-    /// they always were (and as Gotenberg does): they cannot make the result wrong.
+    /// an ebook, PDFs), and a scan's options on a job that has no page images: they would be
+    /// dropped without a word, and a client asking for `pdfa` on a URL job would get no PDF/A.
+    /// Chromium's options on an office job are ignored instead, as they always were (and as
+    /// Gotenberg does): they cannot make the result wrong.
     public func checkApplies(to type: JobType, originalFilename: String?) throws(OptionsError) {
-        guard let key = office.setKeys.first else { return }
-        let what: String
-        switch type {
-        case .docToPDF:
-            let ext = ((originalFilename ?? "") as NSString).pathExtension.lowercased()
-            guard SourceFormats.html.contains(ext) else { return }
-            what = "an uploaded .\(ext) page is printed by Chromium"
-        case .urlToPDF: what = "a URL_TO_PDF job is printed by Chromium"
-        case .screenshot: what = "a SCREENSHOT is taken by Chromium"
-        case .ebookToPDF: what = "an EBOOK_TO_PDF job is converted by Calibre"
-        case .pdfToPDF: what = "a PDF_TO_PDF job converts nothing"
+        if type != .scanToPDF, let key = scan.setKeys.first { throw scanOptionUnused(key, because: "this is a \(type.rawValue) job") }
+        if let key = office.setKeys.first, let what = Self.officeUnused(by: type, originalFilename: originalFilename) {
+            throw officeOptionUnused(key, because: what)
         }
-        throw officeOptionUnused(key, because: what)
     }
 
     /// The same for a job with several inputs: LibreOffice's options need an office document
-    /// among them (they apply to those, as Chromium's apply to the pages).
+    /// among them (they apply to those, as Chromium's apply to the pages), a scan's a page image.
     public func checkApplies(toInputs inputs: [JobInput]) throws(OptionsError) {
-        guard let key = office.setKeys.first else { return }
-        let officeInput = inputs.contains { input in (try? checkApplies(to: input.type, originalFilename: input.filename)) != nil }
-        if !officeInput { throw officeOptionUnused(key, because: "none of the inputs is an office document") }
+        if let key = scan.setKeys.first, !inputs.contains(where: { $0.type == .scanToPDF }) {
+            throw scanOptionUnused(key, because: "none of the inputs is a page image")
+        }
+        if let key = office.setKeys.first, !inputs.contains(where: { Self.officeUnused(by: $0.type, originalFilename: $0.filename) == nil }) {
+            throw officeOptionUnused(key, because: "none of the inputs is an office document")
+        }
+    }
+
+    /// Why LibreOffice never sees a job of `type`; nil when it does.
+    private static func officeUnused(by type: JobType, originalFilename: String?) -> String? {
+        switch type {
+        case .docToPDF:
+            let ext = ((originalFilename ?? "") as NSString).pathExtension.lowercased()
+            return SourceFormats.html.contains(ext) ? "an uploaded .\(ext) page is printed by Chromium" : nil
+        case .urlToPDF: return "a URL_TO_PDF job is printed by Chromium"
+        case .screenshot: return "a SCREENSHOT is taken by Chromium"
+        case .ebookToPDF: return "an EBOOK_TO_PDF job is converted by Calibre"
+        case .pdfToPDF: return "a PDF_TO_PDF job converts nothing"
+        case .scanToPDF: return "a SCAN_TO_PDF job embeds its images as they are"
+        }
+    }
+
+    private func scanOptionUnused(_ key: String, because what: String) -> OptionsError {
+        let message = "options.\(key) is an option of scans (SCAN_TO_PDF, page images), but \(what)"
+        return OptionsError(.conflicting, code: "conflicting_options", field: key, message)
     }
 
     private func officeOptionUnused(_ key: String, because what: String) -> OptionsError {

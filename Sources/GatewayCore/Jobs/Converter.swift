@@ -24,6 +24,8 @@ public struct ConversionOptions: Sendable, Equatable {
     public var browser: BrowserOptions
     /// Gotenberg 8's LibreOffice options: what goes into the PDF, image compression, PDF/A and UA.
     public var office: OfficeOptions
+    /// How a scan makes its pages: deskew, auto-rotate, OCR.
+    public var scan: ScanOptions
 
     public init(
         paperWidth: Double? = nil,
@@ -32,7 +34,8 @@ public struct ConversionOptions: Sendable, Equatable {
         margin: Double? = nil,
         printBackground: Bool? = nil,
         browser: BrowserOptions = BrowserOptions(),
-        office: OfficeOptions = OfficeOptions()
+        office: OfficeOptions = OfficeOptions(),
+        scan: ScanOptions = ScanOptions()
     ) {
         self.paperWidth = paperWidth
         self.paperHeight = paperHeight
@@ -41,6 +44,7 @@ public struct ConversionOptions: Sendable, Equatable {
         self.printBackground = printBackground
         self.browser = browser
         self.office = office
+        self.scan = scan
     }
 
     /// Each side's margin in inches: its own, else `margin`.
@@ -80,6 +84,20 @@ public enum ConversionSource: Sendable, Equatable {
     case url(String)
     /// PDFs to combine, in order (a `PDF_TO_PDF` job's library documents).
     case pdfs([PDFInput])
+    /// Page images, in order (a `SCAN_TO_PDF` job of several): each staged upload with the name
+    /// it came with. A scan of one image is a `.file`.
+    case images([StagedFile])
+}
+
+/// An uploaded file where staging keeps it, with the name it came with.
+public struct StagedFile: Sendable, Equatable {
+    public var path: String
+    public var originalFilename: String
+
+    public init(path: String, originalFilename: String) {
+        self.path = path
+        self.originalFilename = originalFilename
+    }
 }
 
 /// One conversion attempt.

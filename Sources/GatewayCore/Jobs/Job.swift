@@ -99,7 +99,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     private var derivedDocumentName: String? {
-        if let first = inputs?.first { return first.documentName + " (merged)" }
+        // A scan's pages make one document, named after its first page's file.
+        if let first = inputs?.first { return first.documentName + (type == .scanToPDF ? "" : " (merged)") }
         if let originalFilename { return (originalFilename as NSString).deletingPathExtension }
         if let url, let components = URLComponents(string: url) {
             let path = components.path.split(separator: "/").last.map(String.init) ?? ""

@@ -11,12 +11,17 @@ public enum JobType: String, Sendable, Codable, CaseIterable {
     /// A web page or uploaded HTML as an image (Gotenberg's screenshot routes): its result is
     /// kept beside the job for its requester, not filed (`DocumentFiler.keepResult`).
     case screenshot = "SCREENSHOT"
+    /// Photos or scans of pages (JPEG, PNG, TIFF, WebP, HEIC), in order, as one PDF: each image
+    /// a page, a JPEG embedded as it is (`ScanOptions`).
+    case scanToPDF = "SCAN_TO_PDF"
 
     /// The type the mobile client picks for a file name: epub/mobi/azw/azw3 (and the other
-    /// formats Calibre reads) are ebooks, everything else is an office document.
+    /// formats Calibre reads) are ebooks, photos of pages are scans, everything else is an office
+    /// document.
     public static func forFilename(_ name: String) -> JobType {
         let ext = (name as NSString).pathExtension.lowercased()
         if ext == "pdf" { return .pdfToPDF }
+        if SourceFormats.image.contains(ext) { return .scanToPDF }
         return SourceFormats.ebook.contains(ext) ? .ebookToPDF : .docToPDF
     }
 }

@@ -23,12 +23,15 @@ public enum SourceFormats {
         "html", "htm", "xhtml", "zip",
     ]
 
+    /// Page images a scan takes (`SCAN_TO_PDF`); a file's content decides, its name only routes it.
+    public static let image: Set<String> = ["jpg", "jpeg", "jpe", "png", "tif", "tiff", "webp", "heic", "heif"]
+
     /// The document formats Chromium prints rather than LibreOffice; a `zip` is an HTML bundle.
     public static let html: Set<String> = ["html", "htm", "xhtml", "zip"]
 
     /// True when some job type converts files with extension `ext` (lowercase, no dot).
     public static func isConverted(_ ext: String) -> Bool {
-        ext == "pdf" || document.contains(ext) || ebook.contains(ext)
+        ext == "pdf" || document.contains(ext) || ebook.contains(ext) || image.contains(ext)
     }
 
     /// The name of a file that came without one (a raw body with no `Content-Disposition`, a
@@ -41,6 +44,7 @@ public enum SourceFormats {
         switch type {
         case .pdfToPDF: return "document.pdf"
         case .docToPDF, nil: return "document"
+        case .scanToPDF: return "scan"  // the bytes say which image it is
         case .ebookToPDF, .urlToPDF, .screenshot: return nil
         }
     }
@@ -58,6 +62,9 @@ public enum SourceFormats {
         case .ebookToPDF: accepted = ebook
         case .pdfToPDF: accepted = ["pdf"]
         case .screenshot: accepted = html
+        case .scanToPDF:
+            if ext.isEmpty { return nil }
+            accepted = image
         }
         guard !accepted.contains(ext) else { return nil }
         let what = ext.isEmpty ? "'\(filename)' has no extension" : "'.\(ext)' is not a format \(type.rawValue) converts"

@@ -168,10 +168,17 @@ struct JobCreateRequest: Decodable, Sendable {
             jobType = type
         } else if defaultTypeFromFilename, let originalFilename {
             jobType = JobType.forFilename(originalFilename)
+        } else if let inputs, !inputs.isEmpty, inputs.allSatisfy({ $0.type == .scanToPDF }) {
+            // Photos of pages, several at once: one scan, each image a page as it is.
+            jobType = .scanToPDF
         } else if documents != nil || inputs != nil {
             jobType = .pdfToPDF
         } else {
-            throw APIError(.badRequest, "type_required", "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF or EBOOK_TO_PDF")
+            throw APIError(
+                .badRequest,
+                "type_required",
+                "say what to convert: \"type\" is URL_TO_PDF, DOC_TO_PDF, EBOOK_TO_PDF, SCAN_TO_PDF or PDF_TO_PDF"
+            )
         }
         let conflict = try Self.conflictPolicy(onConflict) ?? .rename
         var documentIDs: [UUID]?

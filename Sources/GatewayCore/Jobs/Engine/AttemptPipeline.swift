@@ -83,7 +83,8 @@ struct AttemptPipeline: Sendable {
         // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
         try await Self.withDeadline(deadline) { [request] in
             var request = request
-            if let inputs = job.spec.inputs {
+            // A scan's images are its converter's own inputs: one PDF of them all, not a merge.
+            if let inputs = job.spec.inputs, job.spec.type != .scanToPDF {
                 let conversions = InputConversions(router: recorder.router, staging: staging)
                 request.source = .pdfs(try await conversions.convert(job, inputs: inputs, like: request, events: events))
             }
@@ -131,8 +132,17 @@ struct AttemptPipeline: Sendable {
     /// What the converter reads: the page, the library documents (where they are now), or the
     /// staged upload.
     private func source(of job: Job, secrets: JobSecrets) async throws -> ConversionSource {
-        // Several inputs are converted first, inside the deadline (`InputConversions`).
-        if job.spec.inputs != nil { return .pdfs([]) }
+        if let inputs = job.spec.inputs {
+            if job.spec.type == .scanToPDF {
+                return .images(
+                    inputs.enumerated().compactMap { part, input in
+                        input.filename.map { StagedFile(path: staging.inputPath(for: job, part: part), originalFilename: $0) }
+                    }
+                )
+            }
+            // Several inputs are converted first, inside the deadline (`InputConversions`).
+            return .pdfs([])
+        }
         if let url = job.spec.url { return .url(url) }
         if let ids = job.spec.documents, !ids.isEmpty {
             var inputs: [PDFInput] = []

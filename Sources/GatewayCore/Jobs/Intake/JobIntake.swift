@@ -134,7 +134,7 @@ public final class JobIntake: Sendable {
                 throw IntakeError(
                     withInput ? .unsupportedFormat : .invalid,
                     code: "filename_required",
-                    "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. report.docx"
+                    "a \(spec.type.rawValue) job needs an \"original_filename\" whose extension says what the file is, e.g. \(spec.type == .scanToPDF ? "page-1.jpg" : "report.docx")"
                 )
             }
             if let problem = SourceFormats.problem(with: filename, for: spec.type) {
@@ -176,11 +176,18 @@ public final class JobIntake: Sendable {
     private func checkInputs(_ inputs: [JobInput], of spec: JobSpec, files: Int) throws {
         // Contradictions rather than malformed fields (422, like conflicting options): a merge's
         // type and file name are given by its inputs, whatever else the request says.
-        guard spec.type == .pdfToPDF else {
+        guard spec.type == .pdfToPDF || spec.type == .scanToPDF else {
             throw IntakeError(
                 .conflictingOptions,
                 code: "conflicting_type",
-                "a job with \"inputs\" is PDF_TO_PDF (each input is converted, then all are merged), not \(spec.type.rawValue); leave \"type\" out"
+                "a job with \"inputs\" is PDF_TO_PDF (each input is converted, then all are merged) or SCAN_TO_PDF (page images, one page each), not \(spec.type.rawValue); leave \"type\" out for a merge"
+            )
+        }
+        if spec.type == .scanToPDF, let index = inputs.firstIndex(where: { $0.type != .scanToPDF }) {
+            throw IntakeError(
+                .unsupportedFormat,
+                code: "unsupported_format",
+                "inputs[\(index)] (\(inputs[index].label)) is no page image, and a SCAN_TO_PDF job takes only page images (\(SourceFormats.image.sorted().joined(separator: ", "))); to combine documents and images, send a PDF_TO_PDF job"
             )
         }
         guard spec.url == nil, spec.originalFilename == nil, spec.documents == nil else {

@@ -18,8 +18,12 @@ public struct PDFCombiner: Converter {
             inputs = documents
         case .file(let path, let originalFilename):
             inputs = [PDFInput(path: path, password: request.secrets.password(for: nil), label: originalFilename)]
-        case .url:
-            throw JobFailure(.rejected, code: "unsupported_source", "a PDF_TO_PDF job takes library documents or an uploaded PDF, not a URL")
+        case .url, .images:
+            throw JobFailure(
+                .rejected,
+                code: "unsupported_source",
+                "a PDF_TO_PDF job takes library documents or an uploaded PDF, not a URL or page images"
+            )
         }
         await events(.entered(.converting))
         try await tools.combine(inputs, into: request.outputPath, work: request.workDirectory + "/combine", deadline: request.deadline)
