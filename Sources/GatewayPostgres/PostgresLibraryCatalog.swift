@@ -78,11 +78,36 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         try await database.query("DELETE FROM documents WHERE id = \(id)")
     }
 
-    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) async throws -> [DocumentWithPath] {
+    package func listDocuments(_ query: DocumentQuery, in lookup: FolderLookup, after cursor: ListCursor?) async throws -> FolderListing? {
+        // One connection for both statements: one lease from the pool.
+        try await database.withConnection { session in
+            let folder: FolderRecord?
+            switch lookup {
+            case .root: folder = nil
+            case .id(let id): folder = try await session.query(Self.folderByID(id, owner: query.owner)).first.map(Self.folder)
+            case .path(let path): folder = try await session.query(Self.folderByPath(path, owner: query.owner)).first.map(Self.folder)
+            }
+            if lookup != .root && folder?.state != .ready { return nil }
+            return FolderListing(
+                folder: folder,
+                documents: try await session.query(Self.listing(query, in: folder, after: cursor)).map(Self.document)
+            )
+        }
+    }
+
+    private static func folderByID(_ id: String, owner: String) -> PostgresQuery {
+        "SELECT \(unescaped: folderColumns) FROM folders WHERE id = \(id) AND owner = \(owner)"
+    }
+
+    private static func folderByPath(_ path: String, owner: String) -> PostgresQuery {
+        "SELECT \(unescaped: folderColumns) FROM folders WHERE owner = \(owner) AND path = \(path)"
+    }
+
+    private static func listing(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) throws -> PostgresQuery {
         let key = query.sort.field == .name ? Self.foldedName("documents.name") : "documents." + query.sort.field.rawValue
         let direction = query.sort.descending ? "DESC" : "ASC"
         let comparison = query.sort.descending ? "<" : ">"
-        var sql = PostgresQuery(unsafeSQL: "SELECT \(Self.documentSelection) WHERE documents.owner = $1 AND documents.state = 'ready'")
+        let sql = PostgresQuery(unsafeSQL: "SELECT \(Self.documentSelection) WHERE documents.owner = $1 AND documents.state = 'ready'")
         var bindings = PostgresBindings()
         bindings.append(query.owner)
         /// Appends `value` as the next parameter and returns its placeholder.
@@ -119,8 +144,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         let tail =
             conditions.map { " AND " + $0 }.joined()
             + " ORDER BY \(key) \(direction), documents.id \(direction) LIMIT \(query.limit + 1)"
-        sql = PostgresQuery(unsafeSQL: sql.sql + tail, binds: bindings)
-        return try await database.query(sql).map(Self.document)
+        return PostgresQuery(unsafeSQL: sql.sql + tail, binds: bindings)
     }
 
     /// Dates as whole microseconds since 1970, PostgreSQL's own precision, so a page boundary
@@ -139,13 +163,11 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     // MARK: Folders
 
     package func folder(id: String, owner: String) async throws -> FolderRecord? {
-        try await database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE id = \(id) AND owner = \(owner)").first.map(Self.folder)
+        try await database.query(Self.folderByID(id, owner: owner)).first.map(Self.folder)
     }
 
     package func folder(owner: String, path: String) async throws -> FolderRecord? {
-        try await database.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE owner = \(owner) AND path = \(path)").first.map(
-            Self.folder
-        )
+        try await database.query(Self.folderByPath(path, owner: owner)).first.map(Self.folder)
     }
 
     package func childFolder(owner: String, parentID: String, name: String) async throws -> FolderRecord? {

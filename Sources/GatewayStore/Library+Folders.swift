@@ -201,23 +201,33 @@ extension Library {
 
     func resolveFolder(owner: String, _ reference: FolderReference) async throws -> FolderRecord? {
         let record: FolderRecord?
+        switch try Self.lookup(reference) {
+        case .root: return nil
+        case .id(let id): record = try await catalog.folder(id: id, owner: owner)
+        case .path(let path): record = try await catalog.folder(owner: owner, path: path)
+        }
+        guard let record, record.state == .ready else { throw Self.folderNotFound(reference) }
+        return record
+    }
+
+    /// How the catalog finds the folder `reference` names.
+    static func lookup(_ reference: FolderReference) throws(LibraryError) -> FolderLookup {
         switch reference {
         case .root:
-            return nil
+            return .root
         case .id(let id):
-            record = try await catalog.folder(id: id.lowercased, owner: owner)
+            return .id(id.lowercased)
         case .path(let path):
             // A path no folder can have names no folder: 404, as for any other missing one.
             guard let names = try? LibraryNames.folderPath(path) else {
-                throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)): it is not a folder path a folder could have")
+                throw LibraryError(.folderNotFound, "no folder \(describe(reference)): it is not a folder path a folder could have")
             }
-            if names.isEmpty { return nil }
-            record = try await catalog.folder(owner: owner, path: names.joined(separator: "/"))
+            return names.isEmpty ? .root : .path(names.joined(separator: "/"))
         }
-        guard let record, record.state == .ready else {
-            throw LibraryError(.folderNotFound, "no folder \(Self.describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")
-        }
-        return record
+    }
+
+    static func folderNotFound(_ reference: FolderReference) -> LibraryError {
+        LibraryError(.folderNotFound, "no folder \(describe(reference)); list folders with `pdfgate ls` or GET /v1/folders")
     }
 
     func freeFolderName(owner: String, parentID: String, parentPath: String, desired: String, policy: ConflictPolicy) async throws -> String {

@@ -12,9 +12,11 @@ extension Library {
             throw LibraryError(.invalidArgument, "limit \(query.limit) is out of range; use 1 to \(Self.maxPageSize)")
         }
         let after = try query.cursor.map { cursor throws(LibraryError) in try ListCursor(decoding: cursor, sort: query.sort) }
+        let lookup = try Self.lookup(query.folder)
         return try await read { catalog in
-            let folder = try await resolveFolder(owner: query.owner, query.folder)
-            var rows = try await catalog.listDocuments(query, in: folder, after: after)
+            guard var rows = try await catalog.listDocuments(query, in: lookup, after: after)?.documents else {
+                throw Self.folderNotFound(query.folder)
+            }
             var next: String?
             if rows.count > query.limit {
                 rows.removeLast()

@@ -62,7 +62,25 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         _ = try await pool.write { db in try DocumentRecord.deleteOne(db, key: id) }
     }
 
-    package func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after: ListCursor?) async throws -> [DocumentWithPath] {
+    package func listDocuments(_ query: DocumentQuery, in lookup: FolderLookup, after: ListCursor?) async throws -> FolderListing? {
+        try await pool.read { db in
+            let folder: FolderRecord?
+            switch lookup {
+            case .root: folder = nil
+            case .id(let id): folder = try Self.folder(db, sql: "SELECT * FROM folders WHERE id = ? AND owner = ?", [id, query.owner])
+            case .path(let path): folder = try Self.folder(db, sql: "SELECT * FROM folders WHERE owner = ? AND path = ?", [query.owner, path])
+            }
+            if lookup != .root && folder?.state != .ready { return nil }
+            return FolderListing(folder: folder, documents: try Self.documents(db, query, in: folder, after: after))
+        }
+    }
+
+    /// A folder by a cached statement: every listing by folder starts with one.
+    private static func folder(_ db: Database, sql: String, _ arguments: StatementArguments) throws -> FolderRecord? {
+        try FolderRecord.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    private static func documents(_ db: Database, _ query: DocumentQuery, in folder: FolderRecord?, after: ListCursor?) throws -> [DocumentWithPath] {
         let column = "documents." + query.sort.field.rawValue
         let key = query.sort.field == .name ? column + " COLLATE NOCASE" : column
         let direction = query.sort.descending ? "DESC" : "ASC"
@@ -99,7 +117,7 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
             LIMIT \(query.limit + 1)
             """
         // Cached: a listing's SQL has a handful of shapes, and compiling it cost as much as running it.
-        return try await pool.read { [arguments] db in try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) }
+        return try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// Dates as GRDB stores them (text), so the cursor compares like the index.
@@ -120,16 +138,11 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
     // MARK: Folders
 
     package func folder(id: String, owner: String) async throws -> FolderRecord? {
-        try await pool.read { db in
-            try FolderRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM folders WHERE id = ? AND owner = ?"), arguments: [id, owner])
-        }
+        try await pool.read { db in try Self.folder(db, sql: "SELECT * FROM folders WHERE id = ? AND owner = ?", [id, owner]) }
     }
 
     package func folder(owner: String, path: String) async throws -> FolderRecord? {
-        // A cached statement: every listing by folder path starts here.
-        try await pool.read { db in
-            try FolderRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM folders WHERE owner = ? AND path = ?"), arguments: [owner, path])
-        }
+        try await pool.read { db in try Self.folder(db, sql: "SELECT * FROM folders WHERE owner = ? AND path = ?", [owner, path]) }
     }
 
     package func childFolder(owner: String, parentID: String, name: String) async throws -> FolderRecord? {

@@ -28,9 +28,11 @@ package protocol LibraryCatalog: Sendable {
     @discardableResult
     func update(_ document: DocumentRecord) async throws -> DocumentWithPath
     func deleteDocument(id: String) async throws
-    /// Up to `query.limit + 1` ready documents after `cursor` in the query's order; the extra
-    /// one tells the caller there is a next page.
-    func listDocuments(_ query: DocumentQuery, in folder: FolderRecord?, after cursor: ListCursor?) async throws -> [DocumentWithPath]
+    /// The folder `lookup` names and up to `query.limit + 1` of its ready documents after
+    /// `cursor` in the query's order (the extra one tells the caller there is a next page), read
+    /// together: the library's hottest read, in one round trip. Nil when `lookup` names no ready
+    /// folder of the owner.
+    func listDocuments(_ query: DocumentQuery, in lookup: FolderLookup, after cursor: ListCursor?) async throws -> FolderListing?
     /// The sort field's value as this catalog compares it, for the next page's cursor.
     func sortValue(of document: DocumentRecord, _ field: DocumentSortField) -> SortValue
 
@@ -65,6 +67,25 @@ package protocol LibraryCatalog: Sendable {
     func readyFolders() async throws -> [FolderRecord]
     /// Every `staged_path` a row claims.
     func stagedPaths() async throws -> Set<String>
+}
+
+/// Which folder a listing reads: the owner's root, or one by id or by its path (already in the
+/// form `LibraryNames.folderPath` gives it).
+package enum FolderLookup: Sendable, Equatable {
+    case root
+    case id(String)
+    case path(String)
+}
+
+/// A page of a folder's documents, with the folder (nil for the root).
+package struct FolderListing: Sendable {
+    package var folder: FolderRecord?
+    package var documents: [DocumentWithPath]
+
+    package init(folder: FolderRecord?, documents: [DocumentWithPath]) {
+        self.folder = folder
+        self.documents = documents
+    }
 }
 
 /// A sort column's value as a catalog stores and compares it, carried in a list cursor.
