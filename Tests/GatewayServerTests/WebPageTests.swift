@@ -258,6 +258,37 @@ struct WebPageTests {
         }
     }
 
+    @Test("two photos of pages dropped with 'merge' and 'turn pages upright' make one scan, the upside-down page turned")
+    func photosBecomeOneScan() async throws {
+        let directory = TemporaryDirectory()
+        let upright = try await ScanJobTests.page(directory, "page-1.jpg")
+        let upsideDown = try await ScanJobTests.textPage(directory, "page-2.jpg", rotation: 180)
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            try await onThread {
+                let browser = try HeadlessBrowser()
+                defer { browser.stop() }
+                try browser.open(server.baseURL + "/")
+                try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+                try browser.dropFiles(on: "#drop", [upright, upsideDown])
+                try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped photos to be taken")
+                try browser.evaluate("document.querySelector('#merge').click()")
+                try browser.evaluate("document.querySelector('#auto-rotate').click()")
+                try browser.evaluate("document.querySelector('#convert').click()")
+                try browser.waitUntil(
+                    "document.querySelector('#jobs .job-status')?.textContent.trim() === 'SUCCEEDED'",
+                    "the scan to succeed",
+                    timeout: .seconds(60)
+                )
+            }
+            let jobs = try await client.get("/v1/jobs").json["jobs"] as? [[String: Any]] ?? []
+            #expect(jobs.count == 1 && jobs.first?["type"] as? String == "SCAN_TO_PDF", "\(jobs)")
+            let documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
+            let path = server.store + "/" + (try #require(documents.first?["path"] as? String))
+            #expect(try await ScanJobTests.pages(path).map(\.rotation) == [0, 180])
+        }
+    }
+
     // MARK: - Hostile names
 
     @Test("a document named like markup shows those characters and runs nothing")

@@ -16,6 +16,10 @@ const PAPERS = {
 const TERMINAL = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
 const OPTIONS_KEY = "pdfgate.convert-options"; // remembered choices only, nothing secret
 
+/** Page images: the server makes them a scan (SCAN_TO_PDF), which alone takes the scan options. */
+const IMAGE_EXTENSIONS = new Set(["jpg", "jpeg", "jpe", "png", "tif", "tiff", "webp", "heic", "heif"]);
+const isImage = (name) => IMAGE_EXTENSIONS.has(name.split(".").pop().toLowerCase());
+
 /** A job's item in #jobs, from the first click to its terminal status. */
 class JobItem {
   constructor(titleText, { onCancel, onOpen, onSettle }) {
@@ -122,6 +126,8 @@ export function createConvert({ library }) {
   const landscape = $("#landscape");
   const margin = $("#margin");
   const backgrounds = $("#backgrounds");
+  const deskew = $("#deskew");
+  const autoRotate = $("#auto-rotate");
   const targetFolder = $("#target-folder");
   const targetName = $("#target-name");
   const merge = $("#merge");
@@ -177,7 +183,7 @@ export function createConvert({ library }) {
     folderFollowsLibrary = targetFolder.value.trim() === "";
   });
 
-  for (const input of [paper, landscape, margin, backgrounds]) input.addEventListener("change", saveOptions);
+  for (const input of [paper, landscape, margin, backgrounds, deskew, autoRotate]) input.addEventListener("change", saveOptions);
 
   function readOptions() {
     const size = PAPERS[paper.value] ?? PAPERS.a4;
@@ -187,8 +193,24 @@ export function createConvert({ library }) {
     return options;
   }
 
+  /** The options of a job whose inputs are `files`: the scan's only when one is a page image. */
+  function optionsFor(files, options) {
+    if (!files.some((file) => isImage(file.name))) return options;
+    const scan = { ...options };
+    if (deskew.checked) scan.deskew = true;
+    if (autoRotate.checked) scan.auto_rotate = true;
+    return scan;
+  }
+
   function saveOptions() {
-    const saved = { paper: paper.value, landscape: landscape.checked, margin: margin.value, backgrounds: backgrounds.checked };
+    const saved = {
+      paper: paper.value,
+      landscape: landscape.checked,
+      margin: margin.value,
+      backgrounds: backgrounds.checked,
+      deskew: deskew.checked,
+      autoRotate: autoRotate.checked,
+    };
     try {
       localStorage.setItem(OPTIONS_KEY, JSON.stringify(saved));
     } catch {
@@ -207,6 +229,8 @@ export function createConvert({ library }) {
     landscape.checked = Boolean(saved?.landscape);
     margin.value = typeof saved?.margin === "string" ? saved.margin : "";
     backgrounds.checked = saved ? Boolean(saved.backgrounds) : true;
+    deskew.checked = Boolean(saved?.deskew);
+    autoRotate.checked = Boolean(saved?.autoRotate);
   }
 
   /** "example.com/x" is what people paste; the API wants an absolute http(s) URL. */
@@ -272,7 +296,7 @@ export function createConvert({ library }) {
         if (item.terminal) return;
         const { signal } = item.abort;
         item.setPhase("creating job");
-        const created = await api.post("/v1/jobs", { original_filename: file.name, ...common }, { signal });
+        const created = await api.post("/v1/jobs", { original_filename: file.name, ...common, options: optionsFor([file], common.options) }, { signal });
         item.update(created);
         const slot = created.upload;
         if (!slot) return; // already past CREATED (an idempotent replay): nothing to send
@@ -303,7 +327,7 @@ export function createConvert({ library }) {
         for (const file of files) form.append("file", file, file.name);
         for (const url of urls) form.append("url", url);
         for (const key of ["folder", "name", "on_conflict"]) if (common[key]) form.append(key, common[key]);
-        form.append("options", JSON.stringify(common.options));
+        form.append("options", JSON.stringify(optionsFor(files, common.options)));
         const total = files.reduce((sum, file) => sum + file.size, 0);
         item.setProgress(0, total);
         item.update(await api.postForm("/v1/jobs", form, { signal: item.abort.signal, onProgress: (loaded) => item.setProgress(Math.min(loaded, total), total) }));
