@@ -22,6 +22,14 @@ struct WebPageTests {
         #expect(filed.status == 201, "\(filed.text)")
     }
 
+    /// Opens the page in `browser` and drops `files` on it, as a user would before pressing Convert.
+    static func open(_ server: ServerProcess, in browser: HeadlessBrowser, dropping files: [String]) throws {
+        try browser.open(server.baseURL + "/")
+        try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+        try browser.dropFiles(on: "#drop", files)
+        try browser.waitUntil("document.querySelector('#files').files.length === \(files.count)", "the dropped files to be taken")
+    }
+
     // MARK: - Served safely
 
     @Test("/ is the page: strict CSP, no framing, ETag revalidation, under 150 KB, no inline code")
@@ -226,10 +234,7 @@ struct WebPageTests {
             try await onThread {
                 let browser = try HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
-                try browser.dropFiles(on: "#drop", [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
-                try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
+                try Self.open(server, in: browser, dropping: [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
                 try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/terms.html'")
                 try browser.evaluate("document.querySelector('#target-name').value = 'Bundle'")
                 try browser.evaluate("document.querySelector('#merge').click()")
@@ -268,10 +273,7 @@ struct WebPageTests {
             try await onThread {
                 let browser = try HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
-                try browser.dropFiles(on: "#drop", [upright, upsideDown])
-                try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped photos to be taken")
+                try Self.open(server, in: browser, dropping: [upright, upsideDown])
                 try browser.evaluate("document.querySelector('#merge').click()")
                 try browser.evaluate("document.querySelector('#auto-rotate').click()")
                 try browser.evaluate("document.querySelector('#convert').click()")
