@@ -163,7 +163,7 @@ public struct GatewayServer {
         let (links, configuration) = (self.links, self.configuration)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadRefusal()])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadRefusal(), ContinueResponder()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pdfgate"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
