@@ -79,6 +79,7 @@ struct SearchIndexContractTests {
         #expect(try await search.names("quarterly", folder: year) == ["deep"])
         #expect(try await search.names("quarterly", owner: "bob") == ["bobs"])
         #expect(try await search.names("quarterly", owner: "carol") == [])
+        #expect(try await search.names("quarterly", owner: "bob", folder: invoices) == [], "another owner's folder finds nothing")
     }
 
     @Test(arguments: SearchIndexBackend.allCases)

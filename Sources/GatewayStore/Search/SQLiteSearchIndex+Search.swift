@@ -37,7 +37,7 @@ extension SQLiteSearchIndex {
                     ORDER BY c.score DESC, i.document_id LIMIT ?
                     """
             ),
-            // The owner again: the scope token already filters by owner, this is belt and braces.
+            // The owner of each hit: a folder scope filters by the folder's token alone.
             arguments: [
                 match, rankedAmong + 1, rankedAmong, request.scope.owner, after?.score, after?.score, after?.score, after?.documentID,
                 request.limit + 1,

@@ -17,13 +17,17 @@ public struct SearchScope: Sendable, Equatable {
     }
 
     /// The scope tokens a document must carry to be in this scope, all of them (see
-    /// `SearchScopeTokens`).
+    /// `SearchScopeTokens`). A folder's token alone: folder ids are unique across owners, the
+    /// caller resolved the folder as the owner's, and an index checks the owner of each hit
+    /// anyway. Adding the owner's token would cost FTS5's bm25 a walk over all of the owner's
+    /// documents (it computes each term's IDF, a weight-0 scope term's too): 4 of the 8 ms of a
+    /// one-word search at 50,000 documents.
     public var requiredTokens: [String] {
         switch (folderID, recursive) {
         case (nil, true): [SearchScopeTokens.owner(owner)]
         case (nil, false): [SearchScopeTokens.ownerRoot(owner)]
-        case (let folder?, true): [SearchScopeTokens.owner(owner), SearchScopeTokens.folder(folder)]
-        case (let folder?, false): [SearchScopeTokens.owner(owner), SearchScopeTokens.directFolder(folder)]
+        case (let folder?, true): [SearchScopeTokens.folder(folder)]
+        case (let folder?, false): [SearchScopeTokens.directFolder(folder)]
         }
     }
 }
