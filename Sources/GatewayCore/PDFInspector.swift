@@ -16,10 +16,18 @@ public protocol PDFInspector: Sendable {
     /// Inspects the file at `path` (absolute), optionally rendering a thumbnail of page 1.
     /// Throws `InspectionError` when the file is not a usable PDF or inspection ran out of bounds.
     func inspect(path: String, thumbnail: ThumbnailRequest?) async throws -> PDFInfo
+    /// Inspects as above and also writes the pages' text to `textOutputPath` (absolute,
+    /// replaced), for the search index. An inspector that cannot read text returns `text: nil`.
+    func inspect(path: String, thumbnail: ThumbnailRequest?, textOutputPath: String?) async throws -> PDFInspection
 }
 
 extension PDFInspector {
     public func inspect(path: String) async throws -> PDFInfo {
         try await inspect(path: path, thumbnail: nil)
+    }
+
+    /// Inspectors without text extraction: the facts only.
+    public func inspect(path: String, thumbnail: ThumbnailRequest?, textOutputPath: String?) async throws -> PDFInspection {
+        PDFInspection(info: try await inspect(path: path, thumbnail: thumbnail))
     }
 }

@@ -38,7 +38,8 @@ package enum InspectWorkerMain {
             return .init(.failure(InspectionError(.inspectorUnavailable, "the inspect worker got a malformed request: \(error)")))
         }
         do throws(InspectionError) {
-            return .init(.success(try reader.inspect(path: request.path, thumbnail: request.thumbnailRequest)))
+            let (info, text) = try reader.inspect(path: request.path, thumbnail: request.thumbnailRequest, textOutputPath: request.textOutputPath)
+            return .init(.success(info), text: text)
         } catch {
             return .init(.failure(error))
         }

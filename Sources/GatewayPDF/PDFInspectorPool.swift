@@ -48,9 +48,16 @@ public final class PDFInspectorPool: PDFInspector {
 
     /// Inspects the PDF at `path` in a worker; see `PDFInspector`.
     public func inspect(path: String, thumbnail: ThumbnailRequest?) async throws -> PDFInfo {
+        try await inspect(path: path, thumbnail: thumbnail, textOutputPath: nil).info
+    }
+
+    /// Inspects the PDF at `path` in a worker, which also writes the pages' text to
+    /// `textOutputPath` when given (`DocumentText` reads it back). Within the same time limit as
+    /// the inspection: a hostile PDF that loops in text extraction times out like any other.
+    public func inspect(path: String, thumbnail: ThumbnailRequest?, textOutputPath: String?) async throws -> PDFInspection {
         let request: [UInt8]
         do {
-            request = try WorkerProtocol.encodeLine(WorkerProtocol.Request(path: path, thumbnail: thumbnail))
+            request = try WorkerProtocol.encodeLine(WorkerProtocol.Request(path: path, thumbnail: thumbnail, textOutputPath: textOutputPath))
         } catch {
             throw InspectionError(.inspectorUnavailable, "the inspection request could not be encoded: \(error)")
         }
@@ -62,7 +69,7 @@ public final class PDFInspectorPool: PDFInspector {
         }
     }
 
-    private func inspect(_ request: [UInt8], path: String, in slot: InspectorSlot) async throws -> PDFInfo {
+    private func inspect(_ request: [UInt8], path: String, in slot: InspectorSlot) async throws -> PDFInspection {
         var worker = try await slot.ready(configuration)
         var outcome = await exchange(request, with: worker, in: slot)
         if case .unreachable = outcome {
@@ -80,7 +87,7 @@ public final class PDFInspectorPool: PDFInspector {
                 await slot.discard(worker)
                 throw InspectionError(.inspectorUnavailable, "the inspect worker sent a garbled answer for \(name)")
             }
-            return try result.get()
+            return PDFInspection(info: try result.get(), text: response.text)
         case .timedOut:
             slot.forget(worker)
             throw InspectionError(

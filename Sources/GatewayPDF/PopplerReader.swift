@@ -18,8 +18,13 @@ package final class PopplerReader {
         pdfgate_unref_document(keepAlive)
     }
 
-    /// Inspects the PDF at `path`, rendering a page-1 thumbnail when asked.
-    package func inspect(path: String, thumbnail: ThumbnailRequest?) throws(InspectionError) -> PDFInfo {
+    /// Inspects the PDF at `path`, rendering a page-1 thumbnail and writing the pages' text
+    /// (`PageTextWriter`) when asked.
+    package func inspect(
+        path: String,
+        thumbnail: ThumbnailRequest?,
+        textOutputPath: String? = nil
+    ) throws(InspectionError) -> (PDFInfo, PageTextResult?) {
         let absolute = Self.absolute(path)
         try PDFFileCheck.check(path: absolute)
         let name = PDFFileCheck.displayName(absolute)
@@ -65,7 +70,8 @@ package final class PopplerReader {
         if let thumbnail {
             try ThumbnailRenderer.render(page: page, size: (width, height), request: thumbnail, name: name)
         }
-        return info
+        let text = textOutputPath.map { PageTextWriter.write(document, pageCount: pageCount, to: Self.absolute($0)) }
+        return (info, text)
     }
 
     /// Opens `path` and tells whether it is encrypted. poppler-glib has no getter for that, so

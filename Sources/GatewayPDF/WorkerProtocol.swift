@@ -3,16 +3,29 @@ import GatewayCore
 
 /// The inspect worker's wire format: one JSON object per line each way, one request at a time.
 ///
-///     → {"path": "/abs/file.pdf", "thumbnail": {"output_path": "/abs/thumb.png", "width": 200}}
-///     ← {"ok": {…PDFInfo…}}  or  {"error": {"kind": "damaged", "message": "…"}}
+///     → {"path": "/abs/file.pdf", "thumbnail": {"output_path": "/abs/thumb.png", "width": 200},
+///        "text_output_path": "/abs/file.txt"}
+///     ← {"ok": {…PDFInfo…}, "text": {"pages": 3, "truncated": false}}
+///       or  {"error": {"kind": "damaged", "message": "…"}}
+///
+/// The pages' text goes to a file, not into the answer: a line is capped at `maxLineBytes`, and
+/// a document's text may be 2 MiB (`DocumentText.maxDocumentBytes`).
 package enum WorkerProtocol {
     package struct Request: Codable, Equatable, Sendable {
         package var path: String
         package var thumbnail: Thumbnail?
+        /// Where to write the pages' text, joined by form feeds; nil for no text.
+        package var textOutputPath: String?
 
-        package init(path: String, thumbnail: ThumbnailRequest?) {
+        package init(path: String, thumbnail: ThumbnailRequest?, textOutputPath: String? = nil) {
             self.path = path
             self.thumbnail = thumbnail.map { Thumbnail(outputPath: $0.outputPath, width: $0.width) }
+            self.textOutputPath = textOutputPath
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case path, thumbnail
+            case textOutputPath = "text_output_path"
         }
 
         package var thumbnailRequest: ThumbnailRequest? {
@@ -24,6 +37,7 @@ package enum WorkerProtocol {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(path, forKey: .path)
             try container.encode(thumbnail, forKey: .thumbnail)
+            try container.encodeIfPresent(textOutputPath, forKey: .textOutputPath)
         }
     }
 
@@ -42,12 +56,15 @@ package enum WorkerProtocol {
     package struct Response: Codable, Equatable, Sendable {
         package var ok: PDFInfo?
         package var error: InspectionError?
+        /// Set with `ok` when the request asked for text.
+        package var text: PageTextResult?
 
-        package init(_ result: Result<PDFInfo, InspectionError>) {
+        package init(_ result: Result<PDFInfo, InspectionError>, text: PageTextResult? = nil) {
             switch result {
             case .success(let info): ok = info
             case .failure(let failure): error = failure
             }
+            self.text = text
         }
 
         package var result: Result<PDFInfo, InspectionError>? {
@@ -98,6 +115,19 @@ package enum WorkerProtocol {
             out.bool(info.encrypted)
             out.key("linearized")
             out.bool(info.linearized)
+            out.endObject()
+        }
+        if let text = response.text {
+            out.key("text")
+            out.beginObject()
+            out.key("pages")
+            out.int(Int64(text.pages))
+            out.key("truncated")
+            out.bool(text.truncated)
+            if let failure = text.failure {
+                out.key("failure")
+                out.string(failure)
+            }
             out.endObject()
         }
         if let error = response.error {

@@ -159,6 +159,11 @@ public final class GatewayDatabase: Sendable {
                 t.add(column: "claim_expires", .datetime)
             }
         }
+        migrator.registerMigration("v9-search") { db in
+            // The full-text index (SearchSchema): tables, and a pending entry per document for the
+            // backfill to read; until then documents are found by name and title.
+            try SearchSchema.migrate(db)
+        }
         return migrator
     }
 }

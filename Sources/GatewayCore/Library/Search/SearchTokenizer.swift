@@ -1,0 +1,56 @@
+import Foundation
+
+/// Splits text into words the way SQLite FTS5's `unicode61` tokenizer does: a word is a run of
+/// letters, digits, private-use characters and combining marks (so a decomposed `ü` stays in its
+/// word); everything else separates. The query parser and the name highlighter both split
+/// here, so what they call a word is what the index calls one.
+public enum SearchTokenizer {
+    /// The words of `text`, as they are written.
+    public static func tokens(in text: String) -> [String] {
+        tokenRanges(in: text).map { String(text.unicodeScalars[$0]) }
+    }
+
+    /// Where each word of `text` is, in its unicode scalars.
+    public static func tokenRanges(in text: String) -> [Range<String.UnicodeScalarView.Index>] {
+        var ranges: [Range<String.UnicodeScalarView.Index>] = []
+        let scalars = text.unicodeScalars
+        var start: String.UnicodeScalarView.Index?
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let inWord = isWordScalar(scalars[index])
+            if inWord, start == nil { start = index }
+            if !inWord, let begun = start {
+                ranges.append(begun..<index)
+                start = nil
+            }
+            index = scalars.index(after: index)
+        }
+        if let start { ranges.append(start..<scalars.endIndex) }
+        return ranges
+    }
+
+    /// unicode61's default token categories (`L* N* Co`), plus combining marks.
+    public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .decimalNumber, .letterNumber, .otherNumber, .privateUse, .nonspacingMark, .spacingMark, .enclosingMark:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A word as the indexes compare it: lower case, without accents (`Müller` → `muller`).
+    /// FTS5's `remove_diacritics 2` and PostgreSQL's `unaccent` fold the same common letters;
+    /// this is for highlighting names in Swift, not for deciding what matches.
+    public static func fold(_ word: String) -> String {
+        var folded = String.UnicodeScalarView()
+        for scalar in word.decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: continue
+            default: folded.append(scalar)
+            }
+        }
+        return String(folded).lowercased()
+    }
+}

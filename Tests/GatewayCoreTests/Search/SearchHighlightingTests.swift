@@ -1,0 +1,67 @@
+import Foundation
+import GatewayCore
+import Testing
+
+/// Snippets are segments, never HTML: the markers the indexes put around matches become
+/// `match: true`, and a name or title is highlighted in Swift the way the index splits it.
+@Suite("Search snippets and highlighting")
+struct SearchHighlightingTests {
+    @Test func markedSnippetsBecomeSegments() throws {
+        let marked = "…the \u{02}Invoice\u{03} total\nis <b>due</b> \u{02}now\u{03}\u{02}\u{03}"
+        let segments = SnippetMarkup.segments(marked)
+        #expect(
+            segments == [
+                SnippetSegment("…the "), SnippetSegment("Invoice", match: true), SnippetSegment(" total is <b>due</b> "),
+                SnippetSegment("now", match: true),
+            ]
+        )
+        let json = String(decoding: try JSONEncoder().encode(segments.prefix(2).map { $0 }), as: UTF8.self)
+        #expect(
+            json == "[{\"text\":\"…the \"},{\"match\":true,\"text\":\"Invoice\"}]"
+                || json == "[{\"text\":\"…the \"},{\"text\":\"Invoice\",\"match\":true}]"
+        )
+    }
+
+    @Test func namesAreHighlightedWithTheIndexFolding() throws {
+        let highlighter = SearchHighlighter(try SearchQuery(parsing: "muller rech* \"march 2026\""))
+        #expect(highlighter.holdsAllRequired("Rechnung Müller – March 2026"))
+        #expect(!highlighter.holdsAllRequired("Rechnung Müller – March 2025"))
+        #expect(
+            highlighter.segments("Rechnung Müller – March 2026")
+                == [
+                    SnippetSegment("Rechnung", match: true), SnippetSegment(" "), SnippetSegment("Müller", match: true), SnippetSegment(" – "),
+                    SnippetSegment("March 2026", match: true),
+                ]
+        )
+        #expect(highlighter.segments("nothing here") == nil)
+        #expect(highlighter.segments(nil) == nil)
+    }
+
+    @Test func documentTextIsCappedPerPageAndPerDocument() {
+        let page = String(repeating: "ä", count: DocumentText.maxPageBytes)  // 2 bytes each: twice the cap
+        let capped = DocumentText.capped([page, "second\u{0C}page"])
+        #expect(capped.truncated)
+        #expect(capped.pages[0].utf8.count == DocumentText.maxPageBytes && capped.pages[0].allSatisfy { $0 == "ä" })
+        #expect(capped.pages[1] == "second page", "a form feed inside a page would split it")
+
+        let many = DocumentText.capped(Array(repeating: String(repeating: "x", count: DocumentText.maxPageBytes), count: 20))
+        #expect(many.truncated && many.pages.count == DocumentText.maxDocumentBytes / DocumentText.maxPageBytes)
+        #expect(many.pages.reduce(0) { $0 + $1.utf8.count } == DocumentText.maxDocumentBytes)
+
+        let small = DocumentText.capped(["a", "", "c"])
+        #expect(!small.truncated && small.joined == "a\u{0C}\u{0C}c")
+    }
+
+    @Test func scopeTokensStayWholeWords() {
+        let owner = SearchScopeTokens.owner("alice@example.com / ünïcode")
+        let folder = SearchScopeTokens.folder("0F8E3A52-2C1B-4D5E-9F00-1234567890AB")
+        #expect(SearchTokenizer.tokens(in: owner) == [owner] && owner.count == 17)
+        #expect(folder == "f0f8e3a522c1b4d5e9f001234567890ab")
+        #expect(SearchScope(owner: "a").requiredTokens != SearchScope(owner: "b").requiredTokens)
+        #expect(
+            SearchScopeTokens.tokens(owner: "a", folderID: "", folderAndAncestors: []) == [
+                SearchScopeTokens.owner("a"), SearchScopeTokens.ownerRoot("a"),
+            ]
+        )
+    }
+}
