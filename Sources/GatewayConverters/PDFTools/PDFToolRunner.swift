@@ -13,12 +13,22 @@ struct PDFToolRunner: Sendable {
     var exiftoolPath = Self.defaultExifTool
     let sandbox: ConverterSandbox
 
+    /// Tesseract, for `ocr` (its data directory is read where Debian put it, under /usr).
+    var tesseractPath = OCREngine.defaultTesseract
+    /// Where Poppler's command-line tools are (`pdfinfo`, `pdftotext`, `pdfimages`, `pdftoppm`): `ocr` surveys pages with them.
+    var popplerDirectory = Self.defaultPopplerDirectory
+
     static let defaultExifTool = LocalConverter.Configuration.locate("exiftool", preferring: "/usr/bin/exiftool")
+    static let defaultPopplerDirectory = (LocalConverter.Configuration.locate("pdftoppm", preferring: "/usr/bin/pdftoppm") as NSString)
+        .deletingLastPathComponent
 
     enum Tool: String, Sendable {
         case qpdf, ghostscript, exiftool
         /// `pdfgate` itself, for the helpers that draw with cairo (`stamp-page`).
         case helper
+        case tesseract
+        /// Poppler's tools, which read a page as every viewer does.
+        case pdfinfo, pdftotext, pdfimages, pdftoppm
 
         var name: String {
             switch self {
@@ -26,6 +36,8 @@ struct PDFToolRunner: Sendable {
             case .ghostscript: "Ghostscript"
             case .exiftool: "ExifTool"
             case .helper: "the stamp helper"
+            case .tesseract: "Tesseract"
+            case .pdfinfo, .pdftotext, .pdfimages, .pdftoppm: rawValue
             }
         }
     }
@@ -38,14 +50,16 @@ struct PDFToolRunner: Sendable {
 
     /// Runs `tool` with `arguments` in `work` (its only writable, visible directory) and answers
     /// how it exited. A crash, a limit or the deadline become the converters' failures.
-    /// `stdout`, when given, is a file in `work` that gets what the tool prints (qpdf's JSON).
+    /// `stdout`, when given, is a file in `work` that gets what the tool prints (qpdf's JSON);
+    /// `environment` adds to the tool's (Tesseract's thread limit).
     func run(
         _ tool: Tool,
         _ arguments: [String],
         in work: String,
         what: String,
         deadline: ContinuousClock.Instant,
-        stdout: String? = nil
+        stdout: String? = nil,
+        environment: [String: String] = [:]
     ) async throws -> Finished {
         let log = work + "/\(tool.rawValue)-\(UUID().uuidString.prefix(8)).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -53,7 +67,7 @@ struct PDFToolRunner: Sendable {
             ChildSpec(
                 executable: executable(tool),
                 arguments: arguments,
-                environment: childEnvironment(privateDirectory: work + "/.env"),
+                environment: childEnvironment(privateDirectory: work + "/.env", extra: environment),
                 workingDirectory: work,
                 stdout: .file(stdout ?? log),
                 stderr: .file(log)
@@ -84,6 +98,8 @@ struct PDFToolRunner: Sendable {
         case .ghostscript: ghostscriptPath
         case .exiftool: exiftoolPath
         case .helper: sandbox.helper
+        case .tesseract: tesseractPath
+        case .pdfinfo, .pdftotext, .pdfimages, .pdftoppm: popplerDirectory + "/" + tool.rawValue
         }
     }
 
