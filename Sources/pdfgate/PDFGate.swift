@@ -10,8 +10,9 @@ struct PDFGate: AsyncParsableCommand {
         subcommands: [
             InspectCommand.self, AddCommand.self, ListCommand.self, InfoCommand.self, RenameCommand.self,
             MoveCommand.self, RemoveCommand.self, MakeFolderCommand.self, RemoveFolderCommand.self, FsckCommand.self,
-            ConvertCommand.self, ScanCommand.self, MergeCommand.self, SplitCommand.self, PDFACommand.self, MetaCommand.self, RotateCommand.self,
-            EncryptCommand.self, WatermarkCommand.self, OptimizeCommand.self, JobsCommand.self, ServeCommand.self, TokenCommand.self,
+            ConvertCommand.self, ScanCommand.self, MergeCommand.self, SplitCommand.self, PDFACommand.self, MetaCommand.self,
+            RotateCommand.self, EncryptCommand.self, WatermarkCommand.self, OptimizeCommand.self, OCRCommand.self, JobsCommand.self,
+            ServeCommand.self, TokenCommand.self,
             InspectWorkerCommand.self,
             SandboxExecCommand.self, StampPageCommand.self,
         ]

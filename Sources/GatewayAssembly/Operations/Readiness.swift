@@ -43,6 +43,14 @@ public struct Readiness: Sendable {
                     let problem = await local.toolProblem(tool)
                     checks["local.\(tool.rawValue)"] = Check(ok: problem == nil, message: problem ?? "starts")
                 }
+                // `ocr` runs wherever PDF operations do; its languages are what a client may ask for.
+                if localTypes.contains(.pdfToPDF) {
+                    let (problem, languages) = await local.pdfTools.ocr.problem()
+                    checks["local.tesseract"] = Check(
+                        ok: problem == nil,
+                        message: problem ?? "starts; languages: \(languages.joined(separator: ", "))"
+                    )
+                }
             case .gotenberg(let url): checks["gotenberg"] = await httpCheck(url + "/health")
             case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")
             }

@@ -20,6 +20,7 @@ final class ToolVersions: Sendable {
             "exiftool": [PDFToolRunner.defaultExifTool, "-ver"],
             "ghostscript": [LocalPDFOperator.defaultGhostscript, "--version"],
             "calibre": [calibre, "--version"],
+            "tesseract": [OCREngine.defaultTesseract, "--version"],
         ]
     }
 

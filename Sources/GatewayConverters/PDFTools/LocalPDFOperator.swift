@@ -7,19 +7,27 @@ import GatewayCore
 /// directory a run can see.
 public struct LocalPDFOperator: PDFOperator {
     let runner: PDFToolRunner
+    /// Tesseract for `ocr`, with Poppler to see the pages and qpdf to lay the text under them.
+    public let ocr: OCREngine
 
     public init(
         sandbox: ConverterSandbox,
         qpdfPath: String = LocalPDFOperator.defaultQPDF,
-        ghostscriptPath: String = LocalPDFOperator.defaultGhostscript
+        ghostscriptPath: String = LocalPDFOperator.defaultGhostscript,
+        ocr: OCREngine = OCREngine()
     ) {
-        runner = PDFToolRunner(qpdfPath: qpdfPath, ghostscriptPath: ghostscriptPath, sandbox: sandbox)
+        var runner = PDFToolRunner(qpdfPath: qpdfPath, ghostscriptPath: ghostscriptPath, sandbox: sandbox)
+        runner.tesseractPath = ocr.languages.tesseractPath
+        self.runner = runner
+        self.ocr = ocr
     }
 
     public static let defaultQPDF = LocalConverter.Configuration.locate("qpdf", preferring: "/usr/bin/qpdf")
     public static let defaultGhostscript = LocalConverter.Configuration.locate("gs", preferring: "/usr/bin/gs")
 
     public func problem() async -> String? { runner.problem }
+
+    public func ocrLanguages() async -> Set<String>? { await ocr.installedLanguages() }
 
     /// `qpdf --requires-password`: 3 when the password opens the file (or none is needed), 0
     /// when a password other than the one given is required.
@@ -115,11 +123,16 @@ public struct LocalPDFOperator: PDFOperator {
         try ToolFiles.makeDirectory(work)
         var files = [work + "/step-0.pdf"]
         try ToolFiles.linkOrCopy(input, to: files[0])
+        OCRPageText.carry(from: input, to: files[0])
         for (index, operation) in operations.enumerated() {
             var next: [String] = []
             for (part, file) in files.enumerated() {
-                let step = Step(runner: runner, work: work, input: file, prefix: "step-\(index + 1)-\(part + 1)", deadline: deadline)
-                next += try await step.apply(operation, secrets: secrets)
+                let step = Step(runner: runner, work: work, input: file, prefix: "step-\(index + 1)-\(part + 1)", deadline: deadline, ocr: ocr)
+                let made = try await step.apply(operation, secrets: secrets)
+                // The pages stay where they are through every operation but a split: so does their
+                // OCR text (`ocr` writes its own).
+                if !["split", "ocr"].contains(operation.name), made.count == 1 { OCRPageText.carry(from: file, to: made[0]) }
+                next += made
             }
             files = next
         }
@@ -134,6 +147,7 @@ struct Step: Sendable {
     let input: String
     let prefix: String
     let deadline: ContinuousClock.Instant
+    var ocr = OCREngine()
 
     var inputName: String { (input as NSString).lastPathComponent }
     var output: String { work + "/" + prefix + ".pdf" }
@@ -166,6 +180,8 @@ struct Step: Sendable {
             try await Attachments(step: self).attach(files, secrets: secrets, what: what)
         case .facturX(let invoice):
             try await FacturXInvoice(step: self).apply(invoice, secrets: secrets, what: what)
+        case .ocr(let settings):
+            return [try await ocr.run(settings, step: self, what: what)]
         }
         return [output]
     }

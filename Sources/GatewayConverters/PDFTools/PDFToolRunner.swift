@@ -11,14 +11,20 @@ struct PDFToolRunner: Sendable {
     let ghostscriptPath: String
     /// Reads metadata the way Gotenberg does (its `metadata/read` is ExifTool's JSON).
     var exiftoolPath = Self.defaultExifTool
-    /// Scans: img2pdf's Python, ImageMagick's `convert`, libheif's `heif-convert`, Tesseract.
+    /// Scans: img2pdf's Python, ImageMagick's `convert`, libheif's `heif-convert`.
     var pythonPath = "/usr/bin/python3"
     var convertPath = LocalConverter.Configuration.locate("convert", preferring: "/usr/bin/convert")
     var heifConvertPath = LocalConverter.Configuration.locate("heif-convert", preferring: "/usr/bin/heif-convert")
-    var tesseractPath = LocalConverter.Configuration.locate("tesseract", preferring: "/usr/bin/tesseract")
     let sandbox: ConverterSandbox
 
+    /// Tesseract, for `ocr` and a scan's `auto_rotate` (its data directory is read where Debian put it, under /usr).
+    var tesseractPath = OCREngine.defaultTesseract
+    /// Where Poppler's command-line tools are (`pdfinfo`, `pdftotext`, `pdfimages`, `pdftoppm`): `ocr` surveys pages with them.
+    var popplerDirectory = Self.defaultPopplerDirectory
+
     static let defaultExifTool = LocalConverter.Configuration.locate("exiftool", preferring: "/usr/bin/exiftool")
+    static let defaultPopplerDirectory = (LocalConverter.Configuration.locate("pdftoppm", preferring: "/usr/bin/pdftoppm") as NSString)
+        .deletingLastPathComponent
 
     enum Tool: String, Sendable {
         case qpdf, ghostscript, exiftool
@@ -30,6 +36,8 @@ struct PDFToolRunner: Sendable {
         case imagemagick
         case heifConvert
         case tesseract
+        /// Poppler's tools, which read a page as every viewer does.
+        case pdfinfo, pdftotext, pdfimages, pdftoppm
 
         var name: String {
             switch self {
@@ -41,6 +49,7 @@ struct PDFToolRunner: Sendable {
             case .imagemagick: "ImageMagick"
             case .heifConvert: "heif-convert"
             case .tesseract: "Tesseract"
+            case .pdfinfo, .pdftotext, .pdfimages, .pdftoppm: rawValue
             }
         }
     }
@@ -53,14 +62,16 @@ struct PDFToolRunner: Sendable {
 
     /// Runs `tool` with `arguments` in `work` (its only writable, visible directory) and answers
     /// how it exited. A crash, a limit or the deadline become the converters' failures.
-    /// `stdout`, when given, is a file in `work` that gets what the tool prints (qpdf's JSON).
+    /// `stdout`, when given, is a file in `work` that gets what the tool prints (qpdf's JSON);
+    /// `environment` adds to the tool's (Tesseract's thread limit).
     func run(
         _ tool: Tool,
         _ arguments: [String],
         in work: String,
         what: String,
         deadline: ContinuousClock.Instant,
-        stdout: String? = nil
+        stdout: String? = nil,
+        environment: [String: String] = [:]
     ) async throws -> Finished {
         let log = work + "/\(tool.rawValue)-\(UUID().uuidString.prefix(8)).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -68,9 +79,10 @@ struct PDFToolRunner: Sendable {
             ChildSpec(
                 executable: executable(tool),
                 arguments: arguments,
-                // One thread per tool: runs are sized by the caller (OCR lanes, a slot each), and
-                // Tesseract or ImageMagick spreading over every core under load ran 4× slower.
-                environment: childEnvironment(privateDirectory: work + "/.env", extra: ["OMP_THREAD_LIMIT": "1"]),
+                // One thread per tool unless the caller says otherwise: runs are sized by the caller
+                // (OCR lanes, a slot each), and Tesseract or ImageMagick spreading over every core
+                // under load ran 4× slower.
+                environment: childEnvironment(privateDirectory: work + "/.env", extra: ["OMP_THREAD_LIMIT": "1"].merging(environment) { $1 }),
                 workingDirectory: work,
                 stdout: .file(stdout ?? log),
                 stderr: .file(log)
@@ -105,6 +117,7 @@ struct PDFToolRunner: Sendable {
         case .imagemagick: convertPath
         case .heifConvert: heifConvertPath
         case .tesseract: tesseractPath
+        case .pdfinfo, .pdftotext, .pdfimages, .pdftoppm: popplerDirectory + "/" + tool.rawValue
         }
     }
 

@@ -269,3 +269,30 @@ struct OptimizeCommand: AsyncParsableCommand {
         try await options.run([document], [.optimize(.init(images: preset, linearize: !noLinearize))], replace: replace.replace, what: "optimize")
     }
 }
+
+struct OCRCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ocr",
+        abstract: "Add an invisible text layer (Tesseract) to the pages of a document that have no text.",
+        discussion: """
+            The page images stay as they are; the text makes a scan searchable and copyable. \
+            Languages are Tesseract's codes joined by '+' (installed packs: tesseract --list-langs). \
+            A long scan may need a --timeout beyond the default 120 s (about 2 s a page on two cores).
+            """
+    )
+    @Argument(help: "Document id.") var document: String
+    @Option(name: .customLong("lang"), help: "Languages, e.g. eng+deu.") var languages = "eng"
+    @Flag(help: "OCR pages that already have text too (their text stays; a second layer is added).") var force = false
+    @OptionGroup var replace: ReplaceFlag
+    @OptionGroup var options: OperationOptions
+
+    var codes: [String] { languages.split(separator: "+", omittingEmptySubsequences: false).map(String.init) }
+
+    func validate() throws {
+        if let problem = PDFOperation.OCR.languagesProblem(codes, field: "--lang") { throw ValidationError(problem.message) }
+    }
+
+    func run() async throws {
+        try await options.run([document], [.ocr(.init(languages: codes, force: force))], replace: replace.replace, what: "ocr")
+    }
+}

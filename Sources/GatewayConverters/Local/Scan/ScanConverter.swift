@@ -186,9 +186,10 @@ struct ScanConverter: Converter {
     }
 
     private func requireTool(_ path: String, package: String, for what: String) throws(JobFailure) {
+        // Rejected, not `.cannotStart`: the scan's other images, and other scans, still work here.
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw JobFailure(
-                .cannotStart,
+                .rejected,
                 code: "unsupported_image_format",
                 "\(what) needs \((path as NSString).lastPathComponent), which this gateway does not have; install Debian's \(package) (scripts/install-deps.sh does)"
             )

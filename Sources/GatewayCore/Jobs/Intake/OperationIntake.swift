@@ -79,6 +79,14 @@ struct OperationIntake {
             encryption.ownerPassword = nil
             spec.operations?[index] = .encrypt(encryption)
         }
+        // A language this node lacks is known now (the intake and the engine share the tools):
+        // 422 at create rather than a failed job.
+        for (index, operation) in operations.enumerated() {
+            guard case .ocr(let ocr) = operation, let installed = await tools?.ocrLanguages() else { continue }
+            if let problem = PDFOperation.OCR.unavailable(ocr.languages, installed: installed) {
+                throw OperationError(.outOfRange, code: "ocr_language_unavailable", "operations[\(index)].languages: \(problem)")
+            }
+        }
         for password in [secrets.password, secrets.userPassword, secrets.ownerPassword].compactMap({ $0 }) + Array(secrets.passwords.values) {
             if password.contains("\n") {
                 throw OperationError(.invalid, code: "invalid_password", "a password must be on one line")

@@ -28,6 +28,7 @@ extension PDFOperation: Codable {
         "attach": ["files"],
         // `xml` is a client's base64 CII XML; `xml_sha256` and `xml_bytes` are what is kept of it.
         "facturx": ["conformance_level", "document_type", "version", "xml", "xml_sha256", "xml_bytes"],
+        "ocr": ["languages", "force"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -162,6 +163,10 @@ extension PDFOperation: Codable {
             self = .attach(files)
         case "facturx":
             self = .facturX(try reader.facturX())
+        case "ocr":
+            let languages = try reader.optional([String].self, "languages") ?? OCR.defaultLanguages
+            if let problem = OCR.languagesProblem(languages, field: reader.location("languages")) { throw problem }
+            self = .ocr(OCR(languages: languages, force: try reader.optional(Bool.self, "force") ?? false))
         default:  // optimize
             let images = try reader.optional(String.self, "images") ?? "ebook"
             guard let parsed = Optimize.Images(rawValue: images) else {
@@ -223,6 +228,9 @@ extension PDFOperation: Codable {
             // Never the bytes: they wait beside the job's input while it runs.
             try container.encode(invoice.xml.sha256, forKey: Key("xml_sha256"))
             try container.encode(invoice.xml.bytes, forKey: Key("xml_bytes"))
+        case .ocr(let ocr):
+            try container.encode(ocr.languages, forKey: Key("languages"))
+            try container.encode(ocr.force, forKey: Key("force"))
         }
     }
 

@@ -31,6 +31,9 @@ public enum PDFOperation: Sendable, Equatable {
     /// A Factur-X invoice: its XML attached as `factur-x.xml` and declared in the XMP; after a
     /// `pdfa` to PDF/A-3b, which the standard builds on.
     case facturX(FacturX)
+    /// An invisible text layer from Tesseract under the pages that have no text, so a scan can be
+    /// searched and copied from; the page images stay byte for byte (issue 30).
+    case ocr(OCR)
 
     public enum Split: Sendable, Equatable {
         case every(Int)
@@ -200,11 +203,12 @@ public enum PDFOperation: Sendable, Equatable {
         case .bookmarks: "bookmarks"
         case .attach: "attach"
         case .facturX: "facturx"
+        case .ocr: "ocr"
         }
     }
 
     public static let names = [
-        "split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach", "facturx",
+        "split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach", "facturx", "ocr",
     ]
 }
 
@@ -261,6 +265,10 @@ extension [PDFOperation] {
                     "\(field): \(name) must come after pdfa, whose rewrite of the file would drop the attached files"
                 )
             }
+        }
+        // A second pass would find every page it OCRed already has text: it could only mean `force`.
+        if filter({ $0.name == "ocr" }).count > 1 {
+            throw OperationError(.outOfRange, code: "contradictory_operations", "\(field): ocr twice; OCR once, with every language in \"languages\"")
         }
         // Factur-X is PDF/A-3 by definition: without it, the invoice would not validate.
         if let index = firstIndex(where: { $0.name == "facturx" }) {

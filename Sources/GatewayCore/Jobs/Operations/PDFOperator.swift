@@ -35,6 +35,15 @@ public protocol PDFOperator: Sendable {
 
     /// Why it cannot run here (a tool missing), or nil.
     func problem() async -> String?
+
+    /// The languages `ocr` can read on this node (Tesseract's installed data), or nil when that
+    /// is not known here; the intake refuses a job asking for another at once.
+    func ocrLanguages() async -> Set<String>?
+}
+
+extension PDFOperator {
+    /// Unknown: the job finds out when it runs.
+    public func ocrLanguages() async -> Set<String>? { nil }
 }
 
 /// One PDF going into an operation job.
