@@ -48,7 +48,7 @@ import Testing
             printBackground: true,
             browser: browser,
             office: office,
-            scan: ScanOptions(deskew: true, autoRotate: false)
+            scan: ScanOptions(deskew: true, autoRotate: false, ocr: true, ocrLanguages: ["eng", "deu"])
         )
         options.marginTop = 0.5
         options.marginBottom = 0.6

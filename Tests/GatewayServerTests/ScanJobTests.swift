@@ -155,6 +155,36 @@ struct ScanJobTests {
         }
     }
 
+    @Test("ocr on a scan: the text layer is found by pdftotext, the JPEG kept; a bad or missing language is refused at create")
+    func scanWithOCR() async throws {
+        let directory = TemporaryDirectory()
+        let page = try await Self.textPage(directory, "letter.jpg")
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            let job = try await Self.scan(client, [.file("file", path: page), .text("ocr", "true"), .text("ocr_languages", "[\"eng\"]")])
+            #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
+            let operations = job.json["operations"] as? [[String: Any]]
+            #expect(operations?.first?["op"] as? String == "ocr", "the option stands for the operation: \(job.text)")
+            let pdf = try PDFOperationsTests.file(server, job.json["document"] as? [String: Any])
+            let text = try await run(try which("pdftotext"), ["-raw", pdf, "-"]).stdout.lowercased()
+            #expect(text.contains("the quick brown fox jumps over the lazy dog"), "\(text.prefix(300))")
+            let taken = TemporaryDirectory()
+            let extracted = try await Self.embeddedImages(pdf, in: taken)
+            #expect(extracted.count == 1 && FileManager.default.contentsEqual(atPath: extracted[0], andPath: page), "the page's JPEG is kept")
+
+            for (languages, status, code) in [("[\"english\"]", 400, "invalid_ocr_language"), ("[\"fra\"]", 422, "ocr_language_unavailable")] {
+                let refused = try await MergedInputsTests.postForm(
+                    client,
+                    [.file("file", path: page), .text("ocr", "true"), .text("ocr_languages", languages)]
+                )
+                #expect(refused.status == status && refused.string("error") == code, "\(languages): \(refused.status) \(refused.text)")
+            }
+            let notAScan = try await PDFOperationsTests.oneShot(client, "/v1/jobs?filename=one-page.pdf&ocr=true", Fixtures.pdf("one-page.pdf"))
+            #expect(notAScan.status == 422 && notAScan.string("error") == "conflicting_options", "\(notAScan.text)")
+            #expect(notAScan.string("error_message")?.contains("{\"op\": \"ocr\"}") == true, "\(notAScan.text)")
+        }
+    }
+
     @Test("a file that is no image, an image bomb, a non-image beside images: clear codes, nothing filed")
     func badInput() async throws {
         let directory = TemporaryDirectory()

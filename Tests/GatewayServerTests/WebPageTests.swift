@@ -263,7 +263,7 @@ struct WebPageTests {
         }
     }
 
-    @Test("two photos of pages dropped with 'merge' and 'turn pages upright' make one scan, the upside-down page turned")
+    @Test("two photos of pages dropped with 'merge', 'turn pages upright' and OCR make one searchable scan, the upside-down page turned")
     func photosBecomeOneScan() async throws {
         let directory = TemporaryDirectory()
         let upright = try await ScanJobTests.page(directory, "page-1.jpg")
@@ -276,6 +276,7 @@ struct WebPageTests {
                 try Self.open(server, in: browser, dropping: [upright, upsideDown])
                 try browser.evaluate("document.querySelector('#merge').click()")
                 try browser.evaluate("document.querySelector('#auto-rotate').click()")
+                try browser.evaluate("document.querySelector('#ocr').click()")
                 try browser.evaluate("document.querySelector('#convert').click()")
                 try browser.waitUntil(
                     "document.querySelector('#jobs .job-status')?.textContent.trim() === 'SUCCEEDED'",
@@ -288,6 +289,9 @@ struct WebPageTests {
             let documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
             let path = server.store + "/" + (try #require(documents.first?["path"] as? String))
             #expect(try await ScanJobTests.pages(path).map(\.rotation) == [0, 180])
+            // OCR read the turned page's words.
+            let text = try await run(try which("pdftotext"), ["-raw", path, "-"]).stdout.lowercased()
+            #expect(text.contains("quick brown fox"), "\(text.prefix(300))")
         }
     }
 

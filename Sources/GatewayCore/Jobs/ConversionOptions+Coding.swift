@@ -80,6 +80,8 @@ extension ConversionOptions: Codable {
         Field(name: "pdfua", kind: .flag, accepts: "true or false"),
         Field(name: "deskew", kind: .flag, accepts: "true or false"),
         Field(name: "auto_rotate", kind: .flag, accepts: "true or false"),
+        Field(name: "ocr", kind: .flag, accepts: "true or false"),
+        Field(name: "ocr_languages", kind: .json, accepts: "an array of Tesseract language codes such as [\"eng\", \"deu\"]"),
     ]
 
     /// The field named `name`, if it is one.

@@ -80,6 +80,7 @@ extension ConversionOptions {
         }
         try browser.validate()
         try office.validate()
+        try scan.validate()
         // Chromium paints the white it omits only as a printed background.
         if browser.omitBackground == true && printBackground == false {
             throw OptionsError(
@@ -132,7 +133,8 @@ extension ConversionOptions {
     }
 
     private func scanOptionUnused(_ key: String, because what: String) -> OptionsError {
-        let message = "options.\(key) is an option of scans (SCAN_TO_PDF, page images), but \(what)"
+        var message = "options.\(key) is an option of scans (SCAN_TO_PDF, page images), but \(what)"
+        if key.hasPrefix("ocr") { message += "; to add a text layer to any PDF, add a {\"op\": \"ocr\"} step to operations" }
         return OptionsError(.conflicting, code: "conflicting_options", field: key, message)
     }
 

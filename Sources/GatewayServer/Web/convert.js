@@ -128,6 +128,7 @@ export function createConvert({ library }) {
   const backgrounds = $("#backgrounds");
   const deskew = $("#deskew");
   const autoRotate = $("#auto-rotate");
+  const ocr = $("#ocr");
   const targetFolder = $("#target-folder");
   const targetName = $("#target-name");
   const merge = $("#merge");
@@ -183,7 +184,7 @@ export function createConvert({ library }) {
     folderFollowsLibrary = targetFolder.value.trim() === "";
   });
 
-  for (const input of [paper, landscape, margin, backgrounds, deskew, autoRotate]) input.addEventListener("change", saveOptions);
+  for (const input of [paper, landscape, margin, backgrounds, deskew, autoRotate, ocr]) input.addEventListener("change", saveOptions);
 
   function readOptions() {
     const size = PAPERS[paper.value] ?? PAPERS.a4;
@@ -199,6 +200,7 @@ export function createConvert({ library }) {
     const scan = { ...options };
     if (deskew.checked) scan.deskew = true;
     if (autoRotate.checked) scan.auto_rotate = true;
+    if (ocr.checked) scan.ocr = true;
     return scan;
   }
 
@@ -210,6 +212,7 @@ export function createConvert({ library }) {
       backgrounds: backgrounds.checked,
       deskew: deskew.checked,
       autoRotate: autoRotate.checked,
+      ocr: ocr.checked,
     };
     try {
       localStorage.setItem(OPTIONS_KEY, JSON.stringify(saved));
@@ -231,6 +234,7 @@ export function createConvert({ library }) {
     backgrounds.checked = saved ? Boolean(saved.backgrounds) : true;
     deskew.checked = Boolean(saved?.deskew);
     autoRotate.checked = Boolean(saved?.autoRotate);
+    ocr.checked = Boolean(saved?.ocr);
   }
 
   /** "example.com/x" is what people paste; the API wants an absolute http(s) URL. */

@@ -24,6 +24,12 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Turn sideways or upside-down pages upright, as Tesseract reads their text.")
     var autoRotate = false
 
+    @Flag(help: "Add an invisible text layer (Tesseract), so the PDF can be searched.")
+    var ocr = false
+
+    @Option(help: "Languages of the text for --ocr, as Tesseract names them, joined by '+' (e.g. eng+deu).")
+    var lang: String?
+
     @Option(help: "Fit every image into this paper, in inches: WIDTHxHEIGHT (A4: 8.27x11.69). Default: each image's own DPI.")
     var paper: String?
 
@@ -43,6 +49,7 @@ struct ScanCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        if lang != nil && !ocr { throw ValidationError("--lang says which languages --ocr reads; add --ocr") }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
         _ = try paperSize()
     }
@@ -69,7 +76,9 @@ struct ScanCommand: AsyncParsableCommand {
         }
         options.scan = ScanOptions(
             deskew: deskew ? true : nil,
-            autoRotate: autoRotate ? true : nil
+            autoRotate: autoRotate ? true : nil,
+            ocr: ocr ? true : nil,
+            ocrLanguages: lang.map { $0.split(separator: "+").map(String.init) }
         )
         var inputs: [JobInput] = []
         var files: [JobIntake.Input] = []

@@ -318,9 +318,10 @@ public final class JobIntake: Sendable {
         rateTaken: Bool = false,
         secrets: JobSecrets = JobSecrets()
     ) async throws -> (job: Job, replay: Bool) {
-        try await check(spec, owner: owner, files: inputs.count)
+        let asked = spec.withScanOCR()
+        try await check(asked, owner: owner, files: inputs.count)
         let (spec, secrets) = try await OperationIntake(filer: filer, staging: staging).settle(
-            spec,
+            asked,
             owner: owner,
             secrets: secrets,
             tools: engine.tools
