@@ -25,8 +25,9 @@ if [ "${1:-}" != "--build-only" ]; then
   wanted+=(bubblewrap libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math
            python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
   # Scans and OCR: img2pdf lays page images out, heif-convert decodes HEIC, Tesseract reads text
-  # (English and German packs; add tesseract-ocr-XXX for more). ocrmypdf is the benchmark's peer.
-  wanted+=(img2pdf libheif-examples tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu ocrmypdf)
+  # (English and German packs; add tesseract-ocr-XXX for more). ocrmypdf is the benchmark's peer;
+  # pikepdf (Python, on qpdf) turns and crops the OCR tests' fixture pages.
+  wanted+=(img2pdf libheif-examples tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu ocrmypdf python3-pikepdf)
   # The cluster backend: the tests and benchmarks start throwaway PostgreSQL servers of their own.
   wanted+=(postgresql)
 fi
