@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The scan part of `make bench` (issue 30): 20 photographed pages (A4 at 300 dpi, grey JPEGs of
-# different text and noise, made once by ImageMagick and cached) sent as one multipart
-# SCAN_TO_PDF create to a release `pdfgate serve`, timed from the request to SUCCEEDED (upload,
-# every header read, the sandboxed img2pdf run, inspection, filing); the peer is Debian's img2pdf
-# run by hand on the same files. Medians of 5. Every image of our PDF is compared with the JPEG
-# sent (pdfimages -j, cmp). Prints `key value` lines.
-# Usage: bench-scan.sh BIN_DIR OUT_DIR
+# The scan and OCR part of `make bench` (issue 30). 20 photographed pages of known text (A4 at
+# 300 dpi, grey JPEGs, English and German, tilted, with noise: scripts/make-scan-fixtures.sh,
+# made once and cached, the ground truth beside each page) go to a release `pdfgate serve`:
+#   - as one SCAN_TO_PDF job, medians of 5, beside img2pdf by hand; every image of our PDF is
+#     compared with the JPEG sent (pdfimages -j, cmp);
+#   - as one SCAN_TO_PDF job with ocr (eng+deu), beside img2pdf + ocrmypdf by hand with its
+#     defaults, one run each; the word error rate of each against the ground truth
+#     (pdftotext -raw, page by page).
+# Timed from the request to SUCCEEDED. Prints `key value` lines. Usage: bench-scan.sh BIN_DIR OUT_DIR
 set -euo pipefail
 bin="$1"; out="$2"
 rm -rf "$out" && mkdir -p "$out"
-pages="$(bash "$(dirname "$0")/make-scan-pages.sh" 20)"
+pages="$(bash "$(dirname "$0")/make-scan-fixtures.sh" 20)"
 port=18767
 base="http://127.0.0.1:$port"
 
@@ -18,50 +20,61 @@ server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.1; done
 
-python3 - "$base" "$pages" "$out" > "$out/ours.txt" <<'PY'
-import glob, json, os, statistics, subprocess, sys, time, urllib.request
+python3 - "$base" "$pages" "$out" <<'PY'
+import json, re, statistics, subprocess, sys, time, urllib.request
 base, pages, out = sys.argv[1], sys.argv[2], sys.argv[3]
-files = sorted(glob.glob(pages + "/page-*.jpg"))
-def scan():
+files = [f"{pages}/p{n}.jpg" for n in range(1, 21)]
+truth = [open(f"{pages}/p{n}.txt").read() for n in range(1, 21)]
+
+def scan(fields):
     args = ["curl", "-fsS", base + "/v1/jobs"]
     for f in files: args += ["-F", "file=@" + f]
+    for key, value in fields: args += ["-F", f"{key}={value}"]
     start = time.monotonic()
     job = json.loads(subprocess.run(args, check=True, capture_output=True).stdout)
     while job["status"] not in ("SUCCEEDED", "FAILED", "CANCELLED"):
         time.sleep(0.005)
         with urllib.request.urlopen(base + "/v1/jobs/" + job["job_id"]) as answer: job = json.load(answer)
     assert job["status"] == "SUCCEEDED", job
-    return time.monotonic() - start, job
-times, last = [], None
+    return time.monotonic() - start, f"{out}/store/" + job["document"]["path"]
+
+def words(text): return re.findall(r"\w+", text.lower())
+
+def distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
+
+def wer(pdf):
+    errors = total = 0
+    for n, expected in enumerate(truth, 1):
+        got = subprocess.run(["pdftotext", "-raw", "-f", str(n), "-l", str(n), pdf, "-"], check=True, capture_output=True, text=True).stdout
+        errors += distance(words(expected), words(got)); total += len(words(expected))
+    return 100.0 * errors / total
+
+def timed(command):
+    start = time.monotonic(); subprocess.run(command, check=True, capture_output=True); return time.monotonic() - start
+
+times = []
 for _ in range(5):
-    seconds, last = scan()
+    seconds, pdf = scan([])
     times.append(seconds)
 print("scan.pages", len(files))
 print("scan.ours_s", statistics.median(times))
 print("scan.ours_pages_per_s", len(files) / statistics.median(times))
-with open(out + "/document-path", "w") as f: f.write(last["document"]["path"])
-PY
-cat "$out/ours.txt"
-document="$out/store/$(cat "$out/document-path")"
+subprocess.run(["pdfimages", "-j", pdf, f"{out}/image"], check=True)
+same = sum(open(f, "rb").read() == open(f"{out}/image-{n:03d}.jpg", "rb").read() for n, f in enumerate(files))
+print("scan.identical_images", same)
+print("scan.peer_s", statistics.median(timed(["img2pdf", *files, "-o", f"{out}/peer.pdf"]) for _ in range(5)))
 
-# Byte for byte: each image pdfimages takes out of our PDF against the JPEG sent for its page.
-mkdir -p "$out/images"
-pdfimages -j "$document" "$out/images/image"
-same=0; i=0
-for page in "$pages"/page-*.jpg; do
-  cmp -s "$page" "$out/images/image-$(printf %03d "$i").jpg" && same=$((same + 1))
-  i=$((i + 1))
-done
-echo "scan.identical_images $same"
-
-# The peer: img2pdf by hand, the same 20 files, medians of 5.
-python3 - "$pages" "$out/peer.pdf" <<'PY'
-import glob, statistics, subprocess, sys, time
-files = sorted(glob.glob(sys.argv[1] + "/page-*.jpg"))
-times = []
-for _ in range(5):
-    start = time.monotonic()
-    subprocess.run(["img2pdf", *files, "-o", sys.argv[2]], check=True)
-    times.append(time.monotonic() - start)
-print("scan.peer_s", statistics.median(times))
+seconds, pdf = scan([("ocr", "true"), ("ocr_languages", '["eng","deu"]')])
+print("ocr.pages", len(files))
+print("ocr.ours_s", seconds)
+print("ocr.ours_wer_pct", wer(pdf))
+peer = timed(["img2pdf", *files, "-o", f"{out}/peer.pdf"]) + timed(["ocrmypdf", "-l", "eng+deu", f"{out}/peer.pdf", f"{out}/peer-ocr.pdf"])
+print("ocr.peer_s", peer)
+print("ocr.peer_wer_pct", wer(f"{out}/peer-ocr.pdf"))
 PY
