@@ -95,6 +95,41 @@ struct ScanJobTests {
         }
     }
 
+    /// The skew ImageMagick measures in an image, in degrees.
+    static func skew(_ path: String) async throws -> Double {
+        let measured = try await run(try which("convert"), [path, "-deskew", "40%", "-format", "%[deskew:angle]", "info:"])
+        return try #require(Double(measured.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(measured.stdout) \(measured.stderr)")
+    }
+
+    @Test("deskew straightens a page photographed 3° askew; a HEIC photo is decoded and laid out")
+    func deskewAndHEIC() async throws {
+        let directory = TemporaryDirectory()
+        let askew = try await Self.textPage(directory, "askew.jpg", rotation: 3)
+        #expect(abs(try await Self.skew(askew)) > 2, "the fixture is askew")
+        let heic = directory.file("receipt.heic")
+        let made = try await run(try which("convert"), [try await Self.page(directory, "receipt.png"), heic])
+        #expect(made.status == 0, "\(made.stderr)")
+        try await using(await ServerProcess()) { server in
+            let client = APIClient(base: server.baseURL)
+            let straight = try await Self.scan(client, [.file("file", path: askew), .text("deskew", "true")])
+            #expect(straight.string("status") == "SUCCEEDED", "\(straight.text)")
+            let taken = TemporaryDirectory()
+            let prefix = taken.file("image")
+            let pdf = try PDFOperationsTests.file(server, straight.json["document"] as? [String: Any])
+            #expect(try await run(try which("pdfimages"), ["-png", pdf, prefix]).status == 0)
+            let image = try #require(try FileManager.default.contentsOfDirectory(atPath: taken.path).first.map(taken.file))
+            #expect(abs(try await Self.skew(image)) < 0.5, "straightened")
+
+            let decoded = try await PDFOperationsTests.finished(
+                client,
+                try await PDFOperationsTests.oneShot(client, "/v1/jobs?filename=receipt.heic", heic)
+            )
+            #expect(decoded.string("status") == "SUCCEEDED", "\(decoded.text)")
+            let pages = try await Self.pages(try PDFOperationsTests.file(server, decoded.json["document"] as? [String: Any]))
+            #expect(pages.count == 1 && abs(pages[0].width - 595.28) < 1, "a HEIC says no DPI here: A4, \(pages)")
+        }
+    }
+
     @Test("a two-frame TIFF of 16 bits a sample makes two pages in order; an image without DPI is fitted into A4")
     func tiffFramesAndFallbackPaper() async throws {
         let directory = TemporaryDirectory()

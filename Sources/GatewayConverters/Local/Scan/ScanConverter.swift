@@ -73,13 +73,7 @@ struct ScanConverter: Converter {
         }
 
         let output = "scan.pdf"
-        var finished = try await layOut(pages, output: output, paper: request.options, in: work, deadline: request.deadline)
-        if finished.status != 0, finished.log.contains(Self.deepSamples) {
-            // 16 bits a sample (some scanners, ImageMagick's default) is more than img2pdf
-            // keeps: such PNGs and TIFFs are re-drawn at 8, once.
-            pages = try await reducedTo8Bits(pages, in: work, deadline: request.deadline)
-            finished = try await layOut(pages, output: output, paper: request.options, in: work, deadline: request.deadline)
-        }
+        let finished = try await layOut(pages, output: output, paper: request.options, in: work, deadline: request.deadline)
         guard finished.status == 0 else { throw Self.layoutFailure(finished.log) }
         try OutputCheck.verify(work + "/" + output, tool: "img2pdf", diagnostics: finished.log)
         var result = output
@@ -117,20 +111,34 @@ struct ScanConverter: Converter {
             current = decoded
         }
         // A PDF page turns but does not flip; deskewing re-draws the page anyway. `-auto-orient`
-        // first, so the pixels come out upright and no orientation is left to apply twice.
+        // first, so the pixels come out upright and no orientation is left to apply twice. 16 bits
+        // a sample (some scanners, ImageMagick's default) is more than img2pdf keeps: 8 it is.
         let deskew = options.deskew == true
+        if header.bitsPerSample > 8 && !deskew && !header.isMirrored {
+            try requireTool(runner.convertPath, package: "imagemagick", for: "an image of \(header.bitsPerSample) bits a sample")
+            // In its own format: a TIFF keeps its frames.
+            let redrawn = name + "-8bit." + (current as NSString).pathExtension
+            try await redraw([current, "-depth", "8", redrawn], in: work, label: label, deadline: deadline)
+            current = redrawn
+        }
         if deskew || header.isMirrored {
             try requireTool(runner.convertPath, package: "imagemagick", for: deskew ? "deskew" : "a mirrored photo")
-            let redrawn = name + "-upright.png"
-            var arguments = [current, "-auto-orient"]
+            // Lossless; a TIFF stays one, frames and all (a PNG holds one).
+            let redrawn = name + "-upright." + (header.format == .tiff ? "tiff" : "png")
+            var arguments = [current, "-auto-orient", "-depth", "8"]
             if deskew { arguments += ["-deskew", "40%", "+repage"] }
-            let finished = try await runner.run(.imagemagick, arguments + [redrawn], in: work, what: label, deadline: deadline)
-            guard finished.status == 0, FileManager.default.fileExists(atPath: work + "/" + redrawn) else {
-                throw JobFailure(.rejected, code: "not_an_image", "ImageMagick could not read \(label): \(OutputCheck.lastLines(finished.log))")
-            }
+            try await redraw(arguments + [redrawn], in: work, label: label, deadline: deadline)
             current = redrawn
         }
         return current
+    }
+
+    /// ImageMagick's `convert` with `arguments`, whose last is the file it must leave in `work`.
+    private func redraw(_ arguments: [String], in work: String, label: String, deadline: ContinuousClock.Instant) async throws {
+        let finished = try await runner.run(.imagemagick, arguments, in: work, what: label, deadline: deadline)
+        guard finished.status == 0, let output = arguments.last, FileManager.default.fileExists(atPath: work + "/" + output) else {
+            throw JobFailure(.rejected, code: "not_an_image", "ImageMagick could not read \(label): \(OutputCheck.lastLines(finished.log))")
+        }
     }
 
     /// img2pdf run once over every page (`ScanScript`).
@@ -145,40 +153,15 @@ struct ScanConverter: Converter {
         return try await runner.run(.img2pdf, ["-c", ScanScript.source, "scan.json"], in: work, what: "the page images", deadline: deadline)
     }
 
-    /// What img2pdf (PIL) says of an image of more than 8 bits a sample.
-    static let deepSamples = "more than 8 bits per sample"
-
-    /// `pages` with every PNG and TIFF re-drawn at 8 bits a sample, in its own format (a TIFF
-    /// keeps its frames).
-    private func reducedTo8Bits(_ pages: [String], in work: String, deadline: ContinuousClock.Instant) async throws -> [String] {
-        try requireTool(runner.convertPath, package: "imagemagick", for: "an image of 16 bits a sample")
-        var reduced: [String] = []
-        for page in pages {
-            let ext = (page as NSString).pathExtension
-            guard ["png", "tiff"].contains(ext) else {
-                reduced.append(page)
-                continue
-            }
-            let redrawn = (page as NSString).deletingPathExtension + "-8bit." + ext
-            let finished = try await runner.run(.imagemagick, [page, "-depth", "8", redrawn], in: work, what: page, deadline: deadline)
-            guard finished.status == 0 else {
-                throw JobFailure(
-                    .rejected,
-                    code: "scan_failed",
-                    "ImageMagick could not re-draw \(page) at 8 bits: \(OutputCheck.lastLines(finished.log))"
-                )
-            }
-            reduced.append(redrawn)
-        }
-        return reduced
-    }
-
     /// The `/Rotate` that shows `image`'s text upright, as Tesseract's orientation detection
     /// reads its pixels; nil when it is not sure (a photo with little text).
     private func uprightRotation(of image: String, in work: String, label: String, deadline: ContinuousClock.Instant) async throws -> Int? {
         try requireTool(runner.tesseractPath, package: "tesseract-ocr", for: "auto_rotate")
         let report = work + "/" + image + ".osd.txt"
-        let finished = try await runner.run(.tesseract, [image, "-", "--psm", "0"], in: work, what: label, deadline: deadline, stdout: report)
+        // In one of OCR's machine-wide lanes: never more Tesseracts at once than cores.
+        let finished = try await LocalFailures.withSlot(OCREngine.machineLanes, tool: "Tesseract", what: label, deadline: deadline) { _ in
+            try await runner.run(.tesseract, [image, "-", "--psm", "0"], in: work, what: label, deadline: deadline, stdout: report)
+        }
         defer { try? FileManager.default.removeItem(atPath: report) }
         // Too little text to tell is no failure: the page keeps its orientation.
         guard finished.status == 0, let text = try? String(contentsOfFile: report, encoding: .utf8) else { return nil }

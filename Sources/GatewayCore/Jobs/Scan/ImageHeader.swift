@@ -19,13 +19,17 @@ public struct ImageHeader: Sendable, Equatable {
     public var frames: Int
     /// EXIF orientation 1–8 of a JPEG; nil when it has none.
     public var orientation: Int?
+    /// Bits a sample of a PNG or TIFF (the deepest frame's); 8 for the other formats. Over 8 is
+    /// more than img2pdf keeps.
+    public var bitsPerSample: Int
 
-    public init(format: Format, width: Int, height: Int, frames: Int = 1, orientation: Int? = nil) {
+    public init(format: Format, width: Int, height: Int, frames: Int = 1, orientation: Int? = nil, bitsPerSample: Int = 8) {
         self.format = format
         self.width = width
         self.height = height
         self.frames = frames
         self.orientation = orientation
+        self.bitsPerSample = bitsPerSample
     }
 
     /// Whether the orientation mirrors the image (2, 4, 5, 7): a PDF page can be turned
@@ -91,7 +95,8 @@ public struct ImageHeader: Sendable, Equatable {
         if starts([0xFF, 0xD8, 0xFF]) { return try JPEGHeader.parse(bytes) }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             guard bytes.count >= 24, starts(Array("IHDR".utf8), at: 12) else { throw .notAnImage("is a PNG without its IHDR header; it is damaged") }
-            return ImageHeader(format: .png, width: Int(ByteReader.big32(bytes, 16)), height: Int(ByteReader.big32(bytes, 20)))
+            let depth = bytes.count > 24 ? Int(bytes[24]) : 8
+            return ImageHeader(format: .png, width: Int(ByteReader.big32(bytes, 16)), height: Int(ByteReader.big32(bytes, 20)), bitsPerSample: depth)
         }
         if starts(Array("II*\0".utf8)) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return try TIFFHeader.parse(bytes, rest: rest) }
         if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return try WebPHeader.parse(bytes) }

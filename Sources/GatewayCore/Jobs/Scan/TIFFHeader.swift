@@ -13,7 +13,7 @@ enum TIFFHeader {
         let reader = Reader(head: head, file: rest)
         var offset = Int(reader.u32(4))
         var visited: Set<Int> = []
-        var (frames, width, height) = (0, 0, 0)
+        var (frames, width, height, bits) = (0, 0, 0, 1)
         while offset != 0 {
             guard offset >= 8, visited.insert(offset).inserted else { throw .notAnImage("is a TIFF whose directories are damaged") }
             frames += 1
@@ -26,6 +26,14 @@ enum TIFFHeader {
             for index in 0..<entries {
                 let entry = offset + 2 + index * 12
                 let tag = reader.u16(entry)
+                if tag == 258 {
+                    // BitsPerSample: one SHORT per sample, in the entry when it fits (1 or 2),
+                    // else at an offset; every sample of a frame has the same depth in practice.
+                    let count = reader.u32(entry + 4)
+                    let at = count <= 2 ? entry + 8 : Int(reader.u32(entry + 8))
+                    bits = max(bits, Int(reader.u16(at)))
+                    continue
+                }
                 guard tag == 256 || tag == 257 else { continue }
                 // SHORT (3) or LONG (4), one value, held in the entry itself.
                 // Below 2³¹, so width × height cannot overflow; the limits refuse such sizes anyway.
@@ -38,7 +46,7 @@ enum TIFFHeader {
             offset = Int(reader.u32(offset + 2 + entries * 12))
         }
         guard frames > 0 else { throw .notAnImage("is a TIFF with no frames") }
-        return ImageHeader(format: .tiff, width: width, height: height, frames: frames)
+        return ImageHeader(format: .tiff, width: width, height: height, frames: frames, bitsPerSample: bits)
     }
 
     /// Tag 0x0112 of an EXIF block's first directory, when it holds 1–8.
