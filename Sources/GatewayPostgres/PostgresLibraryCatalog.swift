@@ -31,6 +31,34 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         try await !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
     }
 
+    package func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement? {
+        // One connection for the three statements: one lease from the pool.
+        try await database.withConnection { session in
+            let found = try await session.query(
+                "SELECT \(unescaped: Self.documentSelection) WHERE documents.id = \(id) AND documents.owner = \(owner) AND documents.state = 'ready'"
+            )
+            guard let document = try found.first.map(Self.document) else { return nil }
+            let target: FolderRecord?
+            switch destination {
+            case nil, .root?: target = nil
+            case .id(let id)?: target = try await session.query(Self.folderByID(id, owner: owner)).first.map(Self.folder)
+            case .path(let path)?: target = try await session.query(Self.folderByPath(path, owner: owner)).first.map(Self.folder)
+            }
+            let folder: (id: String, path: String)?
+            switch destination {
+            case nil: folder = (document.record.folderID, document.folderPath)
+            case .root?: folder = ("", "")
+            case .id?, .path?: folder = target.flatMap { $0.state == .ready ? ($0.id, $0.path) : nil }
+            }
+            guard let folder else { return DocumentPlacement(document: document, folder: nil, nameTaken: false) }
+            let desired = name ?? document.record.name
+            let taken = try await session.query(
+                "SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folder.id) AND name = \(desired)"
+            )
+            return DocumentPlacement(document: document, folder: folder, nameTaken: !taken.isEmpty)
+        }
+    }
+
     package func insert(_ document: DocumentRecord) async throws {
         try await database.withConnection { try await Self.insert(document, in: $0) }
     }

@@ -93,15 +93,16 @@ extension Library {
         conflict: ConflictPolicy = .fail
     ) async throws(LibraryError) -> Document {
         let newName = try name.map { name throws(LibraryError) in try LibraryNames.documentName(name) }
+        let lookup = try folder.map { folder throws(LibraryError) in try Self.lookup(folder) }
         return try await mutate { [self] in
             let plan = try await { () async throws -> (before: DocumentWithPath, after: DocumentWithPath) in
-                let current = try await fetchDocument(id: id, owner: owner)
-                // A rename stays in the folder the row was read with (this lock keeps it as it is).
-                var (folderID, folderPath) = (current.record.folderID, current.folderPath)
-                if let folder {
-                    let target = try await resolveFolder(owner: owner, folder)
-                    (folderID, folderPath) = (target?.id ?? "", target?.path ?? "")
+                // One read: the document, the folder it goes to (its own for a rename: this lock
+                // keeps that as it is) and whether the name is free there.
+                guard let placement = try await catalog.placement(ofDocument: id.lowercased, owner: owner, to: lookup, name: newName) else {
+                    throw Self.documentNotFound(id)
                 }
+                let current = placement.document
+                guard let (folderID, folderPath) = placement.folder else { throw Self.folderNotFound(folder ?? .root) }
                 let desired = newName ?? current.record.name
                 if folderID == current.record.folderID && desired == current.record.name { return (current, current) }
                 var moved = current
@@ -112,7 +113,8 @@ extension Library {
                     folderID: folderID,
                     folderPath: moved.folderPath,
                     desired: desired,
-                    policy: conflict
+                    policy: conflict,
+                    desiredTaken: placement.nameTaken
                 )
                 moved.record.pathBefore = current.relativePath
                 moved.record.updatedAt = Date()
@@ -200,9 +202,13 @@ extension Library {
 
     func fetchDocument(id: UUID, owner: String) async throws -> DocumentWithPath {
         guard let found = try await catalog.document(id: id.lowercased, owner: owner, readyOnly: true) else {
-            throw LibraryError(.documentNotFound, "no document with id \(id.lowercased); list documents with `pdfgate ls` or GET /v1/documents")
+            throw Self.documentNotFound(id)
         }
         return found
+    }
+
+    static func documentNotFound(_ id: UUID) -> LibraryError {
+        LibraryError(.documentNotFound, "no document with id \(id.lowercased); list documents with `pdfgate ls` or GET /v1/documents")
     }
 
     func freeDocumentName(
@@ -210,12 +216,19 @@ extension Library {
         folderID: String,
         folderPath: String,
         desired: String,
-        policy: ConflictPolicy
+        policy: ConflictPolicy,
+        desiredTaken: Bool? = nil
     ) async throws -> String {
         var candidate = desired
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt) }
-            let taken = try await catalog.documentNameTaken(owner: owner, folderID: folderID, name: candidate)
+            // The desired name's answer may have come with the read that started the change.
+            let taken: Bool
+            if attempt == 0, let desiredTaken {
+                taken = desiredTaken
+            } else {
+                taken = try await catalog.documentNameTaken(owner: owner, folderID: folderID, name: candidate)
+            }
             let onDisk = FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
             if !taken && !onDisk { return candidate }
             if policy == .fail {

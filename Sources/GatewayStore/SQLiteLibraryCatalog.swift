@@ -35,6 +35,35 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
+    package func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement? {
+        try await pool.read { db in
+            guard
+                let document = try DocumentWithPath.fetchOne(
+                    db.cachedStatement(sql: Self.readyDocumentOfOwner),
+                    arguments: [id, owner]
+                )
+            else { return nil }
+            let folder: (id: String, path: String)?
+            switch destination {
+            case nil: folder = (document.record.folderID, document.folderPath)
+            case .root?: folder = ("", "")
+            case .id(let id)?:
+                folder = try Self.folder(db, sql: "SELECT * FROM folders WHERE id = ? AND owner = ?", [id, owner]).readyPlace
+            case .path(let path)?:
+                folder = try Self.folder(db, sql: "SELECT * FROM folders WHERE owner = ? AND path = ?", [owner, path]).readyPlace
+            }
+            guard let folder else { return DocumentPlacement(document: document, folder: nil, nameTaken: false) }
+            let taken = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND folder_id = ? AND name = ?)"),
+                arguments: [owner, folder.id, name ?? document.record.name]
+            )
+            return DocumentPlacement(document: document, folder: folder, nameTaken: taken ?? false)
+        }
+    }
+
+    private static let readyDocumentOfOwner =
+        "SELECT \(DocumentWithPath.selection) WHERE documents.id = ? AND documents.owner = ? AND documents.state = 'ready'"
+
     package func insert(_ document: DocumentRecord) async throws {
         try await pool.write { db in try document.insert(db) }
     }
@@ -253,5 +282,13 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
     /// use the (owner, path) index.
     static func pathsUnder(_ path: String) -> (sql: String, arguments: StatementArguments) {
         ("(path > ? AND path < ?)", [path + "/", path + "0"])
+    }
+}
+
+extension Optional where Wrapped == FolderRecord {
+    /// A looked-up folder as a place to put documents: nil unless it exists and is ready.
+    fileprivate var readyPlace: (id: String, path: String)? {
+        guard let folder = self, folder.state == .ready else { return nil }
+        return (folder.id, folder.path)
     }
 }

@@ -33,6 +33,29 @@ struct RenameMoveTests {
         #expect(renamed.name == "A 01")
     }
 
+    @Test(arguments: StoreBackend.allCases) func moveReadsTheDocumentItsFolderAndTheNameTogether(_ backend: StoreBackend) async throws {
+        let fixture = try await LibraryFixture(backend)
+        let document = try await fixture.file(name: "Report")
+        try await fixture.file(folder: .path("Archive"), name: "Report")
+        await #expect(throws: LibraryError.self, "the name is taken in the folder it moves to") {
+            try await fixture.library.updateDocument(id: document.id, owner: "alice", folder: .path("Archive"))
+        }
+        #expect(fixture.exists("alice/Report.pdf"))
+        let moved = try await fixture.library.updateDocument(id: document.id, owner: "alice", folder: .path("Archive"), conflict: .rename)
+        #expect(moved.relativePath == "alice/Archive/Report 01.pdf")
+
+        func kind(_ body: () async throws -> Void) async -> LibraryError.Kind? {
+            do { try await body() } catch let error as LibraryError { return error.kind } catch { return nil }
+            return nil
+        }
+        #expect(await kind { try await fixture.library.updateDocument(id: document.id, owner: "alice", folder: .path("Nowhere")) } == .folderNotFound)
+        #expect(await kind { try await fixture.library.updateDocument(id: document.id, owner: "alice", folder: .id(UUID())) } == .folderNotFound)
+        #expect(await kind { try await fixture.library.updateDocument(id: document.id, owner: "bob", name: "Mine") } == .documentNotFound)
+        #expect(await kind { try await fixture.library.updateDocument(id: UUID(), owner: "alice", folder: .path("Nowhere")) } == .documentNotFound)
+        let back = try await fixture.library.updateDocument(id: document.id, owner: "alice", name: "Report", folder: .root)
+        #expect(back.relativePath == "alice/Report.pdf" && fixture.exists("alice/Report.pdf"))
+    }
+
     @Test(arguments: StoreBackend.allCases) func renameOntoAStrangersFileIsRefusedAndUndone(_ backend: StoreBackend) async throws {
         let fixture = try await LibraryFixture(backend)
         let document = try await fixture.file(name: "Mine")

@@ -19,6 +19,11 @@ package protocol LibraryCatalog: Sendable {
     func document(id: String, owner: String?, readyOnly: Bool) async throws -> DocumentWithPath?
     /// Whether any row, in any state, holds `name` in the folder.
     func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool
+    /// A ready document of `owner` with what renaming or moving it needs, read together: the
+    /// folder `destination` names (the document's own when nil), and whether a row already holds
+    /// `name` (the document's own name when nil) there. A rename or move is then one read, not
+    /// three. Nil when the owner has no such ready document.
+    func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement?
     func insert(_ document: DocumentRecord) async throws
     /// Many ready documents at once, in one transaction (seeding a benchmark library).
     func insertAll(_ documents: [DocumentRecord]) async throws
@@ -75,6 +80,22 @@ package enum FolderLookup: Sendable, Equatable {
     case root
     case id(String)
     case path(String)
+}
+
+/// A document and where a rename or move would put it (`LibraryCatalog.placement`).
+package struct DocumentPlacement: Sendable {
+    package var document: DocumentWithPath
+    /// The destination folder's id and path ("" and "" for the root); nil when the lookup names
+    /// no ready folder of the owner.
+    package var folder: (id: String, path: String)?
+    /// Whether a row, in any state, already holds the asked name in that folder.
+    package var nameTaken: Bool
+
+    package init(document: DocumentWithPath, folder: (id: String, path: String)?, nameTaken: Bool) {
+        self.document = document
+        self.folder = folder
+        self.nameTaken = nameTaken
+    }
 }
 
 /// A page of a folder's documents, with the folder (nil for the root).
