@@ -69,10 +69,11 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
 
     /// Keeps the search index in step with a document row, in the row's own transaction: a
     /// document that became ready gets an entry (its text pending until it is read), a ready one
-    /// renamed or moved has its entry follow, one whose file changed has its text read again.
+    /// renamed or moved has its entry follow — at the write that records the intent, and again
+    /// if that is undone — and one whose file changed has its text read again.
     static func followInIndex(_ before: DocumentRecord?, _ after: DocumentRecord, in db: Database) throws {
-        guard after.state == .ready, after.pathBefore == nil else { return }
-        guard let before, before.state == .ready, before.pathBefore == nil, before.sha256 == after.sha256 else {
+        guard after.state == .ready else { return }
+        guard let before, before.state == .ready, before.sha256 == after.sha256 else {
             try SQLiteSearchIndex.write(SearchEntry(after, content: .pending), in: db)
             return
         }
