@@ -77,7 +77,9 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
     @discardableResult
     package func update(_ document: DocumentRecord) async throws -> DocumentWithPath {
         try await pool.write { db in
+            let before = try DocumentRecord.fetchOne(db, key: document.id)
             try document.update(db)
+            try Self.followInIndex(before, document, in: db)
             guard let stored = try DocumentWithPath.fetchOne(db.cachedStatement(sql: Self.documentByID), arguments: [document.id]) else {
                 throw LibraryError(.storage, "document \(document.id) vanished while it was written")
             }
@@ -88,7 +90,26 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
     private static let documentByID = "SELECT \(DocumentWithPath.selection) WHERE documents.id = ?"
 
     package func deleteDocument(id: String) async throws {
-        _ = try await pool.write { db in try DocumentRecord.deleteOne(db, key: id) }
+        try await pool.write { db in
+            _ = try DocumentRecord.deleteOne(db, key: id)
+            try SQLiteSearchIndex.delete(documentIDs: [id], in: db)
+        }
+    }
+
+    /// Keeps the search index in step with a document row, in the row's own transaction: a
+    /// document that became ready gets an entry (its text pending until it is read), a ready one
+    /// renamed or moved has its entry follow — at the write that records the intent, and again
+    /// if that is undone — and one whose file changed has its text read again.
+    static func followInIndex(_ before: DocumentRecord?, _ after: DocumentRecord, in db: Database) throws {
+        guard after.state == .ready else { return }
+        guard let before, before.state == .ready, before.sha256 == after.sha256 else {
+            try SQLiteSearchIndex.write(SearchEntry(after, content: .pending), in: db)
+            return
+        }
+        if before.name != after.name || before.title != after.title {
+            try SQLiteSearchIndex.rename(documentID: after.id, name: after.name, title: after.title, in: db)
+        }
+        if before.folderID != after.folderID { try SQLiteSearchIndex.move(documentID: after.id, folderID: after.folderID, in: db) }
     }
 
     package func listDocuments(_ query: DocumentQuery, in lookup: FolderLookup, after: ListCursor?) async throws -> FolderListing? {
@@ -223,6 +244,8 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
                 sql: "UPDATE folders SET path = ? || substr(path, ?) WHERE owner = ? AND \(under.sql)",
                 arguments: [folder.path, oldPath.unicodeScalars.count + 1, folder.owner] + under.arguments
             )  // substr counts characters
+            // Its documents' scope tokens name every folder above them.
+            try SQLiteSearchIndex.moveFolder(id: folder.id, in: db)
         }
     }
 
@@ -240,6 +263,7 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
             let documentIDs = try documents.select(DocumentRecord.Columns.id, as: String.self).fetchAll(db)
             try documents.deleteAll(db)
             try subtree.deleteAll(db)
+            try SQLiteSearchIndex.delete(documentIDs: documentIDs, in: db)
             return documentIDs
         }
     }

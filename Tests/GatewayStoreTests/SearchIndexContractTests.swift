@@ -205,15 +205,20 @@ struct SearchIndexContractTests {
         let library = search.library.library
         #expect(try await search.index.check(verifyFullText: true).isEmpty)
 
+        // The catalog keeps the index in step; each of these is what a change it missed (a store
+        // from before the index, a crash, a hand edit) would leave.
         let unindexed = try await search.library.file(SearchFixture.pdf, name: "unindexed")
+        try await search.index.delete(documentIDs: [unindexed.id.lowercased])
         let renamed = try await search.file("before", pages: ["renamed text"])
         try await library.updateDocument(id: renamed.id, owner: "alice", name: "after")
+        try await search.index.rename(documentID: renamed.id.lowercased, name: "before", title: nil)
         let otherFile = try await search.file("other file", pages: ["old text"])
         var wrongDigest = search.entry(for: otherFile, content: .text(DocumentText(pages: ["old text"]), source: .pdf))
         wrongDigest.sha256 = String(repeating: "0", count: 64)
         try await search.index.write(wrongDigest)
         let gone = try await search.file("gone", pages: ["deleted text"])
         try await library.deleteDocument(id: gone.id, owner: "alice")
+        try await search.index.write(search.entry(for: gone, content: .text(DocumentText(pages: ["deleted text"]), source: .pdf)))
         try await search.file("fine", pages: ["fine text"])
 
         let issues = try await search.index.check(verifyFullText: true)

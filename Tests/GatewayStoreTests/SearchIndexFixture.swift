@@ -20,9 +20,9 @@ enum SearchIndexBackend: String, CaseIterable, Sendable, CustomStringConvertible
     }
 }
 
-/// A real library and its index. The library does not write the index yet (the catalogs will,
-/// in their transactions), so each helper here tells the index what it changed, as a catalog
-/// would: a write after a filing, a rename after a rename.
+/// A real library and its index. The SQLite catalog follows filings, renames, moves and deletes
+/// in its own transactions, but files a document's text as pending until the filing path passes
+/// the text along, so `file` writes the text itself.
 struct SearchFixture: Sendable {
     let library: LibraryFixture
     let index: any SearchIndex

@@ -1,0 +1,38 @@
+import Foundation
+import GatewayCore
+import GatewayStore
+import GatewayTestSupport
+import Testing
+
+/// The embedded catalog keeps the search index in step in its own transactions: what the library
+/// files, renames, moves and deletes, the index follows, with no call of its own.
+@Suite("The SQLite catalog keeps the search index in step")
+struct SearchIndexFollowsLibraryTests {
+    @Test func filingRenamingMovingAndDeletingAreFollowed() async throws {
+        let fixture = try await SearchIndexBackend.sqlite.make()
+        let library = fixture.library.library
+        // Filed: an entry, its text pending until it is read; found by its name meanwhile.
+        let document = try await fixture.library.file(SearchFixture.pdf, owner: "alice", name: "Quarterly invoice")
+        #expect(try await fixture.index.status(owner: "alice") == SearchIndexStatus(pending: 1, ready: 0, failed: 0))
+        #expect(try await fixture.names("invoice") == ["Quarterly invoice"])
+
+        try await library.updateDocument(id: document.id, owner: "alice", name: "Annual receipt")
+        #expect(try await fixture.names("invoice").isEmpty)
+        #expect(try await fixture.names("receipt") == ["Annual receipt"])
+
+        let folder = try await library.createFolder(path: "Archive/2026", owner: "alice")
+        try await library.updateDocument(id: document.id, owner: "alice", folder: .id(folder.id))
+        #expect(try await fixture.names("receipt", folder: folder) == ["Annual receipt"])
+        // The folder moves: the document is under its new parent, and no longer under the old one.
+        let other = try await library.createFolder(path: "Old", owner: "alice")
+        let archive = try #require(try await library.folder(.path("Archive"), owner: "alice"))
+        try await library.updateFolder(.id(folder.id), owner: "alice", parent: .id(other.id))
+        #expect(try await fixture.names("receipt", folder: other) == ["Annual receipt"])
+        #expect(try await fixture.names("receipt", folder: archive).isEmpty)
+
+        try await library.deleteDocument(id: document.id, owner: "alice")
+        #expect(try await fixture.names("receipt").isEmpty)
+        #expect(try await fixture.index.status(owner: "alice") == SearchIndexStatus(pending: 0, ready: 0, failed: 0))
+        #expect(try await fixture.index.check(verifyFullText: true).isEmpty)
+    }
+}
