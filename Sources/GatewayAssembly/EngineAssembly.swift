@@ -18,6 +18,8 @@ public final class EngineAssembly: Sendable {
     public let intake: JobIntake
     public var idempotency: any IdempotencyKeys { stores.idempotency }
     public let inspector: PDFInspectorPool
+    /// Reads the text of filed documents into the search index; nil where the store has none.
+    package let indexer: SearchIndexer?
     public let local: LocalConverter
     /// The backend each job type goes to, as configured.
     public var routes: [JobType: BackendChoice] { configuration.routes }
@@ -54,7 +56,9 @@ public final class EngineAssembly: Sendable {
         let node = configuration.effectiveNode
         self.node = node
         engineLock = stores.shared ? nil : try EngineLock(paths: library.paths)
-        inspector = PDFInspectorPool()
+        let inspector = PDFInspectorPool()
+        self.inspector = inspector
+        indexer = library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: inspector, logger: logger) }
         let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
@@ -136,6 +140,18 @@ public final class EngineAssembly: Sendable {
         self.metrics = metrics
         _ = engine.observeAll { job in metrics.observe(job, backend: routes[job.spec.type]?.kind ?? "none") }
     }
+
+    /// Whether this store has a search index whose text an indexer reads.
+    public var indexesSearchText: Bool { indexer != nil }
+
+    /// Reads filed documents' text into the search index until cancelled: `serve` runs it
+    /// beside the engine.
+    public func runSearchIndexer() async { await indexer?.run() }
+
+    /// Reads the text of every document pending now (the CLI, before it searches); answers how
+    /// many were read.
+    @discardableResult
+    public func indexPendingText() async throws -> Int { try await indexer?.indexPending() ?? 0 }
 
     /// What `/readyz` asks: the store, the inspector and every configured backend.
     public var readiness: Readiness {

@@ -12,6 +12,8 @@ public struct LibraryError: GatewayError, Equatable {
         case invalidMove = "invalid_move"
         case invalidCursor = "invalid_cursor"
         case invalidSort = "invalid_sort"
+        /// A full-text search the index cannot run (`SearchQueryError` says how to write one).
+        case invalidQuery = "invalid_query"
         case invalidArgument = "invalid_argument"
         /// The disk or database failed underneath us.
         case storage = "storage_error"

@@ -136,6 +136,9 @@ public struct DocumentQuery: Sendable {
     public var recursive: Bool
     /// Case-insensitive substring of the name or the title.
     public var search: String?
+    /// A full-text search of the documents' text, names and titles (`SearchQuery`'s syntax):
+    /// the page then holds the best hits first, and `sort` does not apply.
+    public var text: String?
     public var sort: DocumentSort
     public var limit: Int
     /// Opaque, from the previous page's `nextCursor`.
@@ -146,6 +149,7 @@ public struct DocumentQuery: Sendable {
         folder: FolderReference = .root,
         recursive: Bool = false,
         search: String? = nil,
+        text: String? = nil,
         sort: DocumentSort = DocumentSort(.name),
         limit: Int = 50,
         cursor: String? = nil
@@ -154,6 +158,7 @@ public struct DocumentQuery: Sendable {
         self.folder = folder
         self.recursive = recursive
         self.search = search
+        self.text = text
         self.sort = sort
         self.limit = limit
         self.cursor = cursor
@@ -164,10 +169,14 @@ public struct DocumentQuery: Sendable {
 public struct DocumentPage: Sendable {
     public var documents: [Document]
     public var nextCursor: String?
+    /// For a full-text search (`DocumentQuery.text`): a hit per document, and how complete the
+    /// answer is.
+    public var search: DocumentSearch?
 
-    public init(documents: [Document], nextCursor: String?) {
+    public init(documents: [Document], nextCursor: String?, search: DocumentSearch? = nil) {
         self.documents = documents
         self.nextCursor = nextCursor
+        self.search = search
     }
 }
 

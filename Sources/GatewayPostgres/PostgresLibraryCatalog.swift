@@ -27,6 +27,13 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         ).first.map(Self.document)
     }
 
+    package func documents(ids: [String], owner: String) async throws -> [DocumentWithPath] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.query(
+            "SELECT \(unescaped: Self.documentSelection) WHERE documents.id = ANY(\(ids)) AND documents.owner = \(owner) AND documents.state = 'ready'"
+        ).map(Self.document)
+    }
+
     package func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool {
         try await !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
     }

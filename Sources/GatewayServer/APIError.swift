@@ -50,7 +50,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case .documentNotFound, .folderNotFound: .notFound
                 case .nameConflict, .folderNotEmpty: .conflict
                 case .invalidMove: .conflict
-                case .invalidName, .invalidPath, .invalidSort, .invalidArgument: .badRequest
+                case .invalidName, .invalidPath, .invalidSort, .invalidArgument, .invalidQuery: .badRequest
                 // Well-formed, just not one this server issued (or one from before a restart of
                 // its keys): like the other "cannot use this value" answers, 422.
                 case .invalidCursor: .unprocessableContent

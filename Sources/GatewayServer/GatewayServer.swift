@@ -71,7 +71,8 @@ public struct GatewayServer {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         let (maxUploadBytes, metrics, webhooks) = (configuration.maxUploadBytes, assembly.metrics, assembly.webhooks)
-        OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: metrics).addRoutes(to: router)
+        OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: metrics, searchIndex: assembly.library.searchIndex)
+            .addRoutes(to: router)
         WebController(
             assets: WebAssets(directory: configuration.webRoot),
             gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/"
@@ -175,6 +176,7 @@ public struct GatewayServer {
         var group = ServiceGroupConfiguration(
             services: [
                 .init(service: EngineService(engine: assembly.engine, closing: closing)),
+                .init(service: SearchIndexerService(assembly: assembly)),
                 .init(service: app),
                 .init(service: ShutdownAnnouncer(closing: closing)),
             ],
@@ -184,6 +186,18 @@ public struct GatewayServer {
         group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(10)
         try await ServiceGroup(configuration: group).run()
         await assembly.shutdown()
+    }
+}
+
+/// Reads filed documents' text into the search index until shutdown begins; a document half
+/// read then stays pending for the next start.
+struct SearchIndexerService: Service {
+    let assembly: EngineAssembly
+
+    func run() async throws {
+        // A service that returns ends the group: without an index, this one waits for the end.
+        guard assembly.indexesSearchText else { return try await gracefulShutdown() }
+        await cancelWhenGracefulShutdown { await assembly.runSearchIndexer() }
     }
 }
 

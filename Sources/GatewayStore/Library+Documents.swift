@@ -173,6 +173,7 @@ extension Library {
             current.record.info = info
             current.record.updatedAt = Date()
             let replaced = try await catalog.update(current.record)
+            textWaiting.continuation.yield()
             try FileOps.removeFile(thumbnailPath(current.record.id))
             return replaced.document
         }

@@ -11,6 +11,7 @@ extension Library {
         guard (1...Self.maxPageSize).contains(query.limit) else {
             throw LibraryError(.invalidArgument, "limit \(query.limit) is out of range; use 1 to \(Self.maxPageSize)")
         }
+        if let text = query.text { return try await searchDocuments(query, text) }
         let after = try query.cursor.map { cursor throws(LibraryError) in try ListCursor(decoding: cursor, sort: query.sort) }
         let lookup = try Self.lookup(query.folder)
         return try await read { catalog in

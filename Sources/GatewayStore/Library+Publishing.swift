@@ -66,7 +66,9 @@ extension Library {
         }
         ready.state = .ready
         ready.stagedPath = nil
-        return try await catalog.update(ready)
+        let published = try await catalog.update(ready)
+        textWaiting.continuation.yield()
+        return published
     }
 
     /// Undoes a filing whose name turned out taken: a copy is deleted, a moved-in file goes back

@@ -22,6 +22,12 @@ public final class Library: Sendable {
     /// The store's SQLite database, shared with the job store; nil when the catalog lives in
     /// PostgreSQL.
     public var database: GatewayDatabase? { (catalog as? SQLiteLibraryCatalog)?.database }
+    /// The documents' full-text index; nil where the rows' database has none, and a search then
+    /// matches names and titles only.
+    package let searchIndex: (any SearchIndex)?
+    /// Told each time a document's text may wait to be read (filed, replaced): the indexer
+    /// sleeps on it. Keeps only the newest signal; one wakes the indexer for every entry pending.
+    let textWaiting = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     let lock: LibraryLock
     let logger: Logger
 
@@ -46,7 +52,13 @@ public final class Library: Sendable {
         } catch {
             throw Self.openError(error, paths)
         }
-        try self.init(paths: paths, catalog: SQLiteLibraryCatalog(database: database), storeWideLock: FileLock(path: paths.lockFile), logger: logger)
+        try self.init(
+            paths: paths,
+            catalog: SQLiteLibraryCatalog(database: database),
+            searchIndex: SQLiteSearchIndex(database: database),
+            storeWideLock: FileLock(path: paths.lockFile),
+            logger: logger
+        )
     }
 
     /// Opens the tree at `paths` with its rows in `catalog`, mutations serialized by
@@ -55,11 +67,13 @@ public final class Library: Sendable {
     package init(
         paths: StorePaths,
         catalog: any LibraryCatalog,
+        searchIndex: (any SearchIndex)? = nil,
         storeWideLock: any StoreWideLock,
         logger: Logger = Logger(label: "pdfgate.library")
     ) throws {
         self.paths = paths
         self.catalog = catalog
+        self.searchIndex = searchIndex
         self.logger = logger
         do {
             try Self.makeDirectories(paths)

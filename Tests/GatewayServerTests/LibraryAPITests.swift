@@ -65,7 +65,7 @@ struct LibraryAPITests {
             // Listing: by folder, recursive, sorted, searched, paged.
             let listed = try await client.send(.get, "/v1/documents?folder=Books&recursive=true&sort=-page_count&limit=1")
             #expect((listed.json["documents"] as? [[String: Any]])?.first?["id"] as? String == id)
-            let searched = try await client.send(.get, "/v1/documents?recursive=true&q=loo")
+            let searched = try await client.send(.get, "/v1/documents?recursive=true&q=loo*")
             #expect((searched.json["documents"] as? [[String: Any]])?.map { $0["id"] as? String } == [secondID])
             #expect(try await client.send(.get, "/v1/documents?sort=colour").status == .badRequest)
 

@@ -54,9 +54,18 @@ public final class GatewayMetrics: Sendable {
         /// takeovers.
         public var node: String
         public var leaseTakeovers: Int
+        /// The search index's entries by state; nil where the store has no index.
+        public var searchIndex: SearchIndexStatus?
 
-        public init(jobsByStatus: [JobStatus: Int], queuedByType: [JobType: Int], node: String, leaseTakeovers: Int) {
+        public init(
+            jobsByStatus: [JobStatus: Int],
+            queuedByType: [JobType: Int],
+            node: String,
+            leaseTakeovers: Int,
+            searchIndex: SearchIndexStatus? = nil
+        ) {
             (self.jobsByStatus, self.queuedByType, self.node, self.leaseTakeovers) = (jobsByStatus, queuedByType, node, leaseTakeovers)
+            self.searchIndex = searchIndex
         }
     }
 
@@ -77,6 +86,14 @@ public final class GatewayMetrics: Sendable {
         lines.append("# HELP pdfgate_lease_takeovers_total Jobs this node resumed for nodes whose leases lapsed, since start.")
         lines.append("# TYPE pdfgate_lease_takeovers_total counter")
         lines.append("pdfgate_lease_takeovers_total{node=\"\(node)\"} \(snapshot.leaseTakeovers)")
+        if let index = snapshot.searchIndex {
+            // The backfill's progress: pending falls to 0 once every document's text is read.
+            lines.append("# HELP pdfgate_search_index_documents Documents in the search index by state (pending: text not read yet).")
+            lines.append("# TYPE pdfgate_search_index_documents gauge")
+            for (state, count) in [("pending", index.pending), ("ready", index.ready), ("failed", index.failed)] {
+                lines.append("pdfgate_search_index_documents{state=\"\(state)\"} \(count)")
+            }
+        }
         lines.append("# HELP pdfgate_job_duration_seconds Creation to terminal state, for jobs finished since start.")
         lines.append("# TYPE pdfgate_job_duration_seconds histogram")
         for (index, bound) in Self.bounds.enumerated() {

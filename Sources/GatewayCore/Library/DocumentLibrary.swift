@@ -20,8 +20,10 @@ public protocol DocumentLibrary: DocumentFiler {
     ) async throws(LibraryError)
         -> Document
     func deleteDocument(id: UUID, owner: String) async throws(LibraryError)
-    /// One page of the owner's documents, as `query` asks.
+    /// One page of the owner's documents, as `query` asks: a full-text search when it has `text`.
     func listDocuments(_ query: DocumentQuery) async throws(LibraryError) -> DocumentPage
+    /// Whether a full-text search reads the documents' text, or only names and titles.
+    var searchesText: Bool { get }
 
     /// nil for the root folder, which has no row.
     func folder(_ reference: FolderReference, owner: String) async throws(LibraryError) -> Folder?

@@ -33,12 +33,14 @@ struct DocumentController: Sendable {
 
     func listDocuments(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let sort = try request.query("sort").map { text throws(LibraryError) in try DocumentSort(parsing: text) } ?? DocumentSort(.name)
+        let text = request.query("q").flatMap { $0.isEmpty ? nil : $0 }
         let page = try await library.listDocuments(
             DocumentQuery(
                 owner: try context.requireOwner(),
                 folder: .parse(request.query("folder")),
-                recursive: try request.flag("recursive"),
-                search: request.query("q").flatMap { $0.isEmpty ? nil : $0 },
+                // A search looks under the folder too unless told not to; a listing does not.
+                recursive: request.query("recursive") == nil ? text != nil : try request.flag("recursive"),
+                text: text,
                 sort: sort,
                 limit: try request.pageLimit(),
                 cursor: request.cursor
@@ -53,6 +55,7 @@ struct DocumentController: Sendable {
         out.endArray()
         out.key("next_cursor")
         out.string(page.nextCursor)
+        if let search = page.search { SearchJSON(search).write(to: &out) }
         out.endObject()
         return jsonResponse(bytes: out.bytes)
     }

@@ -8,6 +8,7 @@ struct OperationsController: Sendable {
     let readiness: Readiness
     let engine: JobEngine
     let metrics: GatewayMetrics
+    let searchIndex: (any SearchIndex)?
 
     func addRoutes(to router: Router<GatewayRequestContext>) {
         router.on("/healthz", method: .get) { _, _ in try jsonResponse(["status": "ok"]) }
@@ -39,7 +40,8 @@ struct OperationsController: Sendable {
                 jobsByStatus: try await engine.jobCounts(),
                 queuedByType: try await engine.queuedCounts(),
                 node: engine.configuration.node,
-                leaseTakeovers: engine.leaseTakeovers
+                leaseTakeovers: engine.leaseTakeovers,
+                searchIndex: try await searchIndex?.status(owner: nil)
             )
         )
         return Response(

@@ -1,0 +1,115 @@
+import Foundation
+import GatewayCore
+import Logging
+
+/// Reads the text of documents whose index entry is pending and writes it in: a document filed
+/// moments ago, one whose file was replaced, every document of a store that had no index yet
+/// (migration `v9-search` enqueues them all), one an fsck repair re-queued. One runs per
+/// gateway; it sleeps until the library files something, and looks again every few seconds in
+/// case another process sharing the store did.
+///
+/// The text comes from the inspector's worker (Poppler, in its sandboxed process with its time
+/// limit), never from this process: a hostile PDF costs a worker, and its entry is marked
+/// `failed` (found by name and title, and a repair can try again).
+package final class SearchIndexer: Sendable {
+    let library: Library
+    let index: any SearchIndex
+    let inspector: any PDFInspector
+    /// Where the worker writes each document's text, read back and removed at once.
+    let scratch: String
+    let logger: Logger
+    /// How often to look for entries another process left pending.
+    let idlePoll: Duration
+
+    package init(library: Library, index: any SearchIndex, inspector: any PDFInspector, logger: Logger, idlePoll: Duration = .seconds(5)) {
+        self.library = library
+        self.index = index
+        self.inspector = inspector
+        self.scratch = library.paths.meta + "/indexing"
+        self.logger = logger
+        self.idlePoll = idlePoll
+    }
+
+    /// Indexes until cancelled. Errors of one document never stop it; a failing database makes
+    /// it wait a poll and try again.
+    package func run() async {
+        let wakeups = Task { [library, idlePoll] in
+            // The poll: a signal now and then, in the same stream the library signals.
+            while !Task.isCancelled {
+                try? await Task.sleep(for: idlePoll)
+                library.textWaiting.continuation.yield()
+            }
+        }
+        defer { wakeups.cancel() }
+        var signals = library.textWaiting.stream.makeAsyncIterator()
+        while !Task.isCancelled {
+            do {
+                if try await indexPending() == 0 { _ = await signals.next() }
+            } catch {
+                logger.warning("search.indexer_failed", metadata: ["error": "\(error)"])
+                _ = await signals.next()
+            }
+        }
+    }
+
+    /// Indexes every entry pending now, a batch at a time; answers how many were read.
+    @discardableResult
+    package func indexPending(batch: Int = 16) async throws -> Int {
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        var done = 0
+        // Entries left pending on purpose (a document mid-operation): not read again this pass.
+        var skipped: Set<String> = []
+        while !Task.isCancelled {
+            let pending = try await index.pending(limit: batch + skipped.count).filter { !skipped.contains($0.documentID) }
+            if pending.isEmpty { break }
+            for document in pending {
+                if try await indexDocument(document.documentID) { done += 1 } else { skipped.insert(document.documentID) }
+            }
+            // A store indexed for the first time (the backfill) says how far it is.
+            if done % 1_000 < pending.count, done >= 1_000 {
+                let status = try await index.status(owner: nil)
+                logger.info("search.backfill", metadata: ["indexed": "\(done)", "pending": "\(status.pending)"])
+            }
+        }
+        return done
+    }
+
+    /// Reads one document's text and writes its entry, if the document is still what was read;
+    /// false when it was left pending (the document is mid-operation, or changed meanwhile).
+    func indexDocument(_ id: String) async throws -> Bool {
+        guard let row = try await library.catalog.document(id: id, owner: nil, readyOnly: false) else {
+            // No such document: an entry no catalog write removed (fsck's orphan).
+            try await index.delete(documentIDs: [id])
+            return true
+        }
+        guard row.record.state == .ready, row.record.pathBefore == nil else { return false }
+        let content = await text(of: library.absolute(row.relativePath), id: id)
+        return try await library.mutate { [library, index] in
+            // Under the library's lock: no rename or replace can slip between this read and the
+            // write, so the entry carries the row as it is now.
+            guard let now = try await library.catalog.document(id: id, owner: nil, readyOnly: true),
+                now.record.sha256 == row.record.sha256
+            else { return false }
+            try await index.write(SearchEntry(now.record, content: content))
+            return true
+        }
+    }
+
+    /// The pages' text as the inspector's worker reads it, or `.failed`.
+    func text(of path: String, id: String) async -> SearchContent {
+        let output = scratch + "/" + id + ".txt"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        do {
+            let inspection = try await inspector.inspect(path: path, thumbnail: nil, textOutputPath: output)
+            guard let text = try inspection.text?.read(path: output) else {
+                let why = inspection.text?.failure ?? "the inspector reads no text"
+                logger.info("search.text_unreadable", metadata: ["document": "\(id)", "error": "\(why)"])
+                return .failed
+            }
+            return .text(text, source: .pdf)
+        } catch {
+            logger.info("search.text_unreadable", metadata: ["document": "\(id)", "error": "\(error)"])
+            return .failed
+        }
+    }
+}
