@@ -198,7 +198,24 @@ struct WebPageTests {
                     "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1 && document.querySelector('tr[data-document-id=\"\(docx)\"]')",
                     "the search to find the renamed document"
                 )
+                // By what the pages say: both web pages print "Figures", each row with its page and the word marked.
+                try browser.evaluate(
+                    "(() => { const s = document.querySelector('#search'); s.value = 'figures'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
+                )
+                try browser.waitUntil(
+                    """
+                    (() => { const rows = [...document.querySelectorAll('#documents tbody tr[data-document-id]')];
+                      return rows.length === 2 && document.querySelector('tr[data-document-id="\(web)"]')
+                        && rows.every(r => r.querySelector('.doc-snippet mark')?.textContent === 'Figures'
+                          && r.querySelector('.doc-snippet-page')?.textContent === 'p. 1'); })()
+                    """,
+                    "the search to find both web pages by their text"
+                )
                 try browser.screenshot(to: Self.screenshots + "/search.png")
+                try browser.evaluate(
+                    "(() => { const s = document.querySelector('#search'); s.value = 'Contract'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
+                )
+                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "the search by name again")
 
                 // Delete it, confirming.
                 try browser.evaluate("document.querySelector('tr[data-document-id=\"\(docx)\"] .doc-delete').click()")

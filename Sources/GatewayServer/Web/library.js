@@ -32,6 +32,8 @@ export function createLibrary({ notify, onFolderChange }) {
   let current = { id: "", path: "" };
   let sort = { key: "name", descending: false };
   let query = "";
+  let searchNote = ""; // under a search's rows: how many documents are still being read
+  let queryRefused = ""; // why the search as typed cannot run (only "-word" so far)
   let cursor = null;
   let loading = false;
   let generation = 0;
@@ -39,6 +41,7 @@ export function createLibrary({ notify, onFolderChange }) {
   let selectedId = null;
   let detailsThumb = null;
   const docs = new Map(); // id → Document, for the rows in the table
+  const hits = new Map(); // id → the search hit of its row (page, snippet) while searching
   const thumbs = new Map(); // img → object URL, revoked when its row goes
 
   wireDialogs();
@@ -276,8 +279,8 @@ export function createLibrary({ notify, onFolderChange }) {
         {
           folder: current.id || undefined,
           recursive: query ? true : undefined,
-          q: query || undefined,
-          sort: sortParam(),
+          q: query ? asTyped(query) : undefined,
+          sort: query ? undefined : sortParam(),
           limit: PAGE_SIZE,
           cursor: append ? cursor : undefined,
         },
@@ -285,14 +288,24 @@ export function createLibrary({ notify, onFolderChange }) {
       );
       if (mine !== generation) return;
       if (!append) clearRows();
+      for (const hit of page.hits ?? []) hits.set(hit.document_id, hit);
       tbody.append(...page.documents.map(makeRow));
       cursor = page.next_cursor ?? null;
+      queryRefused = "";
+      searchNote = query && page.search?.pending > 0
+        ? `${page.search.pending} documents are still being read; they match by name until then.`
+        : "";
       if (selectedId) tbody.querySelector(`tr[data-document-id="${CSS.escape(selectedId)}"]`)?.setAttribute("aria-selected", "true");
     } catch (error) {
       if (error.name === "AbortError" || mine !== generation) return;
       if (!append) {
         clearRows();
         cursor = null;
+      }
+      // A search that cannot run yet (only "-word" typed so far) says so in place, not as an alarm.
+      if (error.code === "invalid_query") {
+        queryRefused = error.message;
+        return;
       }
       notify(`Could not list the documents in ${folderLabel(current.path)}. ${describe(error)}`);
     } finally {
@@ -320,11 +333,37 @@ export function createLibrary({ notify, onFolderChange }) {
 
   function renderEmptyState() {
     section.querySelector(".empty")?.remove();
-    if (tbody.rows.length > 0) return;
-    const text = query
-      ? `Nothing named like ${quoted(query)} in ${folderLabel(current.path)} or its subfolders. Try fewer letters, or search from ${ROOT_LABEL}.`
-      : "No documents here yet — drop files in Convert, or drag documents here from another folder.";
+    if (tbody.rows.length > 0) {
+      if (query && searchNote) table.after(el("p", { class: "empty search-note", text: searchNote }));
+      return;
+    }
+    let text = "No documents here yet — drop files in Convert, or drag documents here from another folder.";
+    if (query && queryRefused) {
+      text = queryRefused.charAt(0).toUpperCase() + queryRefused.slice(1) + ".";
+    } else if (query) {
+      text = `No document in ${folderLabel(current.path)} or its subfolders says ${quoted(query)}. Try other words, or search from ${ROOT_LABEL}. ${searchNote}`;
+    }
     table.after(el("p", { class: "empty", text }));
+  }
+
+  /** What the box holds as a search: the last word typed so far matches as a prefix. */
+  function asTyped(text) {
+    const words = text.trim();
+    const last = words.split(/\s+/).pop() ?? "";
+    const open = (words.match(/"/g) ?? []).length % 2 === 1;
+    if (open || last.startsWith("-") || last.endsWith("*") || last.endsWith('"') || !/^[\p{L}\p{N}]{3,}$/u.test(last)) return words;
+    return words + "*";
+  }
+
+  /** The hit's page and its text around the match, the matching words marked. */
+  function snippetOf(hit) {
+    if (!hit || hit.matched_in !== "text" || !hit.snippet?.length) return null;
+    return el(
+      "span",
+      { class: "doc-snippet" },
+      hit.page ? el("span", { class: "doc-snippet-page", text: `p. ${hit.page}` }) : null,
+      ...hit.snippet.map((segment) => (segment.match ? el("mark", { text: segment.text }) : document.createTextNode(segment.text))),
+    );
   }
 
   function clearRows() {
@@ -332,6 +371,7 @@ export function createLibrary({ notify, onFolderChange }) {
     thumbs.clear();
     thumbObserver.disconnect();
     docs.clear();
+    hits.clear();
     tbody.replaceChildren();
   }
 
@@ -364,6 +404,7 @@ export function createLibrary({ notify, onFolderChange }) {
         { class: "cell-name" },
         el("span", { class: "doc-name", text: name }),
         query ? el("span", { class: "doc-folder", text: folderLabel(doc.folder) }) : null,
+        query ? snippetOf(hits.get(doc.id)) : null,
       ),
       el("td", { class: "doc-pages num", text: String(doc.page_count) }),
       el("td", { class: "doc-size num", text: formatBytes(doc.size) }),
