@@ -27,10 +27,13 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         ).first.map(Self.document)
     }
 
-    package func documents(ids: [String], owner: String) async throws -> [DocumentWithPath] {
+    package func documents(ids: [String], owner: String?) async throws -> [DocumentWithPath] {
         guard !ids.isEmpty else { return [] }
         return try await database.query(
-            "SELECT \(unescaped: Self.documentSelection) WHERE documents.id = ANY(\(ids)) AND documents.owner = \(owner) AND documents.state = 'ready'"
+            """
+            SELECT \(unescaped: Self.documentSelection) WHERE documents.id = ANY(\(ids)) AND documents.state = 'ready'
+              AND (\(owner)::text IS NULL OR documents.owner = \(owner))
+            """
         ).map(Self.document)
     }
 

@@ -20,6 +20,15 @@ public struct FsckIssue: Sendable, Equatable, Codable {
         case foreignFile = "foreign_file"
         /// Debris of interrupted filings or deletes under `.pdfgate/`. Repair removes it.
         case leftover
+        /// A document the search index has no entry for. Repair adds one, its text to be read.
+        case indexMissing = "index_missing"
+        /// An entry that disagrees with its document (another file, name or folder). Repair
+        /// rewrites it, its text to be read again when the file changed.
+        case indexStale = "index_stale"
+        /// An entry for a document that is gone. Repair deletes it.
+        case indexOrphan = "index_orphan"
+        /// The full-text index does not match the text it was built from. Repair rebuilds it.
+        case indexCorrupt = "index_corrupt"
     }
 
     public var kind: Kind
@@ -98,7 +107,35 @@ extension Library {
             )
         }
 
+        issues += try await checkSearchIndex(repair: repair, thorough: verifyHashes)
         return FsckReport(documentsChecked: documents.count, foldersChecked: folders.count, issues: issues)
+    }
+
+    /// The search index against the rows, after the tree's repairs (an adopted file needs its
+    /// entry too). `thorough` also checks the full-text index against its stored text, which
+    /// re-reads all of it, like re-hashing every file does.
+    private func checkSearchIndex(repair: Bool, thorough: Bool) async throws -> [FsckIssue] {
+        guard let index = searchIndex else { return [] }
+        let found = try await index.check(verifyFullText: thorough)
+        guard !found.isEmpty else { return [] }
+        if repair {
+            try await mutate { try await index.repair(found) }
+            textWaiting.continuation.yield()  // entries made pending have text to read
+        }
+        let rows = try await read { catalog in try await catalog.documents(ids: found.compactMap(\.documentID), owner: nil) }
+        let paths = Dictionary(rows.map { ($0.record.id, $0.relativePath) }, uniquingKeysWith: { first, _ in first })
+        return found.map { issue in
+            let kind: FsckIssue.Kind =
+                switch issue.kind {
+                case .missing: .indexMissing
+                case .stale: .indexStale
+                case .orphan: .indexOrphan
+                case .corrupt: .indexCorrupt
+                }
+            // An orphan's document is gone: the entry is named by its id.
+            let path = issue.documentID.map { paths[$0] ?? "(document \($0))" } ?? "(search index)"
+            return FsckIssue(kind: kind, path: path, detail: issue.detail, repaired: repair)
+        }
     }
 
     /// What `sweepLeftovers` would remove.

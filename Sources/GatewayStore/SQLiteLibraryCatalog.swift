@@ -27,14 +27,15 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         return try await pool.read { [sql, arguments] db in try DocumentWithPath.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) }
     }
 
-    package func documents(ids: [String], owner: String) async throws -> [DocumentWithPath] {
+    package func documents(ids: [String], owner: String?) async throws -> [DocumentWithPath] {
         guard !ids.isEmpty else { return [] }
         let sql = """
             SELECT \(DocumentWithPath.selection)
-            WHERE documents.id IN (\(databaseQuestionMarks(count: ids.count))) AND documents.owner = ? AND documents.state = 'ready'
+            WHERE documents.id IN (\(databaseQuestionMarks(count: ids.count))) AND documents.state = 'ready'
+            \(owner == nil ? "" : "AND documents.owner = ?")
             """
         return try await pool.read { db in
-            try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(ids + [owner]))
+            try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(ids + (owner.map { [$0] } ?? [])))
         }
     }
 

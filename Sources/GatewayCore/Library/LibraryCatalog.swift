@@ -17,9 +17,9 @@ package protocol LibraryCatalog: Sendable {
     /// A document with its folder's path. `owner` nil matches any owner; `readyOnly` hides rows
     /// whose operation is still in flight.
     func document(id: String, owner: String?, readyOnly: Bool) async throws -> DocumentWithPath?
-    /// The owner's ready documents among `ids`, in any order; ids without one are left out (the
-    /// documents of a page of search hits, in one read).
-    func documents(ids: [String], owner: String) async throws -> [DocumentWithPath]
+    /// The ready documents among `ids` (of `owner`, or of anyone when nil), in any order; ids
+    /// without one are left out (the documents of a page of search hits, in one read).
+    func documents(ids: [String], owner: String?) async throws -> [DocumentWithPath]
     /// Whether any row, in any state, holds `name` in the folder.
     func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool
     /// A ready document of `owner` with what renaming or moving it needs, read together: the
