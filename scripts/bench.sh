@@ -42,6 +42,10 @@ if [ "$parts" != stores ]; then
   bash scripts/bench-scan.sh "$bin" "$out/scan" >> "$out/results.txt"
 fi
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
+"$bin/pdfgate-bench" pipeline-indexed "$out/pipeline-indexed" 200 Fixtures/pdf/many-pages.pdf >> "$out/results.txt"
+"$bin/pdfgate-bench" pipeline "$out/pipeline-many" 200 Fixtures/pdf/many-pages.pdf | sed 's/^pipeline\./pipeline_many./' >> "$out/results.txt"
+# Last on the 100,000-document store: it gives every document text in the index.
+bash scripts/bench-search.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 [ "$parts" = stores ] || "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
 [ "$parts" = stores ] || bash scripts/bench-gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
@@ -105,6 +109,12 @@ Remote gateway jobs (fake v1 peer on 127.0.0.1; each duration 3× with +0.25/0.5
 
 Pipeline overhead, instant converter: $(get pipeline.jobs) jobs one after another
   $(get pipeline.jobs_per_s) jobs/s, p50 $(get pipeline.p50_ms) ms per job (create → stage → convert → inspect → file → SUCCEEDED; target ≤ 20 ms)
+
+Search, $(count search.documents) documents with varied text (1–3 pages of Zipf-drawn words; index seeded in $(get search.seed_s) s; store $(get search.store_mib) MiB), through HTTP, $(count search.two_words.count) queries of two words from one document's text, one at a time
+  two words        p50 $(get search.two_words.p50_ms) ms, p99 $(get search.two_words.p99_ms) ms   (target p50 ≤ 10 ms, p99 ≤ 50 ms)
+  as a phrase      p50 $(get search.phrase.p50_ms) ms, p99 $(get search.phrase.p99_ms) ms
+  within a folder  p50 $(get search.in_folder.p50_ms) ms, p99 $(get search.in_folder.p99_ms) ms
+  indexing beside the pipeline (a 12-page PDF per job): p50 $(get pipeline_indexed.p50_ms) ms with the indexer reading every document's text vs $(get pipeline_many.p50_ms) ms without → $(ratio "$(get pipeline_indexed.p50_ms)" "$(get pipeline_many.p50_ms)")× ($(count pipeline_indexed.indexed) documents indexed; target ≤ 1.1×)
 
 Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on for both)
   pipeline overhead p50: PostgreSQL $(get pipeline_pg.p50_ms) ms vs SQLite $(get pipeline.p50_ms) ms per job → $(ratio "$(get pipeline_pg.p50_ms)" "$(get pipeline.p50_ms)")× SQLite's   (target ≤ 2×)

@@ -193,7 +193,8 @@ func pipelineBenchmark(
     jobs count: Int,
     pdf: String,
     database: DatabaseChoice = .embedded,
-    prefix: String = "pipeline"
+    prefix: String = "pipeline",
+    indexing: Bool = false
 )
     async throws
 {
@@ -211,6 +212,9 @@ func pipelineBenchmark(
     )
     let intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: URLCheck(), limits: .none, idempotency: nil)
     let runner = Task { await engine.run() }
+    // As `serve` runs it: beside the engine, reading each filed document's text as it comes.
+    let indexer = indexing ? library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: inspector, logger: quietLogger) } : nil
+    let indexerRun = indexer.map { indexer in Task { await indexer.run() } }
     _ = try await inspector.inspect(path: pdf)  // warm the inspector
 
     var latencies: [Double] = []
@@ -226,6 +230,13 @@ func pipelineBenchmark(
     }
     runner.cancel()
     await runner.value
+    if let indexer, let indexerRun {
+        // The text of every filed document is in before the inspector goes.
+        try await indexer.indexPending()
+        indexerRun.cancel()
+        await indexerRun.value
+        emit("\(prefix).indexed", Double(try await library.searchIndex?.status(owner: "bench").ready ?? 0))
+    }
     await inspector.shutdown()
     emit("\(prefix).jobs", Double(count))
     emit("\(prefix).jobs_per_s", Double(count) / total)

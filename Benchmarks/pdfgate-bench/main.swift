@@ -3,8 +3,10 @@
 //   pdfgate-bench inspect DIR             pool vs `pdfinfo` per file, on every PDF in DIR
 //   pdfgate-bench seed STORE COUNT PDF    a library of COUNT documents (hard links of PDF)
 //   pdfgate-bench library STORE           median latency of list/rename/move on that library
+//   pdfgate-bench search-seed STORE QUERIES  index text for every document of STORE; two-word queries to QUERIES
 //   pdfgate-bench office DIR WORKDIR       the office files in DIR through warm slots (sealed, unsealed) vs cold soffice
 //   pdfgate-bench pipeline STORE N PDF     engine overhead per job with an instant converter
+//   pdfgate-bench pipeline-indexed STORE N PDF   the same with the search indexer reading each document's text beside it
 //   pdfgate-bench polling PDF WORKDIR      remote jobs of 1/5/30 s: our polling vs every second
 //   pdfgate-bench fake-gotenberg PDF       a Gotenberg stand-in on 127.0.0.1 that reads any upload
 //                                          and answers PDF; prints its port, runs until killed
@@ -205,6 +207,8 @@ case "inspect" where arguments.count == 3:
     try await inspectBenchmark(directory: arguments[2])
 case "seed" where arguments.count == 5:
     try await seed(store: arguments[2], count: Int(arguments[3]) ?? 0, template: arguments[4])
+case "search-seed" where arguments.count == 4:
+    try await searchSeed(store: arguments[2], queries: arguments[3])
 case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
 case "office" where arguments.count == 4:
@@ -219,6 +223,14 @@ case "page" where arguments.count == 5:
     try pageBenchmark(base: arguments[2], token: arguments[3], folder: arguments[4])
 case "fake-gotenberg" where arguments.count == 3 || arguments.count == 4:
     try await fakeGotenberg(pdf: arguments[2], delay: arguments.count == 4 ? Double(arguments[3]) ?? 0 : 0)
+case "pipeline-indexed" where arguments.count == 5:
+    try await pipelineBenchmark(
+        store: arguments[2],
+        jobs: Int(arguments[3]) ?? 200,
+        pdf: arguments[4],
+        prefix: "pipeline_indexed",
+        indexing: true
+    )
 case "pipeline" where arguments.count == 5:
     try await pipelineBenchmark(store: arguments[2], jobs: Int(arguments[3]) ?? 200, pdf: arguments[4])
 case "pipeline" where arguments.count == 6:
@@ -233,7 +245,7 @@ case "pipeline" where arguments.count == 6:
 default:
     FileHandle.standardError.write(
         Data(
-            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
+            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | search-seed STORE QUERIES | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
                 + " | pipeline STORE N PDF [DATABASE_URL] | polling PDF WORKDIR | fake-gotenberg PDF [DELAY_S] | page BASE_URL TOKEN FOLDER\n").utf8
         )
     )

@@ -50,10 +50,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case .documentNotFound, .folderNotFound: .notFound
                 case .nameConflict, .folderNotEmpty: .conflict
                 case .invalidMove: .conflict
-                case .invalidName, .invalidPath, .invalidSort, .invalidArgument, .invalidQuery: .badRequest
+                case .invalidName, .invalidPath, .invalidSort, .invalidArgument: .badRequest
                 // Well-formed, just not one this server issued (or one from before a restart of
                 // its keys): like the other "cannot use this value" answers, 422.
                 case .invalidCursor: .unprocessableContent
+                // Any text is a query the schema allows; one with nothing to look for (only
+                // punctuation, only exclusions) is well-formed but unusable, like a bad cursor.
+                case .invalidQuery: .unprocessableContent
                 case .storage: .internalServerError
                 case .storeBusy: .serviceUnavailable
                 }

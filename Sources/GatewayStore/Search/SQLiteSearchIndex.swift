@@ -20,6 +20,13 @@ package final class SQLiteSearchIndex: SearchIndex {
         try await pool.write { db in try Self.write(entry, in: db) }
     }
 
+    /// Many entries in one transaction: seeding a benchmark's index.
+    package func writeAll(_ entries: [SearchEntry]) async throws {
+        try await pool.write { db in
+            for entry in entries { try Self.write(entry, in: db) }
+        }
+    }
+
     package func rename(documentID: String, name: String, title: String?) async throws {
         try await pool.write { db in try Self.rename(documentID: documentID, name: name, title: title, in: db) }
     }
