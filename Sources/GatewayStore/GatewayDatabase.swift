@@ -16,10 +16,20 @@ public final class GatewayDatabase: Sendable {
         configuration.maximumReaderCount = min(5, max(2, ProcessInfo.processInfo.activeProcessorCount))
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Reads map the file instead of copying each page in with a pread: a search reads
+            // hundreds of pages of the full-text index, and a system call per page was most of
+            // its time. Writes still go through the WAL; the map only serves reads.
+            try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
+            // And keep more of them decoded per connection (8 MiB, not SQLite's 2).
+            try db.execute(sql: "PRAGMA cache_size = -8192")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
     }
+
+    /// How much of the file reads map: 1 GiB of address space, which costs memory only for the
+    /// pages read (shared with the page cache the kernel keeps anyway).
+    static let mappedBytes = 1 << 30
 
     /// A trivial read: throws when the database cannot answer.
     public func ping() async throws {

@@ -29,10 +29,12 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
 
     package func documents(ids: [String], owner: String?) async throws -> [DocumentWithPath] {
         guard !ids.isEmpty else { return [] }
+        // `+` keeps the planner on the primary key: on the (owner, …) index instead it walked
+        // every one of the owner's documents (60 % of a search's time at 100,000).
         let sql = """
             SELECT \(DocumentWithPath.selection)
-            WHERE documents.id IN (\(databaseQuestionMarks(count: ids.count))) AND documents.state = 'ready'
-            \(owner == nil ? "" : "AND documents.owner = ?")
+            WHERE documents.id IN (\(databaseQuestionMarks(count: ids.count))) AND +documents.state = 'ready'
+            \(owner == nil ? "" : "AND +documents.owner = ?")
             """
         return try await pool.read { db in
             try DocumentWithPath.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(ids + (owner.map { [$0] } ?? [])))

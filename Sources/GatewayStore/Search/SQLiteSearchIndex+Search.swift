@@ -25,28 +25,51 @@ extension SQLiteSearchIndex {
             tokens = []  // every entry is the owner's: the owner's token would only cost its IDF walk
         }
         let match = (tokens.map { "scope : \"\($0)\" AND " } + ["{name title body} : (" + request.query.fts5MatchText + ")"]).joined()
-        // FTS5 walks the doclist newest first and stops past the cap (one more row tells whether
-        // there were more); bm25 runs on those rows only, with the IDF it computes once for the
-        // statement.
+        // The newest matches up to the cap, newest first: FTS5 walks the doclists from the end
+        // and stops there (one more row tells whether there were more).
+        let newest = try Int64.fetchAll(
+            db.cachedStatement(sql: "SELECT rowid FROM document_fts WHERE document_fts MATCH ? ORDER BY rowid DESC LIMIT ?"),
+            arguments: [match, rankedAmong + 1]
+        )
+        let candidates = newest.prefix(rankedAmong)
+        // bm25 weighs each term by its IDF, which FTS5 finds by walking the term's whole doclist:
+        // 13 ms for a word in every one of 100,000 documents, once per word per search. A word
+        // that common weighs next to nothing, so only the rarer terms are weighed, by a second
+        // match of those alone over the candidates' rowid range. A search of common words only
+        // lists the newest matches first.
+        var weighed: [SearchTerm] = []
+        for term in request.query.required where try !isCommon(term, in: db) { weighed.append(term) }
+        var scores: [Int64: Double] = [:]
+        if !weighed.isEmpty, let oldest = candidates.last, let latest = candidates.first {
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT rowid, -bm25(document_fts, \(weights)) FROM document_fts
+                        WHERE document_fts MATCH ? AND rowid BETWEEN ? AND ?
+                        """
+                ),
+                arguments: ["{name title body} : (" + SearchQuery(required: weighed).fts5MatchText + ")", oldest, latest]
+            )
+            for row in rows { scores[row[0]] = row[1] }
+        }
+        // The page: the candidates with their scores (as JSON: one parameter however many),
+        // the owner's only, after the cursor, best first.
+        let scored = candidates.map { seq in "[\(seq),\(weighed.isEmpty ? Double(seq) : scores[seq] ?? 0)]" }
         let after = request.after
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    WITH matches AS MATERIALIZED (
-                        SELECT rowid AS seq, -bm25(document_fts, \(weights)) AS score
-                        FROM document_fts WHERE document_fts MATCH ? ORDER BY rowid DESC LIMIT ?
-                    ),
-                    candidates AS (SELECT seq, score FROM matches ORDER BY seq DESC LIMIT ?)
-                    SELECT i.doc_seq, i.document_id, i.name, i.title, c.score, (SELECT count(*) FROM matches)
-                    FROM candidates AS c JOIN document_index AS i ON i.doc_seq = c.seq
+                    WITH scored AS (SELECT value ->> 0 AS seq, value ->> 1 AS score FROM json_each(?))
+                    SELECT i.doc_seq, i.document_id, i.name, i.title, c.score
+                    FROM scored AS c JOIN document_index AS i ON i.doc_seq = c.seq
                     WHERE i.owner = ? AND (? IS NULL OR c.score < ? OR (c.score = ? AND i.document_id > ?))
                     ORDER BY c.score DESC, i.document_id LIMIT ?
                     """
             ),
             // The owner of each hit: a folder scope filters by the folder's token alone.
             arguments: [
-                match, rankedAmong + 1, rankedAmong, request.scope.owner, after?.score, after?.score, after?.score, after?.documentID,
-                request.limit + 1,
+                "[" + scored.joined(separator: ",") + "]", request.scope.owner, after?.score, after?.score, after?.score,
+                after?.documentID, request.limit + 1,
             ]
         )
         let highlighter = SearchHighlighter(request.query)
@@ -55,14 +78,13 @@ extension SQLiteSearchIndex {
         for row in rows.prefix(request.limit) {
             let (sequence, documentID, name, title, score): (Int64, String, String, String?, Double) = (row[0], row[1], row[2], row[3], row[4])
             let page =
-                try firstPage(sequence, matching: allRequired, in: db)
-                ?? firstPage(sequence, matching: request.query.fts5AnyRequiredText, in: db)
+                try firstPage(sequence, matching: allRequired, highlighter, in: db)
+                ?? firstPage(sequence, matching: request.query.fts5AnyRequiredText, highlighter, in: db)
             let matchedIn: MatchedIn =
                 highlighter.holdsAllRequired(name) ? .name : highlighter.holdsAllRequired(title) ? .title : .text
             let snippet = page?.snippet ?? highlighter.segments(name) ?? highlighter.segments(title) ?? []
             hits.append(SearchHit(documentID: documentID, score: score, page: page?.number, matchedIn: matchedIn, snippet: snippet))
         }
-        let matches: Int = rows.first?[5] ?? 0
         // A range of the (owner, state) index: only the pending entries are counted.
         let pending = try Int.fetchOne(
             db.cachedStatement(sql: "SELECT count(*) FROM document_index WHERE owner = ? AND state = 'pending'"),
@@ -72,9 +94,22 @@ extension SQLiteSearchIndex {
             hits: hits,
             next: rows.count > request.limit ? hits.last?.cursor : nil,
             rankedAmong: rankedAmong,
-            capped: matches > rankedAmong,
+            capped: newest.count > rankedAmong,
             pending: pending ?? 0
         )
+    }
+
+    /// How many documents a term may be in and still be weighed (see `search`): walking this
+    /// many costs bm25 well under a millisecond.
+    static let commonTermDocuments = 2_000
+
+    /// Whether `term` is in at least `commonTermDocuments` documents: counted up to there only.
+    private static func isCommon(_ term: SearchTerm, in db: Database) throws -> Bool {
+        let count = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM document_fts WHERE document_fts MATCH ? LIMIT ?)"),
+            arguments: ["{name title body} : (" + SearchQuery(required: [term]).fts5MatchText + ")", commonTermDocuments]
+        )
+        return (count ?? 0) >= commonTermDocuments
     }
 
     /// Whether every entry of the index is `owner`'s: the smallest and the largest owner of the
@@ -89,19 +124,24 @@ extension SQLiteSearchIndex {
     /// The first page of the document matching `match`, with its snippet. No bm25 here: a page
     /// per hit in page order costs 1.5–8.5 ms for 20 hits; ranking pages would cost an IDF walk
     /// per hit.
-    private static func firstPage(_ sequence: Int64, matching match: String, in db: Database) throws -> (number: Int, snippet: [SnippetSegment])? {
+    private static func firstPage(
+        _ sequence: Int64,
+        matching match: String,
+        _ highlighter: SearchHighlighter,
+        in db: Database
+    ) throws -> (number: Int, snippet: [SnippetSegment])? {
         let pages = pageRange(sequence)
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT rowid - ?, snippet(page_fts, 0, char(2), char(3), '…', \(snippetWords)) FROM page_fts
+                        SELECT rowid - ?, body FROM page_fts
                         WHERE page_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid LIMIT 1
                         """
                 ),
                 arguments: [pages.lowerBound, match, pages.lowerBound, pages.upperBound]
             )
         else { return nil }
-        return (row[0], SnippetMarkup.segments(row[1]))
+        return (row[0], highlighter.snippet(row[1], words: snippetWords) ?? [])
     }
 }

@@ -18,7 +18,30 @@ public struct SearchHighlighter: Sendable {
     /// `text` as segments with every occurrence of a required term marked; nil when none occurs.
     public func segments(_ text: String?) -> [SnippetSegment]? {
         guard let text else { return nil }
-        let words = FoldedWords(text)
+        return segments(text, FoldedWords(text))
+    }
+
+    /// About `words` words of a page around its first match, the matches marked, `…` where the
+    /// page goes on: what a hit shows. Made here rather than by the index (FTS5's `snippet()`
+    /// cost a millisecond a hit on a page full of a common word), so both indexes show the same.
+    /// nil when no required term is on the page.
+    public func snippet(_ page: String, words count: Int) -> [SnippetSegment]? {
+        let words = FoldedWords(page)
+        guard let first = query.required.compactMap({ words.matches(of: $0).first?.lowerBound }).min() else { return nil }
+        // A few words of context before the match, the rest after it.
+        let start = max(0, min(first - count / 4, words.ranges.count - count))
+        let end = min(words.ranges.count, start + count)
+        let scalars = page.unicodeScalars
+        let from = start == 0 ? scalars.startIndex : words.ranges[start].lowerBound
+        let to = end == words.ranges.count ? scalars.endIndex : words.ranges[end - 1].upperBound
+        let window = String(scalars[from..<to])
+        guard var marked = segments(window, FoldedWords(window)) else { return nil }
+        if start > 0 { marked.insert(SnippetSegment("…"), at: 0) }
+        if end < words.ranges.count { marked.append(SnippetSegment("…")) }
+        return SnippetMarkup.merged(marked)
+    }
+
+    private func segments(_ text: String, _ words: FoldedWords) -> [SnippetSegment]? {
         // Each occurrence is one mark (a phrase's words and what separates them); occurrences
         // that overlap merge, neighbours stay apart.
         var spans: [Range<Int>] = []

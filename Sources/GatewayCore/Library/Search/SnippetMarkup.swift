@@ -37,6 +37,19 @@ public enum SnippetMarkup {
         return segments
     }
 
+    /// Neighbouring runs of the same kind as one.
+    static func merged(_ segments: [SnippetSegment]) -> [SnippetSegment] {
+        var out: [SnippetSegment] = []
+        for segment in segments where !segment.text.isEmpty {
+            if let last = out.last, last.match == segment.match {
+                out[out.count - 1].text += segment.text
+            } else {
+                out.append(segment)
+            }
+        }
+        return out
+    }
+
     private static func collapse(_ text: String) -> String {
         var out = ""
         var space = false
