@@ -8,6 +8,13 @@ public struct SearchHighlighter: Sendable {
         self.query = query
     }
 
+    /// Whether `text` holds at least one required term.
+    public func holdsAnyRequired(_ text: String?) -> Bool {
+        guard let text else { return false }
+        let words = FoldedWords(text)
+        return query.required.contains { !words.matches(of: $0).isEmpty }
+    }
+
     /// Whether `text` holds every required term.
     public func holdsAllRequired(_ text: String?) -> Bool {
         guard let text else { return false }

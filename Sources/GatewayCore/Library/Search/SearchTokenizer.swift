@@ -31,6 +31,11 @@ public enum SearchTokenizer {
 
     /// unicode61's default token categories (`L* N* Co`), plus combining marks.
     public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        // ASCII without a table lookup: most text is.
+        if scalar.value < 0x80 {
+            let value = scalar.value
+            return (0x30...0x39).contains(value) || (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value)
+        }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
             .decimalNumber, .letterNumber, .otherNumber, .privateUse, .nonspacingMark, .spacingMark, .enclosingMark:
