@@ -53,6 +53,28 @@ struct OCRAPITests {
                 rate = rate + WordErrorRate(reference: try await ScanFixtures.text(page), hypothesis: text)
             }
             #expect(rate.rate < 0.02, "\(rate.errors) of \(rate.words) words wrong")
+
+            // Found by what its pages say, once the indexer has read the new text: words of each
+            // page's ground truth, each on its page.
+            var pending = -1
+            for _ in 0..<300 where pending != 0 {
+                let answer = try await client.get("/v1/documents?q=\(id.prefix(1))*")
+                pending = (answer.json["search"] as? [String: Any])?["pending"] as? Int ?? -1
+                if pending != 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(pending == 0, "the indexer read the OCRed text")
+            var found = 0
+            var asked: [String] = []
+            for page in 1...2 {
+                let words = try await ScanFixtures.text(page).split(whereSeparator: { !$0.isLetter }).map(String.init)
+                for word in Array(Set(words.filter { $0.count >= 7 })).sorted().prefix(8) {
+                    asked.append(word)
+                    let answer = try await client.get("/v1/documents?q=\(word.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+                    let hits = answer.json["hits"] as? [[String: Any]] ?? []
+                    if hits.contains(where: { $0["document_id"] as? String == id && $0["page"] as? Int == page }) { found += 1 }
+                }
+            }
+            #expect(found == asked.count, "\(found) of \(asked.count) words found on their page: \(asked)")
             let ready = try await client.get("/readyz")
             let tesseract = (ready.json["checks"] as? [String: Any])?["local.tesseract"] as? [String: Any]
             #expect(tesseract?["ok"] as? Bool == true && (tesseract?["message"] as? String)?.contains("deu") == true, "\(ready.text)")
