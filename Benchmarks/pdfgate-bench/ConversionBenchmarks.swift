@@ -213,7 +213,8 @@ func pipelineBenchmark(
     let intake = JobIntake(engine: engine, filer: library, inspector: inspector, urlCheck: URLCheck(), limits: .none, idempotency: nil)
     let runner = Task { await engine.run() }
     // As `serve` runs it: beside the engine, reading each filed document's text as it comes.
-    let indexer = indexing ? library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: inspector, logger: quietLogger) } : nil
+    let textReader = PDFInspectorPool(configuration: .init(poolSize: 1, niceness: 10))
+    let indexer = indexing ? library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: textReader, logger: quietLogger) } : nil
     let indexerRun = indexer.map { indexer in Task { await indexer.run() } }
     _ = try await inspector.inspect(path: pdf)  // warm the inspector
 
@@ -237,6 +238,7 @@ func pipelineBenchmark(
         await indexerRun.value
         emit("\(prefix).indexed", Double(try await library.searchIndex?.status(owner: "bench").ready ?? 0))
     }
+    await textReader.shutdown()
     await inspector.shutdown()
     emit("\(prefix).jobs", Double(count))
     emit("\(prefix).jobs_per_s", Double(count) / total)

@@ -20,6 +20,8 @@ public final class EngineAssembly: Sendable {
     public let inspector: PDFInspectorPool
     /// Reads the text of filed documents into the search index; nil where the store has none.
     package let indexer: SearchIndexer?
+    /// The indexer's own inspector: one worker, niced.
+    let textReader: PDFInspectorPool
     public let local: LocalConverter
     /// The backend each job type goes to, as configured.
     public var routes: [JobType: BackendChoice] { configuration.routes }
@@ -58,7 +60,11 @@ public final class EngineAssembly: Sendable {
         engineLock = stores.shared ? nil : try EngineLock(paths: library.paths)
         let inspector = PDFInspectorPool()
         self.inspector = inspector
-        indexer = library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: inspector, logger: logger) }
+        // The indexer reads text in a worker of its own at a low priority: search can wait a
+        // moment, a conversion should not wait for it.
+        let textReader = PDFInspectorPool(configuration: .init(poolSize: 1, niceness: 10))
+        self.textReader = textReader
+        indexer = library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: textReader, logger: logger) }
         let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
@@ -171,6 +177,7 @@ public final class EngineAssembly: Sendable {
     public func shutdown() async {
         webhooks.shutdown()
         await inspector.shutdown()
+        await textReader.shutdown()
         await local.shutdown()
         await stores.close()  // last: whatever stopped above may still have written
     }

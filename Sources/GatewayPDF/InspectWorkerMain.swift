@@ -20,6 +20,10 @@ package enum InspectWorkerMain {
             ?? environment["PDFGATE_INSPECT_MEMORY_LIMIT"].flatMap(Int.init)
             ?? defaultMemoryLimitBytes
         applyLimits(memoryBytes: limit)
+        // Linux's niceness is per thread: this one reads the requests and runs Poppler.
+        if let niceness = argument("--nice", in: arguments).flatMap(Int32.init), niceness > 0 {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+        }
 
         let reader = PopplerReader()
         while let line = readLine(strippingNewline: true) {

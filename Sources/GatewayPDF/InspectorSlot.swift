@@ -23,7 +23,11 @@ final class InspectorSlot: Sendable {
             forget(current)
             await current.terminate()
         }
-        let fresh = try await InspectorWorker.spawn(executable: configuration.executable, memoryLimitBytes: configuration.memoryLimitBytes)
+        let fresh = try await InspectorWorker.spawn(
+            executable: configuration.executable,
+            memoryLimitBytes: configuration.memoryLimitBytes,
+            niceness: configuration.niceness
+        )
         state.withLock { $0.worker = fresh }
         return fresh
     }

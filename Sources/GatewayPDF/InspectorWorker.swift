@@ -32,10 +32,10 @@ final class InspectorWorker: Sendable {
 
     /// Starts a worker with its memory cap; its stderr goes to /dev/null (Poppler is chatty about
     /// every broken PDF, and an undrained pipe would eventually block it).
-    static func spawn(executable: String, memoryLimitBytes: Int) async throws(InspectionError) -> InspectorWorker {
+    static func spawn(executable: String, memoryLimitBytes: Int, niceness: Int = 0) async throws(InspectionError) -> InspectorWorker {
         let arguments = [
             HelperExecutable.Subcommand.inspectWorker.rawValue, "--memory-limit-bytes", String(memoryLimitBytes), "--parent-pid",
-            String(getpid()),
+            String(getpid()), "--nice", String(niceness),
         ]
         // A crash is an expected end for a worker on a hostile PDF. Swift's backtracer would
         // catch it, spin for minutes and hold the memory; the plain signal is what we want.

@@ -18,18 +18,23 @@ public final class PDFInspectorPool: PDFInspector {
         /// Address-space cap (RLIMIT_AS) of each worker. An idle worker (all of `pdfgate`) maps about 300 MB
         /// in a debug build (runtime, Foundation, Poppler, cairo), so caps under ~512 MiB leave little for the PDF.
         public var memoryLimitBytes: Int
+        /// The workers' scheduling niceness (0–19): above 0 they yield the CPU to everything else,
+        /// for work that can wait (reading text for the search index while jobs convert).
+        public var niceness: Int
 
-        /// Defaults: the `pdfgate` that `HelperExecutable` finds, 2 workers, 30 s, 1 GiB.
+        /// Defaults: the `pdfgate` that `HelperExecutable` finds, 2 workers, 30 s, 1 GiB, nice 0.
         public init(
             executable: String = HelperExecutable.path,
             poolSize: Int = 2,
             timeout: Duration = .seconds(30),
-            memoryLimitBytes: Int = 1 << 30
+            memoryLimitBytes: Int = 1 << 30,
+            niceness: Int = 0
         ) {
             self.executable = executable
             self.poolSize = max(1, poolSize)
             self.timeout = timeout
             self.memoryLimitBytes = memoryLimitBytes
+            self.niceness = min(19, max(0, niceness))
         }
     }
 

@@ -173,7 +173,7 @@ extension Library {
             current.record.info = info
             current.record.updatedAt = Date()
             let replaced = try await catalog.update(current.record)
-            textWaiting.continuation.yield()
+            textFiled()
             try FileOps.removeFile(thumbnailPath(current.record.id))
             return replaced.document
         }

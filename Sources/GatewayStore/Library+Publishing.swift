@@ -67,7 +67,7 @@ extension Library {
         ready.state = .ready
         ready.stagedPath = nil
         let published = try await catalog.update(ready)
-        textWaiting.continuation.yield()
+        textFiled()
         return published
     }
 

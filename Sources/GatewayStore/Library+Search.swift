@@ -2,6 +2,12 @@ import Foundation
 import GatewayCore
 
 extension Library {
+    /// Tells the indexer a document's text waits to be read.
+    func textFiled() {
+        lastFiled.withLock { $0 = .now }
+        textWaiting.continuation.yield()
+    }
+
     /// Whether a search reads the documents' text, or (with no index) only names and titles.
     public var searchesText: Bool { searchIndex != nil }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Logging
+import Synchronization
 
 /// The folder-organized PDF library of one store: rows (`LibraryCatalog`) mirrored by real files.
 ///
@@ -28,6 +29,8 @@ public final class Library: Sendable {
     /// Told each time a document's text may wait to be read (filed, replaced): the indexer
     /// sleeps on it. Keeps only the newest signal; one wakes the indexer for every entry pending.
     let textWaiting = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// When the last document was filed or replaced: the indexer waits for a quiet moment.
+    let lastFiled = Mutex<ContinuousClock.Instant>(.now)
     let lock: LibraryLock
     let logger: Logger
 

@@ -5,6 +5,21 @@ import Testing
 
 /// The pool's process management, on well-behaved files.
 @Suite(.timeLimit(.minutes(2))) struct PoolBehaviourTests {
+    @Test func aNicedPoolsWorkersRunAtItsNiceness() async throws {
+        try await PDFInspectorPool(configuration: .init(poolSize: 1, niceness: 7)).using { pool in
+            #expect(try await pool.inspect(path: Fixtures.pdf("one-page.pdf")).pageCount == 1)
+            let pid = try #require(pool.workerPIDs().idle.first)
+            // Linux's niceness is per thread: the worker's reading thread (the one that set it,
+            // the one Poppler runs on) has it. /proc/…/stat: the 19th field, after the command.
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+            let nices = try tasks.map { task in
+                let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8)
+                return stat.split(separator: ")").last?.split(separator: " ").dropFirst(16).first.map(String.init) ?? ""
+            }
+            #expect(nices.contains("7"), "\(nices)")
+        }
+    }
+
     @Test func fiftyConcurrentInspectionsThroughTwoWorkers() async throws {
         try await makePool(poolSize: 2).using { pool in
             let files = ["one-page.pdf", "many-pages.pdf", "no-metadata.pdf", "linearized.pdf", "pdfa.pdf"]

@@ -20,6 +20,16 @@ package final class SQLiteSearchIndex: SearchIndex {
         try await pool.write { db in try Self.write(entry, in: db) }
     }
 
+    package func writeText(documentID: String, sha256: String, content: SearchContent) async throws -> Bool {
+        try await pool.write { db in
+            guard let document = try DocumentRecord.fetchOne(db, key: documentID), document.state == .ready, document.pathBefore == nil,
+                document.sha256 == sha256
+            else { return false }
+            try Self.write(SearchEntry(document, content: content), in: db)
+            return true
+        }
+    }
+
     /// Many entries in one transaction: seeding a benchmark's index.
     package func writeAll(_ entries: [SearchEntry]) async throws {
         try await pool.write { db in

@@ -19,6 +19,9 @@ struct InspectWorkerCommand: ParsableCommand {
     @Option(help: "Exit when this process is no longer the parent.")
     var parentPid: Int32?
 
+    @Option(help: "Scheduling niceness, for work that can wait.")
+    var nice: Int32?
+
     func run() throws {
         InspectWorkerMain.run(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment)
     }

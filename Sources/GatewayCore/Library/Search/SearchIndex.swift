@@ -9,6 +9,10 @@ public protocol SearchIndex: Sendable {
     /// Adds or replaces a document's entry (its text included). A document keeps its place
     /// among the newest on a rewrite.
     func write(_ entry: SearchEntry) async throws
+    /// Writes the text read from a document's file, if the document is still ready with that
+    /// file (`sha256`): its entry takes the document's name, title and folder as they are in the
+    /// same transaction, so no rename or move can slip between. False when it was not written.
+    func writeText(documentID: String, sha256: String, content: SearchContent) async throws -> Bool
     /// Follows a rename, or a new title after the file was replaced.
     func rename(documentID: String, name: String, title: String?) async throws
     /// Follows a document's move to `folderID` (`""` for the root).
