@@ -1,3 +1,19 @@
+extension DocumentPage {
+    /// `{"documents": […], "next_cursor": …}`, with a search's `hits` and `search`: the API's
+    /// answer to `GET /v1/documents` and `pdfgate search --json`, one writer for both.
+    public func write(to out: inout JSONOutput) {
+        out.beginObject()
+        out.key("documents")
+        out.beginArray()
+        for document in documents { DocumentJSON(document).write(to: &out) }
+        out.endArray()
+        out.key("next_cursor")
+        out.string(nextCursor)
+        if let search { SearchJSON(search).write(to: &out) }
+        out.endObject()
+    }
+}
+
 /// The part of a documents page a full-text search adds, as the API and `pdfgate search --json`
 /// write it: `hits`, one per document in the same order, and `search`, how complete the answer is.
 public struct SearchJSON: Sendable {

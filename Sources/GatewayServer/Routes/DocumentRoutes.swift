@@ -48,15 +48,7 @@ struct DocumentController: Sendable {
         )
         // Written by hand: this is the API's busiest large answer (see JSONOutput).
         var out = JSONOutput(capacity: 1200 * page.documents.count + 64)
-        out.beginObject()
-        out.key("documents")
-        out.beginArray()
-        for document in page.documents { DocumentJSON(document).write(to: &out) }
-        out.endArray()
-        out.key("next_cursor")
-        out.string(page.nextCursor)
-        if let search = page.search { SearchJSON(search).write(to: &out) }
-        out.endObject()
+        page.write(to: &out)
         return jsonResponse(bytes: out.bytes)
     }
 

@@ -60,15 +60,7 @@ struct SearchCommand: AsyncParsableCommand {
             )
             if output.json {
                 var out = JSONOutput()
-                out.beginObject()
-                out.key("documents")
-                out.beginArray()
-                for document in page.documents { DocumentJSON(document).write(to: &out) }
-                out.endArray()
-                out.key("next_cursor")
-                out.string(page.nextCursor)
-                if let search = page.search { SearchJSON(search).write(to: &out) }
-                out.endObject()
+                page.write(to: &out)
                 Output.printJSON(bytes: out.bytes)
                 return
             }
