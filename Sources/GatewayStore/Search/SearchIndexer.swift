@@ -8,9 +8,9 @@ import Logging
 /// gateway; it sleeps until the library files something, and looks again every few seconds in
 /// case another process sharing the store did.
 ///
-/// The text comes from the inspector's worker (Poppler, in its sandboxed process with its time
-/// limit), never from this process: a hostile PDF costs a worker, and its entry is marked
-/// `failed` (found by name and title, and a repair can try again).
+/// The text comes from an inspector's worker (Poppler, in a process of its own with a memory cap
+/// and a time limit), never from this process: a hostile PDF costs a worker, and its entry is
+/// marked `failed` (found by name and title, and a repair can try again).
 package final class SearchIndexer: Sendable {
     let library: Library
     let index: any SearchIndex
