@@ -21,8 +21,10 @@ extension Library {
             throw LibraryError(.invalidQuery, error.message)
         }
         guard let index = searchIndex else {
+            // No index of the text: the words, as one piece of a name or title (`inv*` → `inv`).
             var byName = query
-            (byName.text, byName.search) = (nil, text)
+            byName.text = nil
+            byName.search = parsed.required.map { $0.tokens.joined(separator: " ") }.joined(separator: " ")
             return try await listDocuments(byName)
         }
         let after = try query.cursor.map { cursor throws(LibraryError) in try SearchCursor(decoding: cursor) }

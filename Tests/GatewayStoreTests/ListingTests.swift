@@ -83,6 +83,19 @@ struct ListingTests {
         #expect(literal.documents.isEmpty, "% is a literal, not a wildcard")
     }
 
+    /// A full-text search on both backends: SQLite reads the index (the names are in it too);
+    /// a PostgreSQL store has no text index yet and looks for the words in names and titles.
+    @Test(arguments: StoreBackend.allCases) func aTextSearchFindsNamesOnEitherBackend(_ backend: StoreBackend) async throws {
+        let fixture = try await Self.populated(backend)
+        let found = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, text: "bdo*"))
+        #expect(found.documents.count == 12, "\(found.documents.map(\.name))")
+        #expect(found.documents.allSatisfy { $0.name.hasPrefix("Bdoc") })
+        #expect((found.search != nil) == (backend == .sqlite), "hits come with the index")
+        await #expect(throws: LibraryError.self) {
+            try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, text: "-bdoc"))
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases) func badCursorsAndLimitsAreExplained(_ backend: StoreBackend) async throws {
         let fixture = try await Self.populated(backend)
         let first = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, limit: 5))
