@@ -91,7 +91,9 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
     @discardableResult
     package func update(_ document: DocumentRecord) async throws -> DocumentWithPath {
         try await pool.write { db in
-            let before = try DocumentRecord.fetchOne(db, key: document.id)
+            // Cached statements: a rename or move writes twice, and compiling each lookup cost
+            // more than running it.
+            let before = try DocumentRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM documents WHERE id = ?"), arguments: [document.id])
             try document.update(db)
             try Self.followInIndex(before, document, in: db)
             guard let stored = try DocumentWithPath.fetchOne(db.cachedStatement(sql: Self.documentByID), arguments: [document.id]) else {

@@ -58,7 +58,11 @@ extension SQLiteSearchIndex {
 
     /// Follows a move to `folderID` (`""` for the root): new scope tokens.
     package static func move(documentID: String, folderID: String, in db: Database) throws {
-        guard let row = try Row.fetchOne(db, sql: "SELECT doc_seq, owner FROM document_index WHERE document_id = ?", arguments: [documentID])
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT doc_seq, owner FROM document_index WHERE document_id = ?"),
+                arguments: [documentID]
+            )
         else { return }
         let sequence: Int64 = row[0]
         let scope = try SearchFolders.scopeText(owner: row[1], folderID: folderID, in: db)
@@ -108,7 +112,7 @@ extension SQLiteSearchIndex {
     // MARK: - Rows and tokens
 
     static func sequence(of documentID: String, in db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT doc_seq FROM document_index WHERE document_id = ?", arguments: [documentID])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT doc_seq FROM document_index WHERE document_id = ?"), arguments: [documentID])
     }
 
     /// The document's tokens out, `change`, its tokens back in.

@@ -19,7 +19,11 @@ enum SearchFolders {
     /// catalog never leaves behind) counts as its own only ancestor rather than failing a filing.
     static func folderAndAncestors(owner: String, folderID: String, in db: Database) throws -> [String] {
         guard !folderID.isEmpty else { return [] }
-        guard let path = try String.fetchOne(db, sql: "SELECT path FROM folders WHERE id = ? AND owner = ?", arguments: [folderID, owner])
+        guard
+            let path = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT path FROM folders WHERE id = ? AND owner = ?"),
+                arguments: [folderID, owner]
+            )
         else { return [folderID] }
         let paths = pathAndAncestors(path)
         let placeholders = databaseQuestionMarks(count: paths.count)
