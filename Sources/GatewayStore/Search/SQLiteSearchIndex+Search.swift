@@ -77,10 +77,14 @@ extension SQLiteSearchIndex {
         var hits: [SearchHit] = []
         for row in rows.prefix(request.limit) {
             let (sequence, documentID, name, title, score): (Int64, String, String, String?, Double) = (row[0], row[1], row[2], row[3], row[4])
-            let page =
-                try firstPageOfAFewPages(sequence, highlighter, in: db)
-                ?? firstPage(sequence, matching: allRequired, highlighter, in: db)
-                ?? firstPage(sequence, matching: request.query.fts5AnyRequiredText, highlighter, in: db)
+            let page: (number: Int, snippet: [SnippetSegment])?
+            if let pages = try pagesIfFew(sequence, in: db) {
+                page = firstPage(of: pages, highlighter)  // final: nil means only the name or title matched
+            } else {
+                page =
+                    try firstPage(sequence, matching: allRequired, highlighter, in: db)
+                    ?? firstPage(sequence, matching: request.query.fts5AnyRequiredText, highlighter, in: db)
+            }
             let matchedIn: MatchedIn =
                 highlighter.holdsAllRequired(name) ? .name : highlighter.holdsAllRequired(title) ? .title : .text
             let snippet = page?.snippet ?? highlighter.segments(name) ?? highlighter.segments(title) ?? []
@@ -124,28 +128,32 @@ extension SQLiteSearchIndex {
 
     /// Most documents have a few pages: their text is read in one range of rows and searched
     /// in Swift, which costs less than a full-text match per hit (with its lookups in every
-    /// segment of the index). Nil for longer documents, and when neither way finds a page.
+    /// segment of the index). Longer documents are left to the index.
     static let fewPages = 4
 
-    private static func firstPageOfAFewPages(
-        _ sequence: Int64,
-        _ highlighter: SearchHighlighter,
-        in db: Database
-    ) throws -> (number: Int, snippet: [SnippetSegment])? {
+    /// The stored pages (number, text) of a document with at most `fewPages`; nil for longer.
+    private static func pagesIfFew(_ sequence: Int64, in db: Database) throws -> [(number: Int, body: String)]? {
         let range = pageRange(sequence)
         let pages = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT page, body FROM document_pages WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
             arguments: [range.lowerBound, range.upperBound, fewPages + 1]
         )
-        guard pages.count <= fewPages else { return nil }
-        for wanted in [highlighter.query.required, nil] as [[SearchTerm]?] {
-            for row in pages {
-                let body: String = row[1]
-                let holds = wanted == nil ? highlighter.holdsAnyRequired(body) : highlighter.holdsAllRequired(body)
-                if holds, let snippet = highlighter.snippet(body, words: snippetWords) { return (row[0], snippet) }
-            }
+        return pages.count <= fewPages ? pages.map { ($0[0], $0[1]) } : nil
+    }
+
+    /// The first page holding every required term, else the first holding any, with its
+    /// snippet: each page split and folded once.
+    private static func firstPage(
+        of pages: [(number: Int, body: String)],
+        _ highlighter: SearchHighlighter
+    ) -> (number: Int, snippet: [SnippetSegment])? {
+        var firstWithAny: (number: Int, snippet: [SnippetSegment])?
+        for page in pages {
+            guard let found = highlighter.snippet(page.body, words: snippetWords) else { continue }
+            if found.holdsAll { return (page.number, found.segments) }
+            if firstWithAny == nil { firstWithAny = (page.number, found.segments) }
         }
-        return nil
+        return firstWithAny
     }
 
     /// The first page of the document matching `match`, with its snippet. No bm25 here: a page
@@ -169,6 +177,6 @@ extension SQLiteSearchIndex {
                 arguments: [pages.lowerBound, match, pages.lowerBound, pages.upperBound]
             )
         else { return nil }
-        return (row[0], highlighter.snippet(row[1], words: snippetWords) ?? [])
+        return (row[0], highlighter.snippet(row[1], words: snippetWords)?.segments ?? [])
     }
 }

@@ -15,11 +15,32 @@ struct SearchHighlightingTests {
                 SnippetSegment("now", match: true),
             ]
         )
-        let json = String(decoding: try JSONEncoder().encode(segments.prefix(2).map { $0 }), as: UTF8.self)
-        #expect(
-            json == "[{\"text\":\"…the \"},{\"match\":true,\"text\":\"Invoice\"}]"
-                || json == "[{\"text\":\"…the \"},{\"text\":\"Invoice\",\"match\":true}]"
-        )
+        // The wire form, as the API and `pdfgate search --json` write it: `match` only on matches.
+        let hit = SearchHit(documentID: "d", score: 1.5, page: 2, matchedIn: .text, snippet: Array(segments.prefix(2)))
+        var out = JSONOutput()
+        out.beginObject()
+        SearchJSON(DocumentSearch(hits: [hit], rankedAmong: 1000, capped: false, pending: 3)).write(to: &out)
+        out.endObject()
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(out.bytes)) as? [String: Any])
+        let written = try #require((json["hits"] as? [[String: Any]])?.first)
+        #expect(written["page"] as? Int == 2 && written["matched_in"] as? String == "text" && written["document_id"] as? String == "d")
+        let snippet = try #require(written["snippet"] as? [[String: Any]])
+        #expect(snippet.count == 2 && snippet[0]["text"] as? String == "…the " && snippet[0]["match"] == nil)
+        #expect(snippet[1]["text"] as? String == "Invoice" && snippet[1]["match"] as? Bool == true)
+        #expect((json["search"] as? [String: Any])?["pending"] as? Int == 3)
+    }
+
+    @Test func aPageSnippetIsAWindowAroundTheFirstMatchAndSaysWhetherItHoldsEveryTerm() throws {
+        let page = (1...40).map { "w\($0)" }.joined(separator: " ").replacingOccurrences(of: "w20 ", with: "Invoice ")
+        let one = try #require(SearchHighlighter(try SearchQuery(parsing: "invoice")).snippet(page, words: 8))
+        #expect(one.holdsAll)
+        #expect(one.segments.map(\.text).joined() == "…w18 w19 Invoice w21 w22 w23 w24 w25…", "\(one.segments)")
+        #expect(one.segments.filter(\.match).map(\.text) == ["Invoice"])
+        let both = try #require(SearchHighlighter(try SearchQuery(parsing: "invoice w2")).snippet(page, words: 8))
+        #expect(both.holdsAll && both.segments.filter(\.match).map(\.text) == ["w2"], "starts at the first match: \(both.segments)")
+        let half = try #require(SearchHighlighter(try SearchQuery(parsing: "invoice absent")).snippet(page, words: 8))
+        #expect(!half.holdsAll)
+        #expect(SearchHighlighter(try SearchQuery(parsing: "absent")).snippet(page, words: 8) == nil)
     }
 
     @Test func namesAreHighlightedWithTheIndexFolding() throws {

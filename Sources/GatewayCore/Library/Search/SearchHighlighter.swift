@@ -8,13 +8,6 @@ public struct SearchHighlighter: Sendable {
         self.query = query
     }
 
-    /// Whether `text` holds at least one required term.
-    public func holdsAnyRequired(_ text: String?) -> Bool {
-        guard let text else { return false }
-        let words = FoldedWords(text)
-        return query.required.contains { !words.matches(of: $0).isEmpty }
-    }
-
     /// Whether `text` holds every required term.
     public func holdsAllRequired(_ text: String?) -> Bool {
         guard let text else { return false }
@@ -25,34 +18,37 @@ public struct SearchHighlighter: Sendable {
     /// `text` as segments with every occurrence of a required term marked; nil when none occurs.
     public func segments(_ text: String?) -> [SnippetSegment]? {
         guard let text else { return nil }
-        return segments(text, FoldedWords(text))
+        let words = FoldedWords(text)
+        return marked(text, words, query.required.flatMap(words.matches(of:)), within: 0..<words.ranges.count)
     }
 
     /// About `words` words of a page around its first match, the matches marked, `…` where the
-    /// page goes on: what a hit shows. Made here rather than by the index (FTS5's `snippet()`
-    /// cost a millisecond a hit on a page full of a common word), so both indexes show the same.
-    /// nil when no required term is on the page.
-    public func snippet(_ page: String, words count: Int) -> [SnippetSegment]? {
+    /// page goes on: what a hit shows, with whether the page holds every required term (the page
+    /// a hit names). Made here rather than by the index (FTS5's `snippet()` cost a millisecond a
+    /// hit on a page full of a common word), so both indexes show the same. The page is split
+    /// and folded once. nil when no required term is on the page.
+    public func snippet(_ page: String, words count: Int) -> (holdsAll: Bool, segments: [SnippetSegment])? {
         let words = FoldedWords(page)
-        guard let first = query.required.compactMap({ words.matches(of: $0).first?.lowerBound }).min() else { return nil }
+        let found = query.required.map(words.matches(of:))
+        guard let first = found.compactMap({ $0.first?.lowerBound }).min() else { return nil }
         // A few words of context before the match, the rest after it.
         let start = max(0, min(first - count / 4, words.ranges.count - count))
         let end = min(words.ranges.count, start + count)
-        let scalars = page.unicodeScalars
-        let from = start == 0 ? scalars.startIndex : words.ranges[start].lowerBound
-        let to = end == words.ranges.count ? scalars.endIndex : words.ranges[end - 1].upperBound
-        let window = String(scalars[from..<to])
-        guard var marked = segments(window, FoldedWords(window)) else { return nil }
-        if start > 0 { marked.insert(SnippetSegment("…"), at: 0) }
-        if end < words.ranges.count { marked.append(SnippetSegment("…")) }
-        return SnippetMarkup.merged(marked)
+        guard var segments = marked(page, words, found.flatMap { $0 }, within: start..<end) else { return nil }
+        if start > 0 { segments.insert(SnippetSegment("…"), at: 0) }
+        if end < words.ranges.count { segments.append(SnippetSegment("…")) }
+        return (!found.contains(where: \.isEmpty), SnippetMarkup.merged(segments))
     }
 
-    private func segments(_ text: String, _ words: FoldedWords) -> [SnippetSegment]? {
-        // Each occurrence is one mark (a phrase's words and what separates them); occurrences
-        // that overlap merge, neighbours stay apart.
+    /// The text of the words `window` covers (all of it, from its first character to its last,
+    /// when the window is every word), with the `occurrences` inside it marked. Each occurrence
+    /// is one mark (a phrase's words and what separates them); occurrences that overlap merge,
+    /// neighbours stay apart.
+    private func marked(_ text: String, _ words: FoldedWords, _ occurrences: [Range<Int>], within window: Range<Int>) -> [SnippetSegment]? {
         var spans: [Range<Int>] = []
-        for span in query.required.flatMap({ words.matches(of: $0) }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+        for span in occurrences.filter({ window.contains($0.lowerBound) && $0.upperBound <= window.upperBound })
+            .sorted(by: { $0.lowerBound < $1.lowerBound })
+        {
             if let last = spans.last, span.lowerBound < last.upperBound {
                 spans[spans.count - 1] = last.lowerBound..<max(last.upperBound, span.upperBound)
             } else {
@@ -60,17 +56,20 @@ public struct SearchHighlighter: Sendable {
             }
         }
         guard !spans.isEmpty else { return nil }
-        let runs = spans.map { words.ranges[$0.lowerBound].lowerBound..<words.ranges[$0.upperBound - 1].upperBound }
+        let scalars = text.unicodeScalars
+        let from = window.lowerBound == 0 ? scalars.startIndex : words.ranges[window.lowerBound].lowerBound
+        let to = window.upperBound == words.ranges.count ? scalars.endIndex : words.ranges[window.upperBound - 1].upperBound
         var out = String.UnicodeScalarView()
-        var cursor = text.unicodeScalars.startIndex
-        for run in runs {
-            out.append(contentsOf: text.unicodeScalars[cursor..<run.lowerBound])
+        var cursor = from
+        for span in spans {
+            let run = words.ranges[span.lowerBound].lowerBound..<words.ranges[span.upperBound - 1].upperBound
+            out.append(contentsOf: scalars[cursor..<run.lowerBound])
             out.append(contentsOf: String(SnippetMarkup.start).unicodeScalars)
-            out.append(contentsOf: text.unicodeScalars[run])
+            out.append(contentsOf: scalars[run])
             out.append(contentsOf: String(SnippetMarkup.end).unicodeScalars)
             cursor = run.upperBound
         }
-        out.append(contentsOf: text.unicodeScalars[cursor...])
+        out.append(contentsOf: scalars[cursor..<to])
         return SnippetMarkup.segments(String(out))
     }
 

@@ -80,28 +80,13 @@ public enum MatchedIn: String, Sendable, Codable, CaseIterable {
     case text
 }
 
-/// A run of snippet text, marked when it is a matching word.
-public struct SnippetSegment: Sendable, Equatable, Codable {
+/// A run of snippet text, marked when it is a matching word. `SearchJSON` writes its wire form.
+public struct SnippetSegment: Sendable, Equatable {
     public var text: String
     public var match: Bool
 
     public init(_ text: String, match: Bool = false) {
         self.text = text
         self.match = match
-    }
-
-    enum CodingKeys: String, CodingKey { case text, match }
-
-    /// `{"text": "…"}`, with `"match": true` only on matches.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(text, forKey: .text)
-        if match { try container.encode(true, forKey: .match) }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        text = try container.decode(String.self, forKey: .text)
-        match = try container.decodeIfPresent(Bool.self, forKey: .match) ?? false
     }
 }
