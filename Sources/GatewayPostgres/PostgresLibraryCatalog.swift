@@ -48,17 +48,12 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
                 "SELECT \(unescaped: Self.documentSelection) WHERE documents.id = \(id) AND documents.owner = \(owner) AND documents.state = 'ready'"
             )
             guard let document = try found.first.map(Self.document) else { return nil }
-            let target: FolderRecord?
-            switch destination {
-            case nil, .root?: target = nil
-            case .id(let id)?: target = try await session.query(Self.folderByID(id, owner: owner)).first.map(Self.folder)
-            case .path(let path)?: target = try await session.query(Self.folderByPath(path, owner: owner)).first.map(Self.folder)
-            }
             let folder: (id: String, path: String)?
             switch destination {
             case nil: folder = (document.record.folderID, document.folderPath)
             case .root?: folder = ("", "")
-            case .id?, .path?: folder = target.flatMap { $0.state == .ready ? ($0.id, $0.path) : nil }
+            case .id(let id)?: folder = try await session.query(Self.folderByID(id, owner: owner)).first.map(Self.folder).readyPlace
+            case .path(let path)?: folder = try await session.query(Self.folderByPath(path, owner: owner)).first.map(Self.folder).readyPlace
             }
             guard let folder else { return DocumentPlacement(document: document, folder: nil, nameTaken: false) }
             let desired = name ?? document.record.name

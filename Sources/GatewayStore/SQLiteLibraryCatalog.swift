@@ -324,11 +324,3 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         ("(path > ? AND path < ?)", [path + "/", path + "0"])
     }
 }
-
-extension Optional where Wrapped == FolderRecord {
-    /// A looked-up folder as a place to put documents: nil unless it exists and is ready.
-    fileprivate var readyPlace: (id: String, path: String)? {
-        guard let folder = self, folder.state == .ready else { return nil }
-        return (folder.id, folder.path)
-    }
-}

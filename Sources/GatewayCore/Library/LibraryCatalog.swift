@@ -101,6 +101,15 @@ package struct DocumentPlacement: Sendable {
     }
 }
 
+extension Optional where Wrapped == FolderRecord {
+    /// A looked-up folder as a place to put documents (`DocumentPlacement.folder`): nil unless
+    /// it exists and is ready.
+    package var readyPlace: (id: String, path: String)? {
+        guard let folder = self, folder.state == .ready else { return nil }
+        return (folder.id, folder.path)
+    }
+}
+
 /// A page of a folder's documents, with the folder (nil for the root).
 package struct FolderListing: Sendable {
     package var folder: FolderRecord?
