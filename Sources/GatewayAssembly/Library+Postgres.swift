@@ -16,6 +16,7 @@ extension Library {
         let library = try Library(
             paths: StorePaths(root: root),
             catalog: PostgresLibraryCatalog(database: database),
+            searchIndex: PostgresSearchIndex(database: database),
             storeWideLock: PostgresAdvisoryLock(database: database),
             logger: logger
         )

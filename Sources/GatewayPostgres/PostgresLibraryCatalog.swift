@@ -90,25 +90,66 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
 
     @discardableResult
     package func update(_ d: DocumentRecord) async throws -> DocumentWithPath {
-        // One statement: the update, and the row it left joined to its folder's path.
-        let rows = try await database.query(
-            """
-            WITH written AS (UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size), sha256 = \(d.sha256),
-                page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject), keywords = \(d.keywords),
-                creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt), pdf_modified_at = \(d.pdfModifiedAt),
-                pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth), page_height = \(d.pageHeight), encrypted = \(d.encrypted),
-                linearized = \(d.linearized), pdfa = \(d.pdfa), state = \(d.state.rawValue), path_before = \(d.pathBefore),
-                staged_path = \(d.stagedPath), created_at = \(d.createdAt), updated_at = \(d.updatedAt)
-            WHERE id = \(d.id) RETURNING *)
-            SELECT \(unescaped: Self.writtenSelection)
-            """
-        )
-        guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
-        return try Self.document(row)
+        try await database.transaction { session in
+            // One statement: the row as it was, the update, and the row it left joined to its
+            // folder's path. Then the search index follows, in the same transaction.
+            let rows = try await session.query(
+                """
+                WITH before AS (SELECT state, sha256, name, title, folder_id FROM documents WHERE id = \(d.id)),
+                written AS (UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size),
+                    sha256 = \(d.sha256), page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject),
+                    keywords = \(d.keywords), creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt),
+                    pdf_modified_at = \(d.pdfModifiedAt), pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth),
+                    page_height = \(d.pageHeight), encrypted = \(d.encrypted), linearized = \(d.linearized), pdfa = \(d.pdfa),
+                    state = \(d.state.rawValue), path_before = \(d.pathBefore), staged_path = \(d.stagedPath), created_at = \(d.createdAt),
+                    updated_at = \(d.updatedAt)
+                WHERE id = \(d.id) RETURNING *)
+                SELECT \(unescaped: Self.writtenColumns), before.state, before.sha256, before.name, before.title, before.folder_id
+                FROM written LEFT JOIN folders ON folders.id = written.folder_id CROSS JOIN before
+                """
+            )
+            guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
+            let written = try Self.document(row)
+            let columns = row.makeRandomAccess()
+            let first = DocumentWithPath.columns.count + 1
+            let before = (
+                ready: try columns[first].decode(String.self) == RowState.ready.rawValue,
+                sha256: try columns[first + 1].decode(String.self),
+                name: try columns[first + 2].decode(String.self),
+                title: try columns[first + 3].decode(String?.self),
+                folderID: try columns[first + 4].decode(String.self)
+            )
+            try await Self.followInIndex(before, d, in: session)
+            return written
+        }
+    }
+
+    /// Keeps the search index in step with a document row, in the row's own transaction: a
+    /// document that became ready gets an entry (its text pending until it is read), a ready one
+    /// renamed or moved has its entry follow, and one whose file changed has its text read again.
+    /// The same rule as the SQLite catalog's.
+    private static func followInIndex(
+        _ before: (ready: Bool, sha256: String, name: String, title: String?, folderID: String),
+        _ after: DocumentRecord,
+        in session: PostgresSession
+    ) async throws {
+        guard after.state == .ready else { return }
+        guard before.ready, before.sha256 == after.sha256 else {
+            return try await PostgresSearchIndex.write(SearchEntry(after, content: .pending), in: session)
+        }
+        if before.name != after.name || before.title != after.title {
+            try await PostgresSearchIndex.rename(documentID: after.id, name: after.name, title: after.title, in: session)
+        }
+        if before.folderID != after.folderID {
+            try await PostgresSearchIndex.move(documentID: after.id, folderID: after.folderID, in: session)
+        }
     }
 
     package func deleteDocument(id: String) async throws {
-        try await database.query("DELETE FROM documents WHERE id = \(id)")
+        // One statement, so the entry goes with the row.
+        try await database.query(
+            "WITH gone AS (DELETE FROM documents WHERE id = \(id)) DELETE FROM document_index WHERE document_id = \(id)"
+        )
     }
 
     package func listDocuments(_ query: DocumentQuery, in lookup: FolderLookup, after cursor: ListCursor?) async throws -> FolderListing? {
@@ -267,6 +308,8 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
                 WHERE id = \(f.id)
                 """
             )
+            // Its documents' scope tokens name every folder above them.
+            if let oldPath, oldPath != f.path { try await PostgresSearchIndex.moveFolder(id: f.id, in: session) }
         }
     }
 
@@ -289,7 +332,9 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
                 )
             )
             try await session.query(PostgresQuery(unsafeSQL: "DELETE FROM folders WHERE \(folders)", binds: bindings))
-            return try removed.map { try $0.decode(String.self) }
+            let ids = try removed.map { try $0.decode(String.self) }
+            try await PostgresSearchIndex.delete(documentIDs: ids, in: session)
+            return ids
         }
     }
 
@@ -332,10 +377,10 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         DocumentWithPath.columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
         + ", COALESCE(folders.path, '') AS folder_path FROM documents LEFT JOIN folders ON folders.id = documents.folder_id"
 
-    /// `documentSelection` over the row an `UPDATE … RETURNING *` named `written` left.
-    static let writtenSelection =
-        DocumentWithPath.columns.map { "written." + $0.rawValue }.joined(separator: ", ")
-        + ", COALESCE(folders.path, '') AS folder_path FROM written LEFT JOIN folders ON folders.id = written.folder_id"
+    /// `documentSelection`'s columns over the row an `UPDATE … RETURNING *` named `written` left,
+    /// joined to its folder.
+    static let writtenColumns =
+        DocumentWithPath.columns.map { "written." + $0.rawValue }.joined(separator: ", ") + ", COALESCE(folders.path, '') AS folder_path"
 
     static let folderColumns = "id, owner, parent_id, name, path, state, path_before, created_at, updated_at"
 

@@ -166,6 +166,7 @@ enum PostgresMigrations {
                 "ALTER TABLE jobs ADD COLUMN row_version bigint NOT NULL DEFAULT 0"
             ]
         ),
+        ("v7-search", PostgresSearchSchema.migration),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

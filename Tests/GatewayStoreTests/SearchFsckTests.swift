@@ -8,8 +8,9 @@ import Testing
 /// orphaned, as a change the catalog missed would leave it.
 @Suite("fsck and the search index")
 struct SearchFsckTests {
-    @Test func reportsAndRepairsMissingStaleAndOrphanEntries() async throws {
-        let search = try await SearchIndexBackend.sqlite.make()
+    @Test(arguments: SearchIndexBackend.allCases)
+    func reportsAndRepairsMissingStaleAndOrphanEntries(_ backend: SearchIndexBackend) async throws {
+        let search = try await backend.make()
         let fixture = search.library
         let kept = try await search.file("Kept", pages: ["the annual budget"])
         let lost = try await search.file("Lost", pages: ["minutes of the meeting"])

@@ -3,24 +3,28 @@ import GatewayCore
 import GatewayStore
 import GatewayTestSupport
 
-/// The search index implementations, for the contract suite that runs unchanged on each. The
-/// PostgreSQL index joins as a case here.
+/// The search index implementations, for the contract suite that runs unchanged on each: FTS5
+/// in the embedded store's SQLite file, a `tsvector` in a throwaway PostgreSQL database.
 enum SearchIndexBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
+    case postgres
 
     var description: String { rawValue }
 
     /// An empty library of this backend and its index.
     func make() async throws -> SearchFixture {
-        switch self {
-        case .sqlite:
-            let library = try await LibraryFixture()
-            return SearchFixture(library: library, index: SQLiteSearchIndex(database: try library.library.embeddedDatabase()))
-        }
+        let library = try await LibraryFixture(self == .sqlite ? .sqlite : .postgres)
+        guard let index = library.library.searchIndex else { throw SearchFixtureError(backend: self) }
+        return SearchFixture(library: library, index: index)
     }
 }
 
-/// A real library and its index. The SQLite catalog follows filings, renames, moves and deletes
+struct SearchFixtureError: Error, CustomStringConvertible {
+    let backend: SearchIndexBackend
+    var description: String { "a \(backend) library has no search index" }
+}
+
+/// A real library and its index. The catalog follows filings, renames, moves and deletes
 /// in its own transactions, but files a document's text as pending until the filing path passes
 /// the text along, so `file` writes the text itself.
 struct SearchFixture: Sendable {

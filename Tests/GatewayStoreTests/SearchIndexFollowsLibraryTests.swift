@@ -4,12 +4,13 @@ import GatewayStore
 import GatewayTestSupport
 import Testing
 
-/// The embedded catalog keeps the search index in step in its own transactions: what the library
+/// Each catalog keeps its search index in step in its own transactions: what the library
 /// files, renames, moves and deletes, the index follows, with no call of its own.
-@Suite("The SQLite catalog keeps the search index in step")
+@Suite("The catalog keeps the search index in step")
 struct SearchIndexFollowsLibraryTests {
-    @Test func filingRenamingMovingAndDeletingAreFollowed() async throws {
-        let fixture = try await SearchIndexBackend.sqlite.make()
+    @Test(arguments: SearchIndexBackend.allCases)
+    func filingRenamingMovingAndDeletingAreFollowed(_ backend: SearchIndexBackend) async throws {
+        let fixture = try await backend.make()
         let library = fixture.library.library
         // Filed: an entry, its text pending until it is read; found by its name meanwhile.
         let document = try await fixture.library.file(SearchFixture.pdf, owner: "alice", name: "Quarterly invoice")
@@ -29,6 +30,13 @@ struct SearchIndexFollowsLibraryTests {
         try await library.updateFolder(.id(folder.id), owner: "alice", parent: .id(other.id))
         #expect(try await fixture.names("receipt", folder: other) == ["Annual receipt"])
         #expect(try await fixture.names("receipt", folder: archive).isEmpty)
+
+        // A tree's delete takes its documents' entries with it.
+        let doomed = try await library.createFolder(path: "Doomed/Deep", owner: "alice")
+        try await fixture.library.file(SearchFixture.pdf, owner: "alice", folder: .id(doomed.id), name: "Doomed receipt")
+        #expect(try await fixture.names("receipt") == ["Annual receipt", "Doomed receipt"])
+        try await library.deleteFolder(.path("Doomed"), owner: "alice", recursive: true)
+        #expect(try await fixture.names("receipt") == ["Annual receipt"])
 
         try await library.deleteDocument(id: document.id, owner: "alice")
         #expect(try await fixture.names("receipt").isEmpty)

@@ -15,9 +15,6 @@ extension SQLiteSearchIndex {
     /// in the text; the scope tokens never count.
     static let weights = "10.0, 5.0, 1.0, 0.0"
 
-    /// Words of a snippet around the first match on the page.
-    static let snippetWords = 16
-
     /// `rankedAmong` is a parameter only so a test can see the cap without 1,000 documents.
     package static func search(_ request: SearchRequest, rankedAmong: Int = SQLiteSearchIndex.rankedAmong, in db: Database) throws -> SearchPage {
         var tokens = request.scope.requiredTokens
@@ -79,16 +76,13 @@ extension SQLiteSearchIndex {
             let (sequence, documentID, name, title, score): (Int64, String, String, String?, Double) = (row[0], row[1], row[2], row[3], row[4])
             let page: (number: Int, snippet: [SnippetSegment])?
             if let pages = try pagesIfFew(sequence, in: db) {
-                page = firstPage(of: pages, highlighter)  // final: nil means only the name or title matched
+                page = highlighter.firstPage(of: pages)  // final: nil means only the name or title matched
             } else {
                 page =
                     try firstPage(sequence, matching: allRequired, highlighter, in: db)
                     ?? firstPage(sequence, matching: request.query.fts5AnyRequiredText, highlighter, in: db)
             }
-            let matchedIn: MatchedIn =
-                highlighter.holdsAllRequired(name) ? .name : highlighter.holdsAllRequired(title) ? .title : .text
-            let snippet = page?.snippet ?? highlighter.segments(name) ?? highlighter.segments(title) ?? []
-            hits.append(SearchHit(documentID: documentID, score: score, page: page?.number, matchedIn: matchedIn, snippet: snippet))
+            hits.append(highlighter.hit(documentID: documentID, score: score, name: name, title: title, page: page))
         }
         // A range of the (owner, state) index: only the pending entries are counted.
         let pending = try Int.fetchOne(
@@ -126,34 +120,15 @@ extension SQLiteSearchIndex {
         return first == owner && last == owner
     }
 
-    /// Most documents have a few pages: their text is read in one range of rows and searched
-    /// in Swift, which costs less than a full-text match per hit (with its lookups in every
-    /// segment of the index). Longer documents are left to the index.
-    static let fewPages = 4
-
-    /// The stored pages (number, text) of a document with at most `fewPages`; nil for longer.
+    /// The stored pages (number, text) of a document with at most `SearchHighlighter.fewPages`;
+    /// nil for longer.
     private static func pagesIfFew(_ sequence: Int64, in db: Database) throws -> [(number: Int, body: String)]? {
         let range = pageRange(sequence)
         let pages = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT page, body FROM document_pages WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
-            arguments: [range.lowerBound, range.upperBound, fewPages + 1]
+            arguments: [range.lowerBound, range.upperBound, SearchHighlighter.fewPages + 1]
         )
-        return pages.count <= fewPages ? pages.map { ($0[0], $0[1]) } : nil
-    }
-
-    /// The first page holding every required term, else the first holding any, with its
-    /// snippet: each page split and folded once.
-    private static func firstPage(
-        of pages: [(number: Int, body: String)],
-        _ highlighter: SearchHighlighter
-    ) -> (number: Int, snippet: [SnippetSegment])? {
-        var firstWithAny: (number: Int, snippet: [SnippetSegment])?
-        for page in pages {
-            guard let found = highlighter.snippet(page.body, words: snippetWords) else { continue }
-            if found.holdsAll { return (page.number, found.segments) }
-            if firstWithAny == nil { firstWithAny = (page.number, found.segments) }
-        }
-        return firstWithAny
+        return pages.count <= SearchHighlighter.fewPages ? pages.map { ($0[0], $0[1]) } : nil
     }
 
     /// The first page of the document matching `match`, with its snippet. No bm25 here: a page
@@ -177,6 +152,6 @@ extension SQLiteSearchIndex {
                 arguments: [pages.lowerBound, match, pages.lowerBound, pages.upperBound]
             )
         else { return nil }
-        return (row[0], highlighter.snippet(row[1], words: snippetWords)?.segments ?? [])
+        return (row[0], highlighter.pageSnippet(row[1]))
     }
 }

@@ -18,10 +18,18 @@ extension SearchQuery {
     }
 
     /// The query as PostgreSQL `to_tsquery` text: `'tok'`, `'tok':*`, `('a' <-> 'b')`, `!'x'`,
-    /// joined with `&`. Meant as one bind parameter to `to_tsquery('pdfgate_simple', $1)`; the
-    /// tokens hold no quote, backslash or operator, so nothing needs escaping.
+    /// joined with `&`. Meant as one bind parameter to `to_tsquery('simple', $1)`; the tokens
+    /// hold no quote, backslash or operator, so nothing needs escaping. Tokens are folded
+    /// (`SearchTokenizer.fold`) as the PostgreSQL index folds the text it indexes
+    /// (`SearchTokenizer.indexedWords`): PostgreSQL has no accent folding of its own without
+    /// the `unaccent` extension.
     public var postgresTSQueryText: String {
         (required.map(Self.postgres) + excluded.map { "!" + Self.postgres($0) }).joined(separator: " & ")
+    }
+
+    /// Any one of the required terms, for PostgreSQL: `fts5AnyRequiredText`'s counterpart.
+    public var postgresAnyRequiredText: String {
+        required.map(Self.postgres).joined(separator: " | ")
     }
 
     private static func fts5(_ term: SearchTerm) -> String {
@@ -29,7 +37,7 @@ extension SearchQuery {
     }
 
     private static func postgres(_ term: SearchTerm) -> String {
-        var lexemes = term.tokens.map { "'" + $0 + "'" }
+        var lexemes = term.tokens.map { "'" + SearchTokenizer.fold($0) + "'" }
         if term.prefix { lexemes[lexemes.count - 1] += ":*" }
         return term.isPhrase ? "(" + lexemes.joined(separator: " <-> ") + ")" : lexemes[0]
     }

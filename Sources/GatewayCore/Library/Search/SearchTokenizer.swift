@@ -45,6 +45,20 @@ public enum SearchTokenizer {
         }
     }
 
+    /// `text` as an index without its own splitting and folding is given it: the folded words,
+    /// one space apart (`Crème brûlée, e-mail` → `creme brulee e mail`). PostgreSQL's parser
+    /// would otherwise split on its own rules (`e-mail` as one word, a URL as one) and keep
+    /// accents; given this, it sees what FTS5's `unicode61` sees.
+    public static func indexedWords(_ text: String) -> String {
+        var words = ""
+        words.reserveCapacity(text.utf8.count)
+        for range in tokenRanges(in: text) {
+            if !words.isEmpty { words.append(" ") }
+            words.append(fold(String(text.unicodeScalars[range])))
+        }
+        return words
+    }
+
     /// A word as the indexes compare it: lower case, without accents (`Müller` → `muller`).
     /// FTS5's `remove_diacritics 2` and PostgreSQL's `unaccent` fold the same common letters;
     /// this is for highlighting names in Swift, not for deciding what matches.

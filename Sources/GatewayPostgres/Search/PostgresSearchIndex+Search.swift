@@ -1,0 +1,129 @@
+import Foundation
+import GatewayCore
+import PostgresNIO
+
+extension PostgresSearchIndex {
+    /// How many of the newest matching documents are ranked, as in SQLite: `ts_rank` reads each
+    /// candidate's `tsvector`, so ranking every match of a common word would read them all.
+    package static let rankedAmong = 1_000
+
+    /// `ts_rank`'s weights of D (the body), C (unused), B (the title) and A (the name): a word in
+    /// the name outranks the same word in the text.
+    static let weights = "{0.1, 0, 0.5, 1.0}"
+
+    /// `rankedAmong` is a parameter only so a test can see the cap without 1,000 documents.
+    package static func search(
+        _ request: SearchRequest,
+        rankedAmong: Int = PostgresSearchIndex.rankedAmong,
+        in session: PostgresSession
+    ) async throws -> SearchPage {
+        let query = request.query.postgresTSQueryText
+        // A whole library is the owner's rows; a folder or the root alone is one more GIN index
+        // to intersect. Tokens are a letter and hex digits: nothing to escape.
+        var scope = ""
+        if request.scope.folderID != nil || !request.scope.recursive, let token = request.scope.requiredTokens.first {
+            precondition(token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
+            scope = "AND scope @> ARRAY['\(token)']"
+        }
+        let after = request.after
+        // The newest matches up to the cap (one more tells whether there were more), ranked, the
+        // page after the cursor; with the counts even when no row follows.
+        let rows = try await session.query(
+            """
+            WITH matched AS MATERIALIZED (
+                SELECT doc_seq FROM document_index
+                WHERE words @@ to_tsquery('simple', \(query)) AND owner = \(request.scope.owner) \(unescaped: scope)
+                ORDER BY doc_seq DESC LIMIT \(rankedAmong + 1)
+            ), scored AS (
+                SELECT i.doc_seq, i.document_id, i.name, i.title, i.page_rows,
+                    ts_rank('\(unescaped: weights)', i.words, to_tsquery('simple', \(query)))::float8 AS score
+                FROM (SELECT doc_seq FROM matched ORDER BY doc_seq DESC LIMIT \(rankedAmong)) AS m
+                    JOIN document_index AS i USING (doc_seq)
+            )
+            SELECT counts.matches, counts.pending, hit.doc_seq, hit.document_id, hit.name, hit.title, hit.page_rows, hit.score
+            FROM (
+                SELECT (SELECT count(*) FROM matched) AS matches,
+                    (SELECT count(*) FROM document_index WHERE owner = \(request.scope.owner) AND state = 'pending') AS pending
+            ) AS counts LEFT JOIN (
+                SELECT * FROM scored
+                WHERE \(after?.score)::float8 IS NULL OR score < \(after?.score)
+                    OR (score = \(after?.score) AND document_id > \(after?.documentID))
+                ORDER BY score DESC, document_id LIMIT \(request.limit + 1)
+            ) AS hit ON true
+            ORDER BY hit.score DESC, hit.document_id
+            """
+        )
+        var matches = 0
+        var pending = 0
+        var found: [(sequence: Int64, documentID: String, name: String, title: String?, pageRows: Int, score: Double)] = []
+        for row in rows {
+            let columns = row.makeRandomAccess()
+            matches = Int(try columns[0].decode(Int64.self))
+            pending = Int(try columns[1].decode(Int64.self))
+            guard let sequence = try columns[2].decode(Int64?.self) else { continue }
+            found.append(
+                (
+                    sequence, try columns[3].decode(String.self), try columns[4].decode(String.self), try columns[5].decode(String?.self),
+                    Int(try columns[6].decode(Int32.self)), try columns[7].decode(Double.self)
+                )
+            )
+        }
+        let shown = found.prefix(request.limit)
+        let highlighter = SearchHighlighter(request.query)
+        let fewPages = try await pages(of: shown.filter { (1...SearchHighlighter.fewPages).contains($0.pageRows) }.map(\.sequence), in: session)
+        let allRequired = SearchQuery(required: request.query.required).postgresTSQueryText
+        var hits: [SearchHit] = []
+        for hit in shown {
+            let page: (number: Int, snippet: [SnippetSegment])?
+            if hit.pageRows > SearchHighlighter.fewPages {
+                if let withAll = try await firstPage(hit.sequence, matching: allRequired, highlighter, in: session) {
+                    page = withAll
+                } else {
+                    page = try await firstPage(hit.sequence, matching: request.query.postgresAnyRequiredText, highlighter, in: session)
+                }
+            } else {
+                page = highlighter.firstPage(of: fewPages[hit.sequence] ?? [])  // nil: only the name or title matched
+            }
+            hits.append(highlighter.hit(documentID: hit.documentID, score: hit.score, name: hit.name, title: hit.title, page: page))
+        }
+        return SearchPage(
+            hits: hits,
+            next: found.count > request.limit ? hits.last?.cursor : nil,
+            rankedAmong: rankedAmong,
+            capped: matches > rankedAmong,
+            pending: pending
+        )
+    }
+
+    /// The stored pages (number, text) of these documents, in one read: their page is found in
+    /// Swift.
+    private static func pages(of sequences: [Int64], in session: PostgresSession) async throws -> [Int64: [(number: Int, body: String)]] {
+        guard !sequences.isEmpty else { return [:] }
+        var pages: [Int64: [(number: Int, body: String)]] = [:]
+        for row in try await session.query(
+            "SELECT doc_seq, page, body FROM document_pages WHERE doc_seq = ANY(\(sequences)) ORDER BY doc_seq, page"
+        ) {
+            let (sequence, number, body) = try row.decode((Int64, Int32, String).self)
+            pages[sequence, default: []].append((Int(number), body))
+        }
+        return pages
+    }
+
+    /// The first page of a long document matching `match`, with its snippet: each page's own
+    /// `tsvector`, read for this document's pages only.
+    private static func firstPage(
+        _ sequence: Int64,
+        matching match: String,
+        _ highlighter: SearchHighlighter,
+        in session: PostgresSession
+    ) async throws -> (number: Int, snippet: [SnippetSegment])? {
+        let rows = try await session.query(
+            """
+            SELECT page, body FROM document_pages WHERE doc_seq = \(sequence) AND words @@ to_tsquery('simple', \(match))
+            ORDER BY page LIMIT 1
+            """
+        )
+        guard let (number, body) = try rows.first?.decode((Int32, String).self) else { return nil }
+        return (Int(number), highlighter.pageSnippet(body))
+    }
+}

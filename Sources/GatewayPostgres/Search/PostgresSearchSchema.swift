@@ -1,0 +1,73 @@
+/// The search index's tables in PostgreSQL (migration `v7-search`): the same rows as SQLite's
+/// (`SearchSchema` in GatewayStore), with a `tsvector` and GIN indexes where SQLite has FTS5.
+///
+/// - `document_index`: one row per document; `doc_seq` orders "newest". `words` holds the
+///   document's words as `SearchTokenizer.indexedWords` splits and folds them (PostgreSQL's
+///   parser and the `simple` configuration then only take them as they are): the body's with
+///   weight D first, then the name's (A) and the title's (B), so a rename keeps the body's
+///   positions (`ts_filter(words, '{d}')`) and appends the new name's.
+/// - `scope`: the document's scope tokens (`SearchScopeTokens`) as an array with a GIN index:
+///   a folder scope is one more index to intersect, as in SQLite, but kept out of `words` so a
+///   user's word never meets a token and a word query needs no recheck of weights.
+/// - `document_pages`: each page's text and words, for the page of a hit in a long document.
+enum PostgresSearchSchema {
+    static let migration: [String] = [
+        // A document's scope tokens from its owner and folder, read from `folders`: what
+        // `SearchScopeTokens.tokens` makes in Swift (owners hashed the same way).
+        """
+        CREATE FUNCTION pdfgate_search_scope(text, text) RETURNS text[] LANGUAGE sql STABLE AS $$
+            SELECT ARRAY['o' || o.hash, CASE WHEN $2 = '' THEN 'r' || o.hash ELSE 'd' || regexp_replace(lower($2), '[^0-9a-f]', '', 'g') END]
+                || ARRAY(
+                    SELECT 'f' || regexp_replace(lower(a.id), '[^0-9a-f]', '', 'g')
+                    FROM folders AS f JOIN folders AS a
+                        ON a.owner = f.owner AND (a.path = f.path OR left(f.path, length(a.path) + 1) = a.path || '/')
+                    WHERE f.id = $2 AND f.owner = $1 ORDER BY a.path)
+            FROM (SELECT encode(substring(sha256(convert_to($1, 'UTF8')) FROM 1 FOR 8), 'hex') AS hash) AS o
+        $$
+        """,
+        """
+        CREATE TABLE document_index (
+            doc_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            document_id text NOT NULL UNIQUE,
+            owner text COLLATE "C" NOT NULL,
+            folder_id text NOT NULL,
+            name text NOT NULL,
+            title text,
+            scope text[] NOT NULL,
+            state text NOT NULL,
+            source text,
+            sha256 text NOT NULL,
+            extractor_version integer NOT NULL,
+            truncated boolean NOT NULL,
+            page_rows integer NOT NULL,
+            updated_at timestamptz NOT NULL,
+            words tsvector NOT NULL
+        )
+        """,
+        "CREATE INDEX document_index_words ON document_index USING gin (words)",
+        "CREATE INDEX document_index_scope ON document_index USING gin (scope)",
+        "CREATE INDEX document_index_state ON document_index (state, doc_seq)",
+        "CREATE INDEX document_index_owner_state ON document_index (owner, state)",
+        "CREATE INDEX document_index_folder ON document_index (folder_id)",
+        """
+        CREATE TABLE document_pages (
+            doc_seq bigint NOT NULL REFERENCES document_index ON DELETE CASCADE,
+            page integer NOT NULL,
+            body text NOT NULL,
+            words tsvector NOT NULL,
+            PRIMARY KEY (doc_seq, page)
+        )
+        """,
+        // Every ready document gets a pending entry, oldest first so the newest stay newest;
+        // the indexer reads their text in the background (its progress is in /metrics). Until
+        // then the name and title match as PostgreSQL splits them; the indexer's write replaces
+        // them with Swift's words.
+        """
+        INSERT INTO document_index (document_id, owner, folder_id, name, title, scope, state, source, sha256, extractor_version,
+            truncated, page_rows, updated_at, words)
+        SELECT id, owner, folder_id, name, title, pdfgate_search_scope(owner, folder_id), 'pending', NULL, sha256, 0, false, 0, now(),
+            setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', COALESCE(title, '')), 'B')
+        FROM documents WHERE state = 'ready' ORDER BY created_at, id
+        """,
+    ]
+}
