@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "pdfgate-bench",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayAssembly", "GatewayConverters", "GatewayTestSupport",
+                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayConverters", "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/pdfgate-bench",

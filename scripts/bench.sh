@@ -46,6 +46,8 @@ fi
 "$bin/pdfgate-bench" pipeline "$out/pipeline-many" 200 Fixtures/pdf/many-pages.pdf | sed 's/^pipeline\./pipeline_many./' >> "$out/results.txt"
 # Last on the 100,000-document store: it gives every document text in the index.
 bash scripts/bench-search.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
+# The same search with the rows and the index in PostgreSQL: its own store, seeded alike.
+bash scripts/bench-search.sh "$bin" "$out/store-pg-search" "$out" postgres "$documents" >> "$out/results.txt"
 [ "$parts" = stores ] || "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
 [ "$parts" = stores ] || bash scripts/bench-gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
@@ -114,6 +116,10 @@ Search, $(count search.documents) documents with varied text (1–3 pages of Zip
   two words        p50 $(get search.two_words.p50_ms) ms, p99 $(get search.two_words.p99_ms) ms   (target p50 ≤ 10 ms, p99 ≤ 50 ms)
   as a phrase      p50 $(get search.phrase.p50_ms) ms, p99 $(get search.phrase.p99_ms) ms
   within a folder  p50 $(get search.in_folder.p50_ms) ms, p99 $(get search.in_folder.p99_ms) ms
+  PostgreSQL, the same queries on the same text ($(count search.pg.documents) documents; index seeded in $(get search.pg.seed_s) s; database $(get search.pg.database_mib) MiB)
+    two words        p50 $(get search.pg.two_words.p50_ms) ms, p99 $(get search.pg.two_words.p99_ms) ms   → $(ratio "$(get search.pg.two_words.p50_ms)" "$(get search.two_words.p50_ms)")× SQLite's p50   (target p50 ≤ 10 ms, p99 ≤ 50 ms)
+    as a phrase      p50 $(get search.pg.phrase.p50_ms) ms, p99 $(get search.pg.phrase.p99_ms) ms
+    within a folder  p50 $(get search.pg.in_folder.p50_ms) ms, p99 $(get search.pg.in_folder.p99_ms) ms
   indexing beside the pipeline (a 12-page PDF per job): p50 $(get pipeline_indexed.p50_ms) ms with the indexer reading every document's text vs $(get pipeline_many.p50_ms) ms without → $(ratio "$(get pipeline_indexed.p50_ms)" "$(get pipeline_many.p50_ms)")× ($(count pipeline_indexed.indexed) documents indexed; target ≤ 1.1×)
 
 Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on for both)

@@ -214,7 +214,7 @@ func pipelineBenchmark(
     let runner = Task { await engine.run() }
     // As `serve` runs it: beside the engine, reading each filed document's text as it comes.
     let textReader = PDFInspectorPool(configuration: .init(poolSize: 1, niceness: 10))
-    let indexer = indexing ? library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: textReader, logger: quietLogger) } : nil
+    let indexer = indexing ? SearchIndexer(library: library, index: library.searchIndex, inspector: textReader, logger: quietLogger) : nil
     let indexerRun = indexer.map { indexer in Task { await indexer.run() } }
     _ = try await inspector.inspect(path: pdf)  // warm the inspector
 
@@ -236,7 +236,7 @@ func pipelineBenchmark(
         try await indexer.indexPending()
         indexerRun.cancel()
         await indexerRun.value
-        emit("\(prefix).indexed", Double(try await library.searchIndex?.status(owner: "bench").ready ?? 0))
+        emit("\(prefix).indexed", Double(try await library.searchIndex.status(owner: "bench").ready))
     }
     await textReader.shutdown()
     await inspector.shutdown()

@@ -1,5 +1,7 @@
 import Foundation
+import GatewayAssembly
 import GatewayCore
+import GatewayPostgres
 import GatewayStore
 import GatewayTestSupport
 
@@ -11,10 +13,14 @@ import GatewayTestSupport
 /// made-up words by Zipf's law (a few words in nearly every document, most in a handful), so a
 /// query meets doclists of every length. Each query is two words of one random document's text,
 /// so every query has hits, and common words are as likely as they are in the text.
-func searchSeed(store: String, queries: String) async throws {
-    let library = try await Library.open(root: store, logger: quietLogger)
-    guard let index = library.searchIndex as? SQLiteSearchIndex else {
-        throw BenchError("the store at \(store) has no SQLite search index")
+func searchSeed(store: String, queries: String, database: DatabaseChoice = .embedded) async throws {
+    let library = try await GatewayStores.open(root: store, database: database, logger: quietLogger).library
+    // Many entries per transaction: each index's bulk write.
+    let writeAll: @Sendable ([SearchEntry]) async throws -> Void
+    switch library.searchIndex {
+    case let index as SQLiteSearchIndex: writeAll = index.writeAll
+    case let index as PostgresSearchIndex: writeAll = index.writeAll
+    default: throw BenchError("the store at \(store) has no search index")
     }
     let documents = try await library.catalog.readyDocuments()
     var random = SeededRandom(seed: 30)
@@ -32,11 +38,11 @@ func searchSeed(store: String, queries: String) async throws {
             }
             batch.append(SearchEntry(row.record, content: .text(DocumentText(pages: pages), source: .pdf)))
             if batch.count == 2_000 {
-                try await index.writeAll(batch)
+                try await writeAll(batch)
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        try await index.writeAll(batch)
+        try await writeAll(batch)
     }
     try sampled.joined(separator: "\n").appending("\n").write(toFile: queries, atomically: true, encoding: .utf8)
     emit("search.documents", Double(documents.count))

@@ -3,7 +3,7 @@
 //   pdfgate-bench inspect DIR             pool vs `pdfinfo` per file, on every PDF in DIR
 //   pdfgate-bench seed STORE COUNT PDF    a library of COUNT documents (hard links of PDF)
 //   pdfgate-bench library STORE           median latency of list/rename/move on that library
-//   pdfgate-bench search-seed STORE QUERIES  index text for every document of STORE; two-word queries to QUERIES
+//   pdfgate-bench search-seed STORE QUERIES [DATABASE_URL]  index text for every document of STORE; two-word queries to QUERIES
 //   pdfgate-bench office DIR WORKDIR       the office files in DIR through warm slots (sealed, unsealed) vs cold soffice
 //   pdfgate-bench pipeline STORE N PDF     engine overhead per job with an instant converter
 //   pdfgate-bench pipeline-indexed STORE N PDF   the same with the search indexer reading each document's text beside it
@@ -150,8 +150,8 @@ func inspectBenchmark(directory: String, rounds: Int = 3, oursRounds: Int = 9) a
     emit("inspect.pdfinfo_rss_mib", peerRSS)
 }
 
-func seed(store: String, count: Int, template: String) async throws {
-    let library = try await Library.open(root: store)
+func seed(store: String, count: Int, template: String, database: DatabaseChoice = .embedded) async throws {
+    let library = try await GatewayStores.open(root: store, database: database, logger: quietLogger).library
     let pool = PDFInspectorPool()
     let info = try await pool.inspect(path: template)
     await pool.shutdown()
@@ -205,10 +205,20 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "inspect" where arguments.count == 3:
     try await inspectBenchmark(directory: arguments[2])
-case "seed" where arguments.count == 5:
-    try await seed(store: arguments[2], count: Int(arguments[3]) ?? 0, template: arguments[4])
-case "search-seed" where arguments.count == 4:
-    try await searchSeed(store: arguments[2], queries: arguments[3])
+case "seed" where arguments.count == 5 || arguments.count == 6:
+    // With a DATABASE_URL, the rows in PostgreSQL.
+    try await seed(
+        store: arguments[2],
+        count: Int(arguments[3]) ?? 0,
+        template: arguments[4],
+        database: arguments.count == 6 ? try DatabaseChoice(parsing: arguments[5]) : .embedded
+    )
+case "search-seed" where arguments.count == 4 || arguments.count == 5:
+    try await searchSeed(
+        store: arguments[2],
+        queries: arguments[3],
+        database: arguments.count == 5 ? try DatabaseChoice(parsing: arguments[4]) : .embedded
+    )
 case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
 case "office" where arguments.count == 4:
@@ -245,7 +255,7 @@ case "pipeline" where arguments.count == 6:
 default:
     FileHandle.standardError.write(
         Data(
-            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF | search-seed STORE QUERIES | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
+            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF [DATABASE_URL] | search-seed STORE QUERIES [DATABASE_URL] | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
                 + " | pipeline STORE N PDF [DATABASE_URL] | polling PDF WORKDIR | fake-gotenberg PDF [DELAY_S] | page BASE_URL TOKEN FOLDER\n").utf8
         )
     )

@@ -19,7 +19,7 @@ public final class EngineAssembly: Sendable {
     public var idempotency: any IdempotencyKeys { stores.idempotency }
     public let inspector: PDFInspectorPool
     /// Reads the text of filed documents into the search index; nil where the store has none.
-    package let indexer: SearchIndexer?
+    package let indexer: SearchIndexer
     /// The indexer's own inspector: one worker, niced.
     let textReader: PDFInspectorPool
     public let local: LocalConverter
@@ -64,7 +64,7 @@ public final class EngineAssembly: Sendable {
         // moment, a conversion should not wait for it.
         let textReader = PDFInspectorPool(configuration: .init(poolSize: 1, niceness: 10))
         self.textReader = textReader
-        indexer = library.searchIndex.map { SearchIndexer(library: library, index: $0, inspector: textReader, logger: logger) }
+        indexer = SearchIndexer(library: library, index: library.searchIndex, inspector: textReader, logger: logger)
         let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
@@ -147,17 +147,14 @@ public final class EngineAssembly: Sendable {
         _ = engine.observeAll { job in metrics.observe(job, backend: routes[job.spec.type]?.kind ?? "none") }
     }
 
-    /// Whether this store has a search index whose text an indexer reads.
-    public var indexesSearchText: Bool { indexer != nil }
-
     /// Reads filed documents' text into the search index until cancelled: `serve` runs it
     /// beside the engine.
-    public func runSearchIndexer() async { await indexer?.run() }
+    public func runSearchIndexer() async { await indexer.run() }
 
     /// Reads the text of every document pending now (the CLI, before it searches); answers how
     /// many were read.
     @discardableResult
-    public func indexPendingText() async throws -> Int { try await indexer?.indexPending() ?? 0 }
+    public func indexPendingText() async throws -> Int { try await indexer.indexPending() }
 
     /// What `/readyz` asks: the store, the inspector and every configured backend.
     public var readiness: Readiness {

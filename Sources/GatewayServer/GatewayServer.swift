@@ -195,8 +195,6 @@ struct SearchIndexerService: Service {
     let assembly: EngineAssembly
 
     func run() async throws {
-        // A service that returns ends the group: without an index, this one waits for the end.
-        guard assembly.indexesSearchText else { return try await gracefulShutdown() }
         await cancelWhenGracefulShutdown { await assembly.runSearchIndexer() }
     }
 }

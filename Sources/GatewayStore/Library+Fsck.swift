@@ -115,7 +115,7 @@ extension Library {
     /// entry too). `thorough` also checks the full-text index against its stored text, which
     /// re-reads all of it, like re-hashing every file does.
     private func checkSearchIndex(repair: Bool, thorough: Bool) async throws -> [FsckIssue] {
-        guard let index = searchIndex else { return [] }
+        let index = searchIndex
         let found = try await index.check(verifyFullText: thorough)
         guard !found.isEmpty else { return [] }
         if repair {

@@ -8,11 +8,8 @@ extension Library {
         textWaiting.continuation.yield()
     }
 
-    /// Whether a search reads the documents' text, or (with no index) only names and titles.
-    public var searchesText: Bool { searchIndex != nil }
-
     /// A page of the owner's documents that match `text`, best first, each with its hit (page,
-    /// snippet). Without a full-text index, the same words are looked for in names and titles.
+    /// snippet).
     func searchDocuments(_ query: DocumentQuery, _ text: String) async throws(LibraryError) -> DocumentPage {
         let parsed: SearchQuery
         do {
@@ -20,13 +17,7 @@ extension Library {
         } catch {
             throw LibraryError(.invalidQuery, error.message)
         }
-        guard let index = searchIndex else {
-            // No index of the text: the words, as one piece of a name or title (`inv*` → `inv`).
-            var byName = query
-            byName.text = nil
-            byName.search = parsed.required.map { $0.tokens.joined(separator: " ") }.joined(separator: " ")
-            return try await listDocuments(byName)
-        }
+        let index = searchIndex
         let after = try query.cursor.map { cursor throws(LibraryError) in try SearchCursor(decoding: cursor) }
         let lookup = try Self.lookup(query.folder)
         return try await read { catalog in

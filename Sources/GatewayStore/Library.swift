@@ -23,9 +23,8 @@ public final class Library: Sendable {
     /// The store's SQLite database, shared with the job store; nil when the catalog lives in
     /// PostgreSQL.
     public var database: GatewayDatabase? { (catalog as? SQLiteLibraryCatalog)?.database }
-    /// The documents' full-text index; nil where the rows' database has none, and a search then
-    /// matches names and titles only.
-    package let searchIndex: (any SearchIndex)?
+    /// The documents' full-text index, in the rows' database.
+    package let searchIndex: any SearchIndex
     /// Told each time a document's text may wait to be read (filed, replaced): the indexer
     /// sleeps on it. Keeps only the newest signal; one wakes the indexer for every entry pending.
     let textWaiting = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -70,7 +69,7 @@ public final class Library: Sendable {
     package init(
         paths: StorePaths,
         catalog: any LibraryCatalog,
-        searchIndex: (any SearchIndex)? = nil,
+        searchIndex: any SearchIndex,
         storeWideLock: any StoreWideLock,
         logger: Logger = Logger(label: "pdfgate.library")
     ) throws {

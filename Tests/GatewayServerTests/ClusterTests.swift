@@ -279,6 +279,58 @@ struct ClusterTests {
         }
     }
 
+    @Test(
+        "search on PostgreSQL: filed on one node, its text read by the cluster, found by a word on another node with page and snippet; a rename on a third follows"
+    )
+    func searchAcrossNodes() async throws {
+        try await using(await Cluster(nodes: 3, delay: 0)) { cluster in
+            let pdfs = TemporaryDirectory("cluster-search")
+            let texts = [
+                ["Rental agreement for the flat", "The tenant pays the quarterly service charge"],
+                ["Invoice for consulting services", "Total amount due within thirty days"],
+                ["Shopping list with apples and bread"],
+            ]
+            var ids: [String] = []
+            for (index, pages) in texts.enumerated() {
+                try await TextPDF.make(pdfs.path + "/\(index).pdf", pages: pages)
+                let filed = try await cluster.client(0).send(
+                    "POST",
+                    "/v1/documents?filename=\(index).pdf&name=Document%20\(index)",
+                    body: .file(path: pdfs.path + "/\(index).pdf"),
+                    headers: [("Content-Type", "application/pdf")]
+                )
+                #expect(filed.status == 201, "\(filed.text)")
+                ids.append(try #require(filed.string("id")))
+            }
+            // The nodes' indexers read the text in the background: wait until none is pending.
+            var found = try await cluster.client(1).get("/v1/documents?q=quarterly")
+            let deadline = ContinuousClock.now + .seconds(30)
+            while (found.json["search"] as? [String: Any])?["pending"] as? Int != 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                found = try await cluster.client(1).get("/v1/documents?q=quarterly")
+            }
+            let hits = try #require(found.json["hits"] as? [[String: Any]], "\(found.text)")
+            #expect(hits.map { $0["document_id"] as? String } == [ids[0]], "\(found.text)")
+            #expect(hits.first?["page"] as? Int == 2 && hits.first?["matched_in"] as? String == "text")
+            let marked = (hits.first?["snippet"] as? [[String: Any]])?.filter { $0["match"] as? Bool == true }.compactMap { $0["text"] as? String }
+            #expect(marked == ["quarterly"], "\(found.text)")
+            #expect(try await cluster.query("SELECT count(*) FROM document_index WHERE state = 'ready'") == "3")
+
+            // A phrase across nodes, and a rename on a third node that the index follows.
+            let phrase = try await cluster.client(2).get("/v1/documents?q=%22amount%20due%22")
+            #expect((phrase.json["hits"] as? [[String: Any]])?.map { $0["document_id"] as? String } == [ids[1]], "\(phrase.text)")
+            let renamed = try await cluster.client(2).send("PATCH", "/v1/documents/\(ids[2])", json: ["name": "Groceries Zurich"])
+            #expect(renamed.status == 200, "\(renamed.text)")
+            let byName = try await cluster.client(0).get("/v1/documents?q=zurich%20apples")
+            #expect((byName.json["hits"] as? [[String: Any]])?.first?["matched_in"] as? String == "text", "\(byName.text)")
+            #expect((byName.json["documents"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Groceries Zurich"], "\(byName.text)")
+            let metrics = try await cluster.client(1).get("/metrics")
+            #expect(metrics.text.contains(#"pdfgate_search_index_documents{state="ready"} 3"#), "\(metrics.text)")
+            await cluster.stop()
+            try await cluster.expectFsckClean(documents: 3)
+        }
+    }
+
     @Test("PostgreSQL restarts mid-run: every job still finishes, one document each, fsck clean")
     func databaseRestart() async throws {
         let server = try TestPostgres.startServer()

@@ -83,14 +83,13 @@ struct ListingTests {
         #expect(literal.documents.isEmpty, "% is a literal, not a wildcard")
     }
 
-    /// A full-text search on both backends: SQLite reads the index (the names are in it too);
-    /// a PostgreSQL store has no text index yet and looks for the words in names and titles.
+    /// A full-text search on both backends finds names too: each index holds them beside the text.
     @Test(arguments: StoreBackend.allCases) func aTextSearchFindsNamesOnEitherBackend(_ backend: StoreBackend) async throws {
         let fixture = try await Self.populated(backend)
         let found = try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, text: "bdo*"))
         #expect(found.documents.count == 12, "\(found.documents.map(\.name))")
         #expect(found.documents.allSatisfy { $0.name.hasPrefix("Bdoc") })
-        #expect((found.search != nil) == (backend == .sqlite), "hits come with the index")
+        #expect(found.search?.hits.count == 12 && found.search?.hits.allSatisfy { $0.matchedIn == .name } == true, "hits come with the index")
         await #expect(throws: LibraryError.self) {
             try await fixture.library.listDocuments(DocumentQuery(owner: "alice", recursive: true, text: "-bdoc"))
         }

@@ -22,8 +22,6 @@ public protocol DocumentLibrary: DocumentFiler {
     func deleteDocument(id: UUID, owner: String) async throws(LibraryError)
     /// One page of the owner's documents, as `query` asks: a full-text search when it has `text`.
     func listDocuments(_ query: DocumentQuery) async throws(LibraryError) -> DocumentPage
-    /// Whether a full-text search reads the documents' text, or only names and titles.
-    var searchesText: Bool { get }
 
     /// nil for the root folder, which has no row.
     func folder(_ reference: FolderReference, owner: String) async throws(LibraryError) -> Folder?

@@ -38,7 +38,7 @@ extension PostgresSearchIndex {
                     name = EXCLUDED.name, title = EXCLUDED.title, scope = EXCLUDED.scope, state = EXCLUDED.state,
                     source = EXCLUDED.source, sha256 = EXCLUDED.sha256, extractor_version = EXCLUDED.extractor_version,
                     truncated = EXCLUDED.truncated, page_rows = EXCLUDED.page_rows, updated_at = EXCLUDED.updated_at,
-                    words = EXCLUDED.words
+                    words = EXCLUDED.words, claimed_until = NULL
                 RETURNING doc_seq
             ), gone AS (DELETE FROM document_pages WHERE doc_seq IN (SELECT doc_seq FROM entry))
             SELECT doc_seq FROM entry

@@ -72,13 +72,25 @@ package final class PostgresSearchIndex: SearchIndex {
         try await database.withConnection { try await Self.search(request, in: $0) }
     }
 
+    /// How long an entry `pending(limit:)` handed out is left to the node reading it: past a
+    /// batch of worker timeouts, so a node that died mid-batch delays its entries by this much.
+    static let claim = "interval '120 seconds'"
+
+    /// Claims what it answers: the other nodes' indexers skip these entries until they are
+    /// written or the claim lapses. Oldest first.
     package func pending(limit: Int) async throws -> [PendingDocument] {
         try await database.query(
-            "SELECT document_id, owner FROM document_index WHERE state = 'pending' ORDER BY doc_seq LIMIT \(max(0, limit))"
+            """
+            UPDATE document_index SET claimed_until = now() + \(unescaped: Self.claim)
+            WHERE doc_seq IN (
+                SELECT doc_seq FROM document_index WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
+                ORDER BY doc_seq LIMIT \(max(0, limit)) FOR UPDATE SKIP LOCKED)
+            RETURNING doc_seq, document_id, owner
+            """
         ).map { row in
-            let (id, owner) = try row.decode((String, String).self)
-            return PendingDocument(documentID: id, owner: owner)
-        }
+            let (sequence, id, owner) = try row.decode((Int64, String, String).self)
+            return (sequence, PendingDocument(documentID: id, owner: owner))
+        }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     package func status(owner: String?) async throws -> SearchIndexStatus {

@@ -10,6 +10,8 @@
 ///   a folder scope is one more index to intersect, as in SQLite, but kept out of `words` so a
 ///   user's word never meets a token and a word query needs no recheck of weights.
 /// - `document_pages`: each page's text and words, for the page of a hit in a long document.
+/// - `claimed_until`: a pending entry one node's indexer is reading (`pending(limit:)`), so the
+///   nodes of a cluster share the reading instead of each reading everything.
 enum PostgresSearchSchema {
     static let migration: [String] = [
         // A document's scope tokens from its owner and folder, read from `folders`: what
@@ -41,7 +43,8 @@ enum PostgresSearchSchema {
             truncated boolean NOT NULL,
             page_rows integer NOT NULL,
             updated_at timestamptz NOT NULL,
-            words tsvector NOT NULL
+            words tsvector NOT NULL,
+            claimed_until timestamptz
         )
         """,
         "CREATE INDEX document_index_words ON document_index USING gin (words)",

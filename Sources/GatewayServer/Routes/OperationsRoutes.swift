@@ -8,7 +8,7 @@ struct OperationsController: Sendable {
     let readiness: Readiness
     let engine: JobEngine
     let metrics: GatewayMetrics
-    let searchIndex: (any SearchIndex)?
+    let searchIndex: any SearchIndex
 
     func addRoutes(to router: Router<GatewayRequestContext>) {
         router.on("/healthz", method: .get) { _, _ in try jsonResponse(["status": "ok"]) }
@@ -41,7 +41,7 @@ struct OperationsController: Sendable {
                 queuedByType: try await engine.queuedCounts(),
                 node: engine.configuration.node,
                 leaseTakeovers: engine.leaseTakeovers,
-                searchIndex: try await searchIndex?.status(owner: nil)
+                searchIndex: try await searchIndex.status(owner: nil)
             )
         )
         return Response(

@@ -24,7 +24,9 @@ public protocol SearchIndex: Sendable {
     func delete(documentIDs: [String]) async throws
     /// One page of hits, best first among the newest `rankedAmong` matches.
     func search(_ request: SearchRequest) async throws -> SearchPage
-    /// Up to `limit` documents whose text still has to be extracted, oldest first.
+    /// Up to `limit` documents whose text still has to be extracted, oldest first. An index
+    /// several nodes share hands each to one caller at a time (PostgreSQL's claims them for a
+    /// while), so their indexers share the reading.
     func pending(limit: Int) async throws -> [PendingDocument]
     /// How many entries are in each state, for one owner or all.
     func status(owner: String?) async throws -> SearchIndexStatus
