@@ -5,8 +5,13 @@ import Testing
 /// Runs the built `pdfgate` binary the way a shell user would.
 struct CLI {
     let store: TemporaryDirectory
+    /// `PDFGATE_DATABASE_URL` for every command: the library's rows in that PostgreSQL database.
+    let environment: [String: String]?
 
-    init() { store = TemporaryDirectory("cli") }
+    init(database: String? = nil) {
+        store = TemporaryDirectory("cli")
+        environment = database.map { ProcessInfo.processInfo.environment.merging(["PDFGATE_DATABASE_URL": $0]) { _, new in new } }
+    }
 
     /// `inspect` works on a file, not a store; every other command gets this test's store.
     func withStore(_ arguments: [String]) -> [String] {
@@ -15,14 +20,14 @@ struct CLI {
 
     @discardableResult
     func callAsFunction(_ arguments: String...) async throws -> ProcessResult {
-        try await run(builtProduct("pdfgate"), withStore(arguments))
+        try await run(builtProduct("pdfgate"), withStore(arguments), environment: environment)
     }
 
     /// Runs and decodes `--json` output.
     func json(_ arguments: String...) async throws -> Any { try await json(arguments) }
 
     func json(_ arguments: [String]) async throws -> Any {
-        let result = try await run(builtProduct("pdfgate"), withStore(arguments) + ["--json"])
+        let result = try await run(builtProduct("pdfgate"), withStore(arguments) + ["--json"], environment: environment)
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }

@@ -4,11 +4,13 @@ import Testing
 
 /// `pdfgate search` end to end: PDFs of known text from Ghostscript, filed with `pdfgate add`,
 /// then found by a word, a phrase and a prefix; their text is read by the search itself, since no
-/// server runs an indexer here.
+/// server runs an indexer here. Once on SQLite, once on PostgreSQL.
 @Suite("pdfgate search")
 struct SearchCLITests {
-    @Test func findsDocumentsByTheirTextWithPageAndSnippet() async throws {
-        let cli = CLI()
+    /// On the embedded store, and with the library's rows in PostgreSQL (`PDFGATE_DATABASE_URL`).
+    @Test(arguments: [false, true])
+    func findsDocumentsByTheirTextWithPageAndSnippet(onPostgres: Bool) async throws {
+        let cli = CLI(database: onPostgres ? try TestPostgres.freshDatabaseURL() : nil)
         let directory = TemporaryDirectory()
         try await TextPDF.make(directory.file("lease.pdf"), pages: ["Rental agreement", "The tenant pays the heating costs"])
         try await TextPDF.make(directory.file("receipt.pdf"), pages: ["Receipt for heating oil delivered"])
