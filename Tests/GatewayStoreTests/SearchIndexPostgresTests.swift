@@ -7,7 +7,8 @@ import GatewayTestSupport
 import Testing
 
 /// What only the PostgreSQL index does: its migration queues the documents a cluster filed before
-/// it, and the nodes' indexers share the pending entries instead of each reading all of them.
+/// it, the nodes' indexers share the pending entries instead of each reading all of them, and a
+/// query with many matches is answered from the copy of the newest entries.
 @Suite("PostgreSQL search index")
 struct SearchIndexPostgresTests {
     @Test func theMigrationQueuesDocumentsFiledBeforeIt() async throws {
@@ -21,7 +22,8 @@ struct SearchIndexPostgresTests {
         try TestPostgres.psql(
             url,
             """
-            DROP TABLE document_pages; DROP TABLE document_index; DROP FUNCTION pdfgate_search_scope;
+            DROP TABLE document_pages; DROP TABLE document_recent; DROP TABLE document_index;
+            DROP FUNCTION pdfgate_search_scope; DROP FUNCTION pdfgate_search_recent;
             DELETE FROM schema_migrations WHERE name = 'v7-search'
             """
         )
@@ -38,6 +40,44 @@ struct SearchIndexPostgresTests {
         #expect(try await index.check(verifyFullText: true).isEmpty)
         #expect(try await index.pending(limit: 10).map(\.documentID) == [early.id.lowercased, filed.id.lowercased], "oldest first")
         await reopened.close()
+    }
+
+    /// With the cap at 3, five matches among the newest entries make a "common" query: answered
+    /// from `document_recent`, newest first. Renames, moves and deletes reach that copy.
+    @Test func manyMatchesComeFromTheNewestEntriesNewestFirst() async throws {
+        let search = try await SearchIndexBackend.postgres.make()
+        let library = search.library.library
+        let archive = try await library.createFolder(path: "Archive", owner: "alice")
+        var documents: [Document] = []
+        for index in 0..<5 { documents.append(try await search.file("ledger \(index)", pages: ["common words in every ledger"])) }
+        try await search.file("rare", pages: ["a ledger with one rare word"])
+        let database = try #require(search.library.database)
+        func hits(_ text: String, folder: String? = nil) async throws -> SearchPage {
+            try await database.withConnection { session in
+                try await PostgresSearchIndex.search(
+                    SearchRequest(query: try SearchQuery(parsing: text), scope: SearchScope(owner: "alice", folderID: folder), limit: 10),
+                    rankedAmong: 3,
+                    in: session
+                )
+            }
+        }
+        let common = try await hits("common words")
+        #expect(common.hits.map(\.documentID) == documents.reversed().prefix(3).map(\.id.lowercased), "the newest three")
+        #expect(common.capped && common.hits.first?.page == 1)
+        #expect(try await hits("rare ledger").hits.count == 1, "a query with few matches is ranked from the whole index")
+
+        try await library.updateDocument(id: documents[4].id, owner: "alice", name: "Renamed Zebra")
+        try await search.index.rename(documentID: documents[4].id.lowercased, name: "Renamed Zebra", title: nil)
+        #expect(try await hits("common zebra").hits.map(\.documentID) == [documents[4].id.lowercased])
+        try await library.updateDocument(id: documents[3].id, owner: "alice", folder: .id(archive.id))
+        #expect(try await hits("common", folder: archive.id.lowercased).hits.map(\.documentID) == [documents[3].id.lowercased])
+        try await library.deleteDocument(id: documents[4].id, owner: "alice")
+        #expect(try await hits("common").hits.map(\.documentID) == [3, 2, 1].map { documents[$0].id.lowercased })
+        // The copy holds what the index holds for those entries, no more.
+        let url = try TestPostgres.url(of: database)
+        let copies = try await run("psql", [url, "-tAc", "SELECT count(*) FROM document_recent r JOIN document_index i USING (doc_seq) WHERE r.words = i.words AND r.scope = i.scope"])
+        let total = try await run("psql", [url, "-tAc", "SELECT count(*) FROM document_recent"])
+        #expect(copies.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5" && total.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5")
     }
 
     @Test func nodesShareThePendingEntries() async throws {
