@@ -68,9 +68,14 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         try await database.withConnection { try await Self.insert(document, in: $0) }
     }
 
+    /// In transactions of 5,000 rows: 100,000 in one took about the 30 s a call may wait for
+    /// PostgreSQL (`PostgresDatabase.answerTimeout`), and a busy machine went past it.
     package func insertAll(_ documents: [DocumentRecord]) async throws {
-        try await database.transaction { session in
-            for document in documents { try await Self.insert(document, in: session) }
+        for start in stride(from: 0, to: documents.count, by: 5_000) {
+            let chunk = documents[start..<min(start + 5_000, documents.count)]
+            try await database.transaction { session in
+                for document in chunk { try await Self.insert(document, in: session) }
+            }
         }
     }
 

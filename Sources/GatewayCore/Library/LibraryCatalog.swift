@@ -28,7 +28,7 @@ package protocol LibraryCatalog: Sendable {
     /// three. Nil when the owner has no such ready document.
     func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement?
     func insert(_ document: DocumentRecord) async throws
-    /// Many ready documents at once, in one transaction (seeding a benchmark library).
+    /// Many ready documents at once, in few transactions (seeding a benchmark library).
     func insertAll(_ documents: [DocumentRecord]) async throws
     /// Writes `document` and answers the row as it now stands, with its folder's path, in the
     /// same call: dates carry exactly the precision the database keeps, so a caller returns what

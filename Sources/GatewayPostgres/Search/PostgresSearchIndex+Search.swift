@@ -3,8 +3,8 @@ import GatewayCore
 import PostgresNIO
 
 extension PostgresSearchIndex {
-    /// How many of the newest matching documents are ranked, as in SQLite: `ts_rank` reads each
-    /// candidate's `tsvector`, so ranking every match of a common word would read them all.
+    /// How many of the newest matches a search looks at, as in SQLite. Up to this many are
+    /// ranked; past it, the newest come first (see `search`).
     package static let rankedAmong = 1_000
 
     /// `ts_rank`'s weights of D (the body), C (unused), B (the title) and A (the name): a word in
@@ -18,56 +18,40 @@ extension PostgresSearchIndex {
         in session: PostgresSession
     ) async throws -> SearchPage {
         let query = request.query.postgresTSQueryText
-        // A whole library is the owner's rows; a folder or the root alone is one more GIN index
-        // to intersect. Tokens are a letter and hex digits: nothing to escape.
-        var scope = ""
-        if request.scope.folderID != nil || !request.scope.recursive, let token = request.scope.requiredTokens.first {
-            precondition(token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
-            scope = "AND scope @> ARRAY['\(token)']"
-        }
+        // A whole library is the owner's rows; a folder or the root alone is one more index to
+        // intersect.
+        let wholeLibrary = request.scope.folderID == nil && request.scope.recursive
+        let token = wholeLibrary ? nil : request.scope.requiredTokens.first
         let after = request.after
-        // The newest matches up to the cap (one more tells whether there were more): among the
-        // newest documents' copy when that has enough of them, else in the whole index. Sorted
-        // by `doc_seq + 0` so the planner reads the GIN index: walking the primary key from the
-        // newest and testing each row's words looked cheaper to it and cost 7–80 ms.
-        // A query found often enough among the newest is of common words only, and its matches
-        // come newest first, as SQLite's do: ranking a thousand of them would weigh next to
-        // nothing. Otherwise the newest are ranked, then the page after the cursor; the counts
-        // come even when no row follows.
-        let candidates = rankedAmong + 1
+        // The newest matches up to the cap, one more telling whether there were more
+        // (`pdfgate_search_newest`). When there were, they come newest first: ranking the
+        // newest thousand reads a thousand rows' words (3–5 ms) for an order that, among that
+        // many matches, says little; only the page's rows are read. Fewer matches are all
+        // ranked, best first. Then the page after the cursor, with the counts even when no row
+        // follows. (A capped match's score is its `doc_seq`: unique, so no tie needs its id.)
         let rows = try await session.query(
             """
-            WITH recent AS MATERIALIZED (
-                SELECT doc_seq FROM document_recent
-                WHERE words @@ to_tsquery('simple', \(query)) AND owner = \(request.scope.owner) \(unescaped: scope)
-                ORDER BY doc_seq + 0 DESC LIMIT \(candidates)
-            ), older AS MATERIALIZED (
-                SELECT doc_seq FROM document_index
-                WHERE (SELECT count(*) FROM recent) < \(candidates)
-                    AND words @@ to_tsquery('simple', \(query)) AND owner = \(request.scope.owner) \(unescaped: scope)
-                ORDER BY doc_seq + 0 DESC LIMIT \(candidates)
-            ), matched AS (
-                SELECT doc_seq FROM recent WHERE (SELECT count(*) FROM recent) >= \(candidates)
-                UNION ALL SELECT doc_seq FROM older
+            WITH matched AS MATERIALIZED (
+                SELECT doc_seq, capped FROM pdfgate_search_newest(to_tsquery('simple', \(query)), \(request.scope.owner), \(token), \(rankedAmong + 1))
+            ), ranked AS (
+                SELECT doc_seq, capped FROM matched ORDER BY doc_seq DESC LIMIT \(rankedAmong)
             ), scored AS (
-                SELECT i.doc_seq, i.document_id, i.name, i.title, i.page_rows,
-                    CASE WHEN (SELECT count(*) FROM recent) < \(candidates)
-                        THEN ts_rank('\(unescaped: weights)', i.words, to_tsquery('simple', \(query)))::float8
-                        ELSE i.doc_seq::float8 END AS score
-                FROM (SELECT doc_seq FROM matched ORDER BY doc_seq DESC LIMIT \(rankedAmong)) AS m
-                    JOIN document_index AS i USING (doc_seq)
-            )
-            SELECT counts.matches, counts.pending, hit.doc_seq, hit.document_id, hit.name, hit.title, hit.page_rows, hit.score
-            FROM (
-                SELECT (SELECT count(*) FROM matched) AS matches,
-                    (SELECT count(*) FROM document_index WHERE owner = \(request.scope.owner) AND state = 'pending') AS pending
-            ) AS counts LEFT JOIN (
-                SELECT * FROM scored
+                SELECT doc_seq, doc_seq::float8 AS score, NULL::text AS document_id FROM ranked WHERE capped
+                UNION ALL
+                SELECT i.doc_seq, ts_rank('\(unescaped: weights)', i.words, to_tsquery('simple', \(query)))::float8, i.document_id
+                FROM ranked AS m JOIN document_index AS i USING (doc_seq) WHERE NOT m.capped
+            ), hit AS (
+                SELECT doc_seq, score FROM scored
                 WHERE \(after?.score)::float8 IS NULL OR score < \(after?.score)
                     OR (score = \(after?.score) AND document_id > \(after?.documentID))
                 ORDER BY score DESC, document_id LIMIT \(request.limit + 1)
-            ) AS hit ON true
-            ORDER BY hit.score DESC, hit.document_id
+            )
+            SELECT counts.matches, counts.pending, i.doc_seq, i.document_id, i.name, i.title, i.page_rows, hit.score
+            FROM (
+                SELECT (SELECT count(*) FROM matched) AS matches,
+                    (SELECT count(*) FROM document_index WHERE owner = \(request.scope.owner) AND state = 'pending') AS pending
+            ) AS counts LEFT JOIN (hit JOIN document_index AS i USING (doc_seq)) ON true
+            ORDER BY hit.score DESC, i.document_id
             """
         )
         var matches = 0

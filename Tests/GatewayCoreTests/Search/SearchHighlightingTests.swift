@@ -2,18 +2,19 @@ import Foundation
 import GatewayCore
 import Testing
 
-/// Snippets are segments, never HTML: the markers the indexes put around matches become
-/// `match: true`, and a name or title is highlighted in Swift the way the index splits it.
+/// Snippets are segments, never HTML: matches are `match: true`, and a page, a name or a title
+/// is highlighted in Swift the way the index splits it.
 @Suite("Search snippets and highlighting")
 struct SearchHighlightingTests {
-    @Test func markedSnippetsBecomeSegments() throws {
-        let marked = "…the \u{02}Invoice\u{03} total\nis <b>due</b> \u{02}now\u{03}\u{02}\u{03}"
-        let segments = SnippetMarkup.segments(marked)
+    @Test func snippetsAreSegmentsWithWhitespaceShownAsOneSpace() throws {
+        let page = "…the Invoice total\nis <b>due</b>\u{02} now,\u{A0}\u{A0}Müller\t"
+        let segments = try #require(SearchHighlighter(try SearchQuery(parsing: "invoice now muller")).snippet(page, words: 20)?.segments)
         #expect(
             segments == [
                 SnippetSegment("…the "), SnippetSegment("Invoice", match: true), SnippetSegment(" total is <b>due</b> "),
-                SnippetSegment("now", match: true),
-            ]
+                SnippetSegment("now", match: true), SnippetSegment(", "), SnippetSegment("Müller", match: true), SnippetSegment(" "),
+            ],
+            "\(segments)"
         )
         // The wire form, as the API and `pdfgate search --json` write it: `match` only on matches.
         let hit = SearchHit(documentID: "d", score: 1.5, page: 2, matchedIn: .text, snippet: Array(segments.prefix(2)))
