@@ -4,9 +4,9 @@ import Foundation
 public struct DocumentSearch: Sendable, Equatable {
     /// One per document of the page, in the same order: best first.
     public var hits: [SearchHit]
-    /// Only the newest this-many matching documents were ranked (`SearchPage.rankedAmong`).
+    /// Only the newest this-many matching documents were looked at (`SearchPage.rankedAmong`).
     public var rankedAmong: Int
-    /// More documents matched than were ranked.
+    /// More documents matched than `rankedAmong` (see `SearchPage.capped`).
     public var capped: Bool
     /// The owner's documents whose text is not indexed yet: they match by name and title only
     /// until the indexer has read them.

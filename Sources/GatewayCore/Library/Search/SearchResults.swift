@@ -30,10 +30,12 @@ public struct SearchPage: Sendable, Equatable {
     public var hits: [SearchHit]
     /// Set when more hits follow: the last hit's position.
     public var next: SearchCursor?
-    /// Only the newest this-many matching documents are ranked: ranking every match of a word
-    /// in every document costs too much (225 ms for 100,000 matches), so the answer says so.
+    /// Only the newest this-many matching documents are looked at: ranking every match of a
+    /// word in every document costs too much (225 ms for 100,000 matches), so the answer says so.
     public var rankedAmong: Int
-    /// More documents matched than were ranked: older ones past `rankedAmong` are not shown.
+    /// More documents matched than `rankedAmong`: older ones are not shown, and the newest may
+    /// come newest first rather than best first (PostgreSQL always lists them so; SQLite when
+    /// every word is common).
     public var capped: Bool
     /// The owner's documents whose text is not indexed yet (they match by name and title only),
     /// read with the hits: an answer can say the search is not complete.
