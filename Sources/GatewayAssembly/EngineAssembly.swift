@@ -18,7 +18,7 @@ public final class EngineAssembly: Sendable {
     public let intake: JobIntake
     public var idempotency: any IdempotencyKeys { stores.idempotency }
     public let inspector: PDFInspectorPool
-    /// Reads the text of filed documents into the search index; nil where the store has none.
+    /// Reads the text of filed documents into the search index.
     package let indexer: SearchIndexer
     /// The indexer's own inspector: one worker, niced.
     let textReader: PDFInspectorPool

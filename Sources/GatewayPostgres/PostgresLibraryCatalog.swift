@@ -95,38 +95,49 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
 
     @discardableResult
     package func update(_ d: DocumentRecord) async throws -> DocumentWithPath {
-        try await database.transaction { session in
-            // One statement: the row as it was, the update, and the row it left joined to its
-            // folder's path. Then the search index follows, in the same transaction.
-            let rows = try await session.query(
-                """
-                WITH before AS (SELECT state, sha256, name, title, folder_id FROM documents WHERE id = \(d.id)),
-                written AS (UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size),
-                    sha256 = \(d.sha256), page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject),
-                    keywords = \(d.keywords), creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt),
-                    pdf_modified_at = \(d.pdfModifiedAt), pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth),
-                    page_height = \(d.pageHeight), encrypted = \(d.encrypted), linearized = \(d.linearized), pdfa = \(d.pdfa),
-                    state = \(d.state.rawValue), path_before = \(d.pathBefore), staged_path = \(d.stagedPath), created_at = \(d.createdAt),
-                    updated_at = \(d.updatedAt)
-                WHERE id = \(d.id) RETURNING *)
-                SELECT \(unescaped: Self.writtenColumns), before.state, before.sha256, before.name, before.title, before.folder_id
-                FROM written LEFT JOIN folders ON folders.id = written.folder_id CROSS JOIN before
-                """
-            )
-            guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
-            let written = try Self.document(row)
-            let columns = row.makeRandomAccess()
-            let first = DocumentWithPath.columns.count + 1
-            let before = (
-                ready: try columns[first].decode(String.self) == RowState.ready.rawValue,
-                sha256: try columns[first + 1].decode(String.self),
-                name: try columns[first + 2].decode(String.self),
-                title: try columns[first + 3].decode(String?.self),
-                folderID: try columns[first + 4].decode(String.self)
-            )
+        // A row that is not ready (an operation's intent) has nothing for the index to follow:
+        // one statement, no transaction around it.
+        guard d.state == .ready else { return try Self.written(d, try await database.query(Self.update(d))).document }
+        return try await database.transaction { session in
+            let (written, before) = try Self.written(d, try await session.query(Self.update(d)))
             try await Self.followInIndex(before, d, in: session)
             return written
         }
+    }
+
+    /// The row as it was, the update, and the row it left joined to its folder's path, in one
+    /// statement.
+    private static func update(_ d: DocumentRecord) -> PostgresQuery {
+        """
+        WITH before AS (SELECT state, sha256, name, title, folder_id FROM documents WHERE id = \(d.id)),
+        written AS (UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size),
+            sha256 = \(d.sha256), page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject),
+            keywords = \(d.keywords), creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt),
+            pdf_modified_at = \(d.pdfModifiedAt), pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth),
+            page_height = \(d.pageHeight), encrypted = \(d.encrypted), linearized = \(d.linearized), pdfa = \(d.pdfa),
+            state = \(d.state.rawValue), path_before = \(d.pathBefore), staged_path = \(d.stagedPath), created_at = \(d.createdAt),
+            updated_at = \(d.updatedAt)
+        WHERE id = \(d.id) RETURNING *)
+        SELECT \(unescaped: writtenColumns), before.state, before.sha256, before.name, before.title, before.folder_id
+        FROM written LEFT JOIN folders ON folders.id = written.folder_id CROSS JOIN before
+        """
+    }
+
+    private typealias RowBefore = (ready: Bool, sha256: String, name: String, title: String?, folderID: String)
+
+    /// The written row of `update(_:)`'s answer, and the row as it was.
+    private static func written(_ d: DocumentRecord, _ rows: [PostgresRow]) throws -> (document: DocumentWithPath, before: RowBefore) {
+        guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
+        let columns = row.makeRandomAccess()
+        let first = DocumentWithPath.columns.count + 1
+        let before = (
+            ready: try columns[first].decode(String.self) == RowState.ready.rawValue,
+            sha256: try columns[first + 1].decode(String.self),
+            name: try columns[first + 2].decode(String.self),
+            title: try columns[first + 3].decode(String?.self),
+            folderID: try columns[first + 4].decode(String.self)
+        )
+        return (try document(row), before)
     }
 
     /// Keeps the search index in step with a document row, in the row's own transaction: a
@@ -134,7 +145,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     /// renamed or moved has its entry follow, and one whose file changed has its text read again.
     /// The same rule as the SQLite catalog's.
     private static func followInIndex(
-        _ before: (ready: Bool, sha256: String, name: String, title: String?, folderID: String),
+        _ before: RowBefore,
         _ after: DocumentRecord,
         in session: PostgresSession
     ) async throws {

@@ -115,11 +115,10 @@ extension Library {
     /// entry too). `thorough` also checks the full-text index against its stored text, which
     /// re-reads all of it, like re-hashing every file does.
     private func checkSearchIndex(repair: Bool, thorough: Bool) async throws -> [FsckIssue] {
-        let index = searchIndex
-        let found = try await index.check(verifyFullText: thorough)
+        let found = try await searchIndex.check(verifyFullText: thorough)
         guard !found.isEmpty else { return [] }
         if repair {
-            try await mutate { try await index.repair(found) }
+            try await mutate { try await self.searchIndex.repair(found) }
             textWaiting.continuation.yield()  // entries made pending have text to read
         }
         let rows = try await read { catalog in try await catalog.documents(ids: found.compactMap(\.documentID), owner: nil) }

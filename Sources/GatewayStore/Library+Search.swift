@@ -17,7 +17,6 @@ extension Library {
         } catch {
             throw LibraryError(.invalidQuery, error.message)
         }
-        let index = searchIndex
         let after = try query.cursor.map { cursor throws(LibraryError) in try SearchCursor(decoding: cursor) }
         let lookup = try Self.lookup(query.folder)
         return try await read { catalog in
@@ -26,7 +25,7 @@ extension Library {
                 folderID = try await resolveFolder(owner: query.owner, query.folder)?.id
             }
             let scope = SearchScope(owner: query.owner, folderID: folderID, recursive: query.recursive)
-            let found = try await index.search(SearchRequest(query: parsed, scope: scope, after: after, limit: query.limit))
+            let found = try await searchIndex.search(SearchRequest(query: parsed, scope: scope, after: after, limit: query.limit))
             // The hits' rows in one read; a document deleted since the search is left out.
             let rows = try await catalog.documents(ids: found.hits.map(\.documentID), owner: query.owner)
             let byID = Dictionary(rows.map { ($0.record.id, $0.document) }, uniquingKeysWith: { first, _ in first })

@@ -89,6 +89,11 @@ struct SearchIndexPostgresTests {
             copies.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5"
                 && total.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5"
         )
+        // And a capped query reads the copy, not the whole index: a word only the copies hold
+        // (written here behind the trigger's back) is found.
+        try TestPostgres.psql(url, "UPDATE document_recent SET words = words || 'onlyinthecopy'::tsvector")
+        #expect(try await hits("common onlyinthecopy").hits.map(\.documentID) == [3, 2, 1].map { documents[$0].id.lowercased })
+        #expect(try await hits("rare onlyinthecopy").hits.isEmpty, "fewer matches than the cap are looked for in the whole index")
     }
 
     @Test func nodesShareThePendingEntries() async throws {

@@ -32,9 +32,11 @@ extension PostgresSearchIndex {
         let rows = try await session.query(
             """
             WITH matched AS MATERIALIZED (
-                SELECT doc_seq, capped FROM pdfgate_search_newest(to_tsquery('simple', \(query)), \(request.scope.owner), \(token), \(rankedAmong + 1))
+                SELECT doc_seq FROM pdfgate_search_newest(to_tsquery('simple', \(query)), \(request.scope.owner), \(token), \(rankedAmong + 1))
+                    AS newest(doc_seq)
             ), ranked AS (
-                SELECT doc_seq, capped FROM matched ORDER BY doc_seq DESC LIMIT \(rankedAmong)
+                SELECT doc_seq, (SELECT count(*) FROM matched) > \(rankedAmong) AS capped
+                FROM matched ORDER BY doc_seq DESC LIMIT \(rankedAmong)
             ), scored AS (
                 SELECT doc_seq, doc_seq::float8 AS score, NULL::text AS document_id FROM ranked WHERE capped
                 UNION ALL
@@ -75,16 +77,12 @@ extension PostgresSearchIndex {
         let allRequired = SearchQuery(required: request.query.required).postgresTSQueryText
         var hits: [SearchHit] = []
         for hit in shown {
-            let page: (number: Int, snippet: [SnippetSegment])?
-            if hit.pageRows > SearchHighlighter.fewPages {
-                if let withAll = try await firstPage(hit.sequence, matching: allRequired, highlighter, in: session) {
-                    page = withAll
+            let page =
+                if hit.pageRows > SearchHighlighter.fewPages {
+                    try await firstPage(hit.sequence, holdingAll: allRequired, orAny: request.query.postgresAnyRequiredText, highlighter, in: session)
                 } else {
-                    page = try await firstPage(hit.sequence, matching: request.query.postgresAnyRequiredText, highlighter, in: session)
+                    highlighter.firstPage(of: fewPages[hit.sequence] ?? [])  // nil: only the name or title matched
                 }
-            } else {
-                page = highlighter.firstPage(of: fewPages[hit.sequence] ?? [])  // nil: only the name or title matched
-            }
             hits.append(highlighter.hit(documentID: hit.documentID, score: hit.score, name: hit.name, title: hit.title, page: page))
         }
         return SearchPage(
@@ -110,18 +108,20 @@ extension PostgresSearchIndex {
         return pages
     }
 
-    /// The first page of a long document matching `match`, with its snippet: each page's own
-    /// `tsvector`, read for this document's pages only.
+    /// The first page of a long document holding every required term, else the first holding
+    /// any, with its snippet: one read of this document's pages, each tested on its own
+    /// `tsvector`.
     private static func firstPage(
         _ sequence: Int64,
-        matching match: String,
+        holdingAll all: String,
+        orAny any: String,
         _ highlighter: SearchHighlighter,
         in session: PostgresSession
     ) async throws -> (number: Int, snippet: [SnippetSegment])? {
         let rows = try await session.query(
             """
-            SELECT page, body FROM document_pages WHERE doc_seq = \(sequence) AND words @@ to_tsquery('simple', \(match))
-            ORDER BY page LIMIT 1
+            SELECT page, body FROM document_pages WHERE doc_seq = \(sequence) AND words @@ to_tsquery('simple', \(any))
+            ORDER BY words @@ to_tsquery('simple', \(all)) DESC, page LIMIT 1
             """
         )
         guard let (number, body) = try rows.first?.decode((Int32, String).self) else { return nil }

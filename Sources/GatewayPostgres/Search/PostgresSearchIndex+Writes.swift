@@ -21,7 +21,7 @@ extension PostgresSearchIndex {
             }
         }
         let state = entry.content.state.rawValue
-        let version = pages.isEmpty && source == nil ? 0 : DocumentText.extractorVersion
+        let version = source == nil ? 0 : DocumentText.extractorVersion
         let body = pages.map(\.words).joined(separator: " ")
         let rows = try await session.query(
             """

@@ -116,15 +116,14 @@ enum PostgresSearchSchema {
         CREATE TRIGGER document_index_recent AFTER INSERT OR DELETE OR UPDATE OF owner, scope, words ON document_index
         FOR EACH ROW EXECUTE FUNCTION pdfgate_search_recent()
         """,
-        // The newest `wanted` matches of `query` for `who` (within the folder of `token`), and
-        // whether there were that many (`capped`): from the newest entries' copy when it holds
-        // that many, else from the whole index. The planner is kept to the GIN indexes here: it
+        // The newest `wanted` matches of `query` for `who` (within the folder of `token`), newest
+        // first: from the newest entries' copy when it holds that many, else from the whole index. The planner is kept to the GIN indexes here: it
         // does not count reading a row's words, so it chose walking the primary key or the whole
         // table and testing each row's words (7–80 ms where the GIN index takes 2–6 ms), and it
         // started parallel workers (8 ms) for plans it then never ran.
         """
         CREATE FUNCTION pdfgate_search_newest(query tsquery, who text, token text, wanted bigint)
-        RETURNS TABLE (doc_seq bigint, capped boolean) LANGUAGE plpgsql STABLE
+        RETURNS SETOF bigint LANGUAGE plpgsql STABLE
         SET enable_seqscan = off SET enable_indexscan = off SET max_parallel_workers_per_gather = 0 SET jit = off AS $$
         DECLARE
             found bigint[];
@@ -139,7 +138,7 @@ enum PostgresSearchSchema {
                     WHERE i.words @@ query AND i.owner = who AND (token IS NULL OR i.scope @> ARRAY[token])
                     ORDER BY i.doc_seq DESC LIMIT wanted);
             END IF;
-            RETURN QUERY SELECT unnest(found), cardinality(found) >= wanted;
+            RETURN QUERY SELECT unnest(found);
         END
         $$
         """,

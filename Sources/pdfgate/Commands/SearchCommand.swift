@@ -42,10 +42,12 @@ struct SearchCommand: AsyncParsableCommand {
             let store = try await library.openLibrary()
             // Text no server has read yet (or none runs): read first, so the search is whole.
             let waiting = try await store.searchIndex.status(owner: nil).pending
-            if waiting > 0 && !output.json { Output.printError("reading the text of \(waiting) documents first…") }
-            try await inspector.withInspector { pool in
-                let indexer = SearchIndexer(library: store, index: store.searchIndex, inspector: pool, logger: Logger(label: "pdfgate.search"))
-                try await indexer.indexPending()
+            if waiting > 0 {
+                if !output.json { Output.printError("reading the text of \(waiting) documents first…") }
+                try await inspector.withInspector { pool in
+                    let indexer = SearchIndexer(library: store, index: store.searchIndex, inspector: pool, logger: Logger(label: "pdfgate.search"))
+                    try await indexer.indexPending()
+                }
             }
             let page = try await store.listDocuments(
                 DocumentQuery(

@@ -60,8 +60,9 @@ public enum SearchTokenizer {
     }
 
     /// A word as the indexes compare it: lower case, without accents (`Müller` → `muller`).
-    /// FTS5's `remove_diacritics 2` and PostgreSQL's `unaccent` fold the same common letters;
-    /// this is for highlighting names in Swift, not for deciding what matches.
+    /// FTS5's `remove_diacritics 2` folds the same common letters for SQLite; for PostgreSQL this
+    /// is the folding itself (`indexedWords`, `postgresTSQueryText`), and both backends'
+    /// highlighting uses it.
     public static func fold(_ word: String) -> String {
         // Most words are ASCII: lower case is all there is to do (and Unicode decomposition,
         // per word of every page a snippet is cut from, was most of a search's time).
