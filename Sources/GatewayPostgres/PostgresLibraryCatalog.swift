@@ -93,72 +93,63 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         )
     }
 
+    /// One statement, whether or not the index has anything to follow: an operation's intent (a
+    /// row not ready) leaves the index alone, and a row written ready takes its entry along in
+    /// the same statement (`updateFollowingIndex`), which commits both or neither without a
+    /// transaction's three more round trips.
     @discardableResult
     package func update(_ d: DocumentRecord) async throws -> DocumentWithPath {
-        // A row that is not ready (an operation's intent) has nothing for the index to follow:
-        // one statement, no transaction around it.
-        guard d.state == .ready else { return try Self.written(d, try await database.query(Self.update(d))).document }
-        return try await database.transaction { session in
-            let (written, before) = try Self.written(d, try await session.query(Self.update(d)))
-            try await Self.followInIndex(before, d, in: session)
-            return written
+        let statement = d.state == .ready ? Self.updateFollowingIndex(d) : Self.update(d)
+        guard let row = try await database.query(statement).first else {
+            throw LibraryError(.storage, "document \(d.id) vanished while it was written")
         }
+        return try Self.document(row)
     }
 
-    /// The row as it was, the update, and the row it left joined to its folder's path, in one
-    /// statement.
+    /// The update, and the row it left joined to its folder's path.
     private static func update(_ d: DocumentRecord) -> PostgresQuery {
         """
-        WITH before AS (SELECT state, sha256, name, title, folder_id FROM documents WHERE id = \(d.id)),
-        written AS (UPDATE documents SET owner = \(d.owner), folder_id = \(d.folderID), name = \(d.name), size = \(d.size),
-            sha256 = \(d.sha256), page_count = \(d.pageCount), title = \(d.title), author = \(d.author), subject = \(d.subject),
-            keywords = \(d.keywords), creator = \(d.creator), producer = \(d.producer), pdf_created_at = \(d.pdfCreatedAt),
-            pdf_modified_at = \(d.pdfModifiedAt), pdf_version = \(d.pdfVersion), page_width = \(d.pageWidth),
-            page_height = \(d.pageHeight), encrypted = \(d.encrypted), linearized = \(d.linearized), pdfa = \(d.pdfa),
-            state = \(d.state.rawValue), path_before = \(d.pathBefore), staged_path = \(d.stagedPath), created_at = \(d.createdAt),
-            updated_at = \(d.updatedAt)
-        WHERE id = \(d.id) RETURNING *)
-        SELECT \(unescaped: writtenColumns), before.state, before.sha256, before.name, before.title, before.folder_id
-        FROM written LEFT JOIN folders ON folders.id = written.folder_id CROSS JOIN before
+        WITH written AS (\(updateOf: d) RETURNING *)
+        SELECT \(unescaped: writtenColumns) FROM written LEFT JOIN folders ON folders.id = written.folder_id
         """
     }
 
-    private typealias RowBefore = (ready: Bool, sha256: String, name: String, title: String?, folderID: String)
-
-    /// The written row of `update(_:)`'s answer, and the row as it was.
-    private static func written(_ d: DocumentRecord, _ rows: [PostgresRow]) throws -> (document: DocumentWithPath, before: RowBefore) {
-        guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
-        let columns = row.makeRandomAccess()
-        let first = DocumentWithPath.columns.count + 1
-        let before = (
-            ready: try columns[first].decode(String.self) == RowState.ready.rawValue,
-            sha256: try columns[first + 1].decode(String.self),
-            name: try columns[first + 2].decode(String.self),
-            title: try columns[first + 3].decode(String?.self),
-            folderID: try columns[first + 4].decode(String.self)
-        )
-        return (try document(row), before)
-    }
-
-    /// Keeps the search index in step with a document row, in the row's own transaction: a
-    /// document that became ready gets an entry (its text pending until it is read), a ready one
-    /// renamed or moved has its entry follow, and one whose file changed has its text read again.
-    /// The same rule as the SQLite catalog's.
-    private static func followInIndex(
-        _ before: RowBefore,
-        _ after: DocumentRecord,
-        in session: PostgresSession
-    ) async throws {
-        guard after.state == .ready else { return }
-        guard before.ready, before.sha256 == after.sha256 else {
-            return try await PostgresSearchIndex.write(SearchEntry(after, content: .pending), in: session)
-        }
-        if before.name != after.name || before.title != after.title {
-            try await PostgresSearchIndex.rename(documentID: after.id, name: after.name, title: after.title, in: session)
-        }
-        if before.folderID != after.folderID {
-            try await PostgresSearchIndex.move(documentID: after.id, folderID: after.folderID, in: session)
-        }
+    /// The update of a row written ready, with the index following it, the rule of the SQLite
+    /// catalog's `followInIndex`: a document that became ready, or whose file changed, gets a
+    /// pending entry (its text is read again, its old pages go); one that was ready already and
+    /// was renamed or moved has its entry's name words or scope follow. `before` is the row as
+    /// the statement found it (every part of one statement sees the same snapshot), and the
+    /// two index writes exclude each other, so no row is written twice.
+    private static func updateFollowingIndex(_ d: DocumentRecord) -> PostgresQuery {
+        let nameWords = SearchTokenizer.indexedWords(d.name)
+        let titleWords = SearchTokenizer.indexedWords(d.title ?? "")
+        return """
+            WITH before AS (SELECT state, sha256, name, title, folder_id FROM documents WHERE id = \(d.id)),
+            written AS (\(updateOf: d) RETURNING *),
+            entry AS (
+                INSERT INTO document_index (document_id, owner, folder_id, name, title, scope, state, source, sha256,
+                    extractor_version, truncated, page_rows, updated_at, words)
+                SELECT \(d.id), \(d.owner), \(d.folderID), \(d.name), \(d.title), pdfgate_search_scope(\(d.owner), \(d.folderID)),
+                    \(SearchIndexState.pending.rawValue), NULL, \(d.sha256), 0, false, 0, now(),
+                    setweight(to_tsvector('simple', \(nameWords)), 'A') || setweight(to_tsvector('simple', \(titleWords)), 'B')
+                FROM before WHERE NOT (before.state = 'ready' AND before.sha256 = \(d.sha256))
+                ON CONFLICT (document_id) DO UPDATE SET \(unescaped: PostgresSearchIndex.rewriteEntry)
+                RETURNING doc_seq
+            ),
+            gone AS (DELETE FROM document_pages WHERE doc_seq IN (SELECT doc_seq FROM entry)),
+            followed AS (
+                UPDATE document_index AS i SET name = \(d.name), title = \(d.title), folder_id = \(d.folderID), updated_at = now(),
+                    words = CASE WHEN b.name <> \(d.name) OR b.title IS DISTINCT FROM \(d.title)
+                        THEN ts_filter(i.words, '{d}') || setweight(to_tsvector('simple', \(nameWords)), 'A')
+                            || setweight(to_tsvector('simple', \(titleWords)), 'B')
+                        ELSE i.words END,
+                    scope = CASE WHEN b.folder_id <> \(d.folderID) THEN pdfgate_search_scope(i.owner, \(d.folderID)) ELSE i.scope END
+                FROM before AS b
+                WHERE i.document_id = \(d.id) AND b.state = 'ready' AND b.sha256 = \(d.sha256)
+                    AND (b.name <> \(d.name) OR b.title IS DISTINCT FROM \(d.title) OR b.folder_id <> \(d.folderID))
+            )
+            SELECT \(unescaped: writtenColumns) FROM written LEFT JOIN folders ON folders.id = written.folder_id
+            """
     }
 
     package func deleteDocument(id: String) async throws {

@@ -5,6 +5,16 @@ import PostgresNIO
 // Writes to the index inside a caller's session: the catalog's transaction, so a document and
 // its entry commit together, or the index's own.
 extension PostgresSearchIndex {
+    /// An entry written again over its old row (`ON CONFLICT … DO UPDATE SET` this): every
+    /// column but `doc_seq`, which keeps the document's place among the newest, and a claim
+    /// the rewrite makes moot. The catalog's filing statement writes entries the same way.
+    static let rewriteEntry = """
+        owner = EXCLUDED.owner, folder_id = EXCLUDED.folder_id, name = EXCLUDED.name, title = EXCLUDED.title,
+        scope = EXCLUDED.scope, state = EXCLUDED.state, source = EXCLUDED.source, sha256 = EXCLUDED.sha256,
+        extractor_version = EXCLUDED.extractor_version, truncated = EXCLUDED.truncated, page_rows = EXCLUDED.page_rows,
+        updated_at = EXCLUDED.updated_at, words = EXCLUDED.words, claimed_until = NULL
+        """
+
     /// Adds or replaces `entry`; a rewrite keeps the document's `doc_seq` (its place among the
     /// newest). Pages of a previous write go, whatever the new content.
     package static func write(_ entry: SearchEntry, in session: PostgresSession) async throws {
@@ -34,11 +44,7 @@ extension PostgresSearchIndex {
                     setweight(to_tsvector('simple', \(body)), 'D')
                         || setweight(to_tsvector('simple', \(SearchTokenizer.indexedWords(entry.name))), 'A')
                         || setweight(to_tsvector('simple', \(SearchTokenizer.indexedWords(entry.title ?? ""))), 'B'))
-                ON CONFLICT (document_id) DO UPDATE SET owner = EXCLUDED.owner, folder_id = EXCLUDED.folder_id,
-                    name = EXCLUDED.name, title = EXCLUDED.title, scope = EXCLUDED.scope, state = EXCLUDED.state,
-                    source = EXCLUDED.source, sha256 = EXCLUDED.sha256, extractor_version = EXCLUDED.extractor_version,
-                    truncated = EXCLUDED.truncated, page_rows = EXCLUDED.page_rows, updated_at = EXCLUDED.updated_at,
-                    words = EXCLUDED.words, claimed_until = NULL
+                ON CONFLICT (document_id) DO UPDATE SET \(unescaped: rewriteEntry)
                 RETURNING doc_seq
             ), gone AS (DELETE FROM document_pages WHERE doc_seq IN (SELECT doc_seq FROM entry))
             SELECT doc_seq FROM entry
