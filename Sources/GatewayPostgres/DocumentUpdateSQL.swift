@@ -60,3 +60,35 @@ extension PostgresQuery.StringInterpolation {
         appendInterpolation(d.id)
     }
 }
+
+extension DocumentRecord {
+    /// Any record: for the text of a statement whose every value is a parameter.
+    static let statementText = DocumentRecord(
+        id: "",
+        owner: "",
+        folderID: "",
+        name: "",
+        size: 0,
+        sha256: "",
+        pageCount: 0,
+        title: nil,
+        author: nil,
+        subject: nil,
+        keywords: nil,
+        creator: nil,
+        producer: nil,
+        pdfCreatedAt: nil,
+        pdfModifiedAt: nil,
+        pdfVersion: "",
+        pageWidth: 0,
+        pageHeight: 0,
+        encrypted: false,
+        linearized: false,
+        pdfa: nil,
+        state: .ready,
+        pathBefore: nil,
+        stagedPath: nil,
+        createdAt: Date(timeIntervalSince1970: 0),
+        updatedAt: Date(timeIntervalSince1970: 0)
+    )
+}

@@ -212,6 +212,17 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// A prepared statement that writes: bounded like every write (`answered`).
+    func write<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        let (client, logger) = (client, logger)
+        return try await answered {
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
     /// A connection outside the pool, for whoever must keep one session (an advisory lock, the
     /// migrations): the caller closes it.
     package func dedicatedSession() async throws -> PostgresSession {

@@ -99,11 +99,29 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     /// transaction's three more round trips.
     @discardableResult
     package func update(_ d: DocumentRecord) async throws -> DocumentWithPath {
-        let statement = d.state == .ready ? Self.updateFollowingIndex(d) : Self.update(d)
-        guard let row = try await database.query(statement).first else {
-            throw LibraryError(.storage, "document \(d.id) vanished while it was written")
-        }
+        let rows = try await d.state == .ready ? database.write(ReadyDocumentWrite(d)) : database.query(Self.update(d))
+        guard let row = rows.first else { throw LibraryError(.storage, "document \(d.id) vanished while it was written") }
         return try Self.document(row)
+    }
+
+    /// `updateFollowingIndex` prepared once per connection: PostgreSQL planned its statements
+    /// anew for each filing, about 1.5 ms of its 2.6 ms (the server's log, 100 filings). Every
+    /// record gives the same SQL text (each value, null or not, is one parameter), so the text
+    /// of any record is the statement's; each parameter's type is its column's or its
+    /// function's, which is what its value is encoded as.
+    struct ReadyDocumentWrite: PostgresPreparedStatement {
+        static let name = "pdfgate_document_ready_write"
+        static let sql = updateFollowingIndex(.statementText).sql
+        typealias Row = PostgresRow
+
+        let query: PostgresQuery
+
+        init(_ d: DocumentRecord) {
+            query = updateFollowingIndex(d)
+        }
+
+        func makeBindings() throws -> PostgresBindings { query.binds }
+        func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
     }
 
     /// The update, and the row it left joined to its folder's path.
@@ -120,7 +138,7 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
     /// was renamed or moved has its entry's name words or scope follow. `before` is the row as
     /// the statement found it (every part of one statement sees the same snapshot), and the
     /// two index writes exclude each other, so no row is written twice.
-    private static func updateFollowingIndex(_ d: DocumentRecord) -> PostgresQuery {
+    static func updateFollowingIndex(_ d: DocumentRecord) -> PostgresQuery {
         let nameWords = SearchTokenizer.indexedWords(d.name)
         let titleWords = SearchTokenizer.indexedWords(d.title ?? "")
         return """
