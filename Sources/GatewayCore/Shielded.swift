@@ -5,7 +5,11 @@
 /// that must not stop halfway through a sequence: a document filed but its job not told, a
 /// cancel the client asked for. `body` runs in a task of its own, which does not inherit the
 /// caller's cancellation.
+///
+/// The task starts at once on the caller's thread (`Task.immediate`) rather than being queued
+/// for another: every library mutation and job transition passes through here, and a hop to
+/// the global executor before its first store call was a thread wake-up each time.
 @discardableResult
 public func shielded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await Task { try await body() }.value
+    try await Task.immediate { try await body() }.value
 }
