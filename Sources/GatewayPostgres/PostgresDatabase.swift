@@ -204,9 +204,7 @@ public final class PostgresDatabase: Sendable {
     func query<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
         do {
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            return try await Self.rows(of: statement, client: client, logger: logger)
         } catch {
             throw Self.translate(error, location: location)
         }
@@ -216,11 +214,18 @@ public final class PostgresDatabase: Sendable {
     func write<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
         let (client, logger) = (client, logger)
-        return try await answered {
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
-        }
+        return try await answered { try await Self.rows(of: statement, client: client, logger: logger) }
+    }
+
+    /// A prepared statement's rows, on a pooled connection.
+    private static func rows<Statement: PostgresPreparedStatement & Sendable>(
+        of statement: Statement,
+        client: PostgresClient,
+        logger: Logger
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        var rows: [Statement.Row] = []
+        for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+        return rows
     }
 
     /// A connection outside the pool, for whoever must keep one session (an advisory lock, the
