@@ -65,7 +65,9 @@ public final class EngineAssembly: Sendable {
         let textReader = PDFInspectorPool(configuration: .init(poolSize: 1, niceness: 10))
         self.textReader = textReader
         indexer = SearchIndexer(library: library, index: library.searchIndex, inspector: textReader, logger: logger)
-        let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns)
+        // Pages (and what they load) are checked as pages; the Gotenberg routes pick their own
+        // purpose for downloads and webhooks (`URLCheck.serving`).
+        let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns, purpose: .page)
         // Tools start lazily, so an unused local converter costs nothing.
         local = try LocalConverter(
             configuration: .init(
@@ -137,7 +139,7 @@ public final class EngineAssembly: Sendable {
         secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
         webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
-            urlGuard: URLGuard(check: urlCheck),
+            urlGuard: URLGuard(check: urlCheck.serving(.webhook)),
             outbox: stores.outbox,
             node: node,
             logger: logger

@@ -80,7 +80,7 @@ public struct GatewayServer {
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: router)
         let authenticated = router.group().add(
-            middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
+            middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
         )
         JobController(intake: assembly.intake, links: links, metrics: metrics, maxUploadBytes: maxUploadBytes).addRoutes(
             to: authenticated
@@ -118,7 +118,7 @@ public struct GatewayServer {
             let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
             gotenberg.addPublicRoutes(to: router.group(root))
             let forms = router.group(root).add(middleware: GotenbergErrorMiddleware()).add(
-                middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache())
+                middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
             )
             gotenberg.addRoutes(to: forms, rootPath: configuration.gotenbergRootPath)
         }

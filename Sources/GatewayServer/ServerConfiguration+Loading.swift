@@ -18,7 +18,8 @@ extension ServerConfiguration {
             try configuration.apply(file: path)
             configuration.configurationFile = path
         }
-        for setting in ServerSettings.all {
+        // Ours, then Gotenberg's names for them: a compose file written for Gotenberg keeps working.
+        for setting in ServerSettings.all + GotenbergSettings.all {
             guard let name = setting.environment, let value = environment[name], !value.isEmpty else { continue }
             switch setting.form {
             case .single, .toggle: try setting.apply(&configuration, [value], name)
@@ -27,7 +28,32 @@ extension ServerConfiguration {
             }
         }
         for (setting, values) in flags.values { try setting.apply(&configuration, values, "--" + (setting.flag ?? setting.key)) }
+        try configuration.readGotenbergEnvironment(environment)
         return configuration
+    }
+
+    /// What Gotenberg's settings leave in other variables: the port `--api-port-from-env`
+    /// names, and the Basic-auth credentials `--api-enable-basic-auth` turns on.
+    private mutating func readGotenbergEnvironment(_ environment: [String: String]) throws(ConfigurationError) {
+        if let name = portFromEnvironment {
+            guard let text = environment[name], !text.isEmpty else {
+                throw ConfigurationError("api-port-from-env names \(name), which is not set; set it to the port, or drop api-port-from-env")
+            }
+            port = try SettingText.int(text, name, in: 0...65535)
+        }
+        guard gotenbergBasicAuth else { return }
+        func credential(_ name: String) throws(ConfigurationError) -> String {
+            guard let value = environment[name], !value.isEmpty else {
+                throw ConfigurationError(
+                    "API_ENABLE_BASIC_AUTH is on, but \(name) is not set: set GOTENBERG_API_BASIC_AUTH_USERNAME and GOTENBERG_API_BASIC_AUTH_PASSWORD, or turn Basic auth off"
+                )
+            }
+            return value
+        }
+        basicAuth = BasicCredentials(
+            username: try credential("GOTENBERG_API_BASIC_AUTH_USERNAME"),
+            password: try credential("GOTENBERG_API_BASIC_AUTH_PASSWORD")
+        )
     }
 
     /// The JSON file's settings, by their keys; a key no setting has is refused, naming them.

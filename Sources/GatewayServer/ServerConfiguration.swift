@@ -43,6 +43,30 @@ public struct ServerConfiguration: Sendable {
     /// Gotenberg's `GET /debug` (its `--api-enable-debug-route`): off, as there, because it
     /// lists the settings and tool versions.
     public var gotenbergDebugRoute = false
+    /// Gotenberg's `--api-timeout`: how long a request on its routes may take, the wait for
+    /// room included (then 503, as Gotenberg answers). Nil: the jobs' own deadlines.
+    public var gotenbergTimeout: Duration?
+    /// Gotenberg's `--api-trace-header`: the header a request's trace id comes and goes in.
+    public var gotenbergTraceHeader = "Gotenberg-Trace"
+    /// Gotenberg's `--api-enable-basic-auth`: its credentials (`GOTENBERG_API_BASIC_AUTH_*`)
+    /// are read when the settings are loaded, into `basicAuth`.
+    public var gotenbergBasicAuth = false
+    /// One user name and password accepted as Basic auth on every route, for one owner (the
+    /// user name), beside the tokens: Gotenberg's credentials, kept by a migrating user.
+    public var basicAuth: BasicCredentials?
+    /// Gotenberg's `--api-disable-download-from`, the other way round.
+    public var gotenbergDownloadFrom = true
+    /// Gotenberg's `--chromium-max-queue-size` and LibreOffice's: how many requests may wait
+    /// for room before more are 429. Absent or 0: no limit, they wait until their timeout.
+    public var gotenbergQueueSizes: [GotenbergModule: Int] = [:]
+    /// Gotenberg's `--prometheus-namespace` and `--prometheus-metrics-path`.
+    public var prometheusNamespace = "gotenberg"
+    public var prometheusMetricsPath = "/prometheus/metrics"
+    /// Gotenberg's `--api-port-from-env`: the variable holding the port, read at load.
+    public var portFromEnvironment: String?
+    /// Settings read that change nothing here (Gotenberg's knobs for machinery pdfgate does
+    /// not have), each with why: `serve` logs them when it starts, so none is silently dropped.
+    public var notices: [String] = []
     /// How often an idle event stream gets a `:` comment, so proxies keep it open.
     public var heartbeat: Duration = .seconds(15)
     /// A directory to serve the web page's files from instead of the embedded copies, read on
@@ -78,8 +102,9 @@ public struct ServerConfiguration: Sendable {
         ["127.0.0.1", "::1", "localhost", "[::1]"].contains(host) || host.hasPrefix("127.")
     }
 
-    /// The auth mode that applies: the configured one, else none on loopback and tokens elsewhere.
-    public var effectiveAuth: AuthMode { auth ?? (isLoopback ? .none : .tokens) }
+    /// The auth mode that applies: the configured one, else tokens with Basic credentials or
+    /// off loopback, none on loopback.
+    public var effectiveAuth: AuthMode { auth ?? (isLoopback && basicAuth == nil ? .none : .tokens) }
 
     /// Refuses settings that would be unsafe or cannot work, saying what to change.
     public func validate() throws(ConfigurationError) {
@@ -89,11 +114,27 @@ public struct ServerConfiguration: Sendable {
                     + "(`pdfgate token create --owner NAME`) and set auth to tokens, or bind to 127.0.0.1"
             )
         }
+        if basicAuth != nil && auth == AuthMode.none {
+            throw ConfigurationError(
+                "Basic auth is on (API_ENABLE_BASIC_AUTH) but auth is none: a request without the credentials would be let in. Drop one of the two"
+            )
+        }
         if !(0...65535).contains(port) { throw ConfigurationError("port \(port) is not between 0 (any free port) and 65535") }
         if maxUploadBytes <= 0 { throw ConfigurationError("max_upload_bytes must be positive") }
         if let publicURL, URL(string: publicURL)?.host == nil {
             throw ConfigurationError("public URL '\(publicURL)' is not an absolute URL like https://pdf.example.com")
         }
+    }
+}
+
+/// A user name and password that Basic auth accepts, for the owner of that name.
+public struct BasicCredentials: Sendable, Equatable {
+    public var username: String
+    public var password: String
+
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
     }
 }
 

@@ -75,7 +75,7 @@ final class ChromiumPageWatch {
                     "\(url) answered HTTP \(status)\(statusText), which fail_on_http_status_codes \(codes) refuses"
                 )
             )
-        } else if !isPage, let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
+        } else if !isPage, !isUploadedPagesIcon(url), let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
             fail(
                 JobFailure(
                     .rejected,
@@ -90,7 +90,7 @@ final class ChromiumPageWatch {
         guard options.failOnResourceLoadingFailed == true, let id = params["requestId"] as? String, id != mainRequest else { return }
         // The page's own cancellations (and ours, when printing stops a straggler) are no failure.
         let error = params["errorText"] as? String ?? "failed"
-        if params["canceled"] as? Bool == true || error == "net::ERR_ABORTED" { return }
+        if params["canceled"] as? Bool == true || error == "net::ERR_ABORTED" || isUploadedPagesIcon(urls[id] ?? "") { return }
         let blocked = (params["blockedReason"] as? String).map { " (blocked: \($0))" } ?? ""
         fail(
             JobFailure(
@@ -99,6 +99,12 @@ final class ChromiumPageWatch {
                 "a resource of \(page), \(urls[id] ?? "?"), could not be loaded: \(error)\(blocked); fail_on_resource_loading_failed is set"
             )
         )
+    }
+
+    /// The browser's own request for an uploaded page's icon, which no fail-on rule counts: the
+    /// page did not ask for it, and Gotenberg's uploaded pages (files) never make it.
+    private func isUploadedPagesIcon(_ url: String) -> Bool {
+        page == ChromiumConverter.uploadedPageURL && URL(string: url)?.path == "/favicon.ico" && VettingProxy.isOnOrigin(url, of: page)
     }
 
     private func fail(_ reason: JobFailure) {

@@ -125,7 +125,8 @@ final class LibreOfficePool: Converter {
             filterData: data.isEmpty ? nil : Dictionary(data.map { ($0.name, $0.value) }) { first, _ in first },
             // `false` keeps the document's own orientation, as on Gotenberg.
             landscape: request.options.landscape == true ? true : nil,
-            password: request.secrets.password.flatMap { $0.isEmpty ? nil : $0 }
+            password: request.secrets.password.flatMap { $0.isEmpty ? nil : $0 },
+            clipPageRanges: request.clipsPageRanges ? true : nil
         )
     }
 

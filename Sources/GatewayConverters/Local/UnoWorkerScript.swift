@@ -144,6 +144,18 @@ enum UnoWorkerScript {
             return rejected("page_ranges_beyond_document", "options.page_ranges \"%s\" asks for pages beyond the end of %s%s" % (ranges, name, counted))
 
 
+        def clip_ranges(ranges, pages):
+            # "1-4,7" of a 2-page document is "1-2"; "" when no page is left.
+            kept = []
+            for piece in ranges.split(","):
+                bounds = piece.split("-")
+                first = int(bounds[0])
+                last = pages if len(bounds) > 1 and bounds[1] == "" else int(bounds[-1])
+                if first <= pages:
+                    kept.append("%d-%d" % (first, min(last, pages)) if min(last, pages) != first else str(first))
+            return ",".join(kept)
+
+
         def convert(desktop, req):
             path, name = req["input"], req.get("name") or os.path.basename(req["input"])
             ext = os.path.splitext(name)[1].lower().lstrip(".")
@@ -183,7 +195,11 @@ enum UnoWorkerScript {
                 if ranges and not filter_data.get("SinglePageSheets"):
                     pages = page_count(doc)
                     if pages and max(int(n) for n in re.findall(r"[0-9]+", ranges)) > pages:
-                        return beyond_document(name, ranges, pages)
+                        # Gotenberg's routes keep the pages that exist, as LibreOffice does there.
+                        clipped = clip_ranges(ranges, pages) if req.get("clip_page_ranges") else ""
+                        if not clipped:
+                            return beyond_document(name, ranges, pages)
+                        filter_data = dict(filter_data, PageRange=clipped)
                 export = next((f for service, f in EXPORT_FILTERS if doc.supportsService(service)), "writer_pdf_Export")
                 args = [prop("FilterName", export)]
                 if filter_data:

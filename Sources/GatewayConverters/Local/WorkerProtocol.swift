@@ -16,6 +16,8 @@ struct WorkerRequest: Encodable, Sendable {
     var landscape: Bool?
     /// Opens a protected input. Travels only over the worker's socket, which nothing logs.
     var password: String?
+    /// Page ranges past the end keep the pages that exist (Gotenberg's routes).
+    var clipPageRanges: Bool?
 
     init(op: Operation, input: String? = nil, output: String? = nil, name: String? = nil, settings: WorkerSettings = WorkerSettings()) {
         self.op = op
@@ -26,11 +28,13 @@ struct WorkerRequest: Encodable, Sendable {
         filterData = settings.filterData
         landscape = settings.landscape
         password = settings.password
+        clipPageRanges = settings.clipPageRanges
     }
 
     enum CodingKeys: String, CodingKey {
         case op, input, output, name, arguments, landscape, password
         case filterData = "filter_data"
+        case clipPageRanges = "clip_page_ranges"
     }
 
     static let ping = WorkerRequest(op: .ping)
@@ -48,17 +52,20 @@ struct WorkerSettings: Sendable {
     var filterData: [String: LibreOfficeExport.Value]?
     var landscape: Bool?
     var password: String?
+    var clipPageRanges: Bool?
 
     init(
         arguments: [String]? = nil,
         filterData: [String: LibreOfficeExport.Value]? = nil,
         landscape: Bool? = nil,
-        password: String? = nil
+        password: String? = nil,
+        clipPageRanges: Bool? = nil
     ) {
         self.arguments = arguments
         self.filterData = filterData
         self.landscape = landscape
         self.password = password
+        self.clipPageRanges = clipPageRanges
     }
 }
 

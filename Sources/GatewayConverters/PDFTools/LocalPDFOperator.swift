@@ -161,7 +161,9 @@ struct Step: Sendable {
         case .rotate(let angle, let pages):
             let normalized = ((angle % 360) + 360) % 360
             guard normalized != 0 else { return [input] }
-            try await qpdf([inputName, outputName, "--rotate=+\(normalized):\(pages?.qpdfRange ?? "1-z")"], what)
+            var range = pages?.qpdfRange ?? "1-z"
+            if let pages, pages.clipsPastTheEnd { range = try Self.fitted(pages, pageCount: try await pageCount(what)).qpdfRange }
+            try await qpdf([inputName, outputName, "--rotate=+\(normalized):\(range)"], what)
         case .pdfa(let part):
             try await PDFAConversion(step: self).convert(part: part, what: what)
         case .metadata(let update):
@@ -237,7 +239,7 @@ struct Step: Sendable {
             // The selected pages into one file, then that file page by page: two qpdf runs
             // however many pages.
             let selected = "\(prefix)-selected.pdf"
-            try await qpdf([inputName, "--pages", ".", selection.qpdfRange, "--", selected], what)
+            try await qpdf([inputName, "--pages", ".", try Self.fitted(selection, pageCount: count).qpdfRange, "--", selected], what)
             return try await Step(runner: runner, work: work, input: work + "/" + selected, prefix: prefix, deadline: deadline)
                 .split(.every(1), what: what)
         case .every(let size):
@@ -253,10 +255,11 @@ struct Step: Sendable {
             return names.map { work + "/" + $0 }
         case .ranges(let selections):
             var files: [String] = []
-            for (index, selection) in selections.enumerated() {
-                _ = try Self.checked(selection, pageCount: count)
+            // Leniently, a range wholly past the end makes no part (as pdfcpu leaves it out).
+            let kept = selections.allSatisfy(\.clipsPastTheEnd) ? selections.filter { $0.clipped(to: count) != nil } : selections
+            for (index, selection) in (kept.isEmpty ? selections : kept).enumerated() {
                 let name = "\(prefix)-part-\(index + 1).pdf"
-                try await qpdf([inputName, "--pages", ".", selection.qpdfRange, "--", name], what)
+                try await qpdf([inputName, "--pages", ".", try Self.fitted(selection, pageCount: count).qpdfRange, "--", name], what)
                 files.append(work + "/" + name)
             }
             return files
@@ -271,6 +274,12 @@ struct Step: Sendable {
         } catch {
             throw JobFailure(.rejected, code: error.code, error.message)
         }
+    }
+
+    /// The selection to hand qpdf: checked, and clipped to the document when it clips.
+    static func fitted(_ selection: PageSelection, pageCount: Int) throws -> PageSelection {
+        _ = try checked(selection, pageCount: pageCount)
+        return selection.clipsPastTheEnd ? selection.clipped(to: pageCount) ?? selection : selection
     }
 
     private func encrypt(_ encryption: PDFOperation.Encryption, secrets: JobSecrets, what: String) async throws {

@@ -119,6 +119,9 @@ public struct ConversionRequest: Sendable {
     public var secrets: JobSecrets
     /// Set for a `SCREENSHOT`: the page is captured as this image instead of printed.
     public var screenshot: ScreenshotOptions?
+    /// Page ranges past the end of the document keep the pages that exist instead of failing
+    /// the job (`JobSpec.lenient`).
+    public var clipsPageRanges = false
 
     public init(
         jobID: UUID,

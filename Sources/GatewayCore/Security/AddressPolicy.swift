@@ -44,10 +44,21 @@ public struct URLCheck: Sendable {
     public var allowList: Set<String>
     /// The operator's own limits on top of the SSRF rules (Gotenberg's allow and deny lists).
     public var patterns: URLPatterns
+    /// What the URLs checked here are for, which picks the patterns of that purpose too; nil:
+    /// only the patterns for every purpose.
+    public var purpose: URLPurpose?
 
-    public init(allowList: Set<String> = [], patterns: URLPatterns = URLPatterns()) {
+    public init(allowList: Set<String> = [], patterns: URLPatterns = URLPatterns(), purpose: URLPurpose? = nil) {
         self.allowList = allowList
         self.patterns = patterns
+        self.purpose = purpose
+    }
+
+    /// The same rules, for URLs fetched for `purpose`.
+    public func serving(_ purpose: URLPurpose) -> URLCheck {
+        var copy = self
+        copy.purpose = purpose
+        return copy
     }
 
     /// Checks the URL's form before any DNS lookup: scheme, credentials, literal addresses.
@@ -58,7 +69,7 @@ public struct URLCheck: Sendable {
         }
         // Before the host exemptions: an allowed host is exempt from the address rules, not
         // from what the operator denied by name.
-        if let refusal = patterns.refusal(text) {
+        if let refusal = patterns.refusal(text, for: purpose) {
             throw JobFailure(.rejected, code: "url_forbidden", "refusing to fetch \(text): \(refusal)")
         }
         guard url.scheme == "http" || url.scheme == "https" else {

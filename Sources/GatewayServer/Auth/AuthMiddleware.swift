@@ -12,6 +12,9 @@ struct AuthMiddleware: RouterMiddleware {
     let mode: ServerConfiguration.AuthMode
     let tokens: any APITokens
     let cache: TokenCache
+    /// Gotenberg's Basic-auth credentials (`GOTENBERG_API_BASIC_AUTH_*`), accepted beside the
+    /// tokens for the owner named by their user name.
+    var basic: BasicCredentials? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -19,6 +22,10 @@ struct AuthMiddleware: RouterMiddleware {
         case .none:
             context.owner = "default"
         case .tokens:
+            if let basic, let header = request.headers[.authorization], Self.matches(header, basic) {
+                context.owner = basic.username
+                break
+            }
             guard let secret = request.headers[.authorization].flatMap(Self.secret(from:)) else {
                 throw APIError(
                     .unauthorized,
@@ -38,6 +45,17 @@ struct AuthMiddleware: RouterMiddleware {
             context.owner = owner
         }
         return try await RequestOwner.$current.withValue(context.owner) { try await next(request, context) }
+    }
+
+    /// Whether `header` carries exactly these Basic credentials, compared in constant time.
+    static func matches(_ header: String, _ credentials: BasicCredentials) -> Bool {
+        guard header.prefix(6).lowercased() == "basic ", let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        let expected = Array("\(credentials.username):\(credentials.password)".utf8)
+        let given = Array(decoded)
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for index in expected.indices { difference |= expected[index] ^ (index < given.count ? given[index] : 0) }
+        return difference == 0
     }
 
     /// The token of `Authorization: Bearer <token>`, or the password of `Basic` credentials:

@@ -48,7 +48,7 @@ struct GotenbergController: Sendable {
 
     /// `downloadFrom`: fetched under our SSRF rules, within the upload limit and a minute.
     var downloads: GotenbergDownloads {
-        GotenbergDownloads(urlGuard: URLGuard(check: intake.urlCheck), maxBytes: maxUploadBytes, timeout: .seconds(60))
+        GotenbergDownloads(urlGuard: URLGuard(check: intake.urlCheck.serving(.download)), maxBytes: maxUploadBytes, timeout: .seconds(60))
     }
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>, rootPath: String) {

@@ -38,8 +38,10 @@ struct GotenbergWebhook: Codable, Sendable, Equatable {
                 "At least one of 'Gotenberg-Webhook-Error-Url' or 'Gotenberg-Webhook-Events-Url' headers must be provided"
             )
         }
-        for target in [url, errorURL, eventsURL].compactMap({ $0 }) {
-            guard (try? urlCheck.checkSyntax(target)) != nil else { throw GotenbergError(.forbidden) }
+        // Each against its own lists, as Gotenberg's `--webhook-error-allow-list` is the error URL's.
+        let targets: [(String?, URLPurpose)] = [(url, .webhook), (errorURL, .webhookError), (eventsURL, .webhook)]
+        for case let (target?, purpose) in targets {
+            guard (try? urlCheck.serving(purpose).checkSyntax(target)) != nil else { throw GotenbergError(.forbidden) }
         }
         func method(_ name: HTTPField.Name) throws(GotenbergError) -> String {
             let method = (headers[name] ?? "").uppercased()

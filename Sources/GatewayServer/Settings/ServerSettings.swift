@@ -41,10 +41,12 @@ enum ServerSettings {
             c,
             v,
             s in
-            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(v[0]) else {
+            // Gotenberg's LOG_LEVEL says warn.
+            let level = v[0] == "warn" ? "warning" : v[0]
+            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {
                 throw ConfigurationError("\(s) must be trace, debug, info, notice, warning or error, not '\(v[0])'")
             }
-            c.logLevel = v[0]
+            c.logLevel = level
         },
         Setting("web_root", environment: "PDFGATE_WEB_ROOT", help: "Serve the web page's files from this directory instead of the built-in copies.") {
             c,
@@ -143,14 +145,14 @@ enum ServerSettings {
             flag: "deny-url",
             form: .list(separator: "\n"),
             help: "Regular expression: URLs it matches are never fetched, pages, downloads and webhooks alike (repeatable; Gotenberg's deny lists)."
-        ) { c, v, s in c.urlPatterns = try patterns(deny: c.urlPatterns.deny + v, only: c.urlPatterns.only, s) },
+        ) { c, v, s in c.urlPatterns = try patterns(c.urlPatterns, deny: v, s) },
         Setting(
             "only_urls",
             environment: "PDFGATE_ONLY_URLS",
             flag: "only-url",
             form: .list(separator: "\n"),
             help: "Regular expression: when given, only URLs matching one are fetched (repeatable; Gotenberg's allow lists)."
-        ) { c, v, s in c.urlPatterns = try patterns(deny: c.urlPatterns.deny, only: c.urlPatterns.only + v, s) },
+        ) { c, v, s in c.urlPatterns = try patterns(c.urlPatterns, only: v, s) },
         Setting(
             "max_upload_bytes",
             environment: "PDFGATE_MAX_UPLOAD_BYTES",
@@ -263,7 +265,9 @@ enum ServerSettings {
     ]
 
     /// Regular expressions checked when the server starts, so a typo is not a silent hole.
-    private static func patterns(deny: [String], only: [String], _ source: String) throws(ConfigurationError) -> URLPatterns {
-        do { return try URLPatterns(deny: deny, only: only) } catch { throw ConfigurationError("\(source): \(error.description)") }
+    private static func patterns(_ patterns: URLPatterns, deny: [String] = [], only: [String] = [], _ source: String) throws(ConfigurationError)
+        -> URLPatterns
+    {
+        do { return try patterns.adding(deny: deny, only: only) } catch { throw ConfigurationError("\(source): \(error.description)") }
     }
 }

@@ -20,7 +20,7 @@ struct SettingFlags {
             let body = argument.dropFirst(2)
             let name = String(body.prefix { $0 != "=" })
             let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
-            let isToggle = ServerSettings.all.contains { $0.flag == name && { if case .toggle = $0.form { true } else { false } }($0) }
+            let isToggle = Self.settings.contains { $0.flag == name && { if case .toggle = $0.form { true } else { false } }($0) }
             let value: String
             if let inline {
                 value = inline
@@ -34,7 +34,7 @@ struct SettingFlags {
             found[name, default: []].append(value)
         }
         configurationFile = found.removeValue(forKey: "config")?.last
-        for setting in ServerSettings.all {
+        for setting in Self.settings {
             guard let flag = setting.flag, let given = found.removeValue(forKey: flag) else { continue }
             if case .list = setting.form {
                 values.append((setting, given))
@@ -43,11 +43,14 @@ struct SettingFlags {
             }
         }
         if let unknown = found.keys.sorted().first {
-            let flags = ["config"] + ServerSettings.all.compactMap(\.flag)
+            let flags = ["config"] + Self.settings.compactMap(\.flag)
             let hint = Self.suggestion(for: unknown, among: flags).map { "did you mean --\($0)? " } ?? ""
             throw ConfigurationError("--\(unknown) is not a setting of pdfgate serve; \(hint)pdfgate serve --help lists them")
         }
     }
+
+    /// Ours, then Gotenberg's flags for them (`--api-timeout`).
+    static let settings = ServerSettings.all + GotenbergSettings.all
 
     /// Every setting's three spellings and what it does, a paragraph each, for `--help`.
     static var help: String {
@@ -63,6 +66,10 @@ struct SettingFlags {
             names.append(setting.key)
             paragraphs.append(names.joined(separator: ", ") + ": " + setting.help)
         }
+        paragraphs.append(
+            "Gotenberg 8's flags and their environment variables are read too (--api-timeout, API_TIMEOUT, …): "
+                + "as these settings where pdfgate has them, refused by name where it cannot honour them (README, Configuration)."
+        )
         return paragraphs.joined(separator: "\n\n")
     }
 

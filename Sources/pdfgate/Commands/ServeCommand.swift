@@ -26,6 +26,8 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = try ServerConfiguration.load(environment: ProcessInfo.processInfo.environment, arguments: settings)
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
+            // Settings that change nothing here are said, not dropped in silence.
+            for notice in configuration.notices { logger.notice("\(notice)") }
             let server = try await GatewayServer(configuration: configuration, logger: logger)
             let routes = configuration.routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value.description)" }
             let settings = configuration

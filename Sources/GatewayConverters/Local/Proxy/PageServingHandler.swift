@@ -42,6 +42,10 @@ final class PageServingHandler: ChannelInboundHandler {
             stream(asset, type: MediaTypes.mediaType(ofFile: asset), to: context.channel)
         } else if request.isConnect {
             context.answerAndClose(.forbidden)
+        } else if VettingProxy.isOnOrigin(request.url, of: page.url) {
+            // A file the bundle lacks (the browser's own /favicon.ico among them): not found,
+            // as a file server answers, rather than a load that failed.
+            context.answerAndClose(.notFound)
         } else {
             context.close(promise: nil)
         }

@@ -171,6 +171,12 @@ final class VettingProxy: Sendable {
         return assets[path] ?? path.removingPercentEncoding.flatMap { assets[$0] }
     }
 
+    /// Whether `requested` is an `http:` URL on the origin of `page`.
+    static func isOnOrigin(_ requested: String, of page: String) -> Bool {
+        guard let origin = URL(string: page).flatMap({ $0.host }), let target = URL(string: requested) else { return false }
+        return target.scheme == "http" && target.host == origin
+    }
+
     static func unavailable(_ message: String) -> JobFailure {
         JobFailure.converterUnavailable("the proxy that checks Chromium's requests could not start: \(message)")
     }

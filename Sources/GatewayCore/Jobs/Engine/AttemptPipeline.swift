@@ -62,7 +62,7 @@ struct AttemptPipeline: Sendable {
         let workDirectory = try staging.attemptDirectory(for: job)
         let output = workDirectory + "/output.pdf"
         let secrets = staging.secrets(jobID: job.id)
-        let request = ConversionRequest(
+        var request = ConversionRequest(
             jobID: job.id,
             type: job.spec.type,
             source: try await source(of: job, secrets: secrets),
@@ -74,6 +74,7 @@ struct AttemptPipeline: Sendable {
             secrets: secrets,
             screenshot: job.spec.type == .screenshot ? job.spec.screenshot ?? ScreenshotOptions() : nil
         )
+        request.clipsPageRanges = job.spec.lenient == true
         let events: @Sendable (ConversionEvent) async -> Void = { event in
             switch event {
             case .entered(let phase): _ = try? await record(.entered(phase), of: job)
@@ -96,7 +97,8 @@ struct AttemptPipeline: Sendable {
             return nil
         }
         var outputs = [output]
-        let (operations, encrypt) = (job.spec.operations ?? []).splittingOffEncryption
+        var (operations, encrypt) = (job.spec.operations ?? []).splittingOffEncryption
+        if job.spec.lenient == true { operations = operations.map(\.clippingPagesPastTheEnd) }
         let work = workDirectory + "/operations"
         if !operations.isEmpty || encrypt != nil {
             guard let tools else {

@@ -35,6 +35,17 @@ public enum PDFOperation: Sendable, Equatable {
     /// searched and copied from; the page images stay byte for byte (issue 30).
     case ocr(OCR)
 
+    /// The operation with its page selections clipped to the document instead of refused past
+    /// its end: how Gotenberg's routes run (`JobSpec.lenient`).
+    public var clippingPagesPastTheEnd: PDFOperation {
+        switch self {
+        case .split(.ranges(let selections)): .split(.ranges(selections.map(\.clipping)))
+        case .split(.pages(let selection)): .split(.pages(selection.clipping))
+        case .rotate(let angle, let pages): .rotate(angle: angle, pages: pages?.clipping)
+        default: self
+        }
+    }
+
     public enum Split: Sendable, Equatable {
         case every(Int)
         case ranges([PageSelection])

@@ -11,6 +11,9 @@ public struct PageSelection: Sendable, Equatable, Codable, CustomStringConvertib
     }
 
     public var runs: [Run]
+    /// Pages past the end are left out rather than refused (Gotenberg's leniency, set on its
+    /// routes' jobs when they run; never stored, never read from a client).
+    public var clipsPastTheEnd = false
 
     /// Parses `text`; the error names the part that is wrong and shows the form.
     public init(_ text: String, field: String = "pages") throws(OperationError) {
@@ -58,21 +61,48 @@ public struct PageSelection: Sendable, Equatable, Codable, CustomStringConvertib
         )
     }
 
-    /// The pages in order, for a document of `pageCount` pages; refuses a page past the end.
+    /// The pages in order, for a document of `pageCount` pages; refuses a page past the end
+    /// (unless `clipsPastTheEnd`, which refuses only a selection left with no page).
     public func pages(of pageCount: Int, field: String = "pages") throws(OperationError) -> [Int] {
+        if clipsPastTheEnd {
+            guard let clipped = clipped(to: pageCount) else { throw pastTheEnd(runs[0].first, pageCount, field) }
+            return try clipped.pages(of: pageCount, field: field)
+        }
         var pages: [Int] = []
         for run in runs {
             let last = run.last ?? pageCount
-            guard run.first <= pageCount, last <= pageCount else {
-                throw OperationError(
-                    .outOfRange,
-                    code: "page_range_out_of_bounds",
-                    "\(field) '\(self)' asks for page \(max(run.first, last)) of a document with \(pageCount) page\(pageCount == 1 ? "" : "s")"
-                )
-            }
+            guard run.first <= pageCount, last <= pageCount else { throw pastTheEnd(max(run.first, last), pageCount, field) }
             pages.append(contentsOf: run.first...last)
         }
         return pages
+    }
+
+    private func pastTheEnd(_ page: Int, _ pageCount: Int, _ field: String) -> OperationError {
+        OperationError(
+            .outOfRange,
+            code: "page_range_out_of_bounds",
+            "\(field) '\(self)' asks for page \(page) of a document with \(pageCount) page\(pageCount == 1 ? "" : "s")"
+        )
+    }
+
+    /// The runs cut to the pages a document of `pageCount` pages has; nil when none is left.
+    public func clipped(to pageCount: Int) -> PageSelection? {
+        let kept = runs.compactMap { run -> Run? in
+            guard run.first <= pageCount else { return nil }
+            return Run(first: run.first, last: min(run.last ?? pageCount, pageCount))
+        }
+        guard !kept.isEmpty else { return nil }
+        var clipped = self
+        clipped.runs = kept
+        clipped.clipsPastTheEnd = false
+        return clipped
+    }
+
+    /// The same pages, clipped to the document when they run.
+    public var clipping: PageSelection {
+        var copy = self
+        copy.clipsPastTheEnd = true
+        return copy
     }
 
     /// qpdf's page-range syntax, which ours is a subset of (`z` is its last page).
