@@ -2,6 +2,7 @@ import Foundation
 import GatewayAssembly
 import GatewayConverters
 import GatewayCore
+import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -75,7 +76,8 @@ public struct GatewayServer {
             .addRoutes(to: router)
         WebController(
             assets: WebAssets(directory: configuration.webRoot),
-            gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/"
+            gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/",
+            gotenbergTraceHeader: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace
         ).addRoutes(to: router)
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: router)
@@ -103,8 +105,21 @@ public struct GatewayServer {
             if configuration.gotenbergDebugRoute {
                 debug = { @Sendable [configuration] in GotenbergDebug(configuration: configuration, toolVersions: await local.toolVersions()) }
             }
+            let settings = GotenbergRouteSettings(
+                timeout: configuration.gotenbergTimeout,
+                queueSizes: configuration.gotenbergQueueSizes,
+                downloadFrom: configuration.gotenbergDownloadFrom,
+                prometheusNamespace: configuration.prometheusNamespace,
+                metricsPath: configuration.prometheusMetricsPath,
+                waitsForRoom: !configuration.ownerLimitsSet
+            )
             let gotenberg = GotenbergController(
-                jobs: GotenbergJobs(intake: assembly.intake, library: assembly.library),
+                jobs: GotenbergJobs(
+                    intake: assembly.intake,
+                    library: assembly.library,
+                    admission: GotenbergAdmission(settings: settings),
+                    timeout: configuration.gotenbergTimeout
+                ),
                 inspector: assembly.inspector,
                 maxUploadBytes: maxUploadBytes,
                 modules: modules,
@@ -112,12 +127,15 @@ public struct GatewayServer {
                 webhooks: modules.contains(.webhook) ? webhooks : nil,
                 hangUps: hangUps,
                 restarts: { local.restarts },
-                debug: debug
+                debug: debug,
+                settings: settings
             )
-            // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects.
+            // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects; its
+            // trace header on every answer there.
             let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
-            gotenberg.addPublicRoutes(to: router.group(root))
-            let forms = router.group(root).add(middleware: GotenbergErrorMiddleware()).add(
+            let traced = GotenbergTraceMiddleware(header: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace)
+            gotenberg.addPublicRoutes(to: router.group(root).add(middleware: traced))
+            let forms = router.group(root).add(middleware: traced).add(middleware: GotenbergErrorMiddleware()).add(
                 middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
             )
             gotenberg.addRoutes(to: forms, rootPath: configuration.gotenbergRootPath)

@@ -64,6 +64,10 @@ public struct ServerConfiguration: Sendable {
     public var prometheusMetricsPath = "/prometheus/metrics"
     /// Gotenberg's `--api-port-from-env`: the variable holding the port, read at load.
     public var portFromEnvironment: String?
+    /// Whether the operator set the owners' limits (`max_active_jobs_per_owner`,
+    /// `job_creations_per_minute`): Gotenberg's routes then answer them with 429, as `/v1`
+    /// does, instead of waiting for room as Gotenberg's queue does.
+    public var ownerLimitsSet = false
     /// Settings read that change nothing here (Gotenberg's knobs for machinery pdfgate does
     /// not have), each with why: `serve` logs them when it starts, so none is silently dropped.
     public var notices: [String] = []

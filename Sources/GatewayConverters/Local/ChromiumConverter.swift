@@ -57,6 +57,8 @@ final class ChromiumConverter: Converter {
         // proxy that checks it and connects to the address it checked (see `VettingProxy`).
         let page: ChromiumBrowser.Page
         let output = work + "/output." + (request.screenshot?.format.rawValue ?? "pdf")
+        var options = request.options
+        options.browser.gotenbergWaits = request.gotenbergSemantics
         switch request.source {
         case .pdfs, .images:
             throw JobFailure(.rejected, code: "unsupported_source", "Chromium prints web pages and HTML, not PDFs or page images")
@@ -65,7 +67,7 @@ final class ChromiumConverter: Converter {
             page = .init(
                 url: url,
                 proxy: try VettingProxy(page: url, urlGuard: urlGuard),
-                options: request.options,
+                options: options,
                 pageSizeFromCSS: false,
                 settle: .requestsDone(within: virtualTimeBudget),
                 output: output,
@@ -80,7 +82,7 @@ final class ChromiumConverter: Converter {
                     assets: assets,
                     contentSecurityPolicy: ChromiumPage.contentSecurityPolicy
                 ),
-                options: request.options,
+                options: options,
                 pageSizeFromCSS: true,
                 // A page told to wait for something runs on the real clock, as Gotenberg's does;
                 // otherwise its timers are fast-forwarded through the budget.
@@ -189,7 +191,7 @@ final class ChromiumConverter: Converter {
             "net::ERR_NETWORK_CHANGED", "net::ERR_EMPTY_RESPONSE", "net::ERR_PROXY_CONNECTION_FAILED",
         ]
         let kind: FailureClass = connectionErrors.contains(error) ? .transient : .rejected
-        return JobFailure(kind, code: "page_load_failed", "Chromium could not load \(what): \(error)")
+        return JobFailure(kind, code: "page_load_failed", "Chromium could not load \(what): \(error)", detail: error)
     }
 
     /// A failed page load with what the proxy saw: a refused request (a redirect to a private

@@ -67,7 +67,7 @@ extension ChromiumDevToolsPrint {
         if let failure = watch.failure { return failure }
         if let expression = options.waitForExpression {
             let refusal = try poll(until: "wait_for_expression \(quoted(expression)) to become truthy", watch: watch, pipe: pipe) {
-                try evaluate(expression, option: "wait_for_expression", watch: watch, pipe: pipe)
+                try evaluate(expression, option: "wait_for_expression", booleanOnly: options.gotenbergWaits, watch: watch, pipe: pipe)
             }
             if let refusal { return refusal }
         }
@@ -123,7 +123,13 @@ extension ChromiumDevToolsPrint {
     }
 
     /// Evaluates `expression` in the page (awaiting a promise) and judges it as JavaScript would.
-    private static func evaluate(_ expression: String, option: String, watch: ChromiumPageWatch, pipe: DevToolsPipe) throws -> Evaluation {
+    private static func evaluate(
+        _ expression: String,
+        option: String,
+        booleanOnly: Bool = false,
+        watch: ChromiumPageWatch,
+        pipe: DevToolsPipe
+    ) throws -> Evaluation {
         // A promise that never settles must not hold the pipe past the printing time.
         let deadline = pipe.deadline
         pipe.deadline = printBy(pipe)
@@ -148,7 +154,18 @@ extension ChromiumDevToolsPrint {
                 )
             )
         }
-        return isTruthy(answer["result"] as? [String: Any] ?? [:]) ? .truthy : .falsy
+        let result = answer["result"] as? [String: Any] ?? [:]
+        // Gotenberg reads the answer into a boolean: null is false, anything else not one fails.
+        if booleanOnly, !["boolean"].contains(result["type"] as? String), result["subtype"] as? String != "null" {
+            return .failed(
+                JobFailure(
+                    .rejected,
+                    code: "invalid_\(option)",
+                    "options.\(option) answered \(result["type"] as? String ?? "something") in the page, not true or false"
+                )
+            )
+        }
+        return isTruthy(result) ? .truthy : .falsy
     }
 
     /// JavaScript's truthiness of a DevTools `RemoteObject`.

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import NIOHTTP1
 
 /// Watches one page's session for what its job's options care about, fed every event by the
 /// DevTools pipe's observer: it puts `extra_http_headers` on the requests in scope (through the
@@ -14,8 +15,9 @@ final class ChromiumPageWatch {
     /// The page's main frame; its `Document` request is the page itself.
     var mainFrame: String?
     private var mainRequest: String?
-    /// Request ids to URLs, for `loadingFailed`, which names no URL.
+    /// Request ids to URLs and resource types (`Image`…), for `loadingFailed`, which names neither.
     private var urls: [String: String] = [:]
+    private var types: [String: String] = [:]
     /// The first reason the job must fail, if any.
     private(set) var failure: JobFailure?
 
@@ -41,6 +43,7 @@ final class ChromiumPageWatch {
         case "Network.requestWillBeSent":
             guard let id = params["requestId"] as? String else { return false }
             if let url = (params["request"] as? [String: Any])?["url"] as? String { urls[id] = url }
+            if let type = params["type"] as? String { types[id] = type }
             if params["type"] as? String == "Document", params["frameId"] as? String == mainFrame { mainRequest = id }
         case "Network.responseReceived":
             responseReceived(params)
@@ -53,7 +56,8 @@ final class ChromiumPageWatch {
                 JobFailure(
                     .rejected,
                     code: "page_console_exception",
-                    "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(exception))"
+                    "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(exception))",
+                    detail: exception
                 )
             )
         default:
@@ -72,7 +76,8 @@ final class ChromiumPageWatch {
                 JobFailure(
                     .rejected,
                     code: "page_http_status",
-                    "\(url) answered HTTP \(status)\(statusText), which fail_on_http_status_codes \(codes) refuses"
+                    "\(url) answered HTTP \(status)\(statusText), which fail_on_http_status_codes \(codes) refuses",
+                    detail: "\(status): \(response["statusText"] as? String ?? "")"
                 )
             )
         } else if !isPage, !isUploadedPagesIcon(url), let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
@@ -80,7 +85,8 @@ final class ChromiumPageWatch {
                 JobFailure(
                     .rejected,
                     code: "resource_http_status",
-                    "a resource of \(page), \(url), answered HTTP \(status)\(statusText), which fail_on_resource_http_status_codes \(codes) refuses"
+                    "a resource of \(page), \(url), answered HTTP \(status)\(statusText), which fail_on_resource_http_status_codes \(codes) refuses",
+                    detail: "\(url) - \(status): \(HTTPResponseStatus(statusCode: status).reasonPhrase)"
                 )
             )
         }
@@ -96,7 +102,8 @@ final class ChromiumPageWatch {
             JobFailure(
                 .rejected,
                 code: "resource_load_failed",
-                "a resource of \(page), \(urls[id] ?? "?"), could not be loaded: \(error)\(blocked); fail_on_resource_loading_failed is set"
+                "a resource of \(page), \(urls[id] ?? "?"), could not be loaded: \(error)\(blocked); fail_on_resource_loading_failed is set",
+                detail: "resource \(types[id] ?? "Other"): \(error)"
             )
         )
     }

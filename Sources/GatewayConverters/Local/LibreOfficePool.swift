@@ -126,7 +126,7 @@ final class LibreOfficePool: Converter {
             // `false` keeps the document's own orientation, as on Gotenberg.
             landscape: request.options.landscape == true ? true : nil,
             password: request.secrets.password.flatMap { $0.isEmpty ? nil : $0 },
-            clipPageRanges: request.clipsPageRanges ? true : nil
+            clipPageRanges: request.gotenbergSemantics ? true : nil
         )
     }
 

@@ -11,6 +11,7 @@ struct MetadataWriter {
         let pdf = QPDFJSON(step: step, file: step.inputName)
         var info = try await pdf.info(what: what)
         for (key, value) in Self.entries(update) { info.entries[key] = value }
+        if let trapped = update.tags["Trapped"].flatMap(Self.trappedName) { info.entries["/Trapped"] = trapped }
         let informed = update.tags.isEmpty ? step.outputName : step.prefix + "-info.pdf"
         try await pdf.update(info.changes, maxObject: info.maxObject, into: informed, what: what)
         if !update.tags.isEmpty { try await writeTags(update.tags, of: informed, what: what) }
@@ -29,6 +30,18 @@ struct MetadataWriter {
             try? FileManager.default.removeItem(atPath: step.output)
             let said = warnings.isEmpty ? OutputCheck.lastLines(finished.log) : warnings.joined(separator: "; ")
             throw JobFailure(.rejected, code: "metadata_not_written", "ExifTool did not write the metadata tags of \(what): \(said)")
+        }
+    }
+
+    /// `Trapped` as the document information's name (`/True`, `/False`, `/Unknown`), written by
+    /// qpdf beside ExifTool's XMP `pdf:Trapped`: readers of either find it, and the name is a
+    /// real name object, not ExifTool's "(/True)" string that strict parsers refuse.
+    static func trappedName(_ value: MetadataTag) -> String? {
+        switch value {
+        case .flag(let flag): return flag ? "/True" : "/False"
+        case .text(let text):
+            return ["true": "/True", "false": "/False", "unknown": "/Unknown"][text.lowercased()]
+        default: return nil
         }
     }
 

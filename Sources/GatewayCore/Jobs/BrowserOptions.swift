@@ -7,6 +7,11 @@ import Foundation
 public struct BrowserOptions: Sendable, Equatable, Codable {
     // MARK: Before printing
 
+    /// Waits as Gotenberg's do, for its routes' jobs (`JobSpec.gotenbergSemantics`; never on
+    /// the wire): `waitForExpression` must answer true or false, anything else (undefined, a
+    /// text) failing at once, as chromedp's evaluation into a boolean does there.
+    public var gotenbergWaits = false
+
     /// Seconds to wait once the page has settled (and any selector or expression came true).
     public var waitDelay: Double?
     /// A CSS selector: print once an element matching it is visible.

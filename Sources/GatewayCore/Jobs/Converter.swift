@@ -119,9 +119,8 @@ public struct ConversionRequest: Sendable {
     public var secrets: JobSecrets
     /// Set for a `SCREENSHOT`: the page is captured as this image instead of printed.
     public var screenshot: ScreenshotOptions?
-    /// Page ranges past the end of the document keep the pages that exist instead of failing
-    /// the job (`JobSpec.lenient`).
-    public var clipsPageRanges = false
+    /// The job runs as Gotenberg runs (`JobSpec.gotenbergSemantics`).
+    public var gotenbergSemantics = false
 
     public init(
         jobID: UUID,

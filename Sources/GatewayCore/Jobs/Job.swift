@@ -32,10 +32,11 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var screenshot: ScreenshotOptions?
     /// The `Gotenberg-Trace` of the Gotenberg request that made the job, shown with it.
     public var trace: String?
-    /// Gotenberg's leniency, for the jobs of its routes only (`/v1` refuses by name): page
-    /// ranges past the end of the document keep the pages that exist (LibreOffice's
-    /// `nativePageRanges`, a split's or a rotation's pages), as LibreOffice and pdfcpu do there.
-    public var lenient: Bool?
+    /// Made by Gotenberg's routes, so run as Gotenberg runs where the two differ (`/v1` keeps
+    /// its strict, named refusals): page ranges past the end of the document keep the pages
+    /// that exist (LibreOffice's `nativePageRanges`, a split's or a rotation's pages), as
+    /// LibreOffice and pdfcpu do there; `waitForExpression` must answer true or false.
+    public var gotenbergSemantics: Bool?
 
     public init(
         type: JobType,
@@ -78,7 +79,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case documents, operations
         case replaceOriginal = "replace_original"
         case inputSize = "input_size"
-        case inputs, screenshot, trace, lenient
+        case inputs, screenshot, trace
+        case gotenbergSemantics = "gotenberg_semantics"
     }
 
     /// Whether the job waits for an uploaded file: every type but URLs and library documents,

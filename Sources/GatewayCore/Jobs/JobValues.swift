@@ -75,12 +75,16 @@ public struct JobFailure: GatewayError, Equatable, Codable {
     public var message: String
     /// The converter's `Retry-After`, when it sent one.
     public var retryAfter: Duration?
+    /// What the tool itself said, bare (`404: Not Found`, `resource Image: net::ERR_FAILED`):
+    /// Gotenberg's routes set it in Gotenberg's words, which clients and log alarms match on.
+    public var detail: String?
 
-    public init(_ kind: FailureClass, code: String, _ message: String, retryAfter: Duration? = nil) {
+    public init(_ kind: FailureClass, code: String, _ message: String, retryAfter: Duration? = nil, detail: String? = nil) {
         self.kind = kind
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+        self.detail = detail
     }
 
     /// The converter cannot take work: not started, not installed, shutting down, 503.

@@ -69,6 +69,7 @@ struct GotenbergAnswer {
         headers[.contentType] = answer.contentType
         headers[.contentDisposition] = FileResponse.disposition("attachment", filename: answer.filename)
         headers[.contentLength] = String(answer.size)
+        for warning in GotenbergWarnings.current?.all(after: outputs) ?? [] { headers.append(HTTPField(name: .pdfgateWarning, value: warning)) }
         let (jobs, finished) = (jobs, outputs.map(\.job))
         let done: @Sendable () async -> Void = {
             if answer.temporary { jobs.intake.staging.discardIncoming(answer.path) }

@@ -56,13 +56,18 @@ extension GotenbergController {
             try await self.eachPDF(request, context, route: .init(writesBookmarks: true))
         }
         group.post("/forms/pdfengines/bookmarks/read") { request, context in
-            try await self.read(request, context) { tools, path, work, deadline in
-                try JSONEncoder().encode(try await tools.bookmarks(of: path, work: work, deadline: deadline))
+            try await self.read(request, context) { tools, file, work, deadline in
+                try JSONEncoder().encode(try await tools.bookmarks(of: file.path, work: work, deadline: deadline))
             }
         }
         group.post("/forms/pdfengines/metadata/read") { request, context in
-            try await self.read(request, context) { tools, path, work, deadline in
-                try await tools.metadata(of: path, work: work, deadline: deadline)
+            try await self.read(request, context) { tools, file, work, deadline in
+                let tags = try await tools.metadata(of: file.path, work: work, deadline: deadline)
+                // ExifTool's FileName, as Gotenberg answered it before 8.30 (a name on disk,
+                // dropped since): here the name the file was posted under, which leaks nothing.
+                guard var object = try JSONSerialization.jsonObject(with: tags) as? [String: Any] else { return tags }
+                object["FileName"] = file.filename ?? "document.pdf"
+                return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             }
         }
     }
@@ -174,7 +179,7 @@ extension GotenbergController {
     func read(
         _ request: Request,
         _ context: GatewayRequestContext,
-        _ reading: @escaping @Sendable (any PDFOperator, String, String, ContinuousClock.Instant) async throws -> Data
+        _ reading: @escaping @Sendable (any PDFOperator, MultipartForm.File, String, ContinuousClock.Instant) async throws -> Data
     ) async throws -> Response {
         try await receiving(request, context) { _, form in
             var fields = GotenbergFields(form)
@@ -188,7 +193,7 @@ extension GotenbergController {
             for file in files {
                 let name = file.filename ?? "document.pdf"
                 do {
-                    let data = try await reading(tools, file.path, intake.staging.incomingPath(), deadline)
+                    let data = try await reading(tools, file, intake.staging.incomingPath(), deadline)
                     answer[name] = try JSONSerialization.jsonObject(with: data)
                 } catch let failure as JobFailure {
                     throw GotenbergError.from(failure, name: name)

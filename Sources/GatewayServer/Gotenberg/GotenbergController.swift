@@ -12,6 +12,21 @@ extension HTTPField.Name {
     static let pdfgateJobID = Self("Pdfgate-Job-Id")!
 }
 
+/// The settings Gotenberg's routes answer by, from its flags (`GotenbergSettings`).
+struct GotenbergRouteSettings: Sendable {
+    /// `--api-timeout`: a request's whole time, the wait for room included; nil: the jobs' own.
+    var timeout: Duration? = nil
+    /// `--chromium-max-queue-size` and LibreOffice's: requests that may wait for room.
+    var queueSizes: [GotenbergModule: Int] = [:]
+    /// `--api-disable-download-from`, the other way round.
+    var downloadFrom = true
+    var prometheusNamespace = "gotenberg"
+    var metricsPath = "/prometheus/metrics"
+    /// Whether a request over its owner's limits waits for room (`GotenbergAdmission`): yes,
+    /// unless the operator set those limits themselves.
+    var waitsForRoom = true
+}
+
 /// Issue 28: Gotenberg 8's routes on our listener, so its clients reach pdfgate unchanged. Each
 /// request is a job of our engine (`GotenbergJobs`); the answer is the PDF, Gotenberg's way.
 struct GotenbergController: Sendable {
@@ -29,6 +44,8 @@ struct GotenbergController: Sendable {
     var restarts: @Sendable () -> (chromium: Int, libreOffice: Int) = { (0, 0) }
     /// Gotenberg's `GET /debug`, when the operator turned it on; nil: 404, as in Gotenberg.
     var debug: (@Sendable () async -> GotenbergDebug)? = nil
+    /// The Gotenberg settings its routes answer by (`--api-timeout`, `--prometheus-namespace`…).
+    var settings = GotenbergRouteSettings()
     /// What `GET /version` says: the Gotenberg API version these routes follow.
     static let apiVersion = "8.36.0"
 
@@ -71,8 +88,8 @@ struct GotenbergController: Sendable {
         if modules.contains(.pdfengines) { addPDFEngineRoutes(to: group) }
         if modules.contains(.prometheus) {
             // Behind the credentials, as Gotenberg's basic auth guards it (our /metrics is open).
-            let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts)
-            group.get("/prometheus/metrics") { _, _ in try await metrics.response() }
+            let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts, namespace: settings.prometheusNamespace)
+            group.get(RouterPath(settings.metricsPath)) { _, _ in try await metrics.response() }
         }
     }
 
@@ -129,6 +146,11 @@ struct GotenbergController: Sendable {
             options.office.exportNotesPages = fields.bool("exportNotesPages")
             options.office.losslessImageCompression = fields.bool("losslessImageCompression")
             options.office.quality = fields.int("quality") { $0 < 1 ? "value is inferior to 1" : $0 > 100 ? "value is superior to 100" : nil }
+            // Gotenberg hands LibreOffice both, and lossless wins; /v1 refuses the pair by name.
+            if options.office.losslessImageCompression == true, let quality = options.office.quality {
+                options.office.quality = nil
+                GotenbergWarnings.note("quality \(quality) ignored: losslessImageCompression keeps images lossless, as on Gotenberg")
+            }
             options.office.reduceImageResolution = fields.bool("reduceImageResolution")
             options.office.maxImageResolution = fields.int("maxImageResolution") {
                 [75, 150, 300, 600, 1200].contains($0) ? nil : "value is not 75, 150, 300, 600 or 1200"
@@ -164,6 +186,14 @@ struct GotenbergController: Sendable {
             }
             return try await jobs.run(planned, owner: owner, secrets: secrets)
         }
+    }
+
+    /// The module whose queue a request waits in, by its route.
+    static func module(of request: Request) -> GotenbergModule {
+        let path = request.uri.path
+        if path.contains("/forms/chromium/") { return .chromium }
+        if path.contains("/forms/libreoffice/") { return .libreoffice }
+        return .pdfengines
     }
 
     /// The form's input files: those with an accepted extension, not sent under a field that
@@ -256,9 +286,17 @@ struct GotenbergController: Sendable {
             }
         }
         options.browser.userAgent = fields.string("userAgent")
-        options.browser.extraHTTPHeaders = fields.json("extraHttpHeaders", as: [String: String].self)
-        options.browser.failOnHTTPStatusCodes = fields.json("failOnHttpStatusCodes", as: [Int].self)
-        options.browser.failOnResourceHTTPStatusCodes = fields.json("failOnResourceHttpStatusCodes", as: [Int].self)
+        if let extra = fields.extraHeaders() {
+            options.browser.extraHTTPHeaders = extra.headers
+            options.browser.extraHTTPHeadersScope = extra.scope
+        }
+        options.browser.cookies = fields.cookies()
+        options.browser.failOnHTTPStatusCodes = fields.goJSON("failOnHttpStatusCodes", as: [Int].self, into: .array(goType: "[]int64"))
+        options.browser.failOnResourceHTTPStatusCodes = fields.goJSON(
+            "failOnResourceHttpStatusCodes",
+            as: [Int].self,
+            into: .array(goType: "[]int64")
+        )
         options.browser.failOnResourceLoadingFailed = fields.bool("failOnResourceLoadingFailed")
         options.browser.failOnConsoleExceptions = fields.bool("failOnConsoleExceptions")
         do {
@@ -291,23 +329,25 @@ struct GotenbergController: Sendable {
         _ context: GatewayRequestContext,
         _ body: (String, MultipartForm) async throws -> Response
     ) async throws -> Response {
-        let trace = request.headers[.gotenbergTrace] ?? UUID().uuidString.lowercased()
+        // Set by `GotenbergTraceMiddleware`, which puts it on the answer, refusals included.
+        let trace = GotenbergJobs.trace ?? UUID().uuidString.lowercased()
         do {
             let owner = try context.requireOwner()
             // Bad webhook headers are answered now, as Gotenberg does, not sent anywhere; without
             // the webhook module they mean nothing, as in Gotenberg.
             let webhook = webhooks == nil ? nil : try GotenbergWebhook.parse(request.headers, urlCheck: intake.urlCheck)
-            try await intake.admitBeforeBody(owner: owner, key: nil)
-            // A client that hangs up while its jobs run cancels them: nobody is left to answer.
-            return try await hangUps.run(request) { requestBody in
-                try await GotenbergJobs.$trace.withValue(trace) {
-                    try await answer(request, requestBody, owner: owner, webhook: webhook, trace: trace, body)
+            let deadline = ContinuousClock.now + (settings.timeout ?? GotenbergAdmission.defaultTimeout)
+            return try await GotenbergAdmission.$current.withValue((deadline, Self.module(of: request))) {
+                try await jobs.admitting { try await intake.admitBeforeBody(owner: owner, key: nil) }
+                // A client that hangs up while its jobs run cancels them: nobody is left to answer.
+                return try await hangUps.run(request) { requestBody in
+                    try await GotenbergWarnings.$current.withValue(GotenbergWarnings()) {
+                        try await answer(request, requestBody, owner: owner, webhook: webhook, trace: trace, body)
+                    }
                 }
             }
         } catch {
-            var refusal = GotenbergError.from(error)
-            refusal.headers[.gotenbergTrace] = trace
-            throw refusal
+            throw GotenbergError.from(error)
         }
     }
 
@@ -333,17 +373,19 @@ struct GotenbergController: Sendable {
         )
         // What the jobs did not take (all of it, when they failed) goes, downloads included.
         defer { for file in form.files { staging.discardIncoming(file.path) } }
-        try await downloads.fetch(into: &form, staging: staging, trace: trace)
+        if settings.downloadFrom {
+            try await downloads.fetch(into: &form, staging: staging, trace: trace)
+        } else if let listed = form.fields["downloadFrom"], !listed.isEmpty {
+            GotenbergWarnings.note("downloadFrom ignored: this gateway's operator turned it off (API_DISABLE_DOWNLOAD_FROM)")
+        }
         let received = form
         if let webhook, let webhooks {
             try await accept(request, webhook: webhook, trace: trace, owner: owner, webhooks: webhooks) {
                 try await GotenbergWebhook.$accepting.withValue(true) { try await body(owner, received) }
             }
-            return Response(status: .noContent, headers: [.gotenbergTrace: trace])
+            return Response(status: .noContent)
         }
-        var response = try await body(owner, received)
-        response.headers[.gotenbergTrace] = trace
-        return response
+        return try await body(owner, received)
     }
 
     /// Runs a webhook request's route until its jobs are created, then records what is owed —
@@ -361,6 +403,7 @@ struct GotenbergController: Sendable {
             webhook: webhook,
             owner: owner,
             trace: trace,
+            traceParent: GotenbergJobs.traceParent,
             outputName: GotenbergAnswer.outputName(request.headers[.gotenbergOutputFilename]),
             keep: request.headers[.pdfgateFolder] != nil,
             jobs: []

@@ -61,6 +61,7 @@ struct GotenbergDownloads: Sendable {
                 headers.add(name, value)
             }
             headers.add("Gotenberg-Trace", trace)
+            if let parent = GotenbergJobs.traceParent { headers.add("traceparent", parent.forOutboundCall) }
             let path = staging.incomingPath()
             let response: HTTPResponse
             do {

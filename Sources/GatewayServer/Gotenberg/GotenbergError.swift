@@ -63,11 +63,34 @@ struct GotenbergError: Error, HTTPResponseError {
         guard let failure = job.state.failure else {
             return GotenbergError(HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request"), "Client Closed Request")
         }
-        return from(failure, name: job.spec.originalFilename ?? job.spec.url ?? "document")
+        return from(failure, name: job.spec.originalFilename ?? job.spec.url ?? "document", options: job.spec.options)
     }
 
-    /// A failure of the work on the document called `name`, a job's or a read's.
-    static func from(_ failure: JobFailure, name: String) -> GotenbergError {
+    /// A failure of the work on the document called `name`, a job's or a read's: Gotenberg's
+    /// status and words (`pkg/modules/chromium/routes.go`, `handleChromiumError`), with what the
+    /// tool said (`JobFailure.detail`) where Gotenberg's words carry it.
+    static func from(_ failure: JobFailure, name: String, options: ConversionOptions = ConversionOptions()) -> GotenbergError {
+        let detail = failure.detail ?? failure.message
+        switch failure.code {
+        case "page_http_status": return GotenbergError(.conflict, "Invalid HTTP status code from the main page: \(detail)")
+        case "resource_http_status": return GotenbergError(.conflict, "Invalid HTTP status code from resources:\n\(detail)")
+        case "page_console_exception": return GotenbergError(.conflict, "Chromium console exceptions:\n\(detail)")
+        case "resource_load_failed": return GotenbergError(.conflict, "Chromium failed to load resources: \(detail)")
+        case "page_load_failed": return GotenbergError(.badRequest, "Chromium returned \(detail)")
+        case "page_ranges_beyond_document" where options.browser.pageRanges != nil:
+            return GotenbergError(.badRequest, "The page ranges '\(options.browser.pageRanges ?? "")' (nativePageRanges) exceeds the page count")
+        case "invalid_wait_for_expression":
+            return GotenbergError(
+                .badRequest,
+                "The expression '\(options.browser.waitForExpression ?? "")' (waitForExpression) returned an exception or undefined"
+            )
+        case "invalid_wait_for_selector":
+            return GotenbergError(
+                .badRequest,
+                "The selector '\(options.browser.waitForSelector ?? "")' (waitForSelector) returned an exception or undefined"
+            )
+        default: break
+        }
         if failure.kind == .timedOut { return timedOut }
         switch failure.code {
         case "password_protected":
@@ -75,9 +98,6 @@ struct GotenbergError: Error, HTTPResponseError {
         case "wrong_password":
             return GotenbergError(.badRequest, "The password for the document '\(name)' is incorrect. Check the 'password' form field.")
         case "url_forbidden", "url_blocked": return GotenbergError(.forbidden)
-        // Gotenberg's failOn* rules answer 409 Conflict; our message names what failed.
-        case "page_http_status", "resource_http_status", "page_console_exception", "resource_load_failed":
-            return GotenbergError(.conflict, failure.message)
         default:
             switch failure.kind {
             case .rejected:

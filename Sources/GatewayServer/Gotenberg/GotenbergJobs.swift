@@ -9,10 +9,22 @@ import GatewayCore
 struct GotenbergJobs: Sendable {
     let intake: JobIntake
     let library: any DocumentLibrary
+    /// Gotenberg's queue on our limits, for its routes' requests; nil: the limits answer 429.
+    var admission: GotenbergAdmission? = nil
+    /// `--api-timeout`: each job's time is what is left of its request's.
+    var timeout: Duration? = nil
+
+    /// `attempt` once room is made for it (`GotenbergAdmission`).
+    func admitting<T>(_ attempt: () async throws -> T) async throws -> T {
+        guard let admission else { return try await attempt() }
+        return try await admission.admitting(attempt)
+    }
 
     /// The `Gotenberg-Trace` of the request being answered (`GotenbergController.receiving` sets
     /// it), kept with its jobs so `GET /v1/jobs` shows which request each answered.
     @TaskLocal static var trace: String?
+    /// The request's W3C `traceparent` (or a new trace), sent on with its downloads and webhooks.
+    @TaskLocal static var traceParent: TraceParent?
 
     var engine: JobEngine { intake.engine }
 
@@ -56,14 +68,18 @@ struct GotenbergJobs: Sendable {
                 var spec = plan.spec
                 // Bounded: it is the client's header, stored with every job it made.
                 spec.trace = Self.trace.map { String($0.prefix(256)) }
+                // Page ranges past the end keep the pages that exist, as on Gotenberg (what was
+                // left out is said in the answer: `GotenbergWarnings`); waits as Gotenberg's.
+                spec.gotenbergSemantics = true
+                if timeout != nil, let deadline = GotenbergAdmission.current?.deadline {
+                    let left = deadline - ContinuousClock.now
+                    guard left > .zero else { throw GotenbergError.timedOut }
+                    spec.timeoutSeconds = min(3600, max(1, Double(left.components.seconds)))
+                }
                 // The request took the creation rate for its first job before its body (`admitBeforeBody`).
-                let created = try await intake.create(
-                    spec,
-                    owner: owner,
-                    inputs: plan.files.map { .moving($0) },
-                    rateTaken: index == 0,
-                    secrets: secrets
-                )
+                let created = try await admitting {
+                    try await intake.create(spec, owner: owner, inputs: plan.files.map { .moving($0) }, rateTaken: index == 0, secrets: secrets)
+                }
                 jobs.append(created.job)
             }
         } catch {

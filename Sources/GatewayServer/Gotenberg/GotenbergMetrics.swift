@@ -11,6 +11,8 @@ struct GotenbergMetrics: Sendable {
     let engine: JobEngine
     /// Chromium's and LibreOffice's restarts since start; zero where no local converter runs.
     let restarts: @Sendable () -> (chromium: Int, libreOffice: Int)
+    /// Gotenberg's `--prometheus-namespace`: the names' prefix.
+    var namespace = "gotenberg"
 
     /// Prometheus' text format, in the order and words Gotenberg writes it.
     func render() async throws -> String {
@@ -25,7 +27,7 @@ struct GotenbergMetrics: Sendable {
             ("libreoffice_requests_queue_size", "Current number of LibreOffice conversion requests waiting to be treated.", queued[.docToPDF] ?? 0),
             ("libreoffice_restarts_count", "Current number of LibreOffice restarts.", libreOfficeRestarts),
         ]
-        return gauges.map { "# HELP gotenberg_\($0.name) \($0.help)\n# TYPE gotenberg_\($0.name) gauge\ngotenberg_\($0.name) \($0.value)\n" }
+        return gauges.map { "# HELP \(namespace)_\($0.name) \($0.help)\n# TYPE \(namespace)_\($0.name) gauge\n\(namespace)_\($0.name) \($0.value)\n" }
             .joined()
     }
 

@@ -97,6 +97,8 @@ struct GotenbergWebhook: Codable, Sendable, Equatable {
         var webhook: GotenbergWebhook
         var owner: String
         var trace: String
+        /// The request's W3C trace, continued by each delivery (nil in records made before it).
+        var traceParent: TraceParent?
         var outputName: String?
         /// `Pdfgate-Folder` was sent: the documents stay filed once delivered.
         var keep: Bool

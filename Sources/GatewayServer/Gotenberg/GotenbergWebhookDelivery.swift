@@ -38,6 +38,7 @@ struct GotenbergWebhookDelivery: WebhookHandOff {
         let webhook = envelope.webhook
         var headers = webhook.extraHeaders
         headers["Gotenberg-Trace"] = envelope.trace
+        if let parent = envelope.traceParent { headers["traceparent"] = parent.forOutboundCall }
         let outcome = await outcome(of: envelope)
         // A shutdown while waiting: the record stays for the next start.
         if Task.isCancelled { return }
@@ -98,6 +99,7 @@ struct GotenbergWebhookDelivery: WebhookHandOff {
         var headers = envelope.webhook.extraHeaders
         headers["Content-Type"] = "application/json"
         headers["Gotenberg-Trace"] = envelope.trace
+        if let parent = envelope.traceParent { headers["traceparent"] = parent.forOutboundCall }
         await sender.sendUntilDone(.init(url: url, headers: headers, body: .bytes(body)), for: delivery, recording: false)
     }
 }

@@ -13,11 +13,16 @@ struct WebController: Sendable {
     /// Gotenberg's routes are mounted at `/` too: a client that does not ask for HTML (an API
     /// client, a probe) gets Gotenberg's answer there, a browser the page.
     var gotenbergRoot = false
+    /// Gotenberg's trace header, on its answer at `/` as on its other routes.
+    var gotenbergTraceHeader: HTTPField.Name = .gotenbergTrace
 
     func addRoutes(to router: Router<GatewayRequestContext>) {
         router.on("/", method: .get) { request, _ in
             if gotenbergRoot, !(request.headers[.accept] ?? "").lowercased().contains("text/html") {
-                return GotenbergController.rootResponse()
+                var answer = GotenbergController.rootResponse()
+                answer.headers[gotenbergTraceHeader] =
+                    request.headers[gotenbergTraceHeader].flatMap { $0.isEmpty ? nil : String($0.prefix(256)) } ?? UUID().uuidString.lowercased()
+                return answer
             }
             var page = try self.serve("index.html", request)
             if gotenbergRoot { page.headers[.vary] = "Accept" }

@@ -168,13 +168,19 @@ enum ServerSettings {
             environment: "PDFGATE_MAX_ACTIVE_JOBS",
             flag: "max-active-jobs",
             help: "Unfinished jobs one owner may have at once (default 32)."
-        ) { c, v, s in c.maxActiveJobsPerOwner = try SettingText.positive(v[0], s) },
+        ) { c, v, s in
+            c.maxActiveJobsPerOwner = try SettingText.positive(v[0], s)
+            c.ownerLimitsSet = true
+        },
         Setting(
             "job_creations_per_minute",
             environment: "PDFGATE_JOBS_PER_MINUTE",
             flag: "jobs-per-minute",
             help: "Jobs one owner may create per minute (default 600)."
-        ) { c, v, s in c.jobCreationsPerMinute = try SettingText.positive(v[0], s) },
+        ) { c, v, s in
+            c.jobCreationsPerMinute = try SettingText.positive(v[0], s)
+            c.ownerLimitsSet = true
+        },
     ]
 
     static let gotenberg: [Setting] = [
@@ -265,7 +271,12 @@ enum ServerSettings {
     ]
 
     /// Regular expressions checked when the server starts, so a typo is not a silent hole.
-    private static func patterns(_ patterns: URLPatterns, deny: [String] = [], only: [String] = [], _ source: String) throws(ConfigurationError)
+    private static func patterns(
+        _ patterns: URLPatterns,
+        deny: [String] = [],
+        only: [String] = [],
+        _ source: String
+    ) throws(ConfigurationError)
         -> URLPatterns
     {
         do { return try patterns.adding(deny: deny, only: only) } catch { throw ConfigurationError("\(source): \(error.description)") }

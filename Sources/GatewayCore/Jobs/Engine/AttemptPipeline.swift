@@ -74,7 +74,7 @@ struct AttemptPipeline: Sendable {
             secrets: secrets,
             screenshot: job.spec.type == .screenshot ? job.spec.screenshot ?? ScreenshotOptions() : nil
         )
-        request.clipsPageRanges = job.spec.lenient == true
+        request.gotenbergSemantics = job.spec.gotenbergSemantics == true
         let events: @Sendable (ConversionEvent) async -> Void = { event in
             switch event {
             case .entered(let phase): _ = try? await record(.entered(phase), of: job)
@@ -98,7 +98,7 @@ struct AttemptPipeline: Sendable {
         }
         var outputs = [output]
         var (operations, encrypt) = (job.spec.operations ?? []).splittingOffEncryption
-        if job.spec.lenient == true { operations = operations.map(\.clippingPagesPastTheEnd) }
+        if job.spec.gotenbergSemantics == true { operations = operations.map(\.clippingPagesPastTheEnd) }
         let work = workDirectory + "/operations"
         if !operations.isEmpty || encrypt != nil {
             guard let tools else {

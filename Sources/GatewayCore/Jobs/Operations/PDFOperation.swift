@@ -36,7 +36,7 @@ public enum PDFOperation: Sendable, Equatable {
     case ocr(OCR)
 
     /// The operation with its page selections clipped to the document instead of refused past
-    /// its end: how Gotenberg's routes run (`JobSpec.lenient`).
+    /// its end: how Gotenberg's routes run (`JobSpec.gotenbergSemantics`).
     public var clippingPagesPastTheEnd: PDFOperation {
         switch self {
         case .split(.ranges(let selections)): .split(.ranges(selections.map(\.clipping)))
