@@ -35,6 +35,7 @@ test: deps lint
 	@bash scripts/python-venv.sh > /dev/null
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest --no-parallel
+	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks

@@ -30,6 +30,8 @@ if [ "${1:-}" != "--build-only" ]; then
   wanted+=(img2pdf libheif-examples tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu ocrmypdf python3-pikepdf)
   # The cluster backend: the tests and benchmarks start throwaway PostgreSQL servers of their own.
   wanted+=(postgresql)
+  # The gotenberg-client suite's network namespace (ip, mount) and its python-magic (libmagic).
+  wanted+=(iproute2 util-linux libmagic1)
 fi
 
 missing=()

@@ -95,7 +95,7 @@ final class ChromiumPageWatch {
     private func loadingFailed(_ params: [String: Any]) {
         guard options.failOnResourceLoadingFailed == true, let id = params["requestId"] as? String, id != mainRequest else { return }
         // The page's own cancellations (and ours, when printing stops a straggler) are no failure.
-        let error = params["errorText"] as? String ?? "failed"
+        let error = (params["errorText"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "net::ERR_FAILED"
         if params["canceled"] as? Bool == true || error == "net::ERR_ABORTED" || isUploadedPagesIcon(urls[id] ?? "") { return }
         let blocked = (params["blockedReason"] as? String).map { " (blocked: \($0))" } ?? ""
         fail(

@@ -88,7 +88,13 @@ struct GotenbergController: Sendable {
         if modules.contains(.pdfengines) { addPDFEngineRoutes(to: group) }
         if modules.contains(.prometheus) {
             // Behind the credentials, as Gotenberg's basic auth guards it (our /metrics is open).
-            let metrics = GotenbergMetrics(engine: intake.engine, restarts: restarts, namespace: settings.prometheusNamespace)
+            let admission = jobs.admission
+            let metrics = GotenbergMetrics(
+                engine: intake.engine,
+                restarts: restarts,
+                namespace: settings.prometheusNamespace,
+                waiting: { admission?.waitingCount($0) ?? 0 }
+            )
             group.get(RouterPath(settings.metricsPath)) { _, _ in try await metrics.response() }
         }
     }

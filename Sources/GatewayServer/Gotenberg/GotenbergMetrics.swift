@@ -13,6 +13,8 @@ struct GotenbergMetrics: Sendable {
     let restarts: @Sendable () -> (chromium: Int, libreOffice: Int)
     /// Gotenberg's `--prometheus-namespace`: the names' prefix.
     var namespace = "gotenberg"
+    /// Requests of a module waiting for room (`GotenbergAdmission`): in Gotenberg's queue too.
+    var waiting: @Sendable (GotenbergModule) -> Int = { _ in 0 }
 
     /// Prometheus' text format, in the order and words Gotenberg writes it.
     func render() async throws -> String {
@@ -21,10 +23,10 @@ struct GotenbergMetrics: Sendable {
         let gauges: [(name: String, help: String, value: Int)] = [
             (
                 "chromium_requests_queue_size", "Current number of Chromium conversion requests waiting to be treated.",
-                (queued[.urlToPDF] ?? 0) + (queued[.screenshot] ?? 0)
+                (queued[.urlToPDF] ?? 0) + (queued[.screenshot] ?? 0) + waiting(.chromium)
             ),
             ("chromium_restarts_count", "Current number of Chromium restarts.", chromiumRestarts),
-            ("libreoffice_requests_queue_size", "Current number of LibreOffice conversion requests waiting to be treated.", queued[.docToPDF] ?? 0),
+            ("libreoffice_requests_queue_size", "Current number of LibreOffice conversion requests waiting to be treated.", (queued[.docToPDF] ?? 0) + waiting(.libreoffice)),
             ("libreoffice_restarts_count", "Current number of LibreOffice restarts.", libreOfficeRestarts),
         ]
         return gauges.map { "# HELP \(namespace)_\($0.name) \($0.help)\n# TYPE \(namespace)_\($0.name) gauge\n\(namespace)_\($0.name) \($0.value)\n" }

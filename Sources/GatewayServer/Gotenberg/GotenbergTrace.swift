@@ -2,11 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-extension HTTPField.Name {
-    static let traceparent = Self("traceparent")!
-    static let tracestate = Self("tracestate")!
-}
-
 /// A W3C Trace Context `traceparent` (`00-<trace id>-<parent id>-<flags>`): the one a request
 /// brought, or a new trace. Gotenberg 8's OpenTelemetry takes it from the request and sends it
 /// on with what it fetches and calls (downloads, webhooks), each call a span of its own: so

@@ -80,6 +80,21 @@ struct SettingFlags {
         guard !wanted.isEmpty else { return nil }
         return names.first { simple($0) == wanted } ?? names.first { simple($0).hasPrefix(wanted) || wanted.hasPrefix(simple($0)) }
             ?? names.first { simple($0).contains(wanted) }
+            ?? names.map { ($0, distance(simple($0), wanted)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+    }
+
+    /// Levenshtein's distance: a letter left out, doubled or swapped is 1 or 2.
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let (a, b) = (Array(a), Array(b))
+        var row = Array(0...b.count)
+        for i in a.indices {
+            let above = row
+            row[0] = i + 1
+            for j in b.indices {
+                row[j + 1] = min(above[j + 1] + 1, row[j] + 1, above[j] + (a[i] == b[j] ? 0 : 1))
+            }
+        }
+        return row[b.count]
     }
 }
 
