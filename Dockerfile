@@ -41,7 +41,8 @@ FROM debian:bookworm-slim
 # - tini: PID 1 that forwards SIGTERM to pdfgate (graceful shutdown) and reaps the grandchildren
 #   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
 # - the converters themselves, and fonts so documents render with real glyphs.
-# - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A).
+# - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A);
+#   libreoffice-draw imports a PDF for pdfua (PDF/UA), which it exports again tagged.
 # - img2pdf, heif-convert, ImageMagick and Tesseract (English, German): scans and OCR.
 # - python3-argon2 and python3-cryptography: the UNO worker decrypts an ODF file that LibreOffice
 #   24.2 or later encrypted whole (Argon2id, AES-256-GCM), which LibreOffice 7.4 cannot open.

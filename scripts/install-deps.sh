@@ -16,6 +16,7 @@ if [ "${1:-}" != "--build-only" ]; then
   # fonts so documents render with real glyphs, and bubblewrap, the sandbox they run in.
   # Not Debian's -nogui LibreOffice: it ships no Writer UI files, and a Writer document with
   # comments then aborts a warm soffice (its comment margin cannot find annotation.ui).
+  # libreoffice-draw also imports a PDF for the pdfua operation, which exports it again tagged.
   # qpdf and Ghostscript: the PDF operations (merge, split, PDF/A, …); the benchmarks use qpdf too.
   wanted+=(qpdf ghostscript)
   # ExifTool: what Gotenberg's metadata/read answers with, read the same way.
