@@ -41,14 +41,18 @@ FROM debian:bookworm-slim
 # - tini: PID 1 that forwards SIGTERM to pdfgate (graceful shutdown) and reaps the grandchildren
 #   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
 # - the converters themselves, and fonts so documents render with real glyphs.
-# - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A).
+# - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A);
+#   libreoffice-draw imports a PDF for pdfua (PDF/UA), which it exports again tagged.
 # - img2pdf, heif-convert, ImageMagick and Tesseract (English, German): scans and OCR.
+# - python3-argon2 and python3-cryptography: the UNO worker decrypts an ODF file that LibreOffice
+#   24.2 or later encrypted whole (Argon2id, AES-256-GCM), which LibreOffice 7.4 cannot open.
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
         libpoppler-glib8 libcairo2 libcurl4 libsqlite3-0 \
         ca-certificates curl poppler-utils tini bubblewrap \
         libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math python3-uno \
+        python3-argon2 python3-cryptography \
         chromium \
         calibre \
         qpdf ghostscript \

@@ -16,6 +16,7 @@ if [ "${1:-}" != "--build-only" ]; then
   # fonts so documents render with real glyphs, and bubblewrap, the sandbox they run in.
   # Not Debian's -nogui LibreOffice: it ships no Writer UI files, and a Writer document with
   # comments then aborts a warm soffice (its comment margin cannot find annotation.ui).
+  # libreoffice-draw also imports a PDF for the pdfua operation, which exports it again tagged.
   # qpdf and Ghostscript: the PDF operations (merge, split, PDF/A, …); the benchmarks use qpdf too.
   wanted+=(qpdf ghostscript)
   # ExifTool: what Gotenberg's metadata/read answers with, read the same way.
@@ -24,6 +25,10 @@ if [ "${1:-}" != "--build-only" ]; then
   wanted+=(media-types)
   wanted+=(bubblewrap libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math
            python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
+  # LibreOffice 24.2 and later encrypt an ODF file whole (one AES-256-GCM `encrypted-package`,
+  # its key from Argon2id), which Debian 12's LibreOffice 7.4 cannot open: the UNO worker
+  # decrypts such a file itself with these two before LibreOffice loads it.
+  wanted+=(python3-argon2 python3-cryptography)
   # Scans and OCR: img2pdf lays page images out, heif-convert decodes HEIC, Tesseract reads text
   # (English and German packs; add tesseract-ocr-XXX for more). ocrmypdf is the benchmark's peer;
   # pikepdf (Python, on qpdf) turns and crops the OCR tests' fixture pages.

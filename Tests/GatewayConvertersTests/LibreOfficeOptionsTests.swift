@@ -154,6 +154,35 @@ extension LocalConverterTests {
             }
         }
 
+        /// LibreOffice 24.2's whole-package encryption (Argon2id, AES-256-GCM), which LibreOffice
+        /// 7.4 cannot read: the UNO worker unseals it, so the right password converts it.
+        @Test func aWholePackageEncryptedODFConvertsWithItsPasswordAndTheWrongOneFails() async throws {
+            let password = "password"  // Fixtures/README.md: gotenberg-client's sample
+            let wrong = "not-the-pass-4711"
+            try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+                let right = JobFixture()
+                var request = right.request(.docToPDF, right.file(Fixtures.office("sample-password.odt")))
+                request.secrets = JobSecrets(password: password)
+                try await converter.convert(request, events: { _ in })
+                let text = try await run("pdftotext", [right.output, "-"]).stdout
+                #expect(text.contains("This file has a password of"), "\(text)")
+
+                for (given, code) in [(wrong, "wrong_password"), (nil, "password_protected")] {
+                    let job = JobFixture()
+                    request = job.request(.docToPDF, job.file(Fixtures.office("sample-password.odt")))
+                    request.secrets = JobSecrets(password: given)
+                    let failure = try #require(await conversionError { try await converter.convert(request, events: { _ in }) } as? JobFailure)
+                    #expect(failure.kind == .rejected && failure.code == code, "\(failure)")
+                    #expect(failure.message.contains("sample-password.odt") && !failure.message.contains(wrong), "\(failure.message)")
+                    #expect(!FileManager.default.fileExists(atPath: job.output))
+                }
+                // The unsealed document went with the conversion's exchange directory.
+                for file in try filesHolding([wrong], under: converter.directory) { Issue.record("\(file) holds a password") }
+                let left = FileManager.default.enumerator(atPath: converter.directory)?.compactMap { $0 as? String } ?? []
+                #expect(!left.contains { $0.hasSuffix("/decrypted.odt") }, "\(left)")
+            }
+        }
+
         // MARK: - The cold fallback
 
         /// A job whose document crashed a warm slot: `soffice --convert-to` with JSON filter options.
@@ -302,11 +331,13 @@ private func imageList(_ pdf: ConvertedPDF) async throws -> [[String]] {
     return lines.map { $0.split(separator: " ").map(String.init) }.filter { $0.count >= 14 && $0[2] == "image" }
 }
 
-/// Files under `directory` whose bytes contain any of `secrets`.
+/// Files under `directory` whose bytes contain any of `secrets`; not the UNO worker's own source,
+/// which names argon2's `hash_secret_raw` (and "secret" is protected.docx's password).
 private func filesHolding(_ secrets: [String], under directory: String) throws -> [String] {
     guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
     var found: [String] = []
     while let relative = walker.nextObject() as? String {
+        if relative.hasSuffix("/" + UnoWorkerScript.fileName) { continue }
         let path = directory + "/" + relative
         guard let data = FileManager.default.contents(atPath: path) else { continue }
         if secrets.contains(where: { data.range(of: Data($0.utf8)) != nil }) { found.append(relative) }

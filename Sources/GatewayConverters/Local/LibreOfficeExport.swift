@@ -85,13 +85,13 @@ enum LibreOfficeExport {
 
     /// `soffice --convert-to`'s target: plain `pdf`, or `pdf:writer_pdf_Export:{json}` with the
     /// settings. LibreOffice applies the Writer filter's name to spreadsheets and presentations
-    /// too (checked on 7.4 with .xls and .pptx).
-    static func convertTo(for options: ConversionOptions) -> String {
+    /// too (checked on 7.4 with .xls and .pptx); `pdfua` names Draw's, for a PDF Draw imported.
+    static func convertTo(for options: ConversionOptions, filter: String = "writer_pdf_Export") -> String {
         let data = filterData(for: options)
         guard !data.isEmpty else { return "pdf" }
         var object: [String: [String: String]] = [:]
         for (name, value) in data { object[name] = ["type": value.unoType, "value": value.text] }
         let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return "pdf:writer_pdf_Export:" + String(decoding: json, as: UTF8.self)
+        return "pdf:\(filter):" + String(decoding: json, as: UTF8.self)
     }
 }

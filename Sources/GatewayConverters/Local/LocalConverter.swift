@@ -139,7 +139,7 @@ public final class LocalConverter: Converter {
         versions = ToolVersions(configuration: configuration)
         chromium = ChromiumConverter(configuration: configuration, directory: directory + "/chromium")
         calibre = try CalibreConverter(configuration: configuration, directory: directory + "/calibre")
-        pdfTools = LocalPDFOperator(sandbox: configuration.sandbox)
+        pdfTools = LocalPDFOperator(sandbox: configuration.sandbox, sofficePath: configuration.sofficePath)
         pdf = PDFCombiner(tools: pdfTools)
         var scanTools = PDFToolRunner(
             qpdfPath: LocalPDFOperator.defaultQPDF,

@@ -8,7 +8,8 @@ enum UnoWorkerScript {
     static let fileName = "pdfgate_uno_worker.py"
 
     static let source = #"""
-        import json, os, re, select, sys, threading, time
+        import base64, hashlib, json, os, re, select, sys, threading, time, zipfile, zlib
+        import xml.etree.ElementTree as ElementTree
 
         # Replies go to the real stdout; anything UNO or Python prints goes to stderr (the log).
         _replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -92,6 +93,124 @@ enum UnoWorkerScript {
             return b"manifest:encryption-data" in head
 
 
+        # ODF 1.4's whole-package encryption (LibreOffice 24.2 and later write it): the real
+        # document is one zip, raw-deflated and then sealed with AES-256-GCM as the entry
+        # "encrypted-package"; its manifest says how the key was made. LibreOffice 7.4 reads only
+        # the older per-file encryption, so the worker unseals such a file itself and loads what
+        # was inside.
+        WHOLE_PACKAGE = "encrypted-package"
+        MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
+        LOEXT = "{urn:org:documentfoundation:names:experimental:office:xmlns:loext:1.0}"
+        AES256_GCM = "http://www.w3.org/2009/xmlenc11#aes256-gcm"
+        SHA256 = "http://www.w3.org/2001/04/xmlenc#sha256"
+        ARGON2ID = "urn:org:documentfoundation:names:experimental:office:manifest:argon2id"
+        # Beyond what LibreOffice writes (3 passes, 64 MiB, 4 lanes) by far: a file asking more is
+        # built to exhaust the worker, not to be opened.
+        ARGON2_LIMITS = {"iterations": 64, "memory": 1 << 20, "lanes": 16}
+        # The inner document may be at most this big once inflated (the declared size also binds).
+        WHOLE_PACKAGE_MAX_BYTES = 1 << 30
+        EXTENSIONS = {"text": "odt", "spreadsheet": "ods", "presentation": "odp", "graphics": "odg", "formula": "odf"}
+
+
+        class Refused(Exception):
+            # A worker reply that ends the conversion before LibreOffice sees the document.
+            def __init__(self, answer):
+                Exception.__init__(self, answer.get("message"))
+                self.answer = answer
+
+
+        def whole_package_entry(path):
+            # The manifest's entry for "encrypted-package", or None for any other file.
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    names = set(archive.namelist())
+                    if WHOLE_PACKAGE not in names or "META-INF/manifest.xml" not in names:
+                        return None
+                    if archive.getinfo("META-INF/manifest.xml").file_size > 1 << 20:
+                        return None
+                    manifest = ElementTree.fromstring(archive.read("META-INF/manifest.xml"))
+            except (zipfile.BadZipFile, ElementTree.ParseError, OSError, ValueError, KeyError, NotImplementedError):
+                return None
+            for entry in manifest.iter(MANIFEST + "file-entry"):
+                if entry.get(MANIFEST + "full-path") == WHOLE_PACKAGE and entry.find(MANIFEST + "encryption-data") is not None:
+                    return entry
+            return None
+
+
+        def open_whole_package(path, entry, name, password, directory):
+            # Writes the document sealed in `path` into `directory` and answers its path; a wrong
+            # password fails GCM's tag check. Raises Refused with the reply otherwise.
+            def cannot(why):
+                return Refused(rejected("unsupported_encryption", "%s is encrypted as LibreOffice 24.2 and later do it, but %s" % (name, why)))
+
+            data = entry.find(MANIFEST + "encryption-data")
+            algorithm = data.find(MANIFEST + "algorithm")
+            start = data.find(MANIFEST + "start-key-generation")
+            derivation = data.find(MANIFEST + "key-derivation")
+            if algorithm is None or derivation is None:
+                raise Refused(unreadable(name, "its manifest lacks how it was encrypted"))
+            cipher = algorithm.get(MANIFEST + "algorithm-name")
+            kdf = derivation.get(MANIFEST + "key-derivation-name")
+            start_name = SHA256 if start is None else start.get(MANIFEST + "start-key-generation-name")
+            if cipher != AES256_GCM or kdf != ARGON2ID or start_name != SHA256:
+                raise cannot("with a scheme pdfgate does not know (%s, %s, %s)" % (cipher, kdf, start_name))
+            try:
+                iv = base64.b64decode(algorithm.get(MANIFEST + "initialisation-vector") or "", validate=True)
+                salt = base64.b64decode(derivation.get(MANIFEST + "salt") or "", validate=True)
+                cost = {k: int(derivation.get(LOEXT + "argon2-" + k) or 0) for k in ARGON2_LIMITS}
+                key_size = int(derivation.get(MANIFEST + "key-size") or 32)
+                declared = entry.get(MANIFEST + "size")
+                declared = int(declared) if declared is not None else None
+            except ValueError:
+                raise Refused(unreadable(name, "its manifest is damaged"))
+            if key_size != 32 or len(iv) != 12 or not salt or any(not 0 < cost[k] <= ARGON2_LIMITS[k] for k in ARGON2_LIMITS):
+                raise Refused(unreadable(name, "its manifest asks for key settings beyond what LibreOffice writes"))
+            try:
+                from argon2.low_level import Type, hash_secret_raw
+                from cryptography.exceptions import InvalidTag
+                from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+            except ImportError:
+                raise cannot("this gateway lacks Debian's python3-argon2 or python3-cryptography to open it; ask its operator")
+            start_key = hashlib.sha256(password.encode("utf-8")).digest()
+            key = hash_secret_raw(
+                start_key, salt, time_cost=cost["iterations"], memory_cost=cost["memory"], parallelism=cost["lanes"], hash_len=32, type=Type.ID
+            )
+            with zipfile.ZipFile(path) as archive:
+                sealed = archive.read(WHOLE_PACKAGE)
+            # LibreOffice writes the IV once more in front of the ciphertext; GCM's tag is at the end.
+            if sealed[:12] == iv:
+                sealed = sealed[12:]
+            try:
+                packed = AESGCM(key).decrypt(iv, sealed, None)
+            except InvalidTag:
+                raise Refused(protected(name, password))
+            del sealed
+            media = entry.get(MANIFEST + "media-type") or ""
+            kind = media.rsplit(".", 1)[-1].split("-")[0]
+            output = os.path.join(directory, "decrypted." + EXTENSIONS.get(kind, "odt"))
+            limit = min(declared, WHOLE_PACKAGE_MAX_BYTES) if declared is not None else WHOLE_PACKAGE_MAX_BYTES
+            written = 0
+            try:
+                with open(output, "wb") as out:
+                    if packed.startswith(b"PK\x03\x04"):
+                        # Stored rather than deflated: the zip itself.
+                        written = len(packed)
+                        if written <= limit:
+                            out.write(packed)
+                    else:
+                        inflater = zlib.decompressobj(-15)
+                        chunk = inflater.decompress(packed, 1 << 20)
+                        while chunk and written <= limit:
+                            out.write(chunk)
+                            written += len(chunk)
+                            chunk = inflater.decompress(inflater.unconsumed_tail, 1 << 20)
+            except zlib.error:
+                raise Refused(unreadable(name, "the document inside its encryption is damaged"))
+            if written > limit or (declared is not None and written != declared):
+                raise Refused(unreadable(name, "the document inside its encryption is not the size its manifest declares"))
+            return output
+
+
         def rejected(code, message):
             return {"ok": False, "kind": "rejected", "code": code, "message": message}
 
@@ -168,6 +287,14 @@ enum UnoWorkerScript {
                 prop("UpdateDocMode", 0),  # NO_UPDATE: no fetching of linked content
                 prop("Password", password),  # a protected file without one fails at once instead of prompting
             )
+            whole = whole_package_entry(path)
+            if whole is not None:
+                if not password:
+                    return protected(name, password)
+                try:
+                    path = open_whole_package(path, whole, name, password, os.path.dirname(req["output"]))
+                except Refused as refusal:
+                    return refusal.answer
             try:
                 doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0, props)
             except IllegalArgumentException as e:

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 
 /// `PDFOperator` with Debian's qpdf (structure: merge, split, rotate, flatten, encrypt,
-/// linearize, metadata) and Ghostscript (PDF/A, image recompression).
+/// linearize, metadata), Ghostscript (PDF/A, image recompression) and LibreOffice (PDF/UA).
 /// Every run is sealed and bounded (`PDFToolRunner`); files are handed over in `work`, the one
 /// directory a run can see.
 public struct LocalPDFOperator: PDFOperator {
@@ -14,16 +14,19 @@ public struct LocalPDFOperator: PDFOperator {
         sandbox: ConverterSandbox,
         qpdfPath: String = LocalPDFOperator.defaultQPDF,
         ghostscriptPath: String = LocalPDFOperator.defaultGhostscript,
+        sofficePath: String = LocalPDFOperator.defaultSoffice,
         ocr: OCREngine = OCREngine()
     ) {
         var runner = PDFToolRunner(qpdfPath: qpdfPath, ghostscriptPath: ghostscriptPath, sandbox: sandbox)
         runner.tesseractPath = ocr.languages.tesseractPath
+        runner.sofficePath = sofficePath
         self.runner = runner
         self.ocr = ocr
     }
 
     public static let defaultQPDF = LocalConverter.Configuration.locate("qpdf", preferring: "/usr/bin/qpdf")
     public static let defaultGhostscript = LocalConverter.Configuration.locate("gs", preferring: "/usr/bin/gs")
+    public static let defaultSoffice = LocalConverter.Configuration.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice")
 
     public func problem() async -> String? { runner.problem }
 
@@ -184,6 +187,8 @@ struct Step: Sendable {
             try await FacturXInvoice(step: self).apply(invoice, secrets: secrets, what: what)
         case .ocr(let settings):
             return [try await ocr.run(settings, step: self, what: what)]
+        case .pdfua(let part):
+            try await PDFUAConversion(step: self).convert(part: part, what: what)
         }
         return [output]
     }

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayProcess
 
-/// Runs qpdf and Ghostscript the way the converters run their tools (DESIGN §8): sealed in the
+/// Runs qpdf, Ghostscript and the other PDF tools the way the converters run their tools (DESIGN §8): sealed in the
 /// sandbox with only the operation's directory visible and writable, under the same memory,
 /// CPU and process limits, killed at the job's deadline or when the job is cancelled. A PDF
 /// from the library is as hostile as any upload: both tools are big C/C++ parsers.
@@ -15,6 +15,8 @@ struct PDFToolRunner: Sendable {
     var pythonPath = "/usr/bin/python3"
     var convertPath = LocalConverter.Configuration.locate("convert", preferring: "/usr/bin/convert")
     var heifConvertPath = LocalConverter.Configuration.locate("heif-convert", preferring: "/usr/bin/heif-convert")
+    /// LibreOffice for `pdfua`: Draw imports the PDF and exports it tagged, a fresh soffice each time.
+    var sofficePath = LocalPDFOperator.defaultSoffice
     let sandbox: ConverterSandbox
 
     /// Tesseract, for `ocr` and a scan's `auto_rotate` (its data directory is read where Debian put it, under /usr).
@@ -36,6 +38,8 @@ struct PDFToolRunner: Sendable {
         case imagemagick
         case heifConvert
         case tesseract
+        /// A one-shot `soffice`, with a profile of its own in the step's directory.
+        case libreOffice
         /// Poppler's tools, which read a page as every viewer does.
         case pdfinfo, pdftotext, pdfimages, pdftoppm
 
@@ -49,6 +53,7 @@ struct PDFToolRunner: Sendable {
             case .imagemagick: "ImageMagick"
             case .heifConvert: "heif-convert"
             case .tesseract: "Tesseract"
+            case .libreOffice: "LibreOffice"
             case .pdfinfo, .pdftotext, .pdfimages, .pdftoppm: rawValue
             }
         }
@@ -117,6 +122,7 @@ struct PDFToolRunner: Sendable {
         case .imagemagick: convertPath
         case .heifConvert: heifConvertPath
         case .tesseract: tesseractPath
+        case .libreOffice: sofficePath
         case .pdfinfo, .pdftotext, .pdfimages, .pdftoppm: popplerDirectory + "/" + tool.rawValue
         }
     }

@@ -29,6 +29,8 @@ extension PDFOperation: Codable {
         // `xml` is a client's base64 CII XML; `xml_sha256` and `xml_bytes` are what is kept of it.
         "facturx": ["conformance_level", "document_type", "version", "xml", "xml_sha256", "xml_bytes"],
         "ocr": ["languages", "force"],
+        // `part`: PDF/A in the same export; none, PDF/UA alone.
+        "pdfua": ["part"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -80,6 +82,8 @@ extension PDFOperation: Codable {
                 throw reader.invalid("part", "'\(part)' is not one of \(PDFAPart.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             self = .pdfa(parsed)
+        case "pdfua":
+            self = .pdfua(try reader.pdfaPart())
         case "metadata":
             let update = MetadataUpdate(
                 title: try reader.optional(String.self, "title"),
@@ -190,6 +194,7 @@ extension PDFOperation: Codable {
             try container.encode(angle, forKey: Key("angle"))
             try container.encodeIfPresent(pages, forKey: Key("pages"))
         case .pdfa(let part): try container.encode(part.rawValue, forKey: Key("part"))
+        case .pdfua(let part): try container.encodeIfPresent(part?.rawValue, forKey: Key("part"))
         case .metadata(let update):
             try container.encodeIfPresent(update.title, forKey: Key("title"))
             try container.encodeIfPresent(update.author, forKey: Key("author"))
@@ -327,6 +332,15 @@ extension PDFOperation: Codable {
             }
             let stored = PDFAttachment(name: FacturX.fileName, sha256: sha256, bytes: try optional(Int.self, "xml_bytes") ?? 0)
             return FacturX(conformanceLevel: level, documentType: type, version: version, stored: stored)
+        }
+
+        /// `pdfua`'s `part`: 1b, 2b or 3b, in either case (as `pdfa`'s); nil when it is left out.
+        func pdfaPart() throws(OperationError) -> PDFAPart? {
+            guard let part = try optional(String.self, "part") else { return nil }
+            guard let parsed = PDFAPart(rawValue: part.lowercased()) else {
+                throw invalid("part", "'\(part)' is not one of \(PDFAPart.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return parsed
         }
 
         func date(_ field: String) throws(OperationError) -> Date? {

@@ -34,6 +34,9 @@ public enum PDFOperation: Sendable, Equatable {
     /// An invisible text layer from Tesseract under the pages that have no text, so a scan can be
     /// searched and copied from; the page images stay byte for byte (issue 30).
     case ocr(OCR)
+    /// Tagged, accessible PDF/UA-1 (LibreOffice Draw imports the PDF and exports it again, as
+    /// Gotenberg does), and PDF/A of `part` too when one is given, in the same export.
+    case pdfua(PDFAPart?)
 
     /// The operation with its page selections clipped to the document instead of refused past
     /// its end: how Gotenberg's routes run (`JobSpec.gotenbergSemantics`).
@@ -215,11 +218,12 @@ public enum PDFOperation: Sendable, Equatable {
         case .attach: "attach"
         case .facturX: "facturx"
         case .ocr: "ocr"
+        case .pdfua: "pdfua"
         }
     }
 
     public static let names = [
-        "split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach", "facturx", "ocr",
+        "split", "rotate", "pdfa", "metadata", "flatten", "encrypt", "watermark", "optimize", "bookmarks", "attach", "facturx", "ocr", "pdfua",
     ]
 }
 
@@ -250,8 +254,9 @@ extension [PDFOperation] {
                 throw OperationError(.outOfRange, code: "contradictory_operations", "\(field): PDF/A forbids encryption; drop pdfa or encrypt")
             }
         }
+        try checkPDFUAOrder(field: field)
         // PDF/A-3 alone allows attached files; Ghostscript's rewrite would drop them, so they come after it.
-        let part = compactMap { operation -> PDFOperation.PDFAPart? in if case .pdfa(let part) = operation { part } else { nil } }.first
+        let part = declaredPDFAPart
         if let part, part != .a3b, contains(where: { $0.name == "attach" || $0.name == "facturx" }) {
             throw OperationError(
                 .outOfRange,
