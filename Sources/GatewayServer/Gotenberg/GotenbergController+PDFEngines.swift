@@ -115,7 +115,7 @@ extension GotenbergController {
         }
     }
 
-    /// `convert`: PDF/A of each PDF. One answers under its job's name, several under their own.
+    /// `convert`: PDF/A and/or PDF/UA of each PDF. One answers under its job's name, several under their own.
     func convertPDF(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         try await answering(request, context) { owner, form in
             var fields = GotenbergFields(form)
@@ -124,18 +124,13 @@ extension GotenbergController {
             let pdfua = fields.bool("pdfua") ?? false
             if !files.isEmpty, pdfa == nil, !pdfua { fields.append("either 'pdfa' or 'pdfua' form fields must be provided") }
             try fields.validate()
-            if pdfua {
-                throw GotenbergError(
-                    .badRequest,
-                    "pdfgate makes PDF/UA only while LibreOffice exports a document (the pdfua field of /forms/libreoffice/convert), not from an existing PDF"
-                )
-            }
             let planned = files.map { file in
                 let spec = JobSpec(
                     type: .pdfToPDF,
                     originalFilename: file.filename,
                     folder: request.headers[.pdfgateFolder],
-                    operations: pdfa.map { [.pdfa(PDFOperation.PDFAPart($0))] }
+                    // PDF/UA as Gotenberg makes it: LibreOffice re-exports the PDF, PDF/A in the same pass.
+                    operations: pdfua ? [.pdfua(pdfa.map(PDFOperation.PDFAPart.init))] : pdfa.map { [.pdfa(PDFOperation.PDFAPart($0))] }
                 )
                 return GotenbergJobs.Planned(spec: spec, files: [file.path], name: files.count == 1 ? nil : file.filename)
             }

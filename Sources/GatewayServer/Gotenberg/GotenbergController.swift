@@ -241,15 +241,10 @@ struct GotenbergController: Sendable {
         }
     }
 
-    /// What Chromium's routes take after printing: no `flatten`, and PDF/UA only from LibreOffice.
+    /// What Chromium's routes take after printing: no `flatten`; `pdfua` re-exports the printed
+    /// PDF with LibreOffice, as Gotenberg's convert engine does.
     static func chromiumPostProcessing(_ fields: inout GotenbergFields, _ form: MultipartForm) throws(GotenbergError) -> GotenbergPostProcessing {
-        if fields.bool("pdfua") == true {
-            throw GotenbergError(
-                .badRequest,
-                "pdfgate makes PDF/UA only while LibreOffice exports (its pdfua field); for Chromium, generateTaggedPdf=true makes a tagged PDF"
-            )
-        }
-        return try GotenbergPostProcessing(&fields, files: form.files, route: .init(takesFlatten: false))
+        try GotenbergPostProcessing(&fields, files: form.files, route: .init(takesFlatten: false))
     }
 
     /// Gotenberg's Chromium form fields as our options. Gotenberg's own defaults (0.39 in margins,

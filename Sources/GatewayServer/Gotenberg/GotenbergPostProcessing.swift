@@ -69,8 +69,13 @@ struct GotenbergPostProcessing {
         let invoice = try Self.facturX(&fields, files: files, pdfa: pdfa)
         // Factur-X is PDF/A-3b: Gotenberg's default when no format is asked, and made by
         // Ghostscript even where LibreOffice exports PDF/A itself, as the invoice follows it.
+        // PDF/UA of a PDF is LibreOffice's re-export, PDF/A in the same pass; where LibreOffice
+        // exports the document itself (`pdfaByOperation` off) it makes both there.
+        let pdfua = route.pdfaByOperation && fields.bool("pdfua") == true
         if let pdfa = invoice != nil ? .a3b : pdfa, route.pdfaByOperation || invoice != nil {
-            operations.append(.pdfa(PDFOperation.PDFAPart(pdfa)))
+            operations.append(pdfua ? .pdfua(PDFOperation.PDFAPart(pdfa)) : .pdfa(PDFOperation.PDFAPart(pdfa)))
+        } else if pdfua {
+            operations.append(.pdfua(nil))
         }
         // After PDF/A, as Gotenberg embeds: Ghostscript's rewrite would drop them.
         let embeds = try Self.attachments(files, metadata: &fields)
