@@ -1,18 +1,29 @@
 import CPoppler
 import Foundation
+import GatewayCore
 
-/// A one-page PDF with text across its middle, or a PNG image in it, for a watermark: drawn with
-/// cairo (its PDF surface; text in fontconfig's DejaVu Sans, which has Latin, Greek and
-/// Cyrillic), then laid over the document's pages by qpdf, which scales it to each page. Run as
-/// `pdfgate stamp-page` inside the operations' sandbox, like every other tool. Text too long for
-/// the page shrinks to fit; an image keeps its proportions and fits the page whatever its scale.
+/// A one-page PDF with text, or a PNG image, placed as `StampGeometry` says, for a watermark:
+/// drawn with cairo (its PDF surface; text in fontconfig's DejaVu Sans, which has Latin, Greek and
+/// Cyrillic, or one of PDF's standard fonts by its metric-compatible Nimbus face), then laid over
+/// or under the document's pages by qpdf, which scales it to each page. Run as
+/// `pdfgate stamp-page` inside the operations' sandbox, like every other tool.
 public enum StampPage {
     /// What the stamp shows.
     public enum Content: Sendable, Equatable {
         /// Text and its size in points.
         case text(String, fontSize: Double)
-        /// A PNG file, as wide as `scale` × the page's width.
-        case image(path: String, scale: Double)
+        /// A PNG file, one point a pixel before `StampGeometry` scales it.
+        case image(path: String)
+    }
+
+    /// How text is painted; our grey DejaVu Sans Bold, filled, by default.
+    public struct TextStyle: Sendable, Equatable {
+        public var color = PDFOperation.Watermark.Color.ourGrey
+        public var strokeColor = PDFOperation.Watermark.Color.ourGrey
+        public var renderMode = PDFOperation.Watermark.RenderMode.fill
+        public var font: PDFOperation.Watermark.Font?
+
+        public init() {}
     }
 
     public struct Spec: Sendable, Equatable {
@@ -20,16 +31,16 @@ public enum StampPage {
         /// Points.
         public var width: Double
         public var height: Double
-        /// Degrees, counter-clockwise.
-        public var angle: Double
+        public var geometry: StampGeometry.Request
         /// 0…1.
         public var opacity: Double
+        public var style = TextStyle()
 
-        public init(content: Content, width: Double, height: Double, angle: Double, opacity: Double) {
+        public init(content: Content, width: Double, height: Double, geometry: StampGeometry.Request, opacity: Double) {
             self.content = content
             self.width = width
             self.height = height
-            self.angle = angle
+            self.geometry = geometry
             self.opacity = opacity
         }
     }
@@ -45,12 +56,9 @@ public enum StampPage {
         defer { cairo_surface_destroy(surface) }
         guard let cairo = cairo_create(surface) else { throw Failure(description: "cairo could not draw on \(path)") }
         defer { cairo_destroy(cairo) }
-        let radians = spec.angle * .pi / 180
-        cairo_translate(cairo, spec.width / 2, spec.height / 2)
-        cairo_rotate(cairo, -radians)
         switch spec.content {
-        case .text(let text, let fontSize): drawText(text, fontSize: fontSize, spec: spec, radians: radians, on: cairo)
-        case .image(let image, let scale): try drawImage(image, scale: scale, spec: spec, radians: radians, on: cairo)
+        case .text(let text, let fontSize): drawText(text, fontSize: fontSize, spec: spec, on: cairo)
+        case .image(let image): try drawImage(image, spec: spec, on: cairo)
         }
         cairo_show_page(cairo)
         cairo_surface_finish(surface)
@@ -59,29 +67,54 @@ public enum StampPage {
         }
     }
 
-    /// How much of the page's width and height a box turned by `radians` may take: 90% of it.
-    private static func room(_ spec: Spec, radians: Double) -> Double {
-        let (cosine, sine) = (abs(cos(radians)), abs(sin(radians)))
-        return 0.9 * min(cosine > 0.001 ? spec.width / cosine : .infinity, sine > 0.001 ? spec.height / sine : .infinity)
+    /// Moves cairo's origin to the mark's centre, turned and scaled, for a mark `width`×`height`.
+    private static func place(_ spec: Spec, width: Double, height: Double, isText: Bool, on cairo: OpaquePointer) {
+        let geometry = StampGeometry(spec.geometry, width: width, height: height, pageWidth: spec.width, pageHeight: spec.height, isText: isText)
+        // cairo's y runs down the page, PDF's up.
+        cairo_translate(cairo, geometry.centerX, spec.height - geometry.centerY)
+        cairo_rotate(cairo, -geometry.angle * .pi / 180)
+        cairo_scale(cairo, geometry.factor, geometry.factor)
     }
 
-    private static func drawText(_ text: String, fontSize: Double, spec: Spec, radians: Double, on cairo: OpaquePointer) {
-        cairo_select_font_face(cairo, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+    private static func drawText(_ text: String, fontSize: Double, spec: Spec, on cairo: OpaquePointer) {
+        let style = spec.style
+        if let font = style.font {
+            let families: [PDFOperation.Watermark.Font.Family: String] = [
+                .helvetica: "Nimbus Sans", .times: "Nimbus Roman", .courier: "Nimbus Mono PS",
+            ]
+            cairo_select_font_face(
+                cairo,
+                families[font.family] ?? "Nimbus Sans",
+                font.italic ? CAIRO_FONT_SLANT_OBLIQUE : CAIRO_FONT_SLANT_NORMAL,
+                font.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL
+            )
+        } else {
+            cairo_select_font_face(cairo, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        }
         cairo_set_font_size(cairo, fontSize)
         var extents = cairo_text_extents_t()
         cairo_text_extents(cairo, text, &extents)
-        // Text longer than the page has room for along its angle is made smaller to fit.
-        let room = room(spec, radians: radians)
-        if extents.width > room, extents.width > 0 {
-            cairo_set_font_size(cairo, fontSize * room / extents.width)
-            cairo_text_extents(cairo, text, &extents)
-        }
+        place(spec, width: extents.width, height: extents.height, isText: true, on: cairo)
         cairo_move_to(cairo, -extents.width / 2 - extents.x_bearing, -extents.height / 2 - extents.y_bearing)
-        cairo_set_source_rgba(cairo, 0.55, 0.55, 0.55, spec.opacity)
-        cairo_show_text(cairo, text)
+        func source(_ color: PDFOperation.Watermark.Color) { cairo_set_source_rgba(cairo, color.red, color.green, color.blue, spec.opacity) }
+        switch style.renderMode {
+        case .fill:
+            source(style.color)
+            cairo_show_text(cairo, text)
+        case .stroke, .fillStroke:
+            // Outlines: PDF's line width of 1, in the text's own space as pdfcpu draws it.
+            cairo_text_path(cairo, text)
+            if style.renderMode == .fillStroke {
+                source(style.color)
+                cairo_fill_preserve(cairo)
+            }
+            source(style.strokeColor)
+            cairo_set_line_width(cairo, 1)
+            cairo_stroke(cairo)
+        }
     }
 
-    private static func drawImage(_ path: String, scale: Double, spec: Spec, radians: Double, on cairo: OpaquePointer) throws(Failure) {
+    private static func drawImage(_ path: String, spec: Spec, on cairo: OpaquePointer) throws(Failure) {
         guard let image = cairo_image_surface_create_from_png(path) else { throw Failure(description: "cannot read the image \(path)") }
         defer { cairo_surface_destroy(image) }
         let status = cairo_surface_status(image)
@@ -90,13 +123,7 @@ public enum StampPage {
         }
         let (width, height) = (Double(cairo_image_surface_get_width(image)), Double(cairo_image_surface_get_height(image)))
         guard width > 0, height > 0 else { throw Failure(description: "cannot read the image: it has no pixels") }
-        // As wide as asked, never wider or taller than the page has room for at this angle.
-        var factor = spec.width * scale / width
-        let (cosine, sine) = (abs(cos(radians)), abs(sin(radians)))
-        let turnedWidth = width * cosine + height * sine
-        let turnedHeight = width * sine + height * cosine
-        factor = min(factor, 0.9 * spec.width / turnedWidth, 0.9 * spec.height / turnedHeight)
-        cairo_scale(cairo, factor, factor)
+        place(spec, width: width, height: height, isText: false, on: cairo)
         cairo_set_source_surface(cairo, image, -width / 2, -height / 2)
         cairo_paint_with_alpha(cairo, spec.opacity)
     }

@@ -1,28 +1,73 @@
 import Foundation
 import GatewayCore
 
-/// A watermark: `pdfgate stamp-page` draws the text or the PNG on one page the size of the
-/// document's first (cairo), and qpdf lays it over the chosen pages (`--overlay`), scaling it to
-/// each page's size — so text stays selectable, and the page's own content is untouched.
+/// A watermark: a stamp page the size of the document's first — text or a PNG drawn there by
+/// `pdfgate stamp-page` (cairo), a PDF's page placed there by `PDFStampPlacement` — that qpdf
+/// lays over the chosen pages (`--overlay`), or under them (`--underlay`), scaling it down to
+/// any smaller page: text stays selectable, and the page's own content is untouched.
 struct WatermarkStamp {
     let step: Step
 
     func stamp(_ mark: PDFOperation.Watermark, secrets: JobSecrets, what: String) async throws {
         let (width, height) = try await firstPageSize(what: what)
         let stamp = step.prefix + "-stamp.pdf"
+        var range = mark.pages?.qpdfRange ?? "1-z"
+        var pairing = ["--repeat=1"]
+        if let image = mark.image, image.format == .pdf {
+            let name = step.prefix + "-mark.pdf"
+            try step.stage(image.sha256, as: name, secrets: secrets, missingCode: "stamp_image_missing", described: "the watermark's PDF")
+            let pageCount = try await step.pageCount(what)
+            let placement = PDFStampPlacement(step: step, what: what)
+            let stampPages = try await placement.carrier(
+                for: mark,
+                stamp: name,
+                width: width,
+                height: height,
+                documentPages: pageCount,
+                output: stamp
+            )
+            if stampPages > 1 {
+                // Page by page, as pdfcpu pairs a stamp PDF's pages with the document's.
+                let pages = try mark.pages?.pages(of: pageCount) ?? Array(1...pageCount)
+                let paired = PDFStampPlacement.pairing(pages, stampPages: stampPages)
+                range = paired.to
+                pairing = ["--from=" + paired.from]
+            }
+        } else {
+            try await draw(mark, secrets: secrets, width: width, height: height, into: stamp, what: what)
+        }
+        try await step.qpdf(
+            [step.inputName, mark.layer == .under ? "--underlay" : "--overlay", stamp, "--to=" + range] + pairing + ["--", step.outputName],
+            what
+        )
+    }
+
+    /// Text or a PNG on a page of its own, by the cairo helper.
+    private func draw(
+        _ mark: PDFOperation.Watermark,
+        secrets: JobSecrets,
+        width: Double,
+        height: Double,
+        into stamp: String,
+        what: String
+    ) async throws {
         var drawing: [String]
         if let image = mark.image {
             let name = step.prefix + "-image.png"
             try step.stage(image.sha256, as: name, secrets: secrets, missingCode: "stamp_image_missing", described: "the watermark's image")
-            drawing = ["--image", name, "--scale", String(mark.scale)]
+            drawing = ["--image", name]
         } else {
-            drawing = ["--text", mark.text ?? "", "--font-size", String(mark.fontSize)]
+            drawing = ["--text", mark.text ?? "", "--font-size", String(mark.fontSize), "--render-mode", mark.renderMode.rawValue]
+            if let color = mark.color { drawing += ["--color", color.hex] }
+            if let stroke = mark.strokeColor { drawing += ["--stroke-color", stroke.hex] }
+            if let font = mark.font { drawing += ["--font", font.name] }
         }
+        let geometry = String(decoding: try JSONEncoder().encode(StampGeometry.Request(mark)), as: UTF8.self)
         let drawn = try await step.runner.run(
             .helper,
             [HelperExecutable.Subcommand.stampPage.rawValue] + drawing + [
                 "--width", String(width), "--height", String(height),
-                "--angle", String(mark.angle), "--opacity", String(mark.opacity),
+                "--geometry", geometry, "--opacity", String(mark.opacity),
                 "--output", stamp,
             ],
             in: step.work,
@@ -36,10 +81,6 @@ struct WatermarkStamp {
             }
             throw JobFailure(.transient, code: "operation_failed", "the watermark could not be drawn: \(drawn.log)")
         }
-        try await step.qpdf(
-            [step.inputName, "--overlay", stamp, "--to=" + (mark.pages?.qpdfRange ?? "1-z"), "--repeat=1", "--", step.outputName],
-            what
-        )
     }
 
     /// The first page's MediaBox in points, from qpdf's JSON (US Letter if it has none).

@@ -5,9 +5,9 @@ import GatewayCore
 /// stamps, rotate, flatten, optimize, PDF/A, metadata, encryption), read as our `PDFOperation`s:
 /// the same qpdf and Ghostscript steps a `/v1` job runs, in the order Gotenberg applies them.
 ///
-/// What our operations cannot do as Gotenberg does (PDF/UA of an existing PDF, a PDF as a
-/// watermark) is refused by name where it is read, never dropped: a client that asked for it
-/// learns it did not happen.
+/// What our operations cannot do as Gotenberg does (PDF/UA of an existing PDF, pdfcpu's
+/// description keys we do not draw) is refused by name where it is read, never dropped: a
+/// client that asked for it learns it did not happen.
 struct GotenbergPostProcessing {
     var split: PDFOperation.Split?
     /// Gotenberg's `splitUnify`: the pages mode makes one file, not one per page.
@@ -131,41 +131,43 @@ struct GotenbergPostProcessing {
     // MARK: - Watermarks and stamps
 
     /// `watermarkSource`/`stampSource` and their aligned `…Expression`, `…Pages`, `…Options`,
-    /// repeatable; an image comes in the file field named `watermark`/`stamp`, in order.
+    /// repeatable; an image or a PDF comes in the file field named `watermark`/`stamp`, in order.
+    /// Drawn as pdfcpu draws Gotenberg's: a watermark under the page's content, a stamp over it,
+    /// with pdfcpu's defaults for what the options do not say.
     private mutating func readMarks(_ prefix: String, _ fields: inout GotenbergFields, files: [MultipartForm.File]) throws(GotenbergError) {
         let sources = fields.all(prefix + "Source")
         let expressions = fields.all(prefix + "Expression")
         let pages = fields.all(prefix + "Pages")
         let options = fields.all(prefix + "Options")
-        var images = files.filter { $0.field == prefix }.makeIterator()
+        var uploads = files.filter { $0.field == prefix }.makeIterator()
+        let layer: PDFOperation.Watermark.Layer = prefix == "stamp" ? .over : .under
         for (index, source) in sources.enumerated() {
             let at = { (values: [String]) in index < values.count && !values[index].isEmpty ? values[index] : nil }
-            var mark = PDFOperation.Watermark()
+            var mark: PDFOperation.Watermark
             switch source {
             case "text":
                 guard let text = at(expressions) else {
                     fields.append("form field '\(prefix)Expression' is required for a text source")
                     continue
                 }
-                mark.text = text
-            case "image":
-                guard let file = images.next() else {
+                mark = .pdfcpu(layer: layer, text: text, image: nil)
+            case "image", "pdf":
+                guard let file = uploads.next() else {
                     fields.append("a \(prefix) file is required for image or pdf source")
                     continue
                 }
+                let described = "the \(prefix) file '\(file.filename ?? "")'"
                 do {
                     let data = try Data(contentsOf: URL(fileURLWithPath: file.path))
-                    mark.image = try PDFOperation.StampImage.png(data, field: "the \(prefix) file '\(file.filename ?? "")'")
+                    let image =
+                        try source == "pdf"
+                        ? PDFOperation.StampImage.pdf(data, field: described) : PDFOperation.StampImage.png(data, field: described)
+                    mark = .pdfcpu(layer: layer, text: nil, image: image)
                 } catch let error as OperationError {
                     throw GotenbergError(.badRequest, error.message)
                 } catch {
                     throw GotenbergError(.internalServerError)
                 }
-            case "pdf":
-                throw GotenbergError(
-                    .badRequest,
-                    "pdfgate draws text and PNG \(prefix)s; a PDF as \(prefix) is not supported. Send \(prefix)Source=image with a PNG of it."
-                )
             default:
                 fields.invalid(prefix + "Source", source, "wrong value, expected either 'text', 'image' or 'pdf'")
                 continue
@@ -184,7 +186,11 @@ struct GotenbergPostProcessing {
                     fields.append("form field '\(prefix)Options' is invalid")
                     continue
                 }
-                try Self.apply(decoded, to: &mark, field: prefix + "Options")
+                try GotenbergMarkOptions.apply(decoded, to: &mark, field: prefix + "Options")
+                if mark.text == nil {
+                    // pdfcpu reads them for any source; they colour and set text only.
+                    (mark.color, mark.strokeColor, mark.font, mark.renderMode) = (nil, nil, nil, .fill)
+                }
             }
             operations.append(.watermark(mark))
         }
@@ -198,55 +204,9 @@ struct GotenbergPostProcessing {
             if let string = try? container.decode(String.self) {
                 text = string
             } else {
-                text = String(try container.decode(Double.self))
-            }
-        }
-    }
-
-    /// pdfcpu's description keys (`{"rot":"45","opacity":"0.5","scale":"0.5 abs","points":"48"}`)
-    /// that our watermark draws; any other is refused by name rather than left undone.
-    private static func apply(_ options: [String: String], to mark: inout PDFOperation.Watermark, field: String) throws(GotenbergError) {
-        let keys: [(names: Set<String>, set: (inout PDFOperation.Watermark, Double) -> Bool)] = [
-            (
-                ["rotation", "rot", "r"],
-                {
-                    $0.angle = $1
-                    return abs($1) <= 360
-                }
-            ),
-            (
-                ["opacity", "op"],
-                {
-                    $0.opacity = $1
-                    return (0...1).contains($1)
-                }
-            ),
-            (
-                ["points", "fontsize", "po"],
-                {
-                    $0.fontSize = $1
-                    return $1 > 0 && $1 <= 1000
-                }
-            ),
-            (
-                ["scalefactor", "scale", "sc"],
-                {
-                    $0.scale = $1
-                    return $1 > 0 && $1 <= 1
-                }
-            ),
-        ]
-        for (key, text) in options.sorted(by: { $0.key < $1.key }) {
-            guard let handler = keys.first(where: { $0.names.contains(key.lowercased()) }) else {
-                throw GotenbergError(
-                    .badRequest,
-                    "Invalid form data: form field '\(field)' has '\(key)', which pdfgate does not draw; it takes rotation, opacity, points and scalefactor"
-                )
-            }
-            // pdfcpu writes `0.5 abs` / `0.5 rel`: the number is what we take.
-            let number = text.split(separator: " ").first.flatMap { Double($0) }
-            guard let number, handler.set(&mark, number) else {
-                throw GotenbergError(.badRequest, "Invalid form data: form field '\(field)' has '\(key)': '\(text)', which is not a number in range")
+                let number = try container.decode(Double.self)
+                // `48`, not `48.0`: pdfcpu reads whole numbers for points.
+                text = number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
             }
         }
     }

@@ -20,8 +20,12 @@ extension PDFOperation: Codable {
         "metadata": ["title", "author", "subject", "keywords", "creator", "creation_date", "modification_date", "tags"],
         "flatten": [],
         "encrypt": ["user_password", "owner_password", "allow"],
-        // `image` is a client's base64 PNG; `image_sha256` and `image_bytes` are what is kept of it.
-        "watermark": ["text", "image", "image_sha256", "image_bytes", "scale", "pages", "opacity", "font_size", "angle"],
+        // `image` is a client's base64 PNG or PDF; `image_sha256`, `image_bytes` and `image_format`
+        // are what is kept of it.
+        "watermark": [
+            "text", "image", "image_sha256", "image_bytes", "image_format", "scale", "pages", "opacity", "font_size", "angle", "layer",
+            "position", "offset", "sizing", "diagonal", "color", "stroke_color", "render_mode", "font",
+        ],
         "optimize": ["images", "linearize"],
         "bookmarks": ["items"],
         // Each file is a client's `{name, data}` (base64), kept as `{name, sha256, bytes}`.
@@ -127,36 +131,7 @@ extension PDFOperation: Codable {
             }
             self = .encrypt(Encryption(userPassword: user, ownerPassword: owner, allow: allow))
         case "watermark":
-            let text = try reader.optional(String.self, "text")
-            let image = try reader.stampImage()
-            guard (text == nil) != (image == nil) else {
-                throw reader.invalid("text", "a watermark is either text or an image (a base64 PNG in \"image\"), one of the two")
-            }
-            if let text,
-                text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || text.unicodeScalars.count > 200
-                    || text.unicodeScalars.contains(where: CharacterSet.newlines.contains)
-            {
-                throw reader.invalid("text", "needs 1 to 200 characters on one line")
-            }
-            let scale = try reader.optional(Double.self, "scale") ?? 0.5
-            guard scale > 0, scale <= 1 else { throw reader.invalid("scale", "must be above 0 and at most 1 (a share of the page's width)") }
-            let opacity = try reader.optional(Double.self, "opacity") ?? 0.25
-            guard opacity > 0, opacity <= 1 else { throw reader.invalid("opacity", "must be above 0 and at most 1") }
-            let size = try reader.optional(Double.self, "font_size") ?? 72
-            guard size >= 4, size <= 400 else { throw reader.invalid("font_size", "must be 4 to 400 points") }
-            let angle = try reader.optional(Double.self, "angle") ?? 45
-            guard angle.isFinite, abs(angle) <= 360 else { throw reader.invalid("angle", "must be -360 to 360 degrees") }
-            self = .watermark(
-                Watermark(
-                    text: text,
-                    image: image,
-                    pages: try reader.optional(String.self, "pages").map { try reader.pages($0, "pages") },
-                    opacity: opacity,
-                    fontSize: size,
-                    angle: angle,
-                    scale: scale
-                )
-            )
+            self = .watermark(try reader.watermark())
         case "bookmarks":
             let items = try reader.required([PDFBookmark].self, "items")
             try PDFBookmark.check(items, field: reader.location("items"))
@@ -209,18 +184,7 @@ extension PDFOperation: Codable {
             // The passwords stay out; which permissions were granted is no secret.
             try container.encode(encryption.allow.map(\.rawValue).sorted(), forKey: Key("allow"))
         case .watermark(let mark):
-            try container.encodeIfPresent(mark.text, forKey: Key("text"))
-            if let image = mark.image {
-                // Never the bytes: they wait beside the job's input while it runs.
-                try container.encode(image.sha256, forKey: Key("image_sha256"))
-                try container.encode(image.bytes, forKey: Key("image_bytes"))
-                try container.encode(mark.scale, forKey: Key("scale"))
-            } else {
-                try container.encode(mark.fontSize, forKey: Key("font_size"))
-            }
-            try container.encodeIfPresent(mark.pages, forKey: Key("pages"))
-            try container.encode(mark.opacity, forKey: Key("opacity"))
-            try container.encode(mark.angle, forKey: Key("angle"))
+            try Self.encode(mark, into: &container)
         case .optimize(let optimize):
             try container.encode(optimize.images.rawValue, forKey: Key("images"))
             try container.encode(optimize.linearize, forKey: Key("linearize"))
@@ -283,23 +247,6 @@ extension PDFOperation: Codable {
             } catch {
                 throw invalid(field, "'\(text)' is not a page or a range; write pages like 1-3,5,8- (1 is the first page)")
             }
-        }
-
-        /// A watermark's image: a client's base64 PNG (checked here), or what a stored spec keeps
-        /// of one (its hash and size).
-        func stampImage() throws(OperationError) -> StampImage? {
-            if let text = try optional(String.self, "image") {
-                guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
-                    throw invalid("image", "must be a PNG file in base64")
-                }
-                do {
-                    return try StampImage.png(data, field: "image")
-                } catch {
-                    throw invalid("image", String(error.message.dropFirst("image ".count)))
-                }
-            }
-            guard let sha256 = try optional(String.self, "image_sha256") else { return nil }
-            return StampImage(sha256: sha256, bytes: try optional(Int.self, "image_bytes") ?? 0)
         }
 
         /// `facturx`'s fields: the profile, the document's type and version, and the XML (a

@@ -19,7 +19,7 @@ public enum PDFOperation: Sendable, Equatable {
     case flatten
     /// AES-256 with a user and/or owner password and what a reader may do.
     case encrypt(Encryption)
-    /// Text laid across chosen pages, rotated and see-through.
+    /// Text, a PNG or a PDF's page laid over (or under) chosen pages, turned and see-through.
     case watermark(Watermark)
     /// Recompressed images, unused objects dropped, linearized for the web; the smaller of that
     /// and the input is kept, so it never grows a file.
@@ -121,9 +121,9 @@ public enum PDFOperation: Sendable, Equatable {
         }
     }
 
-    /// Text or a PNG image across the chosen pages.
+    /// Text, a PNG image or a PDF's pages across the chosen pages.
     public struct Watermark: Sendable, Equatable {
-        /// What is drawn: one of `text` and `image`.
+        /// What is drawn: one of `text` and `image` (a PNG or a PDF).
         public var text: String?
         public var image: StampImage?
         /// All pages when nil.
@@ -132,10 +132,22 @@ public enum PDFOperation: Sendable, Equatable {
         public var opacity: Double
         /// Points, on a page the size of the document's first.
         public var fontSize: Double
-        /// Degrees, counter-clockwise.
+        /// Degrees, counter-clockwise; `diagonal` instead when set.
         public var angle: Double
-        /// An image's width as a share of the page's (it also fits the page's height).
+        /// A share of the page, or of the mark's own size, as `sizing` says.
         public var scale: Double
+        public var layer: Layer = .over
+        public var position: Position = .center
+        /// Points the mark moves right and up from its `position`.
+        public var offsetX: Double = 0
+        public var offsetY: Double = 0
+        public var sizing: Sizing = .fit
+        public var diagonal: Diagonal?
+        /// Text's colours and how its glyphs are painted; our grey and DejaVu Sans Bold when nil.
+        public var color: Color?
+        public var strokeColor: Color?
+        public var renderMode: RenderMode = .fill
+        public var font: Font?
 
         public init(
             text: String? = nil,
@@ -154,24 +166,48 @@ public enum PDFOperation: Sendable, Equatable {
             self.angle = angle
             self.scale = scale
         }
+
+        /// What pdfcpu draws when Gotenberg's options say nothing: fully opaque, along the
+        /// diagonal, half the page, centred, text in grey Helvetica at 24 points; under the
+        /// content for a watermark, over it for a stamp.
+        public static func pdfcpu(layer: Layer, text: String?, image: StampImage?) -> Watermark {
+            var mark = Watermark(text: text, image: image, opacity: 1, fontSize: 24, angle: 0, scale: 0.5)
+            mark.layer = layer
+            mark.sizing = .relative
+            mark.diagonal = .up
+            if text != nil {
+                mark.color = .pdfcpuGray
+                mark.strokeColor = .pdfcpuGray
+                mark.font = .helvetica
+            }
+            return mark
+        }
     }
 
-    /// A watermark's PNG. The bytes come with the client's request only: the intake moves them
-    /// beside the job's staged input (`JobSecrets.carriedFiles`), so the job's row and answers
-    /// carry just its SHA-256 and size.
+    /// A watermark's PNG or PDF. The bytes come with the client's request only: the intake moves
+    /// them beside the job's staged input (`JobSecrets.carriedFiles`), so the job's row and
+    /// answers carry just its SHA-256, size and format.
     public struct StampImage: Sendable, Equatable {
+        public enum Format: String, Sendable, CaseIterable {
+            case png, pdf
+        }
+
         public var sha256: String
         public var bytes: Int
+        public var format: Format
         public var data: Data?
 
-        public init(sha256: String, bytes: Int, data: Data? = nil) {
+        public init(sha256: String, bytes: Int, format: Format = .png, data: Data? = nil) {
             self.sha256 = sha256
             self.bytes = bytes
+            self.format = format
             self.data = data
         }
 
         /// Largest PNG a watermark takes.
         public static let maxBytes = 2 << 20
+        /// Largest PDF a watermark takes: a letterhead or a form's page, not a book.
+        public static let maxPDFBytes = 8 << 20
         static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
         /// `data` as a watermark's image, or why it cannot be one (said of `field`).
@@ -183,6 +219,29 @@ public enum PDFOperation: Sendable, Equatable {
                 throw refuse("is not a PNG (it does not start with PNG's signature); convert the picture to PNG first")
             }
             return StampImage(sha256: JobSecrets.sha256(data), bytes: data.count, data: data)
+        }
+
+        /// `data` as a watermark's PDF (its pages laid on the document's), or why it cannot be one.
+        public static func pdf(_ data: Data, field: String) throws(OperationError) -> StampImage {
+            func refuse(_ problem: String) -> OperationError { OperationError(.invalid, code: "invalid_operation", "\(field) \(problem)") }
+            guard !data.isEmpty else { throw refuse("is empty; give a PDF") }
+            guard data.count <= maxPDFBytes else { throw refuse("is \(data.count) bytes; a watermark's PDF may have at most \(maxPDFBytes) bytes") }
+            // PDF allows bytes before its header; readers look in the first kilobyte.
+            guard data.prefix(1024).range(of: Data("%PDF-".utf8)) != nil else { throw refuse("is not a PDF (it has no %PDF- header)") }
+            return StampImage(sha256: JobSecrets.sha256(data), bytes: data.count, format: .pdf, data: data)
+        }
+
+        /// A PNG or a PDF, told apart by their signatures.
+        public static func file(_ data: Data, field: String) throws(OperationError) -> StampImage {
+            if data.starts(with: pngSignature) { return try png(data, field: field) }
+            guard data.prefix(1024).range(of: Data("%PDF-".utf8)) != nil else {
+                throw OperationError(
+                    .invalid,
+                    code: "invalid_operation",
+                    "\(field) is not a PNG (it does not start with PNG's signature) nor a PDF; convert the picture to PNG first"
+                )
+            }
+            return try pdf(data, field: field)
         }
     }
 
