@@ -61,6 +61,10 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && rm -rf /var/lib/apt/lists/*
 
 COPY --from=build /out/pdfgate /usr/local/bin/
+# `gotenberg`: the same gateway with Gotenberg's defaults (every interface, port 3000), so a
+# compose file written for Gotenberg 8 runs this image with its own command and environment.
+RUN printf '#!/bin/sh\nexec /usr/local/bin/pdfgate gotenberg "$@"\n' > /usr/local/bin/gotenberg \
+    && chmod 755 /usr/local/bin/gotenberg
 
 # The gateway runs as root inside the container on purpose: Chromium's own sandbox needs user
 # namespaces, which Docker's default seccomp profile denies to unprivileged processes, and the

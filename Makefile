@@ -33,6 +33,7 @@ demo: build
 test: deps lint
 	@bash scripts/check-compose.sh
 	@bash scripts/python-venv.sh > /dev/null
+	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest --no-parallel
 	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate

@@ -53,3 +53,12 @@ if [ "$replicas" -lt 2 ] || [ "$shared" -lt 2 ] || [ "$volumes" -lt 2 ]; then
 fi
 
 echo "docker-compose.yml: ok (gotenberg pinned to 8, postgres pinned, $replicas gateway replicas sharing the database and store)"
+
+# deploy/gotenberg-compose.yml: a Gotenberg compose file with our image, which must resolve too.
+warnings="$(docker-compose -f deploy/gotenberg-compose.yml config -q 2>&1)" || {
+  echo "deploy/gotenberg-compose.yml is invalid:" >&2
+  echo "$warnings" >&2
+  exit 1
+}
+[ -z "$warnings" ] || { echo "deploy/gotenberg-compose.yml resolves with warnings: $warnings" >&2; exit 1; }
+echo "deploy/gotenberg-compose.yml: ok"

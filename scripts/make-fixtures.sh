@@ -34,8 +34,12 @@ SOFFICE=(soffice "-env:UserInstallation=file://$LO_PROFILE" --headless --noresto
 cleanup() { rm -rf "$TMP"; }
 trap cleanup EXIT
 
+# Kept across a regeneration: files that are not made here (see the README's passwords).
+mkdir -p "$TMP/kept"
+[ -f "$FIX/office/sample-password.odt" ] && cp "$FIX/office/sample-password.odt" "$TMP/kept/"
 rm -rf "$FIX"
 mkdir -p "$FIX/pdf" "$FIX/office" "$FIX/ebook" "$TMP/src"
+[ -f "$TMP/kept/sample-password.odt" ] && cp "$TMP/kept/sample-password.odt" "$FIX/office/"
 echo "== text PDFs (reportlab + pikepdf + qpdf)" >&2
 
 # ---------------------------------------------------------------------------
@@ -622,6 +626,10 @@ Do not edit by hand. Facts for tests:
 
 Passwords: `encrypted.pdf` user `secret` / owner `owner`; `encrypted-empty-user.pdf` user empty / owner
 `owner` (printing not allowed); `office/protected.docx` `secret`.
+`office/sample-password.odt` (password `password`) is not generated: it is `tests/samples/sample-password.odt`
+from the gotenberg-client 1.0.0 sdist (MPL-2.0 test data), copied as is. LibreOffice 24.2 or later
+encrypted it whole (ODF 1.4: one `encrypted-package`, Argon2id and AES-256-GCM), which Debian 12's
+LibreOffice 7.4 cannot open by itself. This script keeps it when it regenerates the rest.
 Not deterministic byte for byte: the LibreOffice/calibre outputs and the qpdf-encrypted files (dates,
 random salts/IVs); the reportlab/pikepdf/hand-written PDFs are.
 

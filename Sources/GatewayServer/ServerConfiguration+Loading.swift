@@ -8,12 +8,13 @@ extension ServerConfiguration {
     public static func load(
         file path: String? = nil,
         environment: [String: String],
-        arguments: [String] = []
+        arguments: [String] = [],
+        defaults: ServerConfiguration = ServerConfiguration()
     ) throws(ConfigurationError)
         -> ServerConfiguration
     {
         let flags = try SettingFlags(parsing: arguments)
-        var configuration = ServerConfiguration()
+        var configuration = defaults
         if let path = flags.configurationFile ?? path ?? environment["PDFGATE_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
             try configuration.apply(file: path)
             configuration.configurationFile = path
@@ -95,6 +96,14 @@ extension ServerConfiguration {
             }
             gotenbergModules = Set(modules)
         }
+    }
+
+    /// Gotenberg's own defaults, for `pdfgate gotenberg`: every interface, port 3000.
+    public static var gotenbergDefaults: ServerConfiguration {
+        var defaults = ServerConfiguration()
+        defaults.host = "0.0.0.0"
+        defaults.port = 3000
+        return defaults
     }
 
     /// Gotenberg's `--api-root-path`: a path that starts and ends with `/`.

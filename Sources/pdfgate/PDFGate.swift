@@ -12,7 +12,7 @@ struct PDFGate: AsyncParsableCommand {
             MoveCommand.self, RemoveCommand.self, MakeFolderCommand.self, RemoveFolderCommand.self, FsckCommand.self,
             ConvertCommand.self, ScanCommand.self, MergeCommand.self, SplitCommand.self, PDFACommand.self, MetaCommand.self,
             RotateCommand.self, EncryptCommand.self, WatermarkCommand.self, OptimizeCommand.self, OCRCommand.self, JobsCommand.self,
-            SearchCommand.self, ServeCommand.self, TokenCommand.self,
+            SearchCommand.self, ServeCommand.self, GotenbergCommand.self, TokenCommand.self,
             InspectWorkerCommand.self,
             SandboxExecCommand.self, StampPageCommand.self,
         ]

@@ -107,9 +107,10 @@ struct GotenbergAliasTests {
         // Honoured values of the same settings start: what pdfgate does anyway.
         _ = try Self.load(["CHROMIUM_DENY_PRIVATE_IPS": "true", "API_TLS_CERT_FILE": "", "LOG_FORMAT": "auto"])
         // Basic auth with our no-auth mode would let anyone in.
-        let open = try Self.load(
-            ["API_ENABLE_BASIC_AUTH": "1", "GOTENBERG_API_BASIC_AUTH_USERNAME": "u", "GOTENBERG_API_BASIC_AUTH_PASSWORD": "p", "PDFGATE_AUTH": "none"]
-        )
+        let open = try Self.load([
+            "API_ENABLE_BASIC_AUTH": "1", "GOTENBERG_API_BASIC_AUTH_USERNAME": "u", "GOTENBERG_API_BASIC_AUTH_PASSWORD": "p",
+            "PDFGATE_AUTH": "none",
+        ])
         #expect(throws: ConfigurationError.self) { try open.validate() }
     }
 

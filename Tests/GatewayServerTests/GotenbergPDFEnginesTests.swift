@@ -416,7 +416,8 @@ struct GotenbergPDFEnginesTests {
             #expect(foo["Title"] as? String == "Sample" && foo["Author"] as? String == "Julien Neuhart", "\(foo)")
             // Written by ExifTool, as Gotenberg's: the offset is kept.
             #expect(foo["CreateDate"] as? String == "2006:09:18 16:27:50-04:00", "\(foo)")
-            #expect(foo["PageCount"] as? Int == 3 && foo["FileName"] == nil && foo["Directory"] == nil, "\(foo)")
+            // FileName is the name posted (as Gotenberg before 8.30 answered one); no path leaks.
+            #expect(foo["PageCount"] as? Int == 3 && foo["FileName"] as? String == "foo.pdf" && foo["Directory"] == nil, "\(foo)")
             #expect(Self.json(metadata)["one-page.pdf"] is [String: Any])
         }
     }

@@ -99,6 +99,51 @@ struct GotenbergParityTests {
         }
     }
 
+    @Test("Gotenberg's other LibreOffice fields reach LibreOffice's export; bad values in its words; /v1 names LibreOffice's settings")
+    func libreOfficeExportSettings() async throws {
+        let gateway = try await InProcessGateway()
+        let scratch = TemporaryDirectory("gotenberg-lo-export")
+        try await gateway.run(converting: true) { client in
+            let marked = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [
+                    .file("files", path: Fixtures.office("sample.odt")), .text("nativeWatermarkText", "CONFIDENTIAL"),
+                    .text("initialView", "1"), .text("skipEmptyPages", "true"), .text("openBookmarkLevels", "-1"),
+                ]
+            )
+            #expect(marked.status == .ok, "\(String(buffer: marked.body))")
+            let path = scratch.file("marked.pdf")
+            try Data(marked.body.readableBytesView).write(to: URL(fileURLWithPath: path))
+            #expect(try await run("/usr/bin/pdftotext", [path, "-"]).stdout.contains("CONFIDENTIAL"), "LibreOffice drew its watermark")
+            // InitialView 1: the viewer opens with the outline shown (/PageMode /UseOutlines).
+            #expect(try await run("/usr/bin/qpdf", ["--show-object=trailer", "--filtered-stream-data", path]).status == 0)
+            let catalog = try await run("/usr/bin/qpdf", ["--json", "--json-key=qpdf", path]).stdout
+            #expect(catalog.contains("/UseOutlines"), "the catalog's page mode")
+
+            let bad = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [.file("files", path: Fixtures.office("sample.odt")), .text("initialView", "5"), .text("openBookmarkLevels", "11")]
+            )
+            #expect(
+                String(buffer: bad.body)
+                    == "Invalid form data: form field 'initialView' is invalid (got '5', resulting to value is not 0, 1 or 2)\n"
+                    + "form field 'openBookmarkLevels' is invalid (got '11', resulting to value is not -1 or between 1 and 10)"
+            )
+            let strict = try await client.execute(
+                uri: "/v1/jobs",
+                method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(
+                    string: #"{"type":"DOC_TO_PDF","original_filename":"a.docx","options":{"libreoffice_export":{"IsSkipEmptyPage":true}}}"#
+                )
+            )
+            #expect(strict.status == .unprocessableContent || strict.status == .badRequest, "\(strict.json)")
+            #expect((strict.json["error_message"] as? String)?.contains("has no setting 'IsSkipEmptyPage'") == true, "\(strict.json)")
+        }
+    }
+
     @Test("a split's pages past the end are left out and said; /v1 refuses the same split by name")
     func splitLeniency() async throws {
         let gateway = try await InProcessGateway()
@@ -150,7 +195,10 @@ struct GotenbergParityTests {
                 [try Self.page(#"<img src="http://127.0.0.1:9/x.png"><p>x</p>"#, in: scratch), .text("failOnResourceLoadingFailed", "true")]
             )
             #expect(failed.status == .conflict)
-            #expect(String(buffer: failed.body).hasPrefix("Chromium failed to load resources: resource Image: net::"), "\(String(buffer: failed.body))")
+            #expect(
+                String(buffer: failed.body).hasPrefix("Chromium failed to load resources: resource Image: net::"),
+                "\(String(buffer: failed.body))"
+            )
 
             let status = try await Self.post(
                 client,
@@ -184,7 +232,10 @@ struct GotenbergParityTests {
                 [try Self.page("<p>x</p>", in: scratch), .text("nativePageRanges", "2-3")]
             )
             #expect(ranges.status == .badRequest)
-            #expect(String(buffer: ranges.body) == "The page ranges '2-3' (nativePageRanges) exceeds the page count", "Chromium stays strict, as there")
+            #expect(
+                String(buffer: ranges.body) == "The page ranges '2-3' (nativePageRanges) exceeds the page count",
+                "Chromium stays strict, as there"
+            )
         }
     }
 
@@ -216,7 +267,10 @@ struct GotenbergParityTests {
             let answer = try await Self.post(
                 client,
                 "/forms/chromium/convert/url",
-                [.text("url", served.url("/page")), .text("cookies", #"[{"name":"session","value":"abc123","domain":"127.0.0.1","sameSite":"lax"}]"#)]
+                [
+                    .text("url", served.url("/page")),
+                    .text("cookies", #"[{"name":"session","value":"abc123","domain":"127.0.0.1","sameSite":"lax"}]"#),
+                ]
             )
             #expect(answer.status == .ok, "\(String(buffer: answer.body))")
             let path = scratch.file("cookie.pdf")

@@ -19,7 +19,7 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then binary="$(cd "$(dirname "$1")" && pwd)
 [ "${1:-}" = "--" ] && shift
 [ -x "$binary" ] || { echo "no pdfgate at $binary: run swift build first" >&2; exit 2; }
 
-bin="$(bash "$root/scripts/python-venv.sh" | tail -1)"
+bin="$(bash "$root/scripts/python-venv.sh" gotenberg-suite | tail -1)"
 
 # The sdist, pinned by version and checked by hash, unpacked once under .build.
 version=1.0.0

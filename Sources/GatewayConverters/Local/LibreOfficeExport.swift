@@ -56,6 +56,13 @@ enum LibreOfficeExport {
         flag("ReduceImageResolution", office.reduceImageResolution ?? (office.maxImageResolution != nil ? true : nil))
         if let resolution = office.maxImageResolution { data.append(("MaxImageResolution", .int(resolution))) }
         flag("SinglePageSheets", office.singlePageSheets)
+        for (name, value) in (office.libreOfficeExport ?? [:]).sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case .flag(let flag): data.append((name, .bool(flag)))
+            case .number(let number): data.append((name, .int(number)))
+            case .text(let text): data.append((name, .string(text)))
+            }
+        }
         var embedStandardFonts = false
         if let pdfa = office.pdfa {
             data.append(("SelectPdfVersion", .int(pdfa.part)))

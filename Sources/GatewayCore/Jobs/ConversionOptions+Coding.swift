@@ -78,6 +78,11 @@ extension ConversionOptions: Codable {
         Field(name: "single_page_sheets", kind: .flag, accepts: "true or false"),
         Field(name: "pdfa", kind: .text, accepts: "\"PDF/A-1b\", \"PDF/A-2b\" or \"PDF/A-3b\""),
         Field(name: "pdfua", kind: .flag, accepts: "true or false"),
+        Field(
+            name: "libreoffice_export",
+            kind: .json,
+            accepts: "an object of LibreOffice's PDF export settings by its names, e.g. {\"IsSkipEmptyPages\": true, \"InitialView\": 1}"
+        ),
         Field(name: "deskew", kind: .flag, accepts: "true or false"),
         Field(name: "auto_rotate", kind: .flag, accepts: "true or false"),
         Field(name: "ocr", kind: .flag, accepts: "true or false"),
@@ -293,6 +298,7 @@ extension OfficeOptions {
         singlePageSheets = try container.decodeIfPresent(Bool.self, forKey: .singlePageSheets)
         pdfa = try container.decodeIfPresent(PDFA.self, forKey: .pdfa)
         pdfua = try container.decodeIfPresent(Bool.self, forKey: .pdfua)
+        libreOfficeExport = try container.decodeIfPresent([String: OfficeExportValue].self, forKey: .libreOfficeExport)
     }
 }
 

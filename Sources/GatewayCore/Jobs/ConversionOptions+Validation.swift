@@ -163,6 +163,16 @@ extension OfficeOptions {
                 "options.quality is a JPEG quality, but lossless_image_compression keeps images lossless (no JPEG); send one or the other"
             )
         }
+        for (name, value) in (libreOfficeExport ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let setting = LibreOfficeExportSetting.named(name) else {
+                let names = LibreOfficeExportSetting.all.map(\.name).joined(separator: ", ")
+                throw OptionsError.invalid("libreoffice_export", "has no setting '\(name)'; the settings are \(names)")
+            }
+            // Well formed, but not a value this setting takes: 422, as a contradiction is.
+            if let problem = setting.problem(with: value) {
+                throw OptionsError(.conflicting, code: "invalid_options", field: "libreoffice_export", "options.libreoffice_export.\(name) \(problem)")
+            }
+        }
         if reduceImageResolution == false && maxImageResolution != nil {
             throw OptionsError(
                 .conflicting,

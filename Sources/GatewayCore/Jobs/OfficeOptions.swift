@@ -28,6 +28,8 @@ public struct OfficeOptions: Sendable, Equatable, Codable {
     public var pdfa: PDFA?
     /// A PDF/UA (accessible, tagged) PDF straight from LibreOffice's export.
     public var pdfua: Bool?
+    /// LibreOffice's own export settings by its names (`LibreOfficeExportSetting.all`).
+    public var libreOfficeExport: [String: OfficeExportValue]?
 
     public init() {}
 
@@ -55,6 +57,7 @@ public struct OfficeOptions: Sendable, Equatable, Codable {
         case maxImageResolution = "max_image_resolution"
         case singlePageSheets = "single_page_sheets"
         case pdfa, pdfua
+        case libreOfficeExport = "libreoffice_export"
     }
 
     /// Whether any option is set: a job carrying one needs LibreOffice.
@@ -66,7 +69,7 @@ public struct OfficeOptions: Sendable, Equatable, Codable {
             (.exportFormFields, exportFormFields), (.exportBookmarks, exportBookmarks), (.exportNotes, exportNotes),
             (.exportNotesPages, exportNotesPages), (.losslessImageCompression, losslessImageCompression), (.quality, quality),
             (.reduceImageResolution, reduceImageResolution), (.maxImageResolution, maxImageResolution),
-            (.singlePageSheets, singlePageSheets), (.pdfa, pdfa), (.pdfua, pdfua),
+            (.singlePageSheets, singlePageSheets), (.pdfa, pdfa), (.pdfua, pdfua), (.libreOfficeExport, libreOfficeExport),
         ]
         return values.filter { $0.1 != nil }.map(\.0.rawValue)
     }

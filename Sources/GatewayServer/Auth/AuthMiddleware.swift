@@ -49,8 +49,8 @@ struct AuthMiddleware: RouterMiddleware {
 
     /// Whether `header` carries exactly these Basic credentials, compared in constant time.
     static func matches(_ header: String, _ credentials: BasicCredentials) -> Bool {
-        guard header.prefix(6).lowercased() == "basic ", let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces))
-        else { return false }
+        let encoded = String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+        guard header.prefix(6).lowercased() == "basic ", let decoded = Data(base64Encoded: encoded) else { return false }
         let expected = Array("\(credentials.username):\(credentials.password)".utf8)
         let given = Array(decoded)
         var difference = UInt8(given.count == expected.count ? 0 : 1)

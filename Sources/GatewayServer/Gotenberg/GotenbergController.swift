@@ -163,6 +163,7 @@ struct GotenbergController: Sendable {
             }
             options.office.singlePageSheets = fields.bool("singlePageSheets")
             options.office.pdfua = fields.bool("pdfua")
+            options.office.libreOfficeExport = fields.libreOfficeExport()
             let merge = fields.bool("merge") ?? false
             // LibreOffice writes PDF/A as it exports one file; merged files need it after the merge.
             if !merge { options.office.pdfa = try GotenbergPostProcessing.pdfa(fields) }
@@ -279,6 +280,15 @@ struct GotenbergController: Sendable {
         options.browser.omitBackground = fields.bool("omitBackground")
         options.browser.waitDelay = fields.seconds("waitDelay")
         options.browser.waitForExpression = fields.string("waitForExpression")
+        // Gotenberg's `waitWindowStatus`: print once `window.status` says so.
+        if let status = fields.string("waitWindowStatus") {
+            let literal = String(decoding: (try? JSONSerialization.data(withJSONObject: status, options: .fragmentsAllowed)) ?? Data(), as: UTF8.self)
+            let awaited = "window.status === \(literal)"
+            options.browser.waitForExpression = options.browser.waitForExpression.map { "(\(awaited)) && (\($0))" } ?? awaited
+        }
+        for field in ["emulatedMediaFeatures", "ignoreResourceHttpStatusDomains"] where fields.string(field) != nil {
+            GotenbergWarnings.note("\(field) ignored: pdfgate does not apply it yet")
+        }
         options.browser.waitForSelector = fields.string("waitForSelector")
         if let media = fields.string("emulatedMediaType") {
             options.browser.emulatedMediaType = BrowserOptions.MediaType(rawValue: media)

@@ -26,7 +26,10 @@ struct GotenbergMetrics: Sendable {
                 (queued[.urlToPDF] ?? 0) + (queued[.screenshot] ?? 0) + waiting(.chromium)
             ),
             ("chromium_restarts_count", "Current number of Chromium restarts.", chromiumRestarts),
-            ("libreoffice_requests_queue_size", "Current number of LibreOffice conversion requests waiting to be treated.", (queued[.docToPDF] ?? 0) + waiting(.libreoffice)),
+            (
+                "libreoffice_requests_queue_size", "Current number of LibreOffice conversion requests waiting to be treated.",
+                (queued[.docToPDF] ?? 0) + waiting(.libreoffice)
+            ),
             ("libreoffice_restarts_count", "Current number of LibreOffice restarts.", libreOfficeRestarts),
         ]
         return gauges.map { "# HELP \(namespace)_\($0.name) \($0.help)\n# TYPE \(namespace)_\($0.name) gauge\n\(namespace)_\($0.name) \($0.value)\n" }

@@ -144,7 +144,8 @@ enum GotenbergSettings {
             flag: "prometheus-namespace",
             help: "Gotenberg's: the prefix of /prometheus/metrics' names (default gotenberg)."
         ) { c, v, s in
-            guard let first = v[0].first, first.isLetter || first == "_", v[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+            let isName = v[0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            guard let first = v[0].first, first.isLetter || first == "_", isName else {
                 throw ConfigurationError("\(s) must be a Prometheus name (letters, digits and _), not '\(v[0])'")
             }
             c.prometheusNamespace = v[0]
@@ -262,11 +263,19 @@ enum GotenbergSettings {
 
     /// `*-deny-private-ips`: on is what pdfgate always does; off would open its SSRF rules.
     private static func privateAddresses(_ flag: String) -> Setting {
-        refused(flag, unless: { (try? GoText.bool($0, "")) == true }, "pdfgate always refuses private, loopback and link-local addresses; allow a host of your own by name with --allow-host")
+        refused(
+            flag,
+            unless: { (try? GoText.bool($0, "")) == true },
+            "pdfgate always refuses private, loopback and link-local addresses; allow a host of your own by name with --allow-host"
+        )
     }
 
     private static func publicAddresses(_ flag: String) -> Setting {
-        refused(flag, unless: isFalse, "pdfgate cannot refuse public addresses alone; list the URLs it may fetch with --only-url or Gotenberg's allow lists")
+        refused(
+            flag,
+            unless: isFalse,
+            "pdfgate cannot refuse public addresses alone; list the URLs it may fetch with --only-url or Gotenberg's allow lists"
+        )
     }
 
     private static func proxy(_ flag: String) -> Setting {
@@ -305,7 +314,12 @@ enum GotenbergSettings {
     }
 
     private static func logFormat(_ flag: String) -> Setting {
-        refused(flag, form: .single, unless: { ["auto", "text"].contains($0.lowercased()) }, "pdfgate logs text lines (auto and text); it has no JSON format")
+        refused(
+            flag,
+            form: .single,
+            unless: { ["auto", "text"].contains($0.lowercased()) },
+            "pdfgate logs text lines (auto and text); it has no JSON format"
+        )
     }
 }
 

@@ -22,8 +22,17 @@ struct ServeCommand: AsyncParsableCommand {
     var settings: [String] = []
 
     func run() async throws {
+        try await Self.serve(settings, defaults: ServerConfiguration())
+    }
+
+    /// Loads the settings over `defaults` and serves until told to stop.
+    static func serve(_ settings: [String], defaults: ServerConfiguration) async throws {
         do {
-            let configuration = try ServerConfiguration.load(environment: ProcessInfo.processInfo.environment, arguments: settings)
+            let configuration = try ServerConfiguration.load(
+                environment: ProcessInfo.processInfo.environment,
+                arguments: settings,
+                defaults: defaults
+            )
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
             // Settings that change nothing here are said, not dropped in silence.
@@ -42,5 +51,24 @@ struct ServeCommand: AsyncParsableCommand {
             Output.printError("\(error.message) [\(error.code)]")
             throw ExitCode(1)
         }
+    }
+}
+
+/// `pdfgate gotenberg`: `serve` with Gotenberg's defaults (every interface, port 3000), for an
+/// image that stands in for Gotenberg's: a compose file's `command: [gotenberg, --api-timeout=60s]`
+/// runs unchanged (the image's `gotenberg` is `exec pdfgate gotenberg "$@"`). Off loopback it
+/// needs credentials: Gotenberg's Basic auth (`API_ENABLE_BASIC_AUTH`) or our tokens.
+struct GotenbergCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gotenberg",
+        abstract: "Run the gateway as Gotenberg runs: on every interface, port 3000, its flags and variables read.",
+        discussion: "The settings of pdfgate serve, with Gotenberg's defaults. " + ServerConfiguration.flagsHelp
+    )
+
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var settings: [String] = []
+
+    func run() async throws {
+        try await ServeCommand.serve(settings, defaults: ServerConfiguration.gotenbergDefaults)
     }
 }

@@ -50,8 +50,10 @@ extension PDFOperation.Reader {
         mark.scale = try optional(Double.self, "scale") ?? 0.5
         // A share of the page is at most all of it; a mark's own size may grow.
         let most = mark.sizing == .absolute ? 100.0 : 1
+        // Within the schema's 0 to 100 the bound depends on `sizing`: past it, a contradiction (422).
         guard mark.scale > 0, mark.scale <= most else {
-            throw invalid(
+            let refuse = mark.scale > 0 && mark.scale <= 100 ? contradicting : invalid
+            throw refuse(
                 "scale",
                 "must be above 0 and at most \(Int(most)) (\(mark.sizing == .absolute ? "times the mark's own size" : "a share of the page"))"
             )
@@ -62,7 +64,7 @@ extension PDFOperation.Reader {
         guard mark.fontSize >= 4, mark.fontSize <= 400 else { throw invalid("font_size", "must be 4 to 400 points") }
         let angle = try optional(Double.self, "angle")
         mark.diagonal = try one(PDFOperation.Watermark.Diagonal.self, "diagonal")
-        if angle != nil, mark.diagonal != nil { throw invalid("angle", "give angle or diagonal, not both") }
+        if angle != nil, mark.diagonal != nil { throw contradicting("angle", "give angle or diagonal, not both") }
         mark.angle = angle ?? 45
         guard mark.angle.isFinite, abs(mark.angle) <= 360 else { throw invalid("angle", "must be -360 to 360 degrees") }
         if let text = try optional(String.self, "pages") { mark.pages = try pages(text, "pages") }
@@ -85,7 +87,7 @@ extension PDFOperation.Reader {
         }
         if image != nil {
             for field in ["color", "stroke_color", "render_mode", "font", "font_size"] where container.contains(PDFOperation.Key(field)) {
-                throw invalid(field, "is for a text watermark; an image is drawn as it is")
+                throw contradicting(field, "is for a text watermark; an image is drawn as it is")
             }
         }
         return mark

@@ -224,6 +224,12 @@ extension PDFOperation: Codable {
             OperationError(.invalid, code: "invalid_operation", "\(location(field)) \(problem)")
         }
 
+        /// Fields that are each well formed but do not go together (422, as `/v1` answers a
+        /// contradiction): a schema cannot say so, so a client's generator may well send them.
+        func contradicting(_ field: String, _ problem: String) -> OperationError {
+            OperationError(.outOfRange, code: "contradictory_operations", "\(location(field)) \(problem)")
+        }
+
         func optional<T: Decodable>(_ type: T.Type, _ field: String) throws(OperationError) -> T? {
             do {
                 return try container.decodeIfPresent(type, forKey: Key(field))
