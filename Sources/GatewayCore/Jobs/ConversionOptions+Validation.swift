@@ -170,7 +170,8 @@ extension OfficeOptions {
             }
             // Well formed, but not a value this setting takes: 422, as a contradiction is.
             if let problem = setting.problem(with: value) {
-                throw OptionsError(.conflicting, code: "invalid_options", field: "libreoffice_export", "options.libreoffice_export.\(name) \(problem)")
+                let message = "options.libreoffice_export.\(name) \(problem)"
+                throw OptionsError(.conflicting, code: "invalid_options", field: "libreoffice_export", message)
             }
         }
         if reduceImageResolution == false && maxImageResolution != nil {
