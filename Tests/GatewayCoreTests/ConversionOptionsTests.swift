@@ -40,6 +40,7 @@ import Testing
         office.singlePageSheets = true
         office.pdfa = .a3b
         office.pdfua = true
+        office.libreOfficeExport = ["IsSkipEmptyPages": .flag(true), "InitialView": .number(1), "Watermark": .text("Draft")]
         var options = ConversionOptions(
             paperWidth: 8.27,
             paperHeight: 11.69,
