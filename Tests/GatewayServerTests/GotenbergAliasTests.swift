@@ -121,6 +121,10 @@ struct GotenbergAliasTests {
         #expect(try GoText.duration("1.5h", "t") == .seconds(5400))
         #expect(try GoText.duration("250ms", "t") == .milliseconds(250))
         #expect(try GoText.duration("0", "t") == .zero)
+        // The door's waitDelay reads the same: Go takes a bare 0, and no unit-less number else.
+        var fields = GotenbergFields(["waitDelay": "0", "other": "1.5s", "bad": "5"])
+        #expect(fields.seconds("waitDelay") == 0 && fields.seconds("other") == 1.5 && fields.seconds("bad") == nil)
+        #expect(fields.problems == ["form field 'bad' is invalid (got '5', resulting to time: invalid duration \"5\")"])
         #expect(throws: ConfigurationError.self) { try GoText.duration("30", "t") }
         #expect(try GoText.bytes("100MB", "b") == 100_000_000)
         #expect(try GoText.bytes("5MiB", "b") == 5 << 20)

@@ -27,13 +27,11 @@ struct GotenbergFields {
 
     mutating func bool(_ key: String) -> Bool? {
         guard let text = string(key) else { return nil }
-        switch text {
-        case "1", "t", "T", "TRUE", "true", "True": return true
-        case "0", "f", "F", "FALSE", "false", "False": return false
-        default:
+        guard let value = GoText.parseBool(text) else {
             invalid(key, text, "strconv.ParseBool: parsing \(Self.quoted(text)): invalid syntax")
             return nil
         }
+        return value
     }
 
     /// A whole number, `check` saying what is wrong with one out of range (Gotenberg's words).
@@ -74,20 +72,11 @@ struct GotenbergFields {
     /// A Go duration (`500ms`, `1.5s`, `2m`) in seconds.
     mutating func seconds(_ key: String) -> Double? {
         guard let text = string(key) else { return nil }
-        let units: [(String, Double)] = [("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600)]
-        var rest = Substring(text)
-        var total = 0.0
-        while !rest.isEmpty {
-            let number = rest.prefix { $0.isNumber || $0 == "." }
-            rest = rest.dropFirst(number.count)
-            guard let value = Double(number), let unit = units.first(where: { rest.hasPrefix($0.0) }) else {
-                invalid(key, text, "time: invalid duration \(Self.quoted(text))")
-                return nil
-            }
-            rest = rest.dropFirst(unit.0.count)
-            total += value * unit.1
+        guard let seconds = GoText.seconds(text) else {
+            invalid(key, text, "time: invalid duration \(Self.quoted(text))")
+            return nil
         }
-        return total
+        return seconds
     }
 
     /// JSON text decoded as `T`.

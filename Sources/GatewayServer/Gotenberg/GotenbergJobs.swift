@@ -67,7 +67,7 @@ struct GotenbergJobs: Sendable {
             for (index, plan) in planned.enumerated() {
                 var spec = plan.spec
                 // Bounded: it is the client's header, stored with every job it made.
-                spec.trace = Self.trace.map { String($0.prefix(256)) }
+                spec.trace = Self.trace
                 // Page ranges past the end keep the pages that exist, as on Gotenberg (what was
                 // left out is said in the answer: `GotenbergWarnings`); waits as Gotenberg's.
                 spec.gotenbergSemantics = true

@@ -48,8 +48,13 @@ struct GotenbergTraceMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let header: HTTPField.Name
 
+    /// The request's trace id under `header` (bounded: it is stored with its jobs), else a new one.
+    static func trace(of request: Request, header: HTTPField.Name) -> String {
+        request.headers[header].flatMap { $0.isEmpty ? nil : String($0.prefix(256)) } ?? UUID().uuidString.lowercased()
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let trace = request.headers[header].flatMap { $0.isEmpty ? nil : String($0.prefix(256)) } ?? UUID().uuidString.lowercased()
+        let trace = Self.trace(of: request, header: header)
         let parent = TraceParent(request.headers[.traceparent]) ?? TraceParent()
         do {
             var response = try await GotenbergJobs.$trace.withValue(trace) {

@@ -20,8 +20,7 @@ struct WebController: Sendable {
         router.on("/", method: .get) { request, _ in
             if gotenbergRoot, !(request.headers[.accept] ?? "").lowercased().contains("text/html") {
                 var answer = GotenbergController.rootResponse()
-                answer.headers[gotenbergTraceHeader] =
-                    request.headers[gotenbergTraceHeader].flatMap { $0.isEmpty ? nil : String($0.prefix(256)) } ?? UUID().uuidString.lowercased()
+                answer.headers[gotenbergTraceHeader] = GotenbergTraceMiddleware.trace(of: request, header: gotenbergTraceHeader)
                 return answer
             }
             var page = try self.serve("index.html", request)

@@ -326,30 +326,41 @@ enum GotenbergSettings {
 /// Gotenberg's spellings of values: Go's `strconv.ParseBool`, `time.ParseDuration` and
 /// go-humanize's byte sizes.
 enum GoText {
-    static func bool(_ text: String, _ source: String) throws(ConfigurationError) -> Bool {
+    /// `strconv.ParseBool`'s spellings; nil for anything else.
+    static func parseBool(_ text: String) -> Bool? {
         switch text {
-        case "1", "t", "T", "TRUE", "true", "True": return true
-        case "0", "f", "F", "FALSE", "false", "False": return false
-        default: throw ConfigurationError("\(source) must be true or false, not '\(text)'")
+        case "1", "t", "T", "TRUE", "true", "True": true
+        case "0", "f", "F", "FALSE", "false", "False": false
+        default: nil
         }
     }
 
-    /// `30s`, `1m30s`, `1.5h`, `500ms`, `0`.
-    static func duration(_ text: String, _ source: String) throws(ConfigurationError) -> Duration {
+    static func bool(_ text: String, _ source: String) throws(ConfigurationError) -> Bool {
+        guard let value = parseBool(text) else { throw ConfigurationError("\(source) must be true or false, not '\(text)'") }
+        return value
+    }
+
+    /// `time.ParseDuration`'s text in seconds — `30s`, `1m30s`, `1.5h`, `500ms`, `0` — or nil.
+    static func seconds(_ text: String) -> Double? {
         let units: [(String, Double)] = [("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600)]
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-        if rest == "0" { return .zero }
+        if rest == "0" { return 0 }
+        guard !rest.isEmpty else { return nil }
         var seconds = 0.0
-        guard !rest.isEmpty else { throw ConfigurationError("\(source) is empty; give a duration such as 30s or 1m30s") }
         while !rest.isEmpty {
             let number = rest.prefix { $0.isNumber || $0 == "." }
             rest = rest.dropFirst(number.count)
             let unit = rest.prefix { !($0.isNumber || $0 == ".") }
             rest = rest.dropFirst(unit.count)
-            guard let value = Double(number), let scale = units.first(where: { $0.0 == unit })?.1 else {
-                throw ConfigurationError("\(source) '\(text)' is not a duration such as 30s, 1m30s or 500ms")
-            }
+            guard let value = Double(number), let scale = units.first(where: { $0.0 == unit })?.1 else { return nil }
             seconds += value * scale
+        }
+        return seconds
+    }
+
+    static func duration(_ text: String, _ source: String) throws(ConfigurationError) -> Duration {
+        guard let seconds = seconds(text) else {
+            throw ConfigurationError("\(source) '\(text)' is not a duration such as 30s, 1m30s or 500ms")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
