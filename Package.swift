@@ -33,16 +33,52 @@ let package = Package(
         .target(name: "CLinuxFS"),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // The domain: values, errors and ports. No SQL, no HTTP, no C.
+        // The domain, in layers; each depends only on those before it. No SQL, no HTTP, no C.
+        //   GatewayCore → GatewaySearchText → GatewayLibraryModel → GatewayJobModel → GatewayURLSecurity
+        //   → GatewayEngine; GatewayWire writes both models.
+        // What every module shares: the typed error protocol, locks, durations, base64url.
+        .target(name: "GatewayCore", swiftSettings: strict),
+        // Search text: tokenizing, query parsing and rendering, highlighting. Knows no library.
         .target(
-            name: "GatewayCore",
+            name: "GatewaySearchText",
+            dependencies: ["GatewayCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        // The library's values and ports: documents, folders, names, records, the catalog, the
+        // filer, the search index and the PDF inspector as the engine sees them, API tokens.
+        .target(
+            name: "GatewayLibraryModel",
+            dependencies: ["GatewayCore", "GatewaySearchText", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        // Jobs: the job and its pure state machine, conversion options, PDF operations, the
+        // converter and job-store ports, input staging, idempotency and pacing ports.
+        .target(
+            name: "GatewayJobModel",
+            dependencies: ["GatewayCore", "GatewayLibraryModel", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        // Which URLs may be fetched: address policy, URL patterns, the guard that resolves hosts.
+        .target(
+            name: "GatewayURLSecurity",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                "GatewayJobModel",
                 // Only for URLGuard's getaddrinfo, on threads of its own (NIOThreadPool).
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
+        // The engine that runs jobs (scheduler, attempts, recorder) and the intake that admits them.
+        .target(
+            name: "GatewayEngine",
+            dependencies: [
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The wire format: the JSON the API, the CLI and the workers write.
+        .target(name: "GatewayWire", dependencies: ["GatewayJobModel", "GatewayLibraryModel"], swiftSettings: strict),
         // Child processes, one way for all: spawned in a process group of their own, killed as a
         // group, waited for without a thread each; line-protocol workers over SwiftNIO; the slot
         // pool that leases workers out. Used by the converters and the PDF inspector.
@@ -54,7 +90,9 @@ let package = Package(
         // The only Swift that touches Poppler; the worker (`pdfgate inspect-worker`) that runs it; the pool that drives workers.
         .target(
             name: "GatewayPDF",
-            dependencies: ["GatewayCore", "GatewayProcess", "CPoppler"],
+            dependencies: [
+                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayWire", "GatewayProcess", "CPoppler",
+            ],
             swiftSettings: strict
         ),
         // Outbound HTTP: the only Swift that touches libcurl.
@@ -67,7 +105,8 @@ let package = Package(
         .target(
             name: "GatewayConverters",
             dependencies: [
-                "GatewayCore", "GatewayProcess", "GatewayHTTPClient", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewayHTTPClient",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // The vetting proxy Chromium's requests go through, and the files it serves.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -80,7 +119,7 @@ let package = Package(
         .target(
             name: "GatewayStore",
             dependencies: [
-                "GatewayCore", "CLinuxFS",
+                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "CLinuxFS",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -92,7 +131,7 @@ let package = Package(
         .target(
             name: "GatewayPostgres",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Only for the pool's error type (`ConnectionPoolError`), which PostgresClient throws as it is.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -107,7 +146,8 @@ let package = Package(
         .target(
             name: "GatewayAssembly",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayWire",
+                "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -117,7 +157,8 @@ let package = Package(
         .target(
             name: "GatewayServer",
             dependencies: [
-                "GatewayCore", "GatewayConverters", "GatewayHTTPClient", "GatewayAssembly",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayWire",
+                "GatewayConverters", "GatewayHTTPClient", "GatewayAssembly",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -143,7 +184,8 @@ let package = Package(
         .executableTarget(
             name: "pdfgate",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewayServer",
+                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
+                "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -152,14 +194,15 @@ let package = Package(
         // Drives the library in a loop so the crash test can SIGKILL it mid-mutation.
         .executableTarget(
             name: "library-churn",
-            dependencies: ["GatewayCore", "GatewayStore"],
+            dependencies: ["GatewayLibraryModel", "GatewayStore"],
             path: "Tests/LibraryChurn",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "pdfgate-bench",
             dependencies: [
-                "GatewayCore", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayConverters", "GatewayTestSupport",
+                "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
+                "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayConverters", "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/pdfgate-bench",
@@ -169,30 +212,51 @@ let package = Package(
             name: "GatewayTestSupport",
             // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
             // The store modules for `LibraryFixture`, a real library on SQLite or PostgreSQL.
-            dependencies: ["GatewayCore", "GatewayProcess", "GatewayConverters", "GatewayStore", "GatewayPostgres", "GatewayAssembly"],
+            dependencies: [
+                "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayStore", "GatewayPostgres",
+                "GatewayAssembly",
+            ],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),
         // The engine's, intake's and leases' tests run on the real SQLite store (GatewayStore).
-        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "GatewayStore", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: [
+                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
+                "GatewayWire", "GatewayStore", "GatewayTestSupport",
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "GatewayProcessTests", dependencies: ["GatewayProcess", "GatewayTestSupport"], swiftSettings: strict),
-        .testTarget(name: "GatewayPDFTests", dependencies: ["GatewayPDF", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayPDFTests",
+            dependencies: ["GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayPDF", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "GatewayStoreTests",
-            dependencies: ["GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayPDF", "GatewayTestSupport"],
+            dependencies: [
+                "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayStore", "GatewayPostgres", "GatewayAssembly",
+                "GatewayPDF", "GatewayTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayConvertersTests",
             // NIOHTTP1 for the request heads the proxy's parsing tests build.
-            dependencies: ["GatewayConverters", "GatewayProcess", "GatewayTestSupport", .product(name: "NIOHTTP1", package: "swift-nio")],
+            dependencies: [
+                "GatewayJobModel", "GatewayURLSecurity", "GatewayConverters", "GatewayProcess", "GatewayTestSupport",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "CLITests", dependencies: ["GatewayTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
+                "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
                 "GatewayServer", "GatewayAssembly", "GatewayStore", "GatewayHTTPClient", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.

@@ -1,10 +1,12 @@
 import Foundation
 import GatewayAssembly
 import GatewayConverters
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
 import GatewayPDF
 import GatewayStore
 import GatewayTestSupport
+import GatewayURLSecurity
 import Logging
 
 /// (a) A varied set of real office files (kinds and sizes: `Fixtures/office-set`) through warm

@@ -1,7 +1,8 @@
 import Foundation
 import GatewayConverters
-import GatewayCore
+import GatewayJobModel
 import GatewayTestSupport
+import GatewayURLSecurity
 
 /// URL → PDF of a varied local web site (`Fixtures/web-set`: articles with pictures, a big
 /// table, SVG charts, a scripted page…), served on 127.0.0.1: our warm browsers, sealed and

@@ -14,12 +14,12 @@
 // Each prints `key value` lines that bench.sh collects.
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 func emit(_ key: String, _ value: Double) { print("\(key) \(String(format: "%.4f", value))") }

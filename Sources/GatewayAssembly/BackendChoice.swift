@@ -1,4 +1,5 @@
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 
 /// Which backend converts, as a person writes it: `local`, `gotenberg=URL` or `gateway=URL`.
 public enum BackendChoice: Equatable, Sendable {

@@ -1,8 +1,11 @@
 import Foundation
 import GatewayConverters
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore
+import GatewayURLSecurity
 import Logging
 
 /// The one composition root: stores, sandbox, converters, inspector, engine, intake, metrics

@@ -1,6 +1,8 @@
 import Foundation
 import GatewayConverters
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayURLSecurity
 
 /// What a gateway's engine is built from: where its store and rows are, which backend converts
 /// each job type, its limits and its sandbox. `serve` (inside `ServerConfiguration`), the CLI's

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayPostgres
 import GatewayStore
 import Logging

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 
 /// The server's own secrets when the configuration gives none: generated once, kept in
 /// `<store>/.pdfgate/secrets.json` (mode 0600), so signed URLs survive restarts.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// The body of `pdfgate inspect-worker` (hidden; the pool starts it): caps its own memory, then answers one
 /// request line at a time on stdin/stdout until stdin closes. Single-threaded on purpose: Poppler

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import Synchronization
 
 /// One worker's place in `PDFInspectorPool`: it starts its worker on first use, keeps it between

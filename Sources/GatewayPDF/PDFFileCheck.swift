@@ -1,6 +1,6 @@
 import CPoppler
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// Cheap byte-level checks that run before Poppler reads a file: Poppler gives vague errors for
 /// non-PDFs and for files cut short, so these give the user a better answer.

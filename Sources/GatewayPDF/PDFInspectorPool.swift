@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayLibraryModel
 import GatewayProcess
 import Synchronization
 

@@ -1,6 +1,7 @@
 import CPoppler
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 
 /// Writes a document's text, page by page, for the search index: Poppler's text of each page
 /// (`poppler_page_get_text`, the reading order `pdftotext` gives without `-raw`), joined by form

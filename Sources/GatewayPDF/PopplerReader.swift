@@ -1,6 +1,6 @@
 import CPoppler
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// Reads a PDF's facts with poppler-glib. Runs only inside the inspect worker process, one
 /// document at a time on one thread: Poppler cannot be cancelled and crashes when a document is

@@ -1,6 +1,6 @@
 import CPoppler
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// A one-page PDF with text, or a PNG image, placed as `StampGeometry` says, for a watermark:
 /// drawn with cairo (its PDF surface; text in fontconfig's DejaVu Sans, which has Latin, Greek and

@@ -1,6 +1,6 @@
 import CPoppler
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// Renders page 1 into a PNG with cairo and puts it in place atomically, so a reader of the
 /// output path never sees half a file.

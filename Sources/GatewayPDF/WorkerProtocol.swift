@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewayWire
 
 /// The inspect worker's wire format: one JSON object per line each way, one request at a time.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// The decoded `spec` and `state` of recently read jobs, reused while a row holds the same
 /// text: a client polls one job many times over, and decoding its two JSON columns was the

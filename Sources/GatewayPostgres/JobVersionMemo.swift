@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// The last row of each unfinished job this process wrote, with the `row_version` it left:
 /// an update starts from it and writes back over that version, one round trip instead of a

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import PostgresNIO
 
 /// The per-owner creation rate in the database a cluster shares: one token bucket per owner,

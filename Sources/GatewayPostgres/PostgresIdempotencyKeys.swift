@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import PostgresNIO
 
 /// `Idempotency-Key`s in PostgreSQL, held the same way on every node sharing it: a key is held

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import PostgresNIO
 
 /// Jobs in PostgreSQL, for gateways that share one database. The same rows as `SQLiteJobStore`:

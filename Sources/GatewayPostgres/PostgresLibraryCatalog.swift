@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 import PostgresNIO
 
 /// The library's rows in PostgreSQL, for gateways that share one database and one store

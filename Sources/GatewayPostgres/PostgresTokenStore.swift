@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import PostgresNIO
 
 /// API tokens in the database a cluster shares: a token made on one node works on all, and a

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import PostgresNIO
 
 /// Webhook deliveries still owed, in the database a cluster shares. A lapsed claim is taken

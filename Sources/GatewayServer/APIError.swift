@@ -1,5 +1,9 @@
 import Foundation
 import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
+import GatewayWire
 import Hummingbird
 
 /// Every error the API answers: a status, a stable code and a sentence that says what to do,

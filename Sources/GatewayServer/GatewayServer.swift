@@ -1,7 +1,8 @@
 import Foundation
 import GatewayAssembly
 import GatewayConverters
-import GatewayCore
+import GatewayEngine
+import GatewayLibraryModel
 import HTTPTypes
 import Hummingbird
 import Logging

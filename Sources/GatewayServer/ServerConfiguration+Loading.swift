@@ -1,6 +1,5 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
 
 extension ServerConfiguration {
     /// Defaults, then the JSON file (`--config`, else `$PDFGATE_CONFIG`), then the environment,

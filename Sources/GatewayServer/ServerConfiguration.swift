@@ -1,7 +1,6 @@
 import Foundation
 import GatewayAssembly
 import GatewayConverters
-import GatewayCore
 
 /// Everything `pdfgate serve` can be told, with the defaults of the embedded setup: loopback,
 /// `./data`, every job type converted locally, no tokens needed.

@@ -1,8 +1,8 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// One job engine per store. An engine resumes every unfinished job in the store at start, so a

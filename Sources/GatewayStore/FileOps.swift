@@ -2,9 +2,10 @@ import CLinuxFS
 import Crypto
 import Foundation
 import GatewayCore
+import GatewayLibraryModel
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// The few file-system primitives the library's crash-safety rests on, each one syscall deep.

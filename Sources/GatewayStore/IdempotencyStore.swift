@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayJobModel
 
 /// `Idempotency-Key` on job creation, in the store's database: a key is held from its request's
 /// first byte (so a retry while the body streams hears "in progress", on any process), completed

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 extension Library: DocumentFiler {
     /// Files a converter's output: taken (renamed) from staging, with the job's document id so a

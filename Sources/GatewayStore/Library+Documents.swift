@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 extension Library {
     /// Files the PDF at `source` into the library.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 extension Library {
     /// The folder a reference names, or nil for the root. Throws `folder_not_found`.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// One difference between the database and the tree, and whether `--repair` fixed it.
 public struct FsckIssue: Sendable, Equatable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 extension Library {
     /// Largest page a caller may ask for.

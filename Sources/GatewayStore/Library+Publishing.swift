@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 
 /// Whose bytes sit in `.pdfgate/filing/` waiting to be published, which decides what a name
 /// clash at publish time may do with them.

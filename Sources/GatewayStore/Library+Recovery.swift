@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 extension Library {
     /// Finishes or undoes every operation a crash interrupted; returns what it did, one line each.

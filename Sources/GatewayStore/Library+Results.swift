@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 
 /// Results that are no PDF for the library — a screenshot — kept in the store's private area
 /// under their job's id, so that whichever node waits for the job can answer with it. Nobody

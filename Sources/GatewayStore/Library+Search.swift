@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 
 extension Library {
     /// Tells the indexer a document's text waits to be read.

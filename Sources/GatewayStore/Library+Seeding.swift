@@ -1,8 +1,8 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 extension Library {

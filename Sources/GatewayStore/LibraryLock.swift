@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayLibraryModel
 
 /// Serializes library mutations within this process (an `AsyncLock`: waiting tasks are
 /// suspended, not their threads) and across every process sharing the library (a

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
 
 // How SQLite reads and writes the library's rows (GatewayCore/Library/LibraryRecords.swift).
 

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayJobModel
 
 /// Jobs in the store's SQLite database. The state machine is stored whole as JSON; `status`
 /// and `not_before` are copied out beside it so the runner's queries hit an index.

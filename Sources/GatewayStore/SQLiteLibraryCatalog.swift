@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
 
 /// The library's rows in the store's own SQLite database: the embedded default.
 package final class SQLiteLibraryCatalog: LibraryCatalog {

@@ -1,8 +1,8 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// `<store>/.pdfgate/staging`, the one owner of its layout:

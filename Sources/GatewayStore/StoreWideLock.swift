@@ -1,8 +1,8 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// `flock` on a file in the store: the lock of processes on one machine sharing a store.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
 
 /// API bearer tokens in the store's SQLite database.
 public final class TokenStore: APITokens {

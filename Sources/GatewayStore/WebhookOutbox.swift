@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayJobModel
 
 /// Webhook deliveries still owed, in the store's SQLite database.
 public struct WebhookOutbox: WebhookDeliveries {

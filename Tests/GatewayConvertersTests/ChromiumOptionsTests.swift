@@ -1,6 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayTestSupport
+import GatewayURLSecurity
 import Synchronization
 import Testing
 

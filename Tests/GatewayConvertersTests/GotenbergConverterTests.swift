@@ -1,7 +1,8 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
 import GatewayTestSupport
+import GatewayURLSecurity
 import Testing
 
 @testable import GatewayConverters

@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
 import GatewayTestSupport
 import Testing
 

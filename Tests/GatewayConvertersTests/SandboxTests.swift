@@ -1,14 +1,15 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
 import GatewayTestSupport
+import GatewayURLSecurity
+import Glibc
 import Synchronization
 import Testing
 
 @testable import GatewayConverters
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// Counts every TCP connection to 127.0.0.1:`port` and keeps its first line: a document that

@@ -1,12 +1,12 @@
 import Foundation
-import GatewayCore
 import GatewayTestSupport
+import GatewayURLSecurity
+import Glibc
 import Testing
 
 @testable import GatewayConverters
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// The proxy's connections on swift-nio, driven over raw loopback sockets: many tunnels at once

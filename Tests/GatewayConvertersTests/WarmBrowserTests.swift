@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayTestSupport
+import GatewayURLSecurity
 import Synchronization
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import GatewayCore
+@testable import GatewayJobModel
 
 /// The wire form of the options: flat, strict for clients, lenient for stored specs.
 @Suite struct ConversionOptionsTests {

@@ -1,5 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import Testing
 
 /// Which errors mean "the disk is full" (507, `insufficient_storage`), and which only quote a

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewayWire
 import Testing
 
 @Suite("JSONOutput writes what JSONEncoder writes")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import GatewayCore
+@testable import GatewayJobModel
+@testable import GatewayWire
 
 /// `JobJSON.write(to:)`, the one writer of a job's JSON (HTTP answers, events, webhooks, the
 /// CLI): every field under its key with its value, escapes included, read back by Foundation.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
@@ -192,8 +192,8 @@ struct JobStateMachineTests {
     @Test func aDocumentIdLeadsBackToItsJob() {
         for _ in 0..<100 {
             let job = UUID()
-            let document = JobEngine.documentID(for: job)
-            #expect(document != job && JobEngine.jobID(forDocument: document) == job)
+            let document = Job.documentID(for: job)
+            #expect(document != job && Job.jobID(forDocument: document) == job)
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import Testing
 
 /// The wire form and the rules of `PDFOperation`, `PageSelection` and split parts, without tools.
@@ -157,8 +157,8 @@ struct PDFOperationTests {
 
     @Test func splitPartsHaveDistinctStableIDsAndTheStateRemembersHowMany() throws {
         let job = UUID()
-        #expect(JobEngine.documentID(for: job, part: 0) == JobEngine.documentID(for: job))
-        let ids = (0..<PDFOperation.maxParts).map { JobEngine.documentID(for: job, part: $0) }
+        #expect(Job.documentID(for: job, part: 0) == Job.documentID(for: job))
+        let ids = (0..<PDFOperation.maxParts).map { Job.documentID(for: job, part: $0) }
         #expect(Set(ids).count == ids.count && !ids.contains(job))
         var state = JobStateMachine(needsUpload: false, deadline: Date().addingTimeInterval(60))
         var random = SystemRandomNumberGenerator()

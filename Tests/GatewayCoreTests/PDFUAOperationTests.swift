@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import Testing
 
 /// `pdfua`'s wire form and order rules, without tools.

@@ -1,4 +1,5 @@
-import GatewayCore
+import GatewayJobModel
+import GatewayURLSecurity
 import Testing
 
 @Suite("SSRF rules")

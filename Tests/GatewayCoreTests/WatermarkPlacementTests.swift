@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import GatewayCore
+@testable import GatewayJobModel
 
 /// The watermark's placement: pdfcpu's geometry, and the wire form that keeps it.
 @Suite struct WatermarkPlacementTests {

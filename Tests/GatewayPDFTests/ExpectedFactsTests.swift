@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import GatewayPDF
 import Testing
 

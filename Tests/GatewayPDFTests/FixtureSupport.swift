@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import GatewayPDF
 
 /// Locates the repository's Fixtures/ from this file, so tests run from any working directory.

@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayPDF
+import GatewaySearchText
 import GatewayTestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
 import GatewayHTTPClient
 import GatewayTestSupport
 import Logging

@@ -1,7 +1,7 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
 import GatewayTestSupport
+import GatewayURLSecurity
 import Hummingbird
 import HummingbirdTesting
 import Testing

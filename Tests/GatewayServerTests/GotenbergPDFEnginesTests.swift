@@ -1,6 +1,5 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
 import GatewayTestSupport
 import Hummingbird
 import HummingbirdTesting

@@ -1,7 +1,7 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
 import GatewayHTTPClient
+import GatewayLibraryModel
 import GatewayTestSupport
 import Hummingbird
 import HummingbirdTesting

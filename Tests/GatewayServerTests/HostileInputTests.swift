@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import GatewayTestSupport
 import Hummingbird
 import HummingbirdTesting

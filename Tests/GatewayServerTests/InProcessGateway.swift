@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
 import GatewayTestSupport
 import Hummingbird
 import HummingbirdTesting

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
 import HummingbirdTesting

@@ -1,6 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
 import GatewayHTTPClient
+import GatewayLibraryModel
 import GatewayTestSupport
 import HTTPTypes
 import Testing

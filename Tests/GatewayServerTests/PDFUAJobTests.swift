@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
 import GatewayTestSupport
 import Testing

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
 import GatewayServer
 import GatewayTestSupport
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import GatewayStore
 import GatewayTestSupport
 import Testing

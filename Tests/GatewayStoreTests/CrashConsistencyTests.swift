@@ -1,11 +1,10 @@
 import Foundation
-import GatewayCore
 import GatewayStore
 import GatewayTestSupport
+import Glibc
 import Testing
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 @Suite("Crash consistency")

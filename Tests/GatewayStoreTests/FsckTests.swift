@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import GatewayStore
 import GatewayTestSupport
 import Testing

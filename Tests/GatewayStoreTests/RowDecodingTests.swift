@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
 import GatewayTestSupport
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayLibraryModel
 import GatewayPostgres
+import GatewaySearchText
 import GatewayStore
 import GatewayTestSupport
 import Testing

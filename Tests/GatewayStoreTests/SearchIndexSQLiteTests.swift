@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 import GatewayTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayLibraryModel
 import GatewayPostgres
 import GatewayStore
 import Testing

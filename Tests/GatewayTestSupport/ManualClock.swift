@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import Synchronization
 
 /// A wall clock that moves only when a test moves it, with a seeded random sequence: an engine

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// A real `PDFInspector` built on the `pdfinfo` CLI: slow, but independent of our Poppler
 /// binding, so library tests do not depend on the code GatewayPDF tests check.

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 
 /// The outcome of a finished child process.
 public struct ProcessResult: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import Synchronization
 
 /// A real converter for PDFs in: the output is the input. The "instant converter" for pipeline

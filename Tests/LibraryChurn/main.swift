@@ -3,7 +3,7 @@
 //
 // usage: library-churn STORE SEED PDF
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import GatewayStore
 
 /// Small, seedable, good enough to scatter operations (SplitMix64).

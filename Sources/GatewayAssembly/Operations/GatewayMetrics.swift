@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 import Synchronization
 
 /// Counters for `/metrics` (Prometheus text format 0.0.4). Jobs by status are read from the

@@ -1,7 +1,9 @@
 import Foundation
 import GatewayConverters
-import GatewayCore
+import GatewayEngine
 import GatewayHTTPClient
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore
 

@@ -1,7 +1,9 @@
 import Foundation
 import GatewayConverters
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
+import GatewayURLSecurity
+import GatewayWire
 import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
+import GatewayURLSecurity
 
 /// Converts through a Gotenberg 8.x server (DESIGN §4): one multipart `POST` per job whose
 /// answer is the PDF, streamed straight into the job's output file.

@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
 
 /// One Gotenberg 8 call for a conversion request: the route and the form fields it takes.
 struct GotenbergForm: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
+import GatewayURLSecurity
 
 /// Web pages and uploaded HTML → PDF with headless Chromium (DESIGN §4).
 ///

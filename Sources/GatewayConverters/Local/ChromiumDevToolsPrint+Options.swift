@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// The job's `BrowserOptions` as DevTools calls: what the page is given before it loads, what
 /// is waited for before printing, and the `Page.printToPDF` parameters.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// One print in a warm browser, over Chromium's DevTools protocol: a fresh incognito browser
 /// context with the job's proxy, a tab, the page, its settling, `Page.printToPDF`, and the

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// A `SCREENSHOT` job's capture, where a print job calls `Page.printToPDF`: the viewport is set
 /// before the page loads (it lays out at that width), then `Page.captureScreenshot` takes the

@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 
 /// What we add to an uploaded HTML page before Chromium prints it: Chromium's CLI has no flags for
 /// paper, margins or backgrounds, but it honours CSS `@page` and `print-color-adjust`.

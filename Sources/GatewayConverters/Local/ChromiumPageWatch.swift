@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import NIOHTTP1
 
 /// Watches one page's session for what its job's options care about, fed every event by the

@@ -1,8 +1,7 @@
 import Foundation
-import GatewayCore
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// Chromium's DevTools protocol over `--remote-debugging-pipe`: JSON messages, each ended by a

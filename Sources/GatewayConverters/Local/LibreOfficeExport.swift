@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// A job's options as LibreOffice's PDF export settings (the `FilterData` of `writer_pdf_Export`
 /// and its Calc, Impress and Draw siblings, which read the same names), with the values

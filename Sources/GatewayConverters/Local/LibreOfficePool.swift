@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
 
 /// Office documents → PDF through a bounded set of warm LibreOffice slots (DESIGN §4), with a

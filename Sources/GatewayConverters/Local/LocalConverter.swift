@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayURLSecurity
 import Synchronization
 
 /// How many warm instances of each tool the local converter keeps (each takes one document at

@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
 
 /// The failures every local converter reports the same way.

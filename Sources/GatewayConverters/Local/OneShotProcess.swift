@@ -1,4 +1,3 @@
-import GatewayCore
 import GatewayProcess
 
 /// How a one-shot converter run ended.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// The checks every local converter makes on what a tool left behind: tools happily exit 0
 /// without writing anything (Chromium on some load failures, LibreOffice on odd filters).

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
 
 /// The `ocr` operation (issue 30): Tesseract's own PDF renderer in text-only mode, page images

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// The pictures Tesseract reads for a batch of pages, made in the step's directory by sandboxed
 /// Poppler runs: a page that is one upright full-page image gives that image as it is stored

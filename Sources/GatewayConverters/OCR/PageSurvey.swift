@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// Reads what `ocr` must know of every page with three sandboxed Poppler runs over the whole
 /// document, not one per page: `pdfinfo -box` (boxes, rotation), `pdftotext` (which pages have

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 
 /// Puts Tesseract's invisible text under the pages it read, with qpdf alone: the batches' text
 /// PDFs become one (`--empty --pages`), whose pages are laid under the OCRed pages as form

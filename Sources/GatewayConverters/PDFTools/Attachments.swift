@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// `attach`: qpdf's `--add-attachment`, once per file, each written beside the input in the
 /// work directory first. The PDF's own objects stay as they are; a file of the same name is

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// `PDFOperator` with Debian's qpdf (structure: merge, split, rotate, flatten, encrypt,
 /// linearize, metadata), Ghostscript (PDF/A, image recompression) and LibreOffice (PDF/UA).

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// Writes the document information dictionary (`QPDFJSON`): the current `/Info` read, the new
 /// values merged in, and qpdf writes the file. A document without `/Info` gets a new object.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// Smaller files: Ghostscript recompresses images to a preset's resolution and drops what is
 /// unused, then qpdf packs objects into compressed streams and linearizes for the web. Either

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// A PDF's outline (bookmarks) read and written through qpdf's JSON: qpdf resolves each
 /// entry's destination to a page (`outlines` section) and writes the new entries as objects

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// PDF/A with Ghostscript's pdfwrite: its `PDFA_def.ps`, pointed at Debian's sRGB profile, adds
 /// the output intent, and `-dPDFA=N` the XMP that declares part and conformance (which our

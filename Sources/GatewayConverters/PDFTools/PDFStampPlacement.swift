@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// A PDF as a watermark: its pages become stamp pages the size of the document's first, each
 /// holding one of them as a Form XObject drawn with `StampGeometry`'s matrix (scaled, turned,

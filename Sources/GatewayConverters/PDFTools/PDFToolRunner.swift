@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
 
 /// Runs qpdf, Ghostscript and the other PDF tools the way the converters run their tools (DESIGN §8): sealed in the

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// PDF/UA of an existing PDF as Gotenberg makes it: LibreOffice Draw imports the PDF and its PDF
 /// export writes it again, tagged, with Gotenberg's settings for `pdfua` (and `SelectPdfVersion`

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// One PDF's objects read and changed through qpdf's JSON (version 2): `--json-object` to read,
 /// `--update-from-json` to write, so no PDF syntax is ours. Text strings are `u:`-prefixed

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayJobModel
 
 /// A watermark: a stamp page the size of the document's first — text or a PNG drawn there by
 /// `pdfgate stamp-page` (cairo), a PDF's page placed there by `PDFStampPlacement` — that qpdf

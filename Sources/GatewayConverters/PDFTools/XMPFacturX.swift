@@ -1,6 +1,6 @@
 import Foundation
 import FoundationXML
-import GatewayCore
+import GatewayJobModel
 
 /// Declares a Factur-X invoice in a PDF/A packet: the `fx` properties (document type, file
 /// name, version, conformance level) and, as PDF/A requires of any schema outside its own list,

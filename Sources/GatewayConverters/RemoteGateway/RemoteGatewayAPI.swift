@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
 
 /// What one status poll learned.
 enum RemotePollOutcome: Sendable {

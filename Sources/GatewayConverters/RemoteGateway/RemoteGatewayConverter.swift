@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
 
 /// Converts by handing the job to another PDF Gateway over the v1 job protocol (DESIGN §3.1):
 /// create → `PUT` upload → submit → poll → download.

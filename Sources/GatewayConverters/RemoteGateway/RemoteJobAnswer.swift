@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// A job as a remote gateway describes it (DESIGN §3.1): the answers to create, submit and poll.
 ///

@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 
 /// How a remote job ended, as far as polling can tell.
 enum RemoteJobEnd: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 
 /// When to ask a remote gateway again whether its job is done.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import ZIPFoundation
 
 /// An HTML page with the files it loads, as one `.zip` upload: `index.html` at its root (the

@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 
 /// A job's deadline as the HTTP backends see it: how long the next exchange may take, and
 /// whether a transfer that stopped on its timeout stopped because the job ran out of time.

@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
 
 /// How the HTTP backends (Gotenberg, a remote gateway) turn what went wrong on the wire into the
 /// failure classes of DESIGN §4, so both treat a 503 or a reset connection alike. The engine

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// Checks on what an HTTP backend sent back, shared by Gotenberg and the remote gateway.
 enum RemoteOutput {

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// The few file moves the converters and the PDF operations make between the job's directories.
 enum ToolFiles {

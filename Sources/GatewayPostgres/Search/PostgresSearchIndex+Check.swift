@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 import PostgresNIO
 
 // fsck for the index: entries compared with the catalog's documents.

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewaySearchText
 import PostgresNIO
 
 extension PostgresSearchIndex {

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 import PostgresNIO
 
 // Writes to the index inside a caller's session: the catalog's transaction, so a document and

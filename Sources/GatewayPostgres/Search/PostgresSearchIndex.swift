@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 import PostgresNIO
 
 /// The search index in the cluster's PostgreSQL database: a `tsvector` per document with a GIN

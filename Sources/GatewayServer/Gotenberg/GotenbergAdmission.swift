@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
 import Synchronization
 
 /// Gotenberg's queue on our limits: where `/v1` answers an owner over its limits (unfinished

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// Gotenberg's JSON-valued Chromium fields whose shape is Gotenberg's own (`cookies`,
 /// `extraHttpHeaders` with its `; scope=` tokens), read into our options with Gotenberg's

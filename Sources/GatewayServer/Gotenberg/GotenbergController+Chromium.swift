@@ -1,6 +1,6 @@
 import Foundation
 import GatewayConverters
-import GatewayCore
+import GatewayJobModel
 import Hummingbird
 import Ink
 

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import Hummingbird
 
 /// Gotenberg's `/forms/pdfengines/*`: each a `PDF_TO_PDF` job of our engine with the matching

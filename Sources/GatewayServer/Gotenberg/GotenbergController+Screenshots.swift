@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import Hummingbird
 
 /// Gotenberg's `/forms/chromium/screenshot/{url,html,markdown}`: the page as a PNG, JPEG or WebP,

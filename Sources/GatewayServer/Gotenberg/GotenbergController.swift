@@ -1,6 +1,9 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
+import GatewayURLSecurity
 import HTTPTypes
 import Hummingbird
 

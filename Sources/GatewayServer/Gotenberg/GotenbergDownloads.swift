@@ -1,6 +1,7 @@
 import Foundation
-import GatewayCore
 import GatewayHTTPClient
+import GatewayJobModel
+import GatewayURLSecurity
 
 /// Gotenberg's `downloadFrom` field (`pkg/modules/api/context.go`): a JSON list of
 /// `{"url", "extraHttpHeaders", "embedded", "field"}` whose files are fetched before the route

@@ -1,5 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 
 /// Gotenberg's routes answer with the PDF itself, so each of their requests runs as jobs of the
 /// engine that the request waits for: created through the intake (its checks, SSRF rules and

@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 
 extension GotenbergFields {
     /// The rest of Gotenberg's LibreOffice fields (`skipEmptyPages`, `initialView`,

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 
 /// Gotenberg's `watermarkOptions`/`stampOptions`: the keys of pdfcpu's description
 /// (`{"position":"br","offset":"-20 20","fillcolor":"#CC0000"}`), which Gotenberg hands to pdfcpu

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 
 /// The outline Gotenberg's merge writes when it is told to build one from the inputs: the
 /// `bookmarks` field by file name (each list moved to the pages where its file lands),

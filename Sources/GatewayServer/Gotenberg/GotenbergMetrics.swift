@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
 import Hummingbird
 
 /// Gotenberg's `GET /prometheus/metrics`: its four gauges under its names, nothing else, so a

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayURLSecurity
 import HTTPTypes
 
 extension HTTPField.Name {

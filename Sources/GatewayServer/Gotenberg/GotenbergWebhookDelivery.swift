@@ -1,6 +1,6 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayJobModel
 import HTTPTypes
 import Logging
 

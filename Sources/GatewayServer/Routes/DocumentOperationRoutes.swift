@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
 import Hummingbird
 
 /// Operations on library documents (issue 15) as durable jobs: each route is a `PDF_TO_PDF`

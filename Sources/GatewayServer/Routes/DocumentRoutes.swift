@@ -1,5 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayLibraryModel
+import GatewayWire
 import Hummingbird
 
 /// DESIGN §3.2: the library's documents, through the same `Library` calls as the CLI.

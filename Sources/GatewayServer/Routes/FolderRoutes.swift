@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewayWire
 import Hummingbird
 
 /// DESIGN §3.2: folders — real directories with stable ids.

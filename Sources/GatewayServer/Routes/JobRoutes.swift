@@ -2,6 +2,9 @@ import Crypto
 import Foundation
 import GatewayAssembly
 import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayWire
 import HTTPTypes
 import Hummingbird
 

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayEngine
+import GatewayLibraryModel
 import Hummingbird
 
 /// DESIGN §3.3: `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml` — no token needed.

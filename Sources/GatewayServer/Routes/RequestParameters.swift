@@ -1,5 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayWire
 import Hummingbird
 
 /// The query parameters every controller reads the same way.

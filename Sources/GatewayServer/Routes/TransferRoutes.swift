@@ -1,6 +1,8 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import Hummingbird
 
 /// The signed URLs of DESIGN §3.1: single-use uploads and re-issuable downloads. No bearer token:
@@ -63,7 +65,7 @@ struct TransferController: Sendable {
         let found: Result<Document, LibraryError>
         do throws(LibraryError) { found = .success(try await library.document(id: id, owner: owner)) } catch { found = .failure(error) }
         guard case .failure(let error) = found, error.kind == .documentNotFound else { return try found.get() }
-        guard let job = try await engine.job(JobEngine.jobID(forDocument: id)), job.owner == owner, job.state.status == .succeeded,
+        guard let job = try await engine.job(Job.jobID(forDocument: id)), job.owner == owner, job.state.status == .succeeded,
             job.state.documentID == id
         else { throw error }
         throw APIError(

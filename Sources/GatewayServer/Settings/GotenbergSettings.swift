@@ -1,6 +1,6 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayURLSecurity
 
 /// Gotenberg 8's flags (`--api-timeout=60s`) and the environment variables it reads for them
 /// (`API_TIMEOUT`: the flag's name upper-cased, dashes as underscores, lists split at commas),

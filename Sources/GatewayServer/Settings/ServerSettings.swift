@@ -1,6 +1,8 @@
 import GatewayAssembly
 import GatewayConverters
 import GatewayCore
+import GatewayJobModel
+import GatewayURLSecurity
 
 /// Every setting of `pdfgate serve`, each declared once (`Setting`). Sources, weakest first:
 /// defaults, the JSON file (`--config`), `PDFGATE_*` environment variables, flags.

@@ -1,5 +1,4 @@
 import GatewayAssembly
-import GatewayCore
 
 /// One setting of `pdfgate serve`, declared once: its key in the JSON file, its environment
 /// variable, its command-line flag, its help, and how its text becomes configuration. The table

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import Hummingbird
 
 /// A file as an HTTP answer: streamed in chunks, with `ETag`/`If-None-Match` and a single

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import GatewayAssembly
-import GatewayCore
 
 /// Signs and checks the upload and download URLs of DESIGN §3.1.
 ///

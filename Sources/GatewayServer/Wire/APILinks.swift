@@ -1,5 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
+import GatewayWire
 import Hummingbird
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 
 /// The body of `POST /v1/jobs` (and the fields of a one-shot create), every key optional so a
 /// missing one gets a message naming it rather than a decoding error.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 
 // fsck for the index: entries compared with the catalog's documents, and FTS5's own
 // integrity check of each full-text table against the text it was built from.

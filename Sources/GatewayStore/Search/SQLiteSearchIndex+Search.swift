@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewaySearchText
 
 extension SQLiteSearchIndex {
     /// How many of the newest matching documents are ranked. bm25 over every match of a common

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 
 // Writes to the index inside a caller's transaction: the catalog's, so a document and its entry
 // commit together, or the index's own.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 
 /// The search index in the store's own SQLite database, with FTS5 (see `SearchSchema`).
 ///

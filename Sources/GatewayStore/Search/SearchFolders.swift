@@ -1,5 +1,5 @@
 import GRDB
-import GatewayCore
+import GatewaySearchText
 
 /// The folders a document is under, read from the catalog's `folders` rows in the caller's
 /// transaction: its scope tokens name each of them.

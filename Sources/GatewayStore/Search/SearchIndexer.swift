@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import Logging
 
 /// Reads the text of documents whose index entry is pending and writes it in: a document filed

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GatewayCore
+import GatewaySearchText
 
 /// The search index's tables in the store's SQLite database (migration `v9-search`).
 ///

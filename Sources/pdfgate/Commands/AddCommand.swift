@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import GatewayLibraryModel
+import GatewayWire
 
 /// `pdfgate add FILE...`: inspect each PDF and file a copy of it in the library.
 struct AddCommand: AsyncParsableCommand {

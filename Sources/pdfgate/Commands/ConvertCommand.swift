@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import GatewayAssembly
 import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayStore
 import Logging
 

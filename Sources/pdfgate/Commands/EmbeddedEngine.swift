@@ -1,7 +1,10 @@
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayStore
+import GatewayWire
 import Logging
 
 /// An engine of the command's own on the embedded store, for the commands that run jobs

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
 import GatewayStore
 
 /// `pdfgate fsck`: compare the database with the tree; `--repair` makes them agree.

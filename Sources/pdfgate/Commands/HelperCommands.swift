@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GatewayConverters
 import GatewayCore
+import GatewayJobModel
 import GatewayPDF
 
 /// `pdfgate inspect-worker` (hidden): one of the PDF inspector's Poppler workers, started by

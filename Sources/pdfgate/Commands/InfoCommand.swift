@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewayWire
 
 /// `pdfgate info ID`: everything the library knows about one document.
 struct InfoCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 
 /// `pdfgate inspect FILE`: what Poppler reads from a PDF, without filing it.
 struct InspectCommand: AsyncParsableCommand {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayStore
+import GatewayWire
 
 /// `pdfgate jobs`: recent jobs and where they stand.
 struct JobsCommand: AsyncParsableCommand {

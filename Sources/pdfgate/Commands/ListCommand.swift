@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewayWire
 
 /// `pdfgate ls [FOLDER]`: the folders and one page of documents in a folder.
 struct ListCommand: AsyncParsableCommand {

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
 import GatewayStore
+import GatewayWire
 
 /// What `rename` and `mv` act on: a document id, else a folder id or path.
 enum Target {

@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import GatewayAssembly
 import GatewayCore
+import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore
+import GatewayWire
 import Logging
 
 /// Which store and whose library a command works on.

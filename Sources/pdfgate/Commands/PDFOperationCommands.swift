@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayStore
 
 /// The options every PDF operation command shares: where the result goes, and the passwords.

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayStore
 
 /// `pdfgate scan IMAGE...`: photos or scans of pages, in order, as one PDF in the library.

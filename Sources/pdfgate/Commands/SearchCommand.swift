@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
 import GatewayStore
+import GatewayWire
 import Logging
 
 /// `pdfgate search WORDS…`: the library's documents that say these words, best first, each with

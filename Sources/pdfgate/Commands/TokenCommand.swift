@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayAssembly
-import GatewayCore
+import GatewayLibraryModel
 import GatewayServer
 import GatewayStore
 

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
 import Synchronization
 
 /// What `pdfgate convert` shows while its jobs run, on stderr: on a terminal one line per job

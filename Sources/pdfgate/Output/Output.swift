@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayWire
 
 /// Printing for people (aligned tables) and for scripts (JSON), one style for every command.
 enum Output {

@@ -1,7 +1,10 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
+import GatewayLibraryModel
 import GatewayStore
 import GatewayTestSupport
+import GatewayURLSecurity
 import Testing
 
 /// The engine with the real SQLite job store, the real library and the real `pdfinfo`
@@ -119,7 +122,7 @@ struct JobEngineTests {
         let done = try await engine.runUntilDone(job.id)
         #expect(done.state.status == .succeeded)
         let document = try await #require(try engine.documents().first)
-        #expect(document.id == done.state.documentID && document.id == JobEngine.documentID(for: job.id))
+        #expect(document.id == done.state.documentID && document.id == Job.documentID(for: job.id))
         #expect(document.relativePath == "alice/Converted/Report.pdf")
         #expect(document.info.pageCount == (try await pdfinfoPageCount(Fixtures.pdf("many-pages.pdf"))))
         #expect(!FileManager.default.fileExists(atPath: engine.fixture.library.paths.staging + "/" + job.id.lowercased), "staging is cleaned")
@@ -348,7 +351,7 @@ struct JobEngineTests {
         let info = try await engine.fixture.inspector.inspect(path: copy)
         _ = try await engine.fixture.library.fileConverted(
             copy,
-            id: JobEngine.documentID(for: job.id),
+            id: Job.documentID(for: job.id),
             owner: "alice",
             folder: "Converted",
             name: "Crashed",

@@ -1,7 +1,9 @@
 import Foundation
-import GatewayCore
+import GatewayEngine
+import GatewayJobModel
 import GatewayStore
 import GatewayTestSupport
+import GatewayURLSecurity
 import Testing
 
 /// The rules of a create, held by `JobIntake` and the store rather than by any one client: the

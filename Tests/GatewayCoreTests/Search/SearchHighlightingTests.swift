@@ -1,5 +1,7 @@
 import Foundation
-import GatewayCore
+import GatewayLibraryModel
+import GatewaySearchText
+import GatewayWire
 import Testing
 
 /// Snippets are segments, never HTML: matches are `match: true`, and a page, a name or a title

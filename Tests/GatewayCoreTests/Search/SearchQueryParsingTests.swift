@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewaySearchText
 import Testing
 
 /// The query language, parsed once in Swift: words AND, phrases, prefixes of at least three

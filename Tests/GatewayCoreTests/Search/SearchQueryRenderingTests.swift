@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewaySearchText
 import Testing
 
 /// Both indexes get the same query, each in its own syntax, with nothing left to escape.

@@ -1,9 +1,9 @@
-import GatewayCore
+import GatewayURLSecurity
+import Glibc
 import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// Connects to a vetted URL at the addresses it was checked at, each in turn until one

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
 import NIOCore
 import NIOHTTP1
 import _NIOFileSystem

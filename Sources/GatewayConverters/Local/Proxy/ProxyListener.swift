@@ -1,11 +1,11 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import Glibc
 import NIOCore
 import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// The address Chromium's proxy setting points at: a listening socket on 127.0.0.1 whose

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayCore
+import GatewayJobModel
+import GatewayURLSecurity
 import NIOCore
 import NIOHTTP1
 import Synchronization

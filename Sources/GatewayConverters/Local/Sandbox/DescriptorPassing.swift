@@ -1,8 +1,7 @@
 import Foundation
-import GatewayCore
+import Glibc
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// Sends and receives one open descriptor over a Unix socket (`SCM_RIGHTS`). The sandbox uses it

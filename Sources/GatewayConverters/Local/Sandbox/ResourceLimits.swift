@@ -1,4 +1,4 @@
-import GatewayCore
+import GatewayJobModel
 import GatewayProcess
 
 /// What one converter sandbox may use: enforced by `SandboxWatchdog` (which names the limit

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayCore
 import GatewayProcess
 
 extension ConverterSandbox {

@@ -1,0 +1,34 @@
+import GatewayCore
+
+/// Why a library operation was refused or failed. Nothing is changed when one is thrown.
+public struct LibraryError: GatewayError, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case documentNotFound = "document_not_found"
+        case folderNotFound = "folder_not_found"
+        /// Another document or folder already has that name in the target folder.
+        case nameConflict = "name_conflict"
+        case invalidName = "invalid_name"
+        case invalidPath = "invalid_path"
+        case folderNotEmpty = "folder_not_empty"
+        /// A folder cannot be moved into itself or one of its descendants.
+        case invalidMove = "invalid_move"
+        case invalidCursor = "invalid_cursor"
+        case invalidSort = "invalid_sort"
+        /// A full-text search the index cannot run (`SearchQueryError` says how to write one).
+        case invalidQuery = "invalid_query"
+        case invalidArgument = "invalid_argument"
+        /// The disk or database failed underneath us.
+        case storage = "storage_error"
+        /// Another process runs the job engine on this store.
+        case storeBusy = "store_busy"
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var code: String { kind.rawValue }
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}

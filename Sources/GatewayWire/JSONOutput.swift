@@ -1,0 +1,202 @@
+import Foundation
+import GatewayLibraryModel
+
+/// A small JSON writer for the API's hot paths (a page of 50 documents): Foundation's
+/// `JSONEncoder` spends most of such a request building and hashing dictionaries. It writes
+/// what `WireJSON.encoder()` would, key order aside; a test holds the two to the same values.
+public struct JSONOutput: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// One flag per open container: does the next member need a comma?
+    private var needsComma: [Bool] = []
+
+    public init(capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma.append(false)
+    }
+
+    public mutating func endObject() {
+        needsComma.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    public mutating func endArray() {
+        needsComma.removeLast()
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The next member's key; its value follows with one of the value writers.
+    public mutating func key(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma[needsComma.count - 1] = false  // the value is part of this member
+    }
+
+    public mutating func string(_ value: String?) {
+        separate()
+        guard let value else { return raw("null") }
+        bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole instead of byte by byte.
+        let copied = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func int(_ value: Int64) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func double(_ value: Double) {
+        separate()
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+            bytes.append(contentsOf: String(Int64(value)).utf8)  // as JSONEncoder: 612, not 612.0
+        } else {
+            bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+        }
+    }
+
+    /// A double that reads back bit for bit (Swift's shortest round-tripping spelling); null
+    /// when not finite.
+    public mutating func exactDouble(_ value: Double) {
+        separate()
+        bytes.append(contentsOf: (value.isFinite ? value.description : "null").utf8)
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        raw(value ? "true" : "false")
+    }
+
+    public mutating func date(_ value: Date?) {
+        guard let value else { return string(nil) }
+        string(WireJSON.iso8601(value))
+    }
+
+    public mutating func null() {
+        separate()
+        raw("null")
+    }
+
+    /// A value of many fields that is rare on the hot paths (a job's options or operations),
+    /// written by `WireJSON.encoder()` rather than by hand a second time.
+    public mutating func encoded(_ value: some Encodable) throws {
+        let data = try WireJSON.encoder().encode(value)
+        separate()
+        bytes.append(contentsOf: data)
+    }
+
+    private mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Writes the comma before a value or key when the container already has a member.
+    private mutating func separate() {
+        guard let last = needsComma.last else { return }
+        if last { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+    }
+}
+
+extension PDFInfo {
+    public func write(to out: inout JSONOutput) {
+        out.beginObject()
+        out.key("page_count")
+        out.int(Int64(pageCount))
+        out.key("title")
+        out.string(title)
+        out.key("author")
+        out.string(author)
+        out.key("subject")
+        out.string(subject)
+        out.key("keywords")
+        out.string(keywords)
+        out.key("creator")
+        out.string(creator)
+        out.key("producer")
+        out.string(producer)
+        out.key("created_at")
+        out.date(createdAt)
+        out.key("modified_at")
+        out.date(modifiedAt)
+        out.key("pdf_version")
+        out.string(pdfVersion)
+        out.key("page_width")
+        out.double(pageWidth)
+        out.key("page_height")
+        out.double(pageHeight)
+        out.key("encrypted")
+        out.bool(encrypted)
+        out.key("linearized")
+        out.bool(linearized)
+        out.key("pdfa")
+        out.string(pdfa)
+        out.endObject()
+    }
+}
+
+extension DocumentJSON {
+    public func write(to out: inout JSONOutput) {
+        out.beginObject()
+        out.key("id")
+        out.string(id)
+        out.key("name")
+        out.string(name)
+        out.key("folder")
+        out.string(folder)
+        out.key("folder_id")
+        out.string(folderID)
+        out.key("path")
+        out.string(path)
+        out.key("page_count")
+        out.int(Int64(pageCount))
+        out.key("size")
+        out.int(size)
+        out.key("sha256")
+        out.string(sha256)
+        out.key("created_at")
+        out.date(createdAt)
+        out.key("updated_at")
+        out.date(updatedAt)
+        out.key("metadata")
+        metadata.write(to: &out)
+        if let downloadURL {
+            out.key("download_url")
+            out.string(downloadURL)
+        }
+        out.endObject()
+    }
+}
