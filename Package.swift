@@ -115,13 +115,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The library on disk and in SQLite.
+        // The library's file tree: crash-safe filing, renames and moves, fsck, staging, the
+        // mutation lock and the search indexer, over any catalog (SQLite or PostgreSQL).
+        .target(
+            name: "GatewayLibrary",
+            dependencies: [
+                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "CLinuxFS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The embedded store in SQLite: the library's catalog and search index, jobs, tokens,
+        // idempotency keys and the webhook outbox.
         .target(
             name: "GatewayStore",
             dependencies: [
-                "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "CLinuxFS",
+                "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayLibrary",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -147,7 +158,7 @@ let package = Package(
             name: "GatewayAssembly",
             dependencies: [
                 "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayWire",
-                "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -185,7 +196,7 @@ let package = Package(
             name: "pdfgate",
             dependencies: [
                 "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
-                "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewayServer",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -194,7 +205,7 @@ let package = Package(
         // Drives the library in a loop so the crash test can SIGKILL it mid-mutation.
         .executableTarget(
             name: "library-churn",
-            dependencies: ["GatewayLibraryModel", "GatewayStore"],
+            dependencies: ["GatewayLibraryModel", "GatewayLibrary", "GatewayStore"],
             path: "Tests/LibraryChurn",
             swiftSettings: strict
         ),
@@ -202,7 +213,8 @@ let package = Package(
             name: "pdfgate-bench",
             dependencies: [
                 "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
-                "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayConverters", "GatewayTestSupport",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayConverters",
+                "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/pdfgate-bench",
@@ -213,7 +225,7 @@ let package = Package(
             // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
             // The store modules for `LibraryFixture`, a real library on SQLite or PostgreSQL.
             dependencies: [
-                "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayStore", "GatewayPostgres",
+                "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayLibrary", "GatewayStore", "GatewayPostgres",
                 "GatewayAssembly",
             ],
             path: "Tests/GatewayTestSupport",
@@ -224,7 +236,7 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
-                "GatewayWire", "GatewayStore", "GatewayTestSupport",
+                "GatewayWire", "GatewayLibrary", "GatewayStore", "GatewayTestSupport",
             ],
             swiftSettings: strict
         ),
@@ -237,7 +249,7 @@ let package = Package(
         .testTarget(
             name: "GatewayStoreTests",
             dependencies: [
-                "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayStore", "GatewayPostgres", "GatewayAssembly",
+                "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayLibrary", "GatewayStore", "GatewayPostgres", "GatewayAssembly",
                 "GatewayPDF", "GatewayTestSupport",
             ],
             swiftSettings: strict
@@ -257,7 +269,7 @@ let package = Package(
             name: "GatewayServerTests",
             dependencies: [
                 "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
-                "GatewayServer", "GatewayAssembly", "GatewayStore", "GatewayHTTPClient", "GatewayTestSupport",
+                "GatewayServer", "GatewayAssembly", "GatewayLibrary", "GatewayStore", "GatewayHTTPClient", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,6 +3,7 @@ import GatewayAssembly
 import GatewayConverters
 import GatewayEngine
 import GatewayJobModel
+import GatewayLibrary
 import GatewayPDF
 import GatewayStore
 import GatewayTestSupport

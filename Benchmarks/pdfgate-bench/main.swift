@@ -14,6 +14,7 @@
 // Each prints `key value` lines that bench.sh collects.
 import Foundation
 import GatewayAssembly
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore

@@ -2,6 +2,7 @@ import Foundation
 import GatewayConverters
 import GatewayEngine
 import GatewayJobModel
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPostgres
 import GatewayStore

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayLibrary
 import GatewayPostgres
 import GatewayStore
 import Logging

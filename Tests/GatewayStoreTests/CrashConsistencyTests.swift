@@ -1,4 +1,5 @@
 import Foundation
+import GatewayLibrary
 import GatewayStore
 import GatewayTestSupport
 import Glibc

@@ -3,6 +3,7 @@ import GatewayLibraryModel
 import GatewayTestSupport
 import Testing
 
+@testable import GatewayLibrary
 @testable import GatewayStore
 
 /// What the reconciler decides for a filing a crash interrupted, set up row by row the way a

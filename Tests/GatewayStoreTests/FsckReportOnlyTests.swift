@@ -4,6 +4,7 @@ import GatewayTestSupport
 import Synchronization
 import Testing
 
+@testable import GatewayLibrary
 @testable import GatewayStore
 
 /// `fsck` without repair only looks: it reports what a crash left instead of fixing it behind

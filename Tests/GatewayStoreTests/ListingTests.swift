@@ -1,4 +1,5 @@
 import Foundation
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayStore
 import GatewayTestSupport

@@ -3,6 +3,7 @@ import GatewayLibraryModel
 import GatewayTestSupport
 import Testing
 
+@testable import GatewayLibrary
 @testable import GatewayStore
 
 extension LibraryFixture {

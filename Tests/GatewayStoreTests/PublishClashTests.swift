@@ -3,6 +3,7 @@ import GatewayLibraryModel
 import GatewayTestSupport
 import Testing
 
+@testable import GatewayLibrary
 @testable import GatewayStore
 
 /// A file can appear at a document's name between the free-name check and the rename that

@@ -4,6 +4,7 @@ import GatewayLibraryModel
 import GatewayTestSupport
 import Testing
 
+@testable import GatewayLibrary
 @testable import GatewayStore
 
 /// The hand-written row decoder and date parser behind every document read hold to what GRDB's

@@ -5,6 +5,7 @@ import GatewaySearchText
 import GatewayTestSupport
 import Testing
 
+@testable import GatewayLibrary
 @testable import GatewayStore
 
 /// What only the SQLite index does: its migration queues the documents already filed, its writes

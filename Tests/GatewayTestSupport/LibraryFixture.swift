@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPostgres
 import GatewayStore

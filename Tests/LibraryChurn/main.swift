@@ -3,6 +3,7 @@
 //
 // usage: library-churn STORE SEED PDF
 import Foundation
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayStore
 

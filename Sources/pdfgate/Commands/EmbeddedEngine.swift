@@ -2,6 +2,7 @@ import Foundation
 import GatewayAssembly
 import GatewayEngine
 import GatewayJobModel
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayStore
 import GatewayWire

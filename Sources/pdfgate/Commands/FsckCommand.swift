@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatewayLibrary
 import GatewayStore
 
 /// `pdfgate fsck`: compare the database with the tree; `--repair` makes them agree.

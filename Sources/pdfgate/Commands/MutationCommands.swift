@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayStore
 import GatewayWire

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GatewayAssembly
 import GatewayCore
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPDF
 import GatewayStore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayAssembly
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayServer
 import GatewayStore

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayEngine
 import GatewayJobModel
+import GatewayLibrary
 import GatewayLibraryModel
 import GatewayStore
 import GatewayTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayEngine
 import GatewayJobModel
+import GatewayLibrary
 import GatewayStore
 import GatewayTestSupport
 import Testing

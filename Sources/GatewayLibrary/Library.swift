@@ -19,11 +19,8 @@ import Synchronization
 /// thread; one mutation at a time means at most one cooperative thread is ever in an fsync.
 public final class Library: Sendable {
     public let paths: StorePaths
-    /// The rows: in the store's SQLite file, or in a PostgreSQL database several nodes share.
+    /// The rows: in the store's SQLite file (GatewayStore), or in a PostgreSQL database several nodes share.
     package let catalog: any LibraryCatalog
-    /// The store's SQLite database, shared with the job store; nil when the catalog lives in
-    /// PostgreSQL.
-    public var database: GatewayDatabase? { (catalog as? SQLiteLibraryCatalog)?.database }
     /// The documents' full-text index, in the rows' database.
     package let searchIndex: any SearchIndex
     /// Told each time a document's text may wait to be read (filed, replaced): the indexer
@@ -33,36 +30,6 @@ public final class Library: Sendable {
     let lastFiled = Mutex<ContinuousClock.Instant>(.now)
     let lock: LibraryLock
     let logger: Logger
-
-    /// Opens (creating if needed) the embedded store at `root` — rows in SQLite beside the tree —
-    /// and finishes any operation a crash interrupted.
-    ///
-    /// - Parameter reconciling: false leaves interrupted operations and leftovers as they are, for
-    ///   `fsck` to report; `fsck(repair: true)` or `reconcile()` deals with them later.
-    public static func open(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) async throws -> Library {
-        let library = try Library(root: root, logger: logger)
-        if reconciling { try await library.finishInterruptedWork() }
-        return library
-    }
-
-    /// The embedded store at `root`, as it is: nothing reconciled.
-    convenience init(root: String, logger: Logger) throws {
-        let paths = StorePaths(root: root)
-        let database: GatewayDatabase
-        do {
-            try Self.makeDirectories(paths)
-            database = try GatewayDatabase(path: paths.database)
-        } catch {
-            throw Self.openError(error, paths)
-        }
-        try self.init(
-            paths: paths,
-            catalog: SQLiteLibraryCatalog(database: database),
-            searchIndex: SQLiteSearchIndex(database: database),
-            storeWideLock: FileLock(path: paths.lockFile),
-            logger: logger
-        )
-    }
 
     /// Opens the tree at `paths` with its rows in `catalog`, mutations serialized by
     /// `storeWideLock` across every process sharing them. Nothing is reconciled yet:
@@ -94,24 +61,15 @@ public final class Library: Sendable {
         sweepResults(changedBefore: Date().addingTimeInterval(-3600))
     }
 
-    private static func makeDirectories(_ paths: StorePaths) throws {
+    package static func makeDirectories(_ paths: StorePaths) throws {
         for dir in [paths.meta, paths.staging, paths.filing, paths.trash, paths.thumbnails] {
             try FileOps.makeDirectories(dir)
         }
     }
 
-    private static func openError(_ error: any Error, _ paths: StorePaths) -> LibraryError {
+    package static func openError(_ error: any Error, _ paths: StorePaths) -> LibraryError {
         if let error = error as? FileOpsError { return error.libraryError }
         return LibraryError(.storage, "cannot open the library at \(paths.root): \(error)")
-    }
-
-    /// The store's SQLite database, for the stores that share it; throws when the rows live in
-    /// PostgreSQL.
-    public func embeddedDatabase() throws -> GatewayDatabase {
-        guard let database else {
-            throw LibraryError(.storage, "this library keeps its rows in PostgreSQL, not in \(paths.database); open it with its database URL")
-        }
-        return database
     }
 
     /// Throws when the database holding the rows does not answer (readiness).
