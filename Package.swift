@@ -74,6 +74,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
+            // The Python the sandboxed tools run (LibreOffice's UNO worker, Calibre's worker, the
+            // scan's img2pdf layout): linted as Python, embedded so the gateway stays one binary.
+            resources: [
+                .embedInCode("Local/Python/uno_worker.py"), .embedInCode("Local/Python/calibre_worker.py"),
+                .embedInCode("Local/Python/scan_pages.py"),
+            ],
             swiftSettings: strict
         ),
         // The library on disk and in SQLite.
