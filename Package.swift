@@ -113,6 +113,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
+            // The Python the sandboxed tools run (LibreOffice's UNO worker, Calibre's worker, the
+            // scan's img2pdf layout): linted as Python, embedded so the gateway stays one binary.
+            resources: [
+                .embedInCode("Local/Python/uno_worker.py"), .embedInCode("Local/Python/calibre_worker.py"),
+                .embedInCode("Local/Python/scan_pages.py"),
+            ],
             swiftSettings: strict
         ),
         // The library's file tree: crash-safe filing, renames and moves, fsck, staging, the
