@@ -46,7 +46,7 @@ format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
 
 bench: deps
-	@bash scripts/bench.sh
+	@bash scripts/bench/bench.sh
 
 fixtures:
 	@bash scripts/make-fixtures.sh
