@@ -10,7 +10,7 @@ help:
 	@echo "make demo     file the fixture PDFs into ./data and list them (no server)"
 	@echo "make test     install dependencies, build, and run the whole test suite"
 	@echo "make bench    build in release mode and print the benchmarks"
-	@echo "make lint     check formatting (swift format, hummingbird's .swift-format)"
+	@echo "make lint     check formatting (swift format, hummingbird's .swift-format) and scripts/ (pyflakes)"
 	@echo "make format   apply formatting"
 	@echo "make fixtures regenerate Fixtures/ with real tools"
 
@@ -40,12 +40,13 @@ test: deps lint
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+	/usr/bin/python3 -m pyflakes scripts
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
 
 bench: deps
-	@bash scripts/bench.sh
+	@bash scripts/bench/bench.sh
 
 fixtures:
 	@bash scripts/make-fixtures.sh

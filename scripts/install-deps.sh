@@ -9,6 +9,8 @@ build_pkgs=(pkg-config libpoppler-glib-dev libcairo2-dev libglib2.0-dev libcurl4
 # Tests and benchmarks: the CLI peers we cross-check and measure against.
 # ImageMagick reads back the pixels of screenshots (and makes the scan fixtures).
 tool_pkgs=(poppler-utils hyperfine wrk curl imagemagick)
+# `make lint` checks the Python under scripts/ with pyflakes too.
+tool_pkgs+=(python3-pyflakes)
 
 wanted=("${build_pkgs[@]}" "${tool_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then

@@ -6,7 +6,8 @@
 #
 #   bash scripts/make-scan-fixtures.sh [PAGES]     # prints the directory; ~5 s a page, once
 #
-# Cached: the output goes to .build/test-fixtures/scans/<hash of this script>-<PAGES>/, made
+# Cached: the output goes to .build/test-fixtures/scans/<hash of this script and of
+# scripts/fixtures/scan.py, which crops a page>-<PAGES>/, made
 # in a scratch directory and renamed into place, so concurrent callers never see half a set and a
 # changed script makes a new set. Needs imagemagick, img2pdf, qpdf, python3-pikepdf, fonts-dejavu-core.
 #
@@ -18,7 +19,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PAGES="${1:-3}"
 [[ "$PAGES" =~ ^[0-9]+$ ]] && [ "$PAGES" -ge 2 ] && [ "$PAGES" -le 40 ] || { echo "PAGES must be 2 to 40" >&2; exit 2; }
-HASH="$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
+HASH="$(cat "${BASH_SOURCE[0]}" "$ROOT/scripts/fixtures/scan.py" | sha256sum | cut -c1-16)"
 OUT="$ROOT/.build/test-fixtures/scans/$HASH-$PAGES"
 if [ -f "$OUT/done" ]; then echo "$OUT"; exit 0; fi
 
@@ -63,16 +64,7 @@ done
 /usr/bin/img2pdf "$TMP/sideways.jpg" -o "$TMP/sideways-flat.pdf"
 /usr/bin/qpdf "$TMP/sideways-flat.pdf" --rotate=+90:1 -- "$TMP/sideways.pdf"
 rm "$TMP/sideways-flat.pdf"
-/usr/bin/python3 - "$TMP" <<'PYEOF'
-import sys, pikepdf
-tmp = sys.argv[1]
-with pikepdf.open(f"{tmp}/scan.pdf") as pdf:
-    del pdf.pages[1:]
-    page = pdf.pages[0]
-    x0, y0, x1, y1 = [float(v) for v in page.MediaBox]
-    page.CropBox = pikepdf.Array([x0 + 18, y0 + (y1 - y0) / 2, x1, y1])
-    pdf.save(f"{tmp}/cropped.pdf")
-PYEOF
+PYTHONPATH="$ROOT/scripts" /usr/bin/python3 -m fixtures scan-crop "$TMP"
 chmod 755 "$TMP"
 touch "$TMP/done"
 # Another caller may have finished first: theirs is as good as ours.

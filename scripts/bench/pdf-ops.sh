@@ -5,9 +5,10 @@
 # inspection, filing); the peer is the same tool run by hand (qpdf, Ghostscript). Medians of 5.
 # Peak RSS (GNU time, the process tree): ours is `pdfgate merge`/`pdfgate pdfa`, the same job in
 # a command's own engine, its sandboxed qpdf or Ghostscript included. Prints `key value` lines.
-# Usage: bench-pdf-ops.sh BIN_DIR PDF_DIR OUT_DIR
+# Usage: pdf-ops.sh BIN_DIR PDF_DIR OUT_DIR (from the repository's root; pdf_ops.py is its Python)
 set -euo pipefail
 bin="$1"; pdfs="$2"; out="$3"
+here="$(dirname "$0")"
 store="$out/store"
 rm -rf "$out" && mkdir -p "$out"
 port=18766
@@ -16,7 +17,7 @@ base="http://127.0.0.1:$port"
 inputs=()
 for i in $(seq 1 50); do inputs+=("$pdfs/doc-$(printf %03d "$i").pdf"); done
 big="$pdfs/doc-050.pdf"
-id_of() { python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])'; }
+id_of() { python3 "$here/pdf_ops.py" first-id; }
 ids=()
 for file in "${inputs[@]}"; do ids+=("$("$bin/pdfgate" add "$file" --store "$store" --folder In --json | id_of)"); done
 big_id="$("$bin/pdfgate" add "$big" --store "$store" --folder Big --json | id_of)"
@@ -28,30 +29,7 @@ trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.1; done
 
 # Each job: POST, then GET every 5 ms until it ends; seconds from the POST to SUCCEEDED.
-python3 - "$base" "$token" "$big_id" "${ids[@]}" > "$out/ours.txt" <<'PY'
-import json, statistics, sys, time, urllib.request
-base, token, big, ids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-def call(method, path, body=None):
-    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
-    with urllib.request.urlopen(request) as answer:
-        return json.load(answer)
-def job(path, body):
-    start = time.monotonic()
-    job = call("POST", path, body)
-    while job["status"] not in ("SUCCEEDED", "FAILED", "CANCELLED"):
-        time.sleep(0.005)
-        job = call("GET", "/v1/jobs/" + job["job_id"])
-    if job["status"] != "SUCCEEDED":
-        sys.exit("job failed: %s" % job)
-    return time.monotonic() - start, job["document"]["page_count"]
-merges = [job("/v1/documents/merge", {"documents": ids, "name": "Merged", "folder": "Out"}) for _ in range(5)]
-pdfas = [job("/v1/documents/%s/operations" % big, {"operations": [{"op": "pdfa", "part": "2b"}], "folder": "Out"}) for _ in range(5)]
-print("ops.merge.ours_s", statistics.median(t for t, _ in merges))
-print("ops.merge.pages", merges[0][1])
-print("ops.pdfa.ours_s", statistics.median(t for t, _ in pdfas))
-print("ops.pdfa.pages", pdfas[0][1])
-PY
+python3 "$here/pdf_ops.py" ours "$base" "$token" "$big_id" "${ids[@]}" > "$out/ours.txt"
 kill $server; wait $server 2>/dev/null || true
 trap - EXIT
 cat "$out/ours.txt"
@@ -63,17 +41,7 @@ sed -e 's#(srgb.icc) % Customise#(/usr/share/color/icc/ghostscript/srgb.icc)#' -
 merge_peer=(qpdf --empty --pages "${inputs[@]}" -- "$out/merged-by-hand.pdf")
 pdfa_peer=(gs -q -dNOPAUSE -dBATCH -dSAFER -dPDFA=2 -dPDFACompatibilityPolicy=1 -sColorConversionStrategy=RGB -sDEVICE=pdfwrite
   --permit-file-read=/usr/share/color/icc/ghostscript/srgb.icc -sOutputFile="$out/pdfa-by-hand.pdf" "$definition" "$big")
-median_of_5() {
-  python3 - "$@" <<'PY'
-import statistics, subprocess, sys, time
-times = []
-for _ in range(5):
-    start = time.monotonic()
-    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-    times.append(time.monotonic() - start)
-print(statistics.median(times))
-PY
-}
+median_of_5() { python3 "$here/pdf_ops.py" median-of-5 "$@"; }
 rss_mib() { /usr/bin/time -f %M -o "$out/rss.txt" "$@" > /dev/null 2>> "$out/cli.log"; awk '{ printf "%.1f", $1 / 1024 }' "$out/rss.txt"; }
 echo "ops.merge.peer_s $(median_of_5 "${merge_peer[@]}")"
 echo "ops.pdfa.peer_s $(median_of_5 "${pdfa_peer[@]}")"

@@ -4,7 +4,7 @@
 # `pdfgate serve` in the same run. /v1 is what a client of ours does: create, follow the job's
 # events to its end, download the PDF; the door is one Gotenberg request that answers with it.
 # Each path runs twice after a warm-up, alternating, and keeps its faster pass.
-# Prints `key value` lines like pdfgate-bench.   Usage: bench-gotenberg.sh BIN_DIR OUT_DIR
+# Prints `key value` lines like pdfgate-bench.   Usage: gotenberg.sh BIN_DIR OUT_DIR
 set -euo pipefail
 bin="$1"; out="$2"
 rm -rf "$out" && mkdir -p "$out/pdfs"

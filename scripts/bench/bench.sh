@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # `make bench`: builds in release mode, measures, and prints each figure beside its peer or
-# target. Everything runs on this machine; nothing touches the network.
+# target. Everything runs on this machine; nothing touches the network. The parts beside this
+# file (http.sh, pdf-ops.sh, scan.sh, search.sh, cluster.sh, gotenberg.sh) each print `key value`
+# lines; they run from the repository's root, as this script does.
+#
+#   bash scripts/bench/bench.sh        BENCH_DIR (bench-out), BENCH_DOCUMENTS (100000),
+#                                      BENCH_PARTS=stores (only what the store layer decides)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+  exit 0
+fi
+cd "$(dirname "$0")/../.."
 out="${BENCH_DIR:-bench-out}"
 documents="${BENCH_DOCUMENTS:-100000}"
 rm -rf "$out" && mkdir -p "$out/pdfs"
@@ -33,24 +42,24 @@ parts="${BENCH_PARTS:-all}"
 "$bin/pdfgate-bench" library "$out/store-small" | sed 's/^library\./small./' >> "$out/results.txt"
 "$bin/pdfgate-bench" seed "$out/store" "$documents" Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" library "$out/store" >> "$out/results.txt"
-bash scripts/bench-http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
+bash scripts/bench/http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 if [ "$parts" != stores ]; then
-  bash scripts/bench-pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt"
+  bash scripts/bench/pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt"
   "$bin/pdfgate-bench" office Fixtures/office-set "$out/office" >> "$out/results.txt"
   "$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
   "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
-  bash scripts/bench-scan.sh "$bin" "$out/scan" >> "$out/results.txt"
+  bash scripts/bench/scan.sh "$bin" "$out/scan" >> "$out/results.txt"
 fi
 "$bin/pdfgate-bench" pipeline "$out/pipeline" 200 Fixtures/pdf/one-page.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline-indexed "$out/pipeline-indexed" 200 Fixtures/pdf/many-pages.pdf >> "$out/results.txt"
 "$bin/pdfgate-bench" pipeline "$out/pipeline-many" 200 Fixtures/pdf/many-pages.pdf | sed 's/^pipeline\./pipeline_many./' >> "$out/results.txt"
 # Last on the 100,000-document store: it gives every document text in the index.
-bash scripts/bench-search.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
+bash scripts/bench/search.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 # The same search with the rows and the index in PostgreSQL: its own store, seeded alike.
-bash scripts/bench-search.sh "$bin" "$out/store-pg-search" "$out" postgres "$documents" >> "$out/results.txt"
+bash scripts/bench/search.sh "$bin" "$out/store-pg-search" "$out" postgres "$documents" >> "$out/results.txt"
 [ "$parts" = stores ] || "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
-bash scripts/bench-cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
-[ "$parts" = stores ] || bash scripts/bench-gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
+bash scripts/bench/cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
+[ "$parts" = stores ] || bash scripts/bench/gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
 
 cat <<REPORT
 

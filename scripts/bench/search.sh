@@ -4,9 +4,9 @@
 # text, go through HTTP to a release `pdfgate serve`, one at a time, as a person's search box
 # sends them. Prints `key value` lines like pdfgate-bench.
 #
-#   bench-search.sh BIN_DIR STORE OUT_DIR                     # SQLite: STORE is already seeded (bench.sh's)
-#   bench-search.sh BIN_DIR STORE OUT_DIR postgres COUNT      # PostgreSQL: a throwaway server this script
-#                                                             # starts, COUNT documents seeded into STORE
+#   search.sh BIN_DIR STORE OUT_DIR                     # SQLite: STORE is already seeded (bench.sh's)
+#   search.sh BIN_DIR STORE OUT_DIR postgres COUNT      # PostgreSQL: a throwaway server this script
+#                                                     # starts, COUNT documents seeded into STORE
 # The PostgreSQL figures are printed as search.pg.*.
 set -euo pipefail
 bin="$1"; store="$2"; out="$3"; backend="${4:-sqlite}"
@@ -38,7 +38,7 @@ if [ "$backend" = postgres ]; then
   psql "$url" -tAc "SELECT pg_database_size('search')" | awk -v p="$prefix" '{ printf "%s.database_mib %.1f\n", p, $1 / 1048576 }'
 else
   "$bin/pdfgate-bench" search-seed "$store" "$out/$prefix-queries.txt"
-  # The database alone: the store's staging holds bench-http.sh's 1 GiB upload.
+  # The database alone: the store's staging holds http.sh's 1 GiB upload.
   du -ck "$store/.pdfgate"/gateway.sqlite* | awk '$2 == "total" { printf "search.store_mib %.1f\n", $1 / 1024 }'
 fi
 queries="$out/$prefix-queries.txt"

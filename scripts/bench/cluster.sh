@@ -3,7 +3,7 @@
 # stops (scripts/postgres-scratch.sh), beside the embedded SQLite in the same run: pipeline
 # overhead per job, GET /v1/jobs/{id} with wrk, jobs/s with an instant converter on 1 and 3
 # nodes, and how long another node takes to resume a SIGKILLed node's job.
-# Prints `key value` lines like pdfgate-bench. Usage: bench-cluster.sh BIN_DIR OUT_DIR
+# Prints `key value` lines like pdfgate-bench. Usage: cluster.sh BIN_DIR OUT_DIR
 set -euo pipefail
 bin="$1"; out="$2"
 mkdir -p "$out"

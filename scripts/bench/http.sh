@@ -2,7 +2,7 @@
 # The HTTP part of `make bench` (issue 4): wrk against a release `pdfgate serve` on loopback,
 # with a real token, on the store bench.sh seeded with 100,000 documents; then the server's
 # peak RSS while a 1 GiB upload streams in. Prints `key value` lines like pdfgate-bench.
-# Usage: bench-http.sh BIN_DIR STORE OUT_DIR
+# Usage: http.sh BIN_DIR STORE OUT_DIR
 set -euo pipefail
 bin="$1"; store="$2"; out="$3"
 port=18765
