@@ -10,7 +10,7 @@ help:
 	@echo "make demo     file the fixture PDFs into ./data and list them (no server)"
 	@echo "make test     install dependencies, build, and run the whole test suite"
 	@echo "make bench    build in release mode and print the benchmarks"
-	@echo "make lint     check formatting (swift format, hummingbird's .swift-format) and scripts/ (pyflakes)"
+	@echo "make lint     check formatting (swift format, hummingbird's .swift-format) and the Python (pyflakes)"
 	@echo "make format   apply formatting"
 	@echo "make fixtures regenerate Fixtures/ with real tools"
 
@@ -40,7 +40,8 @@ test: deps lint
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
-	/usr/bin/python3 -m pyflakes scripts
+	/usr/bin/python3 -m pyflakes scripts Sources/GatewayConverters/Local/Python
+	PYTHONPYCACHEPREFIX=.build/pycache /usr/bin/python3 -m py_compile Sources/GatewayConverters/Local/Python/*.py
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks

@@ -1,4 +1,4 @@
-// The measuring half of `make bench`; scripts/bench.sh runs it and prints the comparisons.
+// The measuring half of `make bench`; scripts/bench/bench.sh runs it and prints the comparisons.
 //
 //   pdfgate-bench inspect DIR             pool vs `pdfinfo` per file, on every PDF in DIR
 //   pdfgate-bench seed STORE COUNT PDF    a library of COUNT documents (hard links of PDF)
