@@ -192,8 +192,16 @@ let package = Package(
             resources: [
                 .embedInCode("openapi.yaml"),
                 .embedInCode("Web/index.html"), .embedInCode("Web/style.css"), .embedInCode("Web/favicon.svg"),
-                .embedInCode("Web/app.js"), .embedInCode("Web/api.js"), .embedInCode("Web/convert.js"),
-                .embedInCode("Web/library.js"), .embedInCode("Web/dialogs.js"), .embedInCode("Web/dom.js"),
+                .embedInCode("Web/app.js"), .embedInCode("Web/api.js"), .embedInCode("Web/dom.js"),
+                .embedInCode("Web/dialogs.js"), .embedInCode("Web/notice.js"),
+                .embedInCode("Web/convert.js"), .embedInCode("Web/convert-options.js"),
+                .embedInCode("Web/convert-upload.js"), .embedInCode("Web/convert-jobwatch.js"),
+                .embedInCode("Web/convert-job-item.js"),
+                .embedInCode("Web/library.js"), .embedInCode("Web/library-state.js"),
+                .embedInCode("Web/library-tree.js"), .embedInCode("Web/library-folders.js"),
+                .embedInCode("Web/library-list.js"), .embedInCode("Web/library-rows.js"),
+                .embedInCode("Web/library-search.js"), .embedInCode("Web/library-actions.js"),
+                .embedInCode("Web/library-details.js"),
             ],
             swiftSettings: strict
         ),

@@ -56,7 +56,12 @@ struct WebPageTests {
             #expect(!html.contains("style=\"") && !html.contains(" on"), "no inline style or handler attributes")
             #expect(html.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "no inline script")
             var weight = page.body.count
-            for name in ["style.css", "app.js", "api.js", "convert.js", "library.js", "dialogs.js", "dom.js", "favicon.svg"] {
+            // Every file of the page's directory, so a module added there but not embedded (or not
+            // in WebAssets' table) fails here rather than in a browser.
+            let directory = URL(fileURLWithPath: Fixtures.root).deletingLastPathComponent().appendingPathComponent("Sources/GatewayServer/Web")
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") && $0 != "index.html" }
+            #expect(names.contains("app.js") && names.contains("style.css"), "the page's directory: \(names)")
+            for name in names.sorted() {
                 let file = try await client.get("/ui/\(name)")
                 #expect(file.status == 200, "/ui/\(name)")
                 #expect(file.headers["Content-Security-Policy"] != nil)
@@ -66,6 +71,9 @@ struct WebPageTests {
                         #expect(!file.text.contains(sink), "\(name) renders nothing through \(sink)")
                     }
                     #expect(file.headers["Content-Type"]?.hasPrefix("text/javascript") == true)
+                    // One part of the page per module, small enough to read in one sitting.
+                    let lines = file.text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+                    #expect(lines <= 300, "\(name) has \(lines) lines")
                 }
             }
             #expect(weight < 150_000, "page weight \(weight) bytes")

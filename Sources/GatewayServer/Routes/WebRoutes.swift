@@ -85,11 +85,20 @@ struct WebAssets: Sendable {
 
     init(directory: String?) {
         self.directory = directory
+        // The page's ES modules, one per part of the page; each one here is also embedded by
+        // Package.swift, and a test asks for every file of the Web directory.
         let files: [String: [UInt8]] = [
             "index.html": PackageResources.index_html, "style.css": PackageResources.style_css,
             "favicon.svg": PackageResources.favicon_svg, "app.js": PackageResources.app_js, "api.js": PackageResources.api_js,
-            "convert.js": PackageResources.convert_js, "library.js": PackageResources.library_js, "dialogs.js": PackageResources.dialogs_js,
-            "dom.js": PackageResources.dom_js,
+            "dom.js": PackageResources.dom_js, "dialogs.js": PackageResources.dialogs_js, "notice.js": PackageResources.notice_js,
+            "convert.js": PackageResources.convert_js, "convert-options.js": PackageResources.convert_options_js,
+            "convert-upload.js": PackageResources.convert_upload_js, "convert-jobwatch.js": PackageResources.convert_jobwatch_js,
+            "convert-job-item.js": PackageResources.convert_job_item_js,
+            "library.js": PackageResources.library_js, "library-state.js": PackageResources.library_state_js,
+            "library-tree.js": PackageResources.library_tree_js, "library-folders.js": PackageResources.library_folders_js,
+            "library-list.js": PackageResources.library_list_js, "library-rows.js": PackageResources.library_rows_js,
+            "library-search.js": PackageResources.library_search_js, "library-actions.js": PackageResources.library_actions_js,
+            "library-details.js": PackageResources.library_details_js,
         ]
         embedded = files.reduce(into: [:]) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
     }

@@ -3,9 +3,10 @@
 // `document.body.dataset` flags exist so automated tests know when to look.
 
 import * as api from "./api.js";
-import { $, el, iconButton } from "./dom.js";
+import { $ } from "./dom.js";
 import { createConvert } from "./convert.js";
-import { createLibrary, describe } from "./library.js";
+import { createLibrary } from "./library.js";
+import { describe, hideNotice, notify } from "./notice.js";
 
 const signInView = $("#sign-in-view");
 const signInForm = $("#sign-in");
@@ -13,25 +14,9 @@ const tokenInput = $("#token");
 const signInMessage = $("#sign-in-message");
 const signOutButton = $("#sign-out");
 const appView = $("#app");
-const notice = $("#notice");
-
-/** Shows an error (what happened and what to try) until dismissed or replaced. */
-function notify(text, action) {
-  notice.replaceChildren(
-    el("p", { class: "notice-text", text }),
-    action ? el("button", { type: "button", class: "button small", text: action.label, on: { click: () => { hideNotice(); action.run(); } } }) : null,
-    iconButton("close", "Dismiss", "notice-close", hideNotice),
-  );
-  notice.hidden = false;
-}
-
-function hideNotice() {
-  notice.hidden = true;
-  notice.replaceChildren();
-}
 
 let convert = null;
-const library = createLibrary({ notify, onFolderChange: (folder) => convert?.folderChanged(folder) });
+const library = createLibrary({ onFolderChange: (folder) => convert?.folderChanged(folder) });
 convert = createConvert({ library });
 
 function showSignIn(message = "") {

@@ -1,6 +1,6 @@
-// The library's modal dialogs (<dialog> elements in index.html): a yes/no confirmation, a
-// folder name, and the folder a document moves to. Each resolves a promise when it closes, so
-// the library's actions read top to bottom.
+// The library's modal dialogs (<dialog> elements in index.html): a yes/no confirmation (and the
+// "keep both?" question a name clash asks), a folder name, and the folder a document moves to.
+// Each resolves a promise when it closes, so the library's actions read top to bottom.
 
 import * as api from "./api.js";
 import { $, el, replaceChildren } from "./dom.js";
@@ -18,6 +18,21 @@ export function confirmDialog({ title = "Are you sure?", text, ok = "OK", danger
   okButton.textContent = ok;
   okButton.classList.toggle("danger", danger);
   return showDialog(dialog, danger ? $("#confirm-cancel", dialog) : okButton).then((value) => value === "ok");
+}
+
+/** Runs `attempt("fail")`; on a name clash asks, then retries with "rename". Null when declined. */
+export async function withConflictChoice(attempt, clash) {
+  try {
+    return await attempt("fail");
+  } catch (error) {
+    if (error.code !== "name_conflict") throw error;
+    const keepBoth = await confirmDialog({
+      title: "That name is taken",
+      text: `${clash} Keep both? The new one gets a numbered name, like “Name 01”.`,
+      ok: "Keep both",
+    });
+    return keepBoth ? attempt("rename") : null;
+  }
 }
 
 function showDialog(dialog, focus) {
