@@ -1,7 +1,7 @@
 import CCurl
 
 /// One libcurl easy handle and the C resources its options point at (header list, mime form,
-/// error buffer), freed together. It lives and dies on the transfer thread and never escapes it.
+/// error buffer), freed together. It lives and dies on the transfer loop's thread and never escapes it.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?

@@ -3,19 +3,28 @@ import Foundation
 /// An async HTTP/1.1 client over libcurl that streams request bodies from files and responses
 /// into files, so memory stays flat whatever the document size.
 ///
-/// Each exchange runs on a dedicated thread, never on Swift's cooperative pool, because libcurl
-/// blocks while it waits for the network; the calling task suspends on a continuation. Cancelling
-/// the task aborts the transfer at once (a `curl_multi_wakeup` interrupts the wait), removes a
-/// partial response file and throws `CancellationError`.
+/// Every exchange of the process runs on one shared transfer loop (`TransferLoop.shared`): one
+/// libcurl multi handle driven by one thread, never Swift's cooperative pool, while the calling
+/// task suspends on a continuation. Cancelling the task removes the transfer from the loop at
+/// once, removes a partial response file and throws `CancellationError`.
 ///
 /// TLS certificates are always verified. Proxies follow `HTTPClientConfiguration.proxy`.
 public final class HTTPClient: Sendable {
     /// Limits and policies for every request.
     public let configuration: HTTPClientConfiguration
+    private let loop: TransferLoop
 
-    /// A client; it holds no connections, so creating one is cheap.
+    /// A client on the process's shared transfer loop; it holds no connections of its own, so
+    /// creating one is cheap.
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
         self.configuration = configuration
+        self.loop = .shared
+    }
+
+    /// A client whose transfers run on `loop`.
+    init(configuration: HTTPClientConfiguration, loop: TransferLoop) {
+        self.configuration = configuration
+        self.loop = loop
     }
 
     /// Sends `request` and returns the response of whatever status, with its body in `sink`.
@@ -32,14 +41,10 @@ public final class HTTPClient: Sendable {
         let context = TransferContext()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let thread = Thread {
-                    continuation.resume(with: transfer.run(context: context))
-                }
-                thread.name = "pdfgate-http"
-                thread.start()
+                loop.submit(PendingTransfer(transfer: transfer, context: context, continuation: continuation))
             }
         } onCancel: {
-            context.cancel()
+            loop.cancel(context)
         }
     }
 }

@@ -51,7 +51,7 @@ public struct HTTPClientError: GatewayError, Equatable {
     }
 }
 
-/// A failure found on the transfer thread, before the message gets its `METHOD host` prefix.
+/// A failure found on the transfer loop's thread, before the message gets its `METHOD host` prefix.
 struct TransferFailure: Error {
     var kind: HTTPClientError.Kind
     var detail: String

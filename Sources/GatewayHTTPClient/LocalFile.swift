@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The few raw file operations the transfer thread needs: plain descriptors, so callbacks move
+/// The few raw file operations the transfer loop's thread needs: plain descriptors, so callbacks move
 /// bytes between libcurl's buffers and the kernel without copies or Foundation objects.
 enum LocalFile {
     /// Opens a regular file for reading and returns its descriptor and size.

@@ -7,46 +7,70 @@ import Glibc
 import Darwin
 #endif
 
-/// Everything one exchange needs, handed to its dedicated thread.
+/// Everything one exchange needs, handed to the transfer loop's thread, where all of it runs:
+/// the handle is made, driven and read there, and the local files are opened and closed there.
 struct Transfer: Sendable {
     var request: HTTPRequest
     var sink: HTTPResponseSink
     var configuration: HTTPClientConfiguration
     var totalTimeout: Duration?
 
-    /// Runs the exchange to completion on the calling thread, which must not be one of Swift's
-    /// cooperative threads: libcurl blocks in `curl_multi_poll`. Never throws; failures are values.
-    func run(context: TransferContext) -> Result<HTTPResponse, any Error> {
-        let started = ContinuousClock.now
-        defer {
-            if context.inputFD >= 0 { close(context.inputFD) }
-        }
+    /// A configured easy handle for this exchange, its files opened into `context`; the caller
+    /// keeps `context` alive until the handle is gone, since the callbacks reach it unretained.
+    func makeHandle(context: TransferContext) throws -> CurlEasy {
+        let handle = try CurlEasy()
+        try configure(handle, context: context)
+        return handle
+    }
+
+    /// The result of an exchange libcurl ended with `code`; releases the local files either way.
+    /// Never throws; failures are values.
+    func outcome(of code: CURLcode, easy: CurlEasy, context: TransferContext, elapsed: Duration) -> Result<HTTPResponse, any Error> {
         do {
-            let handle = try CurlEasy()
-            try configure(handle, context: context)
-            let code = try perform(handle, context: context)
-            let outcome = try finish(handle, code: code, context: context, elapsed: ContinuousClock.now - started)
-            return .success(outcome)
+            let response = try finish(easy, code: code, context: context, elapsed: elapsed)
+            closeInput(context)
+            return .success(response)
         } catch {
-            if case .file(let path) = sink, context.outputFD >= 0 {
-                close(context.outputFD)
-                context.outputFD = -1
-                unlink(path)
-            }
-            if error is CancellationError { return .failure(error) }
-            let failure = error as? TransferFailure ?? TransferFailure(.other, "\(error)")
-            return .failure(HTTPClientError(failure.kind, "\(request.method) \(hostDescription) failed: \(failure.detail)"))
+            return abandoned(error, context: context)
         }
+    }
+
+    /// The result of an exchange that ended with `error` (cancelled, refused before it started,
+    /// or failed): closes the files, removes a partial response file and words the failure.
+    func abandoned(_ error: any Error, context: TransferContext) -> Result<HTTPResponse, any Error> {
+        closeInput(context)
+        if case .file(let path) = sink, context.outputFD >= 0 {
+            close(context.outputFD)
+            context.outputFD = -1
+            unlink(path)
+        }
+        if error is CancellationError { return .failure(error) }
+        let failure = error as? TransferFailure ?? TransferFailure(.other, "\(error)")
+        return .failure(HTTPClientError(failure.kind, "\(request.method) \(hostDescription) failed: \(failure.detail)"))
+    }
+
+    private func closeInput(_ context: TransferContext) {
+        if context.inputFD >= 0 { close(context.inputFD) }
+        context.inputFD = -1
     }
 
     // MARK: setup
 
     private func configure(_ easy: CurlEasy, context: TransferContext) throws {
-        // The caller keeps `context` alive until the transfer ended, so callbacks may use it unretained.
         let pointer = Unmanaged.passUnretained(context).toOpaque()
         try validate()
         try easy.set(CURLOPT_URL, request.url)
-        if !request.resolve.isEmpty { try easy.setResolve(request.resolve) }
+        if !request.resolve.isEmpty {
+            try easy.setResolve(request.resolve)
+            // Every transfer shares the loop's connection cache, and libcurl matches a cached
+            // connection by host name and port, not by the address it went to. A pinned exchange
+            // therefore neither takes a connection another request opened (perhaps to a different
+            // pin of the same name) nor leaves its own behind for one. The pin also lands in the
+            // loop's shared DNS cache, where libcurl keeps it; each transfer loads its own list
+            // just before it resolves, so a pinned request connects where its own check looked.
+            try easy.set(CURLOPT_FRESH_CONNECT, 1)
+            try easy.set(CURLOPT_FORBID_REUSE, 1)
+        }
         // Signals cannot be used for timeouts in a multithreaded process.
         try easy.set(CURLOPT_NOSIGNAL, 1)
         // Nothing but http(s), including on redirect: file://, gopher:// and friends are SSRF tools.
@@ -189,36 +213,6 @@ struct Transfer: Sendable {
 
     private func check(_ code: CURLcode) throws {
         guard code == CURLE_OK else { throw TransferFailure(.other, "libcurl rejected a callback: \(String(cString: curl_easy_strerror(code)))") }
-    }
-
-    // MARK: the transfer loop
-
-    /// Drives the handle through a private multi handle so a cancellation can interrupt
-    /// `curl_multi_poll` with `curl_multi_wakeup` at once instead of at the next progress tick.
-    private func perform(_ easy: CurlEasy, context: TransferContext) throws -> CURLcode {
-        guard let multi = curl_multi_init() else { throw TransferFailure(.other, "libcurl could not create a multi handle") }
-        context.multiHandle.withLock { $0 = WakeableMulti(raw: multi) }
-        defer {
-            curl_multi_remove_handle(multi, easy.handle)
-            context.multiHandle.withLock { $0 = nil }
-            curl_multi_cleanup(multi)
-        }
-        let added = curl_multi_add_handle(multi, easy.handle)
-        guard added == CURLM_OK else { throw TransferFailure(.other, "libcurl: \(String(cString: curl_multi_strerror(added)))") }
-        while true {
-            if context.isCancelled { throw CancellationError() }
-            var running: Int32 = 0
-            let performed = curl_multi_perform(multi, &running)
-            guard performed == CURLM_OK else { throw TransferFailure(.other, "libcurl: \(String(cString: curl_multi_strerror(performed)))") }
-            var remaining: Int32 = 0
-            while let message = curl_multi_info_read(multi, &remaining) {
-                if message.pointee.msg == CURLMSG_DONE { return pdfgate_curl_msg_result(message) }
-            }
-            if context.isCancelled { throw CancellationError() }
-            // Sleeps until a socket is ready; libcurl shortens the wait to its own next timer; a wake-up from cancel() ends it early.
-            let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
-            guard polled == CURLM_OK else { throw TransferFailure(.other, "libcurl: \(String(cString: curl_multi_strerror(polled)))") }
-        }
     }
 
     // MARK: results

@@ -9,14 +9,12 @@ import Darwin
 
 /// The state of one transfer that libcurl's C callbacks reach through an `Unmanaged` pointer.
 ///
-/// `@unchecked Sendable` is safe because the state is split by thread: everything but
-/// `cancelled` and `multiHandle` is touched only by the transfer thread (libcurl runs the
-/// callbacks synchronously inside `curl_multi_perform` on that thread, and the driving loop reads
-/// the results after the transfer ended there), while the two cross-thread members are an
-/// `Atomic` and a `Mutex`. The context is created before the thread starts and read back only
-/// after it resumed the caller's continuation, which orders those accesses.
+/// `@unchecked Sendable` is safe because everything but `cancelled` is touched only by the
+/// transfer loop's thread: the handle is configured there, libcurl runs the callbacks
+/// synchronously inside `curl_multi_perform` there, and the results are read there once the
+/// transfer ended. `cancelled`, set by the task's cancellation handler, is an `Atomic`.
 final class TransferContext: @unchecked Sendable {
-    // MARK: transfer-thread state
+    // MARK: loop-thread state
 
     /// Headers of the latest response seen; reset at each status line, so 1xx interim answers and
     /// followed redirects leave only the final response's fields.
@@ -38,20 +36,8 @@ final class TransferContext: @unchecked Sendable {
 
     // MARK: cross-thread state
 
-    /// Set by the task's cancellation handler; the transfer loop stops at its next turn.
+    /// Set by `TransferLoop.cancel(_:)`, so a transfer cancelled before the loop started it never starts.
     let cancelled = Atomic<Bool>(false)
-    /// The multi handle while it exists, so `cancel()` can wake a `curl_multi_poll` in progress.
-    /// Held under the lock while waking, and cleared under it before cleanup, so a wake-up never
-    /// races the handle's destruction.
-    let multiHandle = Mutex<WakeableMulti?>(nil)
-
-    /// Asks the transfer to stop as soon as possible; callable from any thread, any number of times.
-    func cancel() {
-        cancelled.store(true, ordering: .releasing)
-        multiHandle.withLock { handle in
-            if let handle { _ = curl_multi_wakeup(handle.raw) }
-        }
-    }
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
@@ -106,13 +92,6 @@ final class TransferContext: @unchecked Sendable {
     func seek(to offset: Int64, origin: Int32) -> Int32 {
         lseek(inputFD, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_CANTSEEK) : Int32(CURL_SEEKFUNC_OK)
     }
-}
-
-/// A multi handle as the cancelling thread sees it. `@unchecked Sendable` is safe because the only
-/// call made on it from another thread is `curl_multi_wakeup`, which libcurl documents as callable
-/// from any thread, and `TransferContext.multiHandle`'s lock keeps it from outliving the handle.
-struct WakeableMulti: @unchecked Sendable {
-    let raw: UnsafeMutableRawPointer
 }
 
 extension String {

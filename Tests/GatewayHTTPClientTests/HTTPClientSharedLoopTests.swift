@@ -1,0 +1,147 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+@testable import GatewayHTTPClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("HTTPClient drives every transfer from one loop")
+struct HTTPClientSharedLoopTests {
+    /// A thousand exchanges in flight at once must not cost a thousand threads: the process's
+    /// thread count (`/proc/self/task`) stays within a few of what it was before.
+    @Test(.timeLimit(.minutes(2)))
+    func aThousandConcurrentSlowRequestsShareAHandfulOfThreads() async throws {
+        let count = 1_000
+        // Each exchange holds a descriptor on both ends of the loopback connection.
+        try raiseOpenFileLimit(toAtLeast: 4 * count + 256)
+        let server = try await SlowHTTPServer(delay: .milliseconds(1_500))
+        let client = loopbackClient()
+        // Warms the loop up, so the baseline already holds whatever threads a first request starts.
+        let warm = try await client.execute(HTTPRequest(url: server.url("/warm-up")))
+        #expect(warm.bodyText == "/warm-up")
+
+        let baseline = threadCount()
+        let peak = Recorder(baseline)
+        let atFullLoad = Recorder(0)
+        let sampler = Task {
+            while !Task.isCancelled {
+                let now = threadCount()
+                peak.update { $0 = max($0, now) }
+                if atFullLoad.value == 0, server.requestsReceived >= count + 1 { atFullLoad.set(now) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+
+        let started = ContinuousClock.now
+        let bodies = try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
+            for index in 0..<count {
+                group.addTask { (index, try await client.execute(HTTPRequest(url: server.url("/item/\(index)")), timeout: .seconds(60))) }
+            }
+            return try await group.reduce(into: [Int: HTTPResponse]()) { $0[$1.0] = $1.1 }
+        }
+        let elapsed = ContinuousClock.now - started
+        sampler.cancel()
+        _ = await sampler.value
+        let after = threadCount()
+        let peakThreads = peak.value
+        let fullLoadThreads = atFullLoad.value
+        await server.stop()
+        print(
+            "\(count) concurrent 1.5 s requests took \(elapsed); threads: baseline \(baseline), "
+                + "peak \(peakThreads), with all in flight \(fullLoadThreads), after \(after)"
+        )
+
+        #expect(bodies.count == count)
+        #expect(bodies.allSatisfy { index, response in response.status == 200 && response.bodyText == "/item/\(index)" })
+        #expect(server.requestsReceived == count + 1)
+        #expect(fullLoadThreads > 0, "the sampler saw every request arrive at the server")
+        #expect(peakThreads - baseline <= 8, "a thread per transfer would add about \(count)")
+        // Serialized, or queued behind a small pool, they would take many times the 1.5 s delay.
+        #expect(elapsed < .seconds(30))
+    }
+
+    @Test func unpinnedExchangesReuseAConnectionAndPinnedOnesNever() async throws {
+        let server = try await SlowHTTPServer(delay: .zero)
+        let client = loopbackClient()
+        for index in 0..<3 {
+            let response = try await client.execute(HTTPRequest(url: server.url("/plain/\(index)")))
+            #expect(response.bodyText == "/plain/\(index)")
+        }
+        let afterPlain = server.connectionsAccepted
+        // The same name pinned to the same address each time: reuse would be harmless here, yet a
+        // pinned exchange must neither take a cached connection nor leave one behind.
+        for index in 0..<3 {
+            let request = HTTPRequest(
+                url: "http://pinned.invalid:\(server.port)/pinned/\(index)",
+                resolve: ["pinned.invalid:\(server.port):127.0.0.1"]
+            )
+            let response = try await client.execute(request)
+            #expect(response.bodyText == "/pinned/\(index)")
+        }
+        let afterPinned = server.connectionsAccepted
+        let plainAgain = try await client.execute(HTTPRequest(url: server.url("/plain/again")))
+        await server.stop()
+
+        #expect(afterPlain == 1, "keep-alive: the loop's connection cache serves all three")
+        #expect(afterPinned == afterPlain + 3)
+        #expect(plainAgain.bodyText == "/plain/again")
+        #expect(server.connectionsAccepted == afterPinned, "the unpinned connection is still cached")
+    }
+
+    @Test func shuttingALoopDownFailsItsTransfersAndEndsItsThread() async throws {
+        let arrived = Recorder(false)
+        let server = try LoopbackHTTPServer { _, response in
+            arrived.set(true)
+            response.hang()
+        }
+        defer { server.stop() }
+        let loop = TransferLoop()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(proxy: .direct), loop: loop)
+        let loopThreadsBefore = loopThreadCount()
+
+        let hanging = Task { try await client.execute(HTTPRequest(url: server.url("/hang"))) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !arrived.value, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(arrived.value)
+        #expect(loopThreadCount() == loopThreadsBefore + 1)
+
+        await loop.shutdown()
+        let inFlight = await #expect(throws: HTTPClientError.self) { try await hanging.value }
+        let later = await #expect(throws: HTTPClientError.self) { try await client.execute(HTTPRequest(url: server.url("/later"))) }
+        await loop.shutdown()
+
+        #expect(inFlight?.message.contains("shut down") == true)
+        #expect(later?.message.contains("shut down") == true)
+        // shutdown() returns as the thread ends; the kernel may list it a moment longer.
+        let gone = ContinuousClock.now + .seconds(2)
+        while loopThreadCount() > loopThreadsBefore, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(loopThreadCount() == loopThreadsBefore)
+    }
+}
+
+/// Threads of this process, as the kernel lists them.
+private func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+}
+
+/// Threads of this process named as the transfer loop names its thread.
+private func loopThreadCount() -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.count { task in
+        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.hasPrefix("pdfgate-http") == true
+    }
+}
+
+/// Lifts the soft limit on open descriptors towards the hard limit when it is below `needed`.
+private func raiseOpenFileLimit(toAtLeast needed: Int) throws {
+    let resource = Int32(RLIMIT_NOFILE.rawValue)
+    var limit = rlimit()
+    guard getrlimit(resource, &limit) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EINVAL) }
+    guard limit.rlim_cur < rlim_t(needed) else { return }
+    limit.rlim_cur = limit.rlim_max == rlim_t.max ? rlim_t(needed) : min(limit.rlim_max, rlim_t(needed))
+    guard setrlimit(resource, &limit) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EINVAL) }
+    try #require(limit.rlim_cur >= rlim_t(needed), "the hard limit on open files (\(limit.rlim_max)) is too low for this test")
+}
