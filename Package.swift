@@ -268,7 +268,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "GatewayHTTPClientTests", dependencies: ["GatewayHTTPClient", "GatewayTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayHTTPClientTests",
+            dependencies: [
+                "GatewayHTTPClient", "GatewayTestSupport",
+                // The slow receiver the shared transfer loop is measured against: one event-loop thread.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "GatewayConvertersTests",
             // NIOHTTP1 for the request heads the proxy's parsing tests build.
