@@ -18,7 +18,7 @@ extension PDFOperation {
         public static let defaultLanguages = ["eng"]
         /// Languages one operation may combine: each costs start-up time and recognition time.
         public static let maxLanguages = 8
-        /// Pages one job may OCR: at about 2 s of CPU each, more belong in several jobs.
+        /// Pages one job may OCR: each costs seconds of CPU, so more belong in several jobs.
         public static let maxPages = 500
 
         /// How Tesseract's `-l` takes them: `eng+deu`.
