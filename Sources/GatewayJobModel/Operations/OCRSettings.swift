@@ -2,7 +2,7 @@ import Foundation
 
 extension PDFOperation {
     /// `ocr`: an invisible text layer from Tesseract under every page that has no text yet (all
-    /// pages with `force`), the page images left as they are (issue 30).
+    /// pages with `force`), the page images left as they are.
     public struct OCR: Sendable, Equatable {
         /// Tesseract's language codes (`eng`, `deu`, `chi_sim`), tried together.
         public var languages: [String]
