@@ -5,8 +5,8 @@ import Foundation
 /// Two readers share it. A client's object (a create's `options`, a one-shot's fields, the CLI's
 /// `--option`) is read strictly — an unknown key or a value of the wrong type is refused with an
 /// `OptionsError` naming the key and what it takes — by setting `strictDecoding` in the
-/// decoder's `userInfo`. A stored job spec is read leniently, as before: it was checked when it
-/// was created, and a spec stored before a key existed still decodes (the key is nil).
+/// decoder's `userInfo`. A stored job spec is read leniently: it was checked when it was
+/// created, and a stored spec that lacks a key still decodes (the key is nil).
 extension ConversionOptions: Codable {
     /// Set to `true` in a decoder's `userInfo` to read a client's options strictly.
     public static let strictDecoding = CodingUserInfoKey(rawValue: "pdfgate.conversionOptions.strict")!

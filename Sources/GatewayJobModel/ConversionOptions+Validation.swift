@@ -99,8 +99,8 @@ extension ConversionOptions {
     /// Refuses LibreOffice's options on a job LibreOffice never sees (a web page, uploaded HTML,
     /// an ebook, PDFs), and a scan's options on a job that has no page images: they would be
     /// dropped without a word, and a client asking for `pdfa` on a URL job would get no PDF/A.
-    /// Chromium's options on an office job are ignored instead, as they always were (and as
-    /// Gotenberg does): they cannot make the result wrong.
+    /// Chromium's options on an office job are ignored instead (as Gotenberg does): they cannot
+    /// make the result wrong.
     public func checkApplies(to type: JobType, originalFilename: String?) throws(OptionsError) {
         if type != .scanToPDF, let key = scan.setKeys.first { throw scanOptionUnused(key, because: "this is a \(type.rawValue) job") }
         if let key = office.setKeys.first, let what = Self.officeUnused(by: type, originalFilename: originalFilename) {

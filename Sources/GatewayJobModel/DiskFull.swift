@@ -4,8 +4,8 @@ import GatewayLibraryModel
 
 /// A write that failed because the store's file system (or the database's) is out of space:
 /// ENOSPC or EDQUOT from the kernel, `SQLITE_FULL` from SQLite, however deep it was wrapped.
-/// Such a failure is the operator's to fix, and says so (issue 27): 507 on the API,
-/// `insufficient_storage` on a job, never a bare "internal error".
+/// Such a failure is the operator's to fix, and says so: 507 on the API, `insufficient_storage`
+/// on a job, never a bare "internal error".
 public enum DiskFull {
     /// The stable code every disk-full answer carries.
     public static let code = "insufficient_storage"

@@ -20,7 +20,7 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var timeoutSeconds: Double?
     /// `PDF_TO_PDF` from the library: the owner's documents, in order (merged when several).
     public var documents: [UUID]?
-    /// Applied in order to the PDF the job makes (any type): issue 15's operations.
+    /// Applied in order to the PDF the job makes, whatever its type.
     public var operations: [PDFOperation]?
     /// Write the result over the one input document, which keeps its id, instead of filing a new one.
     public var replaceOriginal: Bool?

@@ -48,7 +48,7 @@ public struct JobStateMachine: Sendable, Equatable {
     /// window); submitting starts the conversion's own time, `timeout`, from then.
     public private(set) var deadline: Date
     /// The conversion's time budget, applied from the submit of a file job; nil for jobs whose
-    /// deadline was fixed at creation (URL jobs, and jobs stored before this existed).
+    /// deadline was fixed at creation (URL jobs, and stored jobs that have none).
     public private(set) var timeout: TimeInterval?
     /// The remote converter's job id, kept so a restart resumes polling instead of re-uploading.
     public private(set) var remoteID: String?
@@ -230,7 +230,7 @@ public struct JobStateMachine: Sendable, Equatable {
         random: inout some RandomNumberGenerator
     ) -> [Action] {
         // A backend that is down or full has not tried the input yet: the job waits for it until
-        // its deadline instead of spending its attempts (issue 3: "wait and retry, not fail").
+        // its deadline instead of spending its attempts.
         guard error.kind == .unavailable || (error.kind == .transient && attempts < maxAttempts) else { return fail(error) }
         let remaining = Duration.milliseconds(Int64(deadline.timeIntervalSince(now) * 1000))
         guard let wait = backoff.delay(afterAttempt: attempts, retryAfter: error.retryAfter, remaining: remaining, using: &random) else {
@@ -281,9 +281,9 @@ public struct JobTransitionError: GatewayError, Equatable {
     }
 }
 
-/// The stored form: the flat record jobs have been written in since the first release (the
-/// `state` column), so rows written before the stages existed read back unchanged, and rows
-/// written now read in an older binary.
+/// The stored form: one flat record (the `state` column) that every release writes and reads,
+/// so rows an older binary wrote read back unchanged, and rows this one writes read in an
+/// older binary.
 extension JobStateMachine: Codable {
     private struct Stored: Codable {
         var status: JobStatus

@@ -7,7 +7,7 @@ public enum JobType: String, Sendable, Codable, CaseIterable {
     case docToPDF = "DOC_TO_PDF"
     case ebookToPDF = "EBOOK_TO_PDF"
     /// PDFs in, PDFs out: library documents (merged when several) or an uploaded PDF, through
-    /// the job's `operations` (issue 15).
+    /// the job's `operations`.
     case pdfToPDF = "PDF_TO_PDF"
     /// A web page or uploaded HTML as an image (Gotenberg's screenshot routes): its result is
     /// kept beside the job for its requester, not filed (`DocumentFiler.keepResult`).
@@ -59,7 +59,7 @@ public enum FailureClass: String, Sendable, Codable {
     case rejected
     /// The converter cannot start on this node: its sandbox is refused, its program or a library
     /// it loads is missing. No retry here can heal that, so the job fails at once, and the engine
-    /// takes no more jobs of its type on this node until a re-check passes (issue 27).
+    /// takes no more jobs of its type on this node until a re-check passes.
     case cannotStart = "cannot_start"
     /// The deadline passed.
     case timedOut = "timed_out"

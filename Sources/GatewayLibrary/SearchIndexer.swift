@@ -59,9 +59,9 @@ package final class SearchIndexer: Sendable {
         }
     }
 
-    /// Waits while documents are being filed, so reading their text does not compete with the
-    /// jobs filing them (on 2 cores it added a quarter to each job), but no longer than
-    /// `maxLag`: text filed in a steady stream is still read within it.
+    /// Waits while documents are being filed, so reading their text does not compete for the
+    /// cores with the jobs filing them, but no longer than `maxLag`: text filed in a steady
+    /// stream is still read within it.
     func quietMoment() async {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < maxLag {

@@ -16,8 +16,8 @@ public final class PDFInspectorPool: PDFInspector {
         public var poolSize: Int
         /// Wall-clock limit for one inspection, thumbnail included; past it the worker is killed.
         public var timeout: Duration
-        /// Address-space cap (RLIMIT_AS) of each worker. An idle worker (all of `pdfgate`) maps about 300 MB
-        /// in a debug build (runtime, Foundation, Poppler, cairo), so caps under ~512 MiB leave little for the PDF.
+        /// Address-space cap (RLIMIT_AS) of each worker. An idle worker maps all of `pdfgate` (runtime,
+        /// Foundation, Poppler, cairo) before it reads a PDF, so caps under ~512 MiB leave little for the PDF.
         public var memoryLimitBytes: Int
         /// The workers' scheduling niceness (0–19): above 0 they yield the CPU to everything else,
         /// for work that can wait (reading text for the search index while jobs convert).

@@ -6,8 +6,8 @@ import GatewayLibraryModel
 /// document at a time on one thread: Poppler cannot be cancelled and crashes when a document is
 /// shared by threads, so the gateway never loads it in its own process.
 package final class PopplerReader {
-    /// Kept open for the reader's life: Poppler rebuilds global state (6.6 ms) whenever the last
-    /// document closes, but opening one while another is alive costs 0.44 ms.
+    /// Kept open for the reader's life: Poppler rebuilds its global state whenever the last
+    /// document closes, which costs many times what opening one while another is alive does.
     private let keepAlive: OpaquePointer?
 
     package init() {

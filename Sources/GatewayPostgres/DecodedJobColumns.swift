@@ -2,10 +2,10 @@ import Foundation
 import GatewayJobModel
 
 /// The decoded `spec` and `state` of recently read jobs, reused while a row holds the same
-/// text: a client polls one job many times over, and decoding its two JSON columns was the
-/// largest share of what a poll cost this process (a profile of `GET /v1/jobs/{id}` on
-/// PostgreSQL: 11 % of all its CPU). Only equal text is reused, so it never answers anything
-/// a fresh decode would not; a new spec or state is decoded and replaces the entry.
+/// text: a client polls one job many times over, and decoding its two JSON columns is the
+/// largest share of what a poll costs this process. Only equal text is reused, so it never
+/// answers anything a fresh decode would not; a new spec or state is decoded and replaces the
+/// entry.
 final class DecodedJobColumns: Sendable {
     private struct Entry: Sendable {
         var specText: String

@@ -197,8 +197,7 @@ public final class PostgresDatabase: Sendable {
     /// (a prepared statement: no SQL text and no row description per call). PostgreSQL spends
     /// more on parsing and planning a point read than on running it.
     ///
-    /// Not bounded by `answered`, whose task and timer cost polls (6,752 req/s with it against
-    /// 7,310–7,335 without, `scripts/bench/cluster.sh`, one run each way): a poll is a read its
+    /// Not bounded by `answered`, whose task and timer slow every poll: a poll is a read its
     /// client gives up on by itself; the engine's reads and every write go through the bounded
     /// calls.
     func query<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws -> [Statement.Row]

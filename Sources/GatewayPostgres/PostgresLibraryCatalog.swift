@@ -69,8 +69,8 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         try await database.withConnection { try await Self.insert(document, in: $0) }
     }
 
-    /// In transactions of 5,000 rows: 100,000 in one took about the 30 s a call may wait for
-    /// PostgreSQL (`PostgresDatabase.answerTimeout`), and a busy machine went past it.
+    /// In transactions of 5,000 rows: a whole seeding in one can outlast the time a call may wait
+    /// for PostgreSQL (`PostgresDatabase.answerTimeout`) on a busy machine.
     package func insertAll(_ documents: [DocumentRecord]) async throws {
         for start in stride(from: 0, to: documents.count, by: 5_000) {
             let chunk = documents[start..<min(start + 5_000, documents.count)]
@@ -105,9 +105,9 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         return try Self.document(row)
     }
 
-    /// `updateFollowingIndex` prepared once per connection: PostgreSQL planned its statements
-    /// anew for each filing, about 1.5 ms of its 2.6 ms (the server's log, 100 filings). Every
-    /// record gives the same SQL text (each value, null or not, is one parameter), so the text
+    /// `updateFollowingIndex` prepared once per connection: otherwise PostgreSQL plans its
+    /// statements anew for each filing, which is most of the filing's time. Every record gives
+    /// the same SQL text (each value, null or not, is one parameter), so the text
     /// of any record is the statement's; each parameter's type is its column's or its
     /// function's, which is what its value is encoded as.
     struct ReadyDocumentWrite: PostgresPreparedStatement {

@@ -27,9 +27,9 @@ public struct SearchHighlighter: Sendable {
 
     /// About `words` words of a page around its first match, the matches marked, `…` where the
     /// page goes on: what a hit shows, with whether the page holds every required term (the page
-    /// a hit names). Made here rather than by the index (FTS5's `snippet()` cost a millisecond a
-    /// hit on a page full of a common word), so both indexes show the same. The page is split
-    /// once. nil when no required term is on the page.
+    /// a hit names). Made here rather than by the index (FTS5's `snippet()` is slow on a page
+    /// full of a common word), so both indexes show the same. The page is split once. nil when no
+    /// required term is on the page.
     public func snippet(_ page: String, words count: Int) -> (holdsAll: Bool, segments: [SnippetSegment])? {
         let words = Words(page)
         let found = terms.map(words.matches(of:))

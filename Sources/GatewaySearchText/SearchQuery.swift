@@ -15,8 +15,8 @@ public struct SearchQuery: Sendable, Equatable, CustomStringConvertible {
     public static let maxCharacters = 256
     /// Each term is a doclist to intersect; past a handful, a query is a paste, not a search.
     public static let maxTerms = 16
-    /// Shorter prefixes expand to too many words to rank quickly (`ka*` took 43 ms on PostgreSQL
-    /// at 100,000 documents, against 10 ms for a word), so they match the whole word instead.
+    /// Shorter prefixes expand to too many words to rank quickly, so they match the whole word
+    /// instead.
     public static let minPrefixCharacters = 3
 
     /// A query of already-split terms; `init(parsing:)` is how user text becomes one.

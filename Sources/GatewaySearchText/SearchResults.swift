@@ -31,7 +31,7 @@ public struct SearchPage: Sendable, Equatable {
     /// Set when more hits follow: the last hit's position.
     public var next: SearchCursor?
     /// Only the newest this-many matching documents are looked at: ranking every match of a
-    /// word in every document costs too much (225 ms for 100,000 matches), so the answer says so.
+    /// word in every document costs too much in a large library, so the answer says so.
     public var rankedAmong: Int
     /// More documents matched than `rankedAmong`: older ones are not shown, and the newest may
     /// come newest first rather than best first (PostgreSQL always lists them so; SQLite when

@@ -137,7 +137,7 @@ public final class GatewayDatabase: Sendable {
         }
         migrator.registerMigration("v5-job-deadline") { db in
             // Lets the engine find file jobs whose upload window closed with an index range.
-            // Rows from before stay NULL: they never expire by themselves, as before.
+            // Rows already stored stay NULL: they never expire by themselves.
             try db.alter(table: "jobs") { t in t.add(column: "deadline", .datetime) }
             try db.create(index: "jobs_status_deadline", on: "jobs", columns: ["status", "deadline"])
         }

@@ -29,8 +29,8 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
 
     package func documents(ids: [String], owner: String?) async throws -> [DocumentWithPath] {
         guard !ids.isEmpty else { return [] }
-        // `+` keeps the planner on the primary key: on the (owner, …) index instead it walked
-        // every one of the owner's documents (60 % of a search's time at 100,000).
+        // `+` keeps the planner on the primary key: on the (owner, …) index instead it walks
+        // every one of the owner's documents, most of a search's time in a large library.
         let sql = """
             SELECT \(DocumentWithPath.selection)
             WHERE documents.id IN (\(databaseQuestionMarks(count: ids.count))) AND +documents.state = 'ready'

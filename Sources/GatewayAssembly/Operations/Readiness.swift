@@ -57,7 +57,7 @@ public struct Readiness: Sendable {
             case .gateway(let url): checks["gateway"] = await httpCheck(url + "/healthz")
             }
         }
-        // A type this node stopped taking because its converter cannot start (issue 27).
+        // A type this node stopped taking because its converter cannot start.
         for (type, outage) in engine.outages.current {
             checks["jobs.\(type.rawValue)"] = Check(ok: false, message: "this node takes no \(type.rawValue) jobs: \(outage.failure.message)")
         }

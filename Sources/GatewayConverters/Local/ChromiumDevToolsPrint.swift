@@ -15,7 +15,7 @@ enum ChromiumDevToolsPrint {
         /// scripts, fonts and images it fetches after the document).
         case requestsDone(within: Duration)
         /// Its own timers run this much virtual time, fast-forwarded while it waits for nothing
-        /// (an uploaded page, which has no network; `--virtual-time-budget` did this).
+        /// (an uploaded page, which has no network; what `--virtual-time-budget` does).
         case virtualTime(Duration)
     }
 
@@ -115,7 +115,7 @@ enum ChromiumDevToolsPrint {
     }
 
     /// The load event, then the settling; with virtual time, the budget's end alone (as
-    /// `--virtual-time-budget` had it: the page's own clock says when it is done). A page whose
+    /// `--virtual-time-budget` has it: the page's own clock says when it is done). A page whose
     /// load never comes (an ad server that hangs) is printed as it stands once its document is
     /// parsed, shortly before the deadline, rather than lost.
     private static func waitUntilSettled(session: String, loader: String?, settle: Settle, pipe: DevToolsPipe) throws {

@@ -40,7 +40,7 @@ enum LibreOfficeExport {
     }
 
     /// The settings for `options`, in a fixed order; empty when nothing is asked for (LibreOffice's
-    /// defaults then apply, as before these options existed).
+    /// defaults then apply).
     static func filterData(for options: ConversionOptions) -> [(name: String, value: Value)] {
         var data: [(name: String, value: Value)] = []
         func flag(_ name: String, _ value: Bool?) { if let value { data.append((name, .bool(value))) } }

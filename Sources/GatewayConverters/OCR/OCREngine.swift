@@ -2,11 +2,10 @@ import Foundation
 import GatewayJobModel
 import GatewayProcess
 
-/// The `ocr` operation (issue 30): Tesseract's own PDF renderer in text-only mode, page images
-/// made by Poppler, the text laid under the pages by qpdf — every run sealed and bounded like
-/// the other PDF tools (`PDFToolRunner`). No OCRmyPDF on this path: it rasterizes every page
-/// again and its default output re-encodes the images, 4–5× slower here
-/// (docs/scan-ocr-search-notes.md §3).
+/// The `ocr` operation: Tesseract's own PDF renderer in text-only mode, page images made by
+/// Poppler, the text laid under the pages by qpdf — every run sealed and bounded like the other
+/// PDF tools (`PDFToolRunner`). No OCRmyPDF on this path: it rasterizes every page again and its
+/// default output re-encodes the images, several times slower (docs/scan-ocr-search-notes.md §3).
 public struct OCREngine: Sendable {
     /// Time Tesseract may take per page before its batch is stopped, however long the job may
     /// still run: a page that takes longer is hostile or broken. The caller's to set.

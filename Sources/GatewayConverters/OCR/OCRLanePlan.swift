@@ -1,6 +1,6 @@
 /// How the pages to OCR are shared out: runs of pages in order, each read by one Tesseract
-/// process (one language load for many pages: a process per page was a third slower), as many
-/// running at once as there are cores (`OCREngine.lanes`).
+/// process (one language load for many pages, not one per page), as many running at once as
+/// there are cores (`OCREngine.lanes`).
 struct OCRLanePlan: Sendable, Equatable {
     /// One Tesseract run: pages in document order that share a resolution (`--dpi` is one per run).
     struct Batch: Sendable, Equatable {
@@ -31,7 +31,7 @@ struct OCRLanePlan: Sendable, Equatable {
     }
 
     /// Pages a batch may hold so its Tesseract run fits `cpuSeconds` at `pageBudget` seconds a
-    /// page, and no more than 20 (the lists measured fastest; more only delays the first failure).
+    /// page, and no more than 20 (longer lists are no faster and only delay the first failure).
     static func maxBatch(cpuSeconds: Int, pageBudget: Duration) -> Int {
         let budget = max(Double(pageBudget.components.seconds), 1)
         return max(1, min(20, Int(Double(cpuSeconds) / budget)))

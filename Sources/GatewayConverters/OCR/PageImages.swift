@@ -7,8 +7,8 @@ import GatewayJobModel
 /// other page is drawn by `pdftoppm` in grey, as a viewer shows it (`/Rotate` applied, only the
 /// box qpdf later lays the text into). Consecutive pages of one kind share one run.
 ///
-/// Uncompressed PNM, never PNG: compressing a noisy 300-dpi page took pdftoppm 17 s here, against
-/// 0.2 s to write it as it is (9 MB a page, gone once its batch is read).
+/// Uncompressed PNM, never PNG: compressing a noisy 300-dpi page takes pdftoppm far longer than
+/// writing it as it is, and the large file is gone once its batch is read.
 struct PageImages {
     let step: Step
     /// Names this batch's files apart from the others' in the same directory.

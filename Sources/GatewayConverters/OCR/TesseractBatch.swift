@@ -31,8 +31,8 @@ struct TesseractBatch {
             in: step.work,
             what: what,
             deadline: deadline,
-            // Tesseract's OpenMP threads fight the other lanes for the same cores: under load a
-            // page took 7.6 s with two threads against 1.7 s with one (docs/scan-ocr-search-notes.md §3).
+            // Tesseract's OpenMP threads fight the other lanes for the same cores: under load one
+            // thread reads a page far sooner than two (docs/scan-ocr-search-notes.md §3).
             environment: ["OMP_THREAD_LIMIT": "1"]
         )
         guard finished.status == 0, FileManager.default.fileExists(atPath: step.work + "/" + output + ".pdf") else {

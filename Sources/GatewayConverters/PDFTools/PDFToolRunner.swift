@@ -86,7 +86,7 @@ struct PDFToolRunner: Sendable {
                 arguments: arguments,
                 // One thread per tool unless the caller says otherwise: runs are sized by the caller
                 // (OCR lanes, a slot each), and Tesseract or ImageMagick spreading over every core
-                // under load ran 4× slower.
+                // under load runs several times slower.
                 environment: childEnvironment(privateDirectory: work + "/.env", extra: ["OMP_THREAD_LIMIT": "1"].merging(environment) { $1 }),
                 workingDirectory: work,
                 stdout: .file(stdout ?? log),

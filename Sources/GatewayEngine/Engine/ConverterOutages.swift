@@ -2,9 +2,9 @@ import Foundation
 import GatewayJobModel
 import Synchronization
 
-/// The job types this node cannot run because their converter cannot start here (issue 27): a
-/// sandbox the kernel refuses, a tool or a library that is not installed. Marked when an attempt
-/// fails with `FailureClass.cannotStart`, cleared when the converter's re-check passes.
+/// The job types this node cannot run because their converter cannot start here: a sandbox the
+/// kernel refuses, a tool or a library that is not installed. Marked when an attempt fails with
+/// `FailureClass.cannotStart`, cleared when the converter's re-check passes.
 ///
 /// While a type is out, a node that shares its store claims none of its jobs (another node may
 /// run them); a node alone on its store refuses new ones at intake and fails the queued ones at

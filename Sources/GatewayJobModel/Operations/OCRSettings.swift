@@ -2,7 +2,7 @@ import Foundation
 
 extension PDFOperation {
     /// `ocr`: an invisible text layer from Tesseract under every page that has no text yet (all
-    /// pages with `force`), the page images left as they are (issue 30).
+    /// pages with `force`), the page images left as they are.
     public struct OCR: Sendable, Equatable {
         /// Tesseract's language codes (`eng`, `deu`, `chi_sim`), tried together.
         public var languages: [String]
@@ -18,7 +18,7 @@ extension PDFOperation {
         public static let defaultLanguages = ["eng"]
         /// Languages one operation may combine: each costs start-up time and recognition time.
         public static let maxLanguages = 8
-        /// Pages one job may OCR: at about 2 s of CPU each, more belong in several jobs.
+        /// Pages one job may OCR: each costs seconds of CPU, so more belong in several jobs.
         public static let maxPages = 500
 
         /// How Tesseract's `-l` takes them: `eng+deu`.

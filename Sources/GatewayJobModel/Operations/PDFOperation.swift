@@ -1,8 +1,8 @@
 import Foundation
 
-/// One step applied to a PDF after its conversion, or to library documents (issue 15): each is
-/// carried out by a well-kept tool (qpdf for structure, Ghostscript for PDF/A and images), never
-/// by our own PDF code. A job's `operations` run in order; several inputs are merged first.
+/// One step applied to a PDF after its conversion, or to library documents: each is carried out
+/// by a well-kept tool (qpdf for structure, Ghostscript for PDF/A and images), never by our own
+/// PDF code. A job's `operations` run in order; several inputs are merged first.
 ///
 /// On the wire each is an object named by `op`, with snake_case fields; an unknown operation or
 /// field is refused, naming what is allowed.
@@ -32,7 +32,7 @@ public enum PDFOperation: Sendable, Equatable {
     /// `pdfa` to PDF/A-3b, which the standard builds on.
     case facturX(FacturX)
     /// An invisible text layer from Tesseract under the pages that have no text, so a scan can be
-    /// searched and copied from; the page images stay byte for byte (issue 30).
+    /// searched and copied from; the page images stay byte for byte.
     case ocr(OCR)
     /// Tagged, accessible PDF/UA-1 (LibreOffice Draw imports the PDF and exports it again, as
     /// Gotenberg does), and PDF/A of `part` too when one is given, in the same export.

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
 
-/// Carries out `PDFOperation`s (issue 15): the port the engine runs them through, after a
-/// conversion or on library documents. `GatewayConverters.LocalPDFOperator` implements it with
-/// qpdf and Ghostscript, sealed like the converters.
+/// Carries out `PDFOperation`s: the port the engine runs them through, after a conversion or on
+/// library documents. `GatewayConverters.LocalPDFOperator` implements it with qpdf and
+/// Ghostscript, sealed like the converters.
 public protocol PDFOperator: Sendable {
     /// Writes `inputs`, in order, as one unencrypted PDF at `output` (a single input is copied
     /// through qpdf, which also decrypts it and repairs what it can). `work` is scratch space.

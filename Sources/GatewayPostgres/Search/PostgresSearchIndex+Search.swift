@@ -25,8 +25,8 @@ extension PostgresSearchIndex {
         let after = request.after
         // The newest matches up to the cap, one more telling whether there were more
         // (`pdfgate_search_newest`). When there were, they come newest first: ranking the
-        // newest thousand reads a thousand rows' words (3–5 ms) for an order that, among that
-        // many matches, says little; only the page's rows are read. Fewer matches are all
+        // newest thousand reads a thousand rows' words for an order that, among that many
+        // matches, says little; only the page's rows are read. Fewer matches are all
         // ranked, best first. Then the page after the cursor, with the counts even when no row
         // follows. (A capped match's score is its `doc_seq`: unique, so no tie needs its id.)
         let rows = try await session.query(

@@ -6,17 +6,15 @@
 ///   parser and the `simple` configuration then only take them as they are): the body's with
 ///   weight D first, then the name's (A) and the title's (B), so a rename keeps the body's
 ///   positions (`ts_filter(words, '{d}')`) and appends the new name's. `words` goes to TOAST as
-///   usual: kept in the row (3.4 KB on average) it made ranking cheaper (1.3 µs a row against
-///   3.6 µs) but every match found through the GIN index cost a page read, and the whole search
-///   came out no faster.
+///   usual: kept in the row it would make ranking cheaper, but every match found through the GIN
+///   index would cost a page read, and the whole search comes out no faster.
 /// - `scope`: the document's scope tokens (`SearchScopeTokens`) as an array with a GIN index:
 ///   a folder scope is one more index to intersect, as in SQLite, but kept out of `words` so a
 ///   user's word never meets a token and a word query needs no recheck of weights.
 /// - `document_recent`: the newest `recentDocuments` entries' words again, with a GIN index of
 ///   their own, kept by a trigger. PostgreSQL cannot walk a word's matches from the newest as
-///   FTS5 does: the newest 1,000 matches of two common words (46,000 matches at 100,000
-///   documents) cost 55 ms through the whole GIN index, 8 ms even within a range of `doc_seq`
-///   (GIN decodes the words' whole posting lists), and under 6 ms here.
+///   FTS5 does: GIN decodes the words' whole posting lists, even within a range of `doc_seq`, so
+///   the newest matches of common words come far sooner from this small index than the whole.
 /// - `document_pages`: each page's text and words, for the page of a hit in a long document.
 /// - `claimed_until`: a pending entry one node's indexer is reading (`pending(limit:)`), so the
 ///   nodes of a cluster share the reading instead of each reading everything.
@@ -117,10 +115,10 @@ enum PostgresSearchSchema {
         FOR EACH ROW EXECUTE FUNCTION pdfgate_search_recent()
         """,
         // The newest `wanted` matches of `query` for `who` (within the folder of `token`), newest
-        // first: from the newest entries' copy when it holds that many, else from the whole index. The planner is kept to the GIN indexes here: it
-        // does not count reading a row's words, so it chose walking the primary key or the whole
-        // table and testing each row's words (7–80 ms where the GIN index takes 2–6 ms), and it
-        // started parallel workers (8 ms) for plans it then never ran.
+        // first: from the newest entries' copy when it holds that many, else from the whole index.
+        // The planner is kept to the GIN indexes here: it does not count reading a row's words, so
+        // it would choose walking the primary key or the whole table and testing each row's words,
+        // far slower than the GIN index, and start parallel workers for plans it then never runs.
         """
         CREATE FUNCTION pdfgate_search_newest(query tsquery, who text, token text, wanted bigint)
         RETURNS SETOF bigint LANGUAGE plpgsql STABLE

@@ -30,8 +30,8 @@ struct GotenbergRouteSettings: Sendable {
     var waitsForRoom = true
 }
 
-/// Issue 28: Gotenberg 8's routes on our listener, so its clients reach pdfgate unchanged. Each
-/// request is a job of our engine (`GotenbergJobs`); the answer is the PDF, Gotenberg's way.
+/// Gotenberg 8's routes on our listener, so its clients reach pdfgate unchanged. Each request
+/// is a job of our engine (`GotenbergJobs`); the answer is the PDF, Gotenberg's way.
 struct GotenbergController: Sendable {
     let jobs: GotenbergJobs
     /// Poppler, out of process: the page counts and titles a merge's outline is built from.

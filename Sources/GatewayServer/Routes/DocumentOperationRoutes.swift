@@ -3,9 +3,9 @@ import GatewayEngine
 import GatewayJobModel
 import Hummingbird
 
-/// Operations on library documents (issue 15) as durable jobs: each route is a `PDF_TO_PDF`
-/// create in the words of the library — merge these, split that, run these operations on it —
-/// answered like `POST /v1/jobs` (201 with the job; follow it, its events or its webhook).
+/// Operations on library documents as durable jobs: each route is a `PDF_TO_PDF` create in the
+/// words of the library — merge these, split that, run these operations on it — answered like
+/// `POST /v1/jobs` (201 with the job; follow it, its events or its webhook).
 struct DocumentOperationController: Sendable {
     let intake: JobIntake
     let links: APILinks

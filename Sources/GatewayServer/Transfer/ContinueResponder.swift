@@ -6,10 +6,10 @@ import NIOHTTPTypes
 ///
 /// A client that sends it (curl for any body over 1 MiB, .NET and Java clients for every POST
 /// and PUT) holds the body back until the server says go on, or until its own timer runs out:
-/// a second, for curl. Neither NIO nor Hummingbird answers it, so every large upload and
-/// one-shot create waited that second (a 20-page scan took 1.4 s, 1 of them waiting). Answering
-/// at once is what RFC 9110 allows; a request refused later (a bad token, too large) is refused
-/// after its body, as it is for clients that never ask.
+/// a second, for curl. Neither NIO nor Hummingbird answers it, so without this handler every
+/// large upload and one-shot create would wait that second. Answering at once is what RFC 9110
+/// allows; a request refused later (a bad token, too large) is refused after its body, as it is
+/// for clients that never ask.
 final class ContinueResponder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

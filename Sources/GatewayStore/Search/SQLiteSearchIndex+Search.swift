@@ -4,11 +4,9 @@ import GatewaySearchText
 
 extension SQLiteSearchIndex {
     /// How many of the newest matching documents are ranked. bm25 over every match of a common
-    /// word took 225 ms at 100,000 documents; the newest 1,000 rank in a fraction of that, and
+    /// word costs in proportion to the library; the newest 1,000 rank in a fraction of that, and
     /// the answer says the ranking stopped there (`SearchPage.capped`). What remains is bm25's
-    /// IDF, a walk over each term's whole doclist: with this query, pages and snippets included,
-    /// one owner's 100,000 synthetic documents (Zipf words, 1–4 pages) answered a rare word in
-    /// 2 ms, a word in most documents in 16 ms, two such words in 29 ms, their phrase in 67 ms.
+    /// IDF, a walk over each term's whole doclist, which `search` spends on the rarer terms only.
     package static let rankedAmong = 1_000
 
     /// bm25 weights of name, title, body and scope: a word in the name outranks the same word
@@ -29,11 +27,11 @@ extension SQLiteSearchIndex {
             arguments: [match, rankedAmong + 1]
         )
         let candidates = newest.prefix(rankedAmong)
-        // bm25 weighs each term by its IDF, which FTS5 finds by walking the term's whole doclist:
-        // 13 ms for a word in every one of 100,000 documents, once per word per search. A word
-        // that common weighs next to nothing, so only the rarer terms are weighed, by a second
-        // match of those alone over the candidates' rowid range. A search of common words only
-        // lists the newest matches first.
+        // bm25 weighs each term by its IDF, which FTS5 finds by walking the term's whole doclist,
+        // once per word per search: a long walk for a word in nearly every document. A word that
+        // common weighs next to nothing, so only the rarer terms are weighed, by a second match of
+        // those alone over the candidates' rowid range. A search of common words only lists the
+        // newest matches first.
         var weighed: [SearchTerm] = []
         for term in request.query.required where try !isCommon(term, in: db) { weighed.append(term) }
         var scores: [Int64: Double] = [:]
@@ -131,9 +129,8 @@ extension SQLiteSearchIndex {
         return pages.count <= SearchHighlighter.fewPages ? pages.map { ($0[0], $0[1]) } : nil
     }
 
-    /// The first page of the document matching `match`, with its snippet. No bm25 here: a page
-    /// per hit in page order costs 1.5–8.5 ms for 20 hits; ranking pages would cost an IDF walk
-    /// per hit.
+    /// The first page of the document matching `match`, with its snippet. No bm25 here: the first
+    /// matching page in page order is cheap to find; ranking pages would cost an IDF walk per hit.
     private static func firstPage(
         _ sequence: Int64,
         matching match: String,

@@ -11,7 +11,7 @@ import GatewaySearchText
 ///   document's pages are a rowid range.
 /// - `document_fts`: name, title, all pages (joined by form feeds) and the scope tokens of each
 ///   document, an external-content FTS5 table over the view `document_fts_source`: the text is
-///   not stored a second time (storing it twice made a 100,000-document store 1.17 GB).
+///   not stored a second time, which would grow the store by the whole of its text.
 /// - `page_fts`: each page, over `document_pages`, for the page number and snippet of a hit.
 ///
 /// External content means FTS5 trusts us to remove exactly the tokens it indexed: every change
