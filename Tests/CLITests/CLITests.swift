@@ -180,4 +180,28 @@ struct CLITests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: store.path + "/env-store/default/one-page.pdf"))
     }
+
+    /// `serve`'s settings table, read by the CLI too: the file `PDFGATE_CONFIG` names, under
+    /// the environment, under the flags; and a key no setting has is refused the same way.
+    @Test func settingsComeFromServesTable() async throws {
+        let dir = TemporaryDirectory("cli-config")
+        let config = dir.file("pdfgate.json")
+        try Data(#"{"store": "\#(dir.path)/file-store"}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let filed = try await run(builtProduct("pdfgate"), ["add", Fixtures.pdf("one-page.pdf")], environment: ["PDFGATE_CONFIG": config])
+        #expect(filed.status == 0, "\(filed.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/file-store/default/one-page.pdf"))
+
+        let overridden = try await run(
+            builtProduct("pdfgate"),
+            ["add", Fixtures.pdf("one-page.pdf")],
+            environment: ["PDFGATE_CONFIG": config, "PDFGATE_STORE": dir.path + "/env-store"]
+        )
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/env-store/default/one-page.pdf"), "the environment wins over the file")
+
+        try Data(#"{"stor": "x"}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let refused = try await run(builtProduct("pdfgate"), ["ls"], environment: ["PDFGATE_CONFIG": config])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("stor") && refused.stderr.contains("store"), "names the key and the setting it resembles: \(refused.stderr)")
+    }
 }

@@ -64,8 +64,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting(json: output.json) {
-            let allow = Set(allowHost + (ProcessInfo.processInfo.environment["PDFGATE_URL_ALLOWLIST"] ?? "").split(separator: ",").map(String.init))
-            let failed = try await withEmbeddedEngine(library, what: "convert", converter: converter, timeout: timeout, allowHosts: allow) {
+            let failed = try await withEmbeddedEngine(library, what: "convert", converter: converter, timeout: timeout, allowHosts: Set(allowHost)) {
                 assembly in
                 var jobs: [(source: String, id: UUID)] = []
                 var refused = 0
@@ -149,7 +148,7 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     private var secrets: JobSecrets {
-        JobSecrets(password: password ?? ProcessInfo.processInfo.environment["PDFGATE_PDF_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 })
+        JobSecrets(password: password ?? environmentSecret("PDFGATE_PDF_PASSWORD"))
     }
 
     private static func isURL(_ source: String) -> Bool { source.hasPrefix("http://") || source.hasPrefix("https://") }

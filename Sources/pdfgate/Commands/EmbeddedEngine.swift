@@ -26,8 +26,7 @@ func withEmbeddedEngine<T: Sendable>(
         "\(what) runs an engine of its own on an embedded store; with a shared database, ask a gateway's API instead"
     configuration.routes = BackendChoice.everyType(try BackendChoice(parsing: converter))
     if let timeout { configuration.timeouts = Dictionary(uniqueKeysWithValues: JobType.allCases.map { ($0, .milliseconds(Int64(timeout * 1000))) }) }
-    configuration.urlAllowList = allowHosts
-    configuration.gatewayToken = ProcessInfo.processInfo.environment["PDFGATE_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    configuration.urlAllowList.formUnion(allowHosts)
     // The operator's own tool on the operator's own machine: no pacing.
     (configuration.jobCreationsPerMinute, configuration.maxActiveJobsPerOwner) = (nil, nil)
     let assembly = try await EngineAssembly.open(configuration, logger: logger)

@@ -5,23 +5,19 @@ import GatewayCore
 import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPDF
+import GatewayServer
 import GatewayStore
 import GatewayWire
 import Logging
 
-/// Which store and whose library a command works on.
-struct LibraryOptions: ParsableArguments {
-    @Option(help: "Store directory (default: $PDFGATE_STORE, else ./data).")
+/// Which store a command works on. Beneath the flags, `serve`'s settings table: the JSON file
+/// (`$PDFGATE_CONFIG`) and the `PDFGATE_*` variables mean the same to the CLI as to `serve`.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "Store directory (default: the store setting, $PDFGATE_STORE, else ./data).")
     var store: String?
-
-    @Option(help: "Owner whose library to use (default: $PDFGATE_OWNER, else 'default').")
-    var owner: String?
 
     @Option(help: "sqlite, or the postgres:// URL of a library gateways share (default: $PDFGATE_DATABASE_URL, else sqlite).")
     var database: String?
-
-    var resolvedStore: String { store ?? ProcessInfo.processInfo.environment["PDFGATE_STORE"] ?? "./data" }
-    var resolvedOwner: String { owner ?? ProcessInfo.processInfo.environment["PDFGATE_OWNER"] ?? "default" }
 
     /// The stores, with the rows where `--database` says.
     func openStores(reconciling: Bool = true) async throws -> GatewayStores {
@@ -31,15 +27,36 @@ struct LibraryOptions: ParsableArguments {
         return try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger, reconciling: reconciling)
     }
 
-    /// The store and database these options name, the rest of the engine as configured by default.
+    /// The engine as `serve` would configure it from the same sources, these flags on top.
     func engineConfiguration() throws -> EngineConfiguration {
-        var configuration = EngineConfiguration()
-        configuration.store = resolvedStore
-        configuration.database = try DatabaseChoice(parsing: database ?? ProcessInfo.processInfo.environment["PDFGATE_DATABASE_URL"] ?? "")
+        var configuration = try ServerConfiguration.load(environment: ProcessInfo.processInfo.environment).engine
+        if let store { configuration.store = store }
+        if let database { configuration.database = try DatabaseChoice(parsing: database) }
         return configuration
     }
+}
+
+/// Which store and whose library a command works on.
+struct LibraryOptions: ParsableArguments {
+    @OptionGroup var storeOptions: StoreOptions
+
+    // The CLI's own: `serve` takes the owner from each request's token.
+    @Option(help: "Owner whose library to use (default: $PDFGATE_OWNER, else 'default').")
+    var owner: String?
+
+    var resolvedOwner: String { owner ?? ProcessInfo.processInfo.environment["PDFGATE_OWNER"] ?? "default" }
+
+    func openStores(reconciling: Bool = true) async throws -> GatewayStores { try await storeOptions.openStores(reconciling: reconciling) }
+
+    func engineConfiguration() throws -> EngineConfiguration { try storeOptions.engineConfiguration() }
 
     func openLibrary() async throws -> Library { try await openStores().library }
+}
+
+/// A secret the CLI takes from its environment, so that it stays out of the process list; an
+/// empty value is none.
+func environmentSecret(_ name: String) -> String? {
+    ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
 }
 
 /// `--json` for scripts; tables for people otherwise.

@@ -25,7 +25,7 @@ struct OperationOptions: ParsableArguments {
     @OptionGroup var output: OutputOptions
 
     var secrets: JobSecrets {
-        JobSecrets(password: password ?? ProcessInfo.processInfo.environment["PDFGATE_PDF_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 })
+        JobSecrets(password: password ?? environmentSecret("PDFGATE_PDF_PASSWORD"))
     }
 
     /// Runs one PDF_TO_PDF job on `documents` with `operations` in an engine of the command's

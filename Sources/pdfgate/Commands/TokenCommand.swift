@@ -14,22 +14,6 @@ struct TokenCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Revoke.self, WebhookSecret.self]
     )
 
-    struct StoreOption: ParsableArguments {
-        @Option(help: "Store directory (default: $PDFGATE_STORE, else ./data).")
-        var store: String?
-
-        @Option(help: "sqlite, or the postgres:// URL of a library gateways share (default: $PDFGATE_DATABASE_URL, else sqlite).")
-        var database: String?
-
-        func tokens() async throws -> (any APITokens, Library) {
-            var options = LibraryOptions()
-            options.store = store
-            options.database = database
-            let stores = try await options.openStores()
-            return (stores.tokens, stores.library)
-        }
-    }
-
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a token for an owner and print it once.")
 
@@ -39,7 +23,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "A label to recognise the token by in `token list`.")
         var name: String = ""
 
-        @OptionGroup var store: StoreOption
+        @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -62,7 +46,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "Only this owner's tokens.")
         var owner: String?
 
-        @OptionGroup var store: StoreOption
+        @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -87,7 +71,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Argument(help: "The token's id, as `token list` shows it.")
         var id: String
 
-        @OptionGroup var store: StoreOption
+        @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -104,7 +88,7 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Print the secret webhook receivers verify signatures with (Standard Webhooks, whsec_…)."
         )
 
-        @OptionGroup var store: StoreOption
+        @OptionGroup var store: StoreOptions
 
         func run() async throws {
             try await reporting(json: false) {
@@ -112,5 +96,13 @@ struct TokenCommand: AsyncParsableCommand {
                 print(try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta).webhookSecret)
             }
         }
+    }
+}
+
+extension StoreOptions {
+    /// The store's API tokens, and its library (for the webhook secret kept beside it).
+    func tokens() async throws -> (any APITokens, Library) {
+        let stores = try await openStores()
+        return (stores.tokens, stores.library)
     }
 }
