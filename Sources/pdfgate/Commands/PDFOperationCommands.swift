@@ -193,9 +193,8 @@ struct EncryptCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let user = userPassword ?? environment["PDFGATE_USER_PASSWORD"]
-        let owner = ownerPassword ?? environment["PDFGATE_OWNER_PASSWORD"]
+        let user = userPassword ?? environmentSecret("PDFGATE_USER_PASSWORD")
+        let owner = ownerPassword ?? environmentSecret("PDFGATE_OWNER_PASSWORD")
         let permissions = try permissions()
         let encryption = PDFOperation.Encryption(userPassword: user, ownerPassword: owner, allow: permissions)
         try await options.run([document], [.encrypt(encryption)], replace: replace.replace, what: "encrypt")
