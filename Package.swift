@@ -264,7 +264,7 @@ let package = Package(
             name: "GatewayStoreTests",
             dependencies: [
                 "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayLibrary", "GatewayStore", "GatewayPostgres", "GatewayAssembly",
-                "GatewayPDF", "GatewayTestSupport",
+                "GatewayPDF", "GatewayProcess", "GatewayTestSupport",
             ],
             swiftSettings: strict
         ),
@@ -292,7 +292,7 @@ let package = Package(
             name: "GatewayServerTests",
             dependencies: [
                 "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
-                "GatewayServer", "GatewayAssembly", "GatewayLibrary", "GatewayStore", "GatewayHTTPClient", "GatewayTestSupport",
+                "GatewayServer", "GatewayAssembly", "GatewayLibrary", "GatewayStore", "GatewayHTTPClient", "GatewayProcess", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -139,6 +139,26 @@ package final class ProcessGroup: Sendable {
         return reap()
     }
 
+    /// Waits for the leader to end on its own and reaps it, leaving whatever else it started
+    /// in the group running (a daemon it launched on purpose); when the task is cancelled first,
+    /// kills the group instead. Returns the leader's wait status.
+    package func reapWhenExited() async -> Int32 {
+        await exited() ? reap() : await killAndReap()
+    }
+
+    /// `reapWhenExited` for a thread that may block: waits in `waitpid` itself.
+    package func reapWhenExitedNow() -> Int32 {
+        reap()
+    }
+
+    /// Sends `signal` to the leader alone (a SIGTERM an operator would send), while it is ours to
+    /// signal: never once it has been reaped and its pid may belong to someone else.
+    package func signalLeader(_ signal: Int32) {
+        state.withLock { state in
+            if !state.leaderReaped { kill(id, signal) }
+        }
+    }
+
     /// `killAndReap` for a thread that may block (and for `deinit`).
     @discardableResult
     package func killAndReapNow() -> Int32 {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewayProcess
 import GatewayTestSupport
 import GatewayURLSecurity
 import Testing
@@ -191,7 +192,7 @@ extension LocalConverterTests {
 /// `python3 -m http.server` bound to 127.0.0.1 on a free port, for URL jobs.
 final class StaticFileServer: Sendable {
     let port: Int
-    private let process: Process
+    private let process: Child
     /// The server's request log (one line per request, on its stderr).
     private let log = FileManager.default.temporaryDirectory.path + "/pdfgate-static-\(UUID().uuidString.prefix(8)).log"
 
@@ -202,14 +203,12 @@ final class StaticFileServer: Sendable {
 
     init(directory: String) throws {
         port = try Self.freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, String(port)]
-        process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
-        self.process = process
+        process = try Child(
+            "/usr/bin/python3",
+            ["-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, String(port)],
+            stderr: .file(log)
+        )
         // Wait until it accepts connections.
         for _ in 0..<100 {
             if Self.canConnect(port) { return }
@@ -219,9 +218,7 @@ final class StaticFileServer: Sendable {
     }
 
     func stop() {
-        // SIGKILL: the test runner blocks SIGTERM, and Foundation's children inherit that mask.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.killNow()
         try? FileManager.default.removeItem(atPath: log)
     }
 

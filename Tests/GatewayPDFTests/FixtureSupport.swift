@@ -1,6 +1,7 @@
 import Foundation
 import GatewayLibraryModel
 import GatewayPDF
+import GatewayTestSupport
 
 /// Locates the repository's Fixtures/ from this file, so tests run from any working directory.
 enum Fixtures {
@@ -30,17 +31,9 @@ func makePool(
 
 /// Runs `pdfinfo` (poppler-utils) and returns its "Key: value" lines.
 func pdfinfo(_ path: String, password: String? = nil) throws -> [String: String] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdfinfo")
-    process.arguments = (password.map { ["-upw", $0] } ?? []) + [path]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let result = try runBlocking("/usr/bin/pdfinfo", (password.map { ["-upw", $0] } ?? []) + [path], environment: nil, stdin: nil)
     var fields: [String: String] = [:]
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+    for line in result.stdout.split(separator: "\n") {
         guard let colon = line.firstIndex(of: ":") else { continue }
         fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }

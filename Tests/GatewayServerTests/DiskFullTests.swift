@@ -101,7 +101,7 @@ struct DiskFullTests {
 
             // Fill what is left of the tmpfs, seen through the server's own mount namespace
             // (`unshare` execs the shell, so its pid is in it).
-            let filler = "/proc/\(server.process.processIdentifier)/root\(store)/filler"
+            let filler = "/proc/\(server.process.pid)/root\(store)/filler"
             _ = try await run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k", "status=none"])
             let size = (try? FileManager.default.attributesOfItem(atPath: filler)[.size] as? Int) ?? 0
             try #require(size > 1 << 20, "the filler did not fill the store's file system (\(size) bytes)")

@@ -1,14 +1,15 @@
 import Foundation
 import GatewayHTTPClient
+import GatewayProcess
 import GatewayTestSupport
 import Synchronization
 
 /// A real `pdfgate serve` child process on 127.0.0.1 with a port the kernel picked, its log in
 /// the store. Tests talk to it over real HTTP and stop it with SIGTERM, like an operator would.
-final class ServerProcess: StoppedAfterUse, @unchecked Sendable {
+final class ServerProcess: StoppedAfterUse, Sendable {
     let store: String
     let port: Int
-    let process: Process
+    let process: Child
     let logPath: String
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -26,25 +27,30 @@ final class ServerProcess: StoppedAfterUse, @unchecked Sendable {
         let store = store ?? FileManager.default.temporaryDirectory.path + "/pdfgate-serve-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         self.store = store
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments =
-            commandLine ?? ["serve", "--host", "127.0.0.1", "--port", "0", "--store", store, "--log-level", "notice"] + arguments
-        var env = ProcessInfo.processInfo.environment
-        env["SWIFT_BACKTRACE"] = "enable=no"
+        var env = ["SWIFT_BACKTRACE": "enable=no"]
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let output = Pipe()
-        process.standardOutput = output
         let log = log ?? store + ".server.log"
         self.logPath = log
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
+        guard let (reading, writing) = socketPair() else { throw ChildFailure(description: "no pipe for serve's output") }
+        let process: Child
+        do {
+            process = try Child(
+                executable,
+                commandLine ?? ["serve", "--host", "127.0.0.1", "--port", "0", "--store", store, "--log-level", "notice"] + arguments,
+                environment: env,
+                stdout: .descriptor(writing),
+                stderr: .file(log)
+            )
+        } catch {
+            close(reading)
+            close(writing)
+            throw error
+        }
+        close(writing)
         self.process = process
-        LiveServers.started(process.processIdentifier)
+        LiveServers.started(process.pid)
         // The one line `serve` prints once it listens: "pdfgate listening on http://127.0.0.1:PORT …".
-        let reader = output.fileHandleForReading
+        let reader = FileHandle(fileDescriptor: reading, closeOnDealloc: true)
         let line = try await onThread { () -> String in
             var buffer = Data()
             while !buffer.contains(UInt8(ascii: "\n")) {
@@ -57,7 +63,8 @@ final class ServerProcess: StoppedAfterUse, @unchecked Sendable {
         guard let range = line.range(of: "http://127.0.0.1:"),
             let port = Int(line[range.upperBound...].prefix(while: \.isNumber))
         else {
-            process.terminate()
+            await process.kill()
+            LiveServers.ended(process.pid)
             let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw NSError(domain: "ServerProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(line) \(log)"])
         }
@@ -66,23 +73,14 @@ final class ServerProcess: StoppedAfterUse, @unchecked Sendable {
 
     /// SIGTERM, then waits for the exit (SIGKILL after 30 s).
     func stop() async {
-        guard process.isRunning else { return }
-        process.terminate()
-        let process = self.process
-        _ = try? await onThread {
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-        LiveServers.ended(process.processIdentifier)
+        process.signal(SIGTERM)
+        if await process.exit(within: .seconds(30)) == nil { await process.kill() }
+        LiveServers.ended(process.pid)
     }
 
     func kill9() async {
-        kill(process.processIdentifier, SIGKILL)
-        let process = self.process
-        _ = try? await onThread { process.waitUntilExit() }
-        LiveServers.ended(process.processIdentifier)
+        await process.kill()
+        LiveServers.ended(process.pid)
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayProcess
 import GatewayTestSupport
 import Testing
 
@@ -18,13 +19,9 @@ struct ShutdownTests {
         }
     }
 
-    /// Waits for the child to exit on a thread; nil when it is still running after `timeout`.
-    static func exitStatus(of process: Process, within timeout: Double) async throws -> Int32? {
-        try await onThread {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            return process.isRunning ? nil : process.terminationStatus
-        }
+    /// How the child exited; nil when it is still running after `timeout`.
+    static func exitStatus(of process: Child, within timeout: Duration) async -> Int32? {
+        await process.exit(within: timeout)?.status
     }
 
     @Test("an open event stream ends at SIGTERM and the server exits instead of waiting for the client")
@@ -33,16 +30,18 @@ struct ShutdownTests {
         let client = APIClient(base: server.baseURL)
         // A CREATED job never ends by itself: its stream would stay open forever.
         let id = try #require(try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx"]).string("job_id"))
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sN", "--max-time", "120", server.baseURL + "/v1/jobs/\(id)/events"]
-        let output = Pipe()
-        curl.standardOutput = output
-        try curl.run()
+        guard let (reading, writing) = socketPair() else { throw ChildFailure(description: "no pipe for curl's output") }
+        let curl = try Child(
+            "/usr/bin/curl",
+            ["-sN", "--max-time", "120", server.baseURL + "/v1/jobs/\(id)/events"],
+            stdout: .descriptor(writing)
+        )
+        close(writing)
+        let output = FileHandle(fileDescriptor: reading, closeOnDealloc: true)
         let firstEvent = try await onThread { () -> String in
             var seen = Data()
             while !String(decoding: seen, as: UTF8.self).contains("\n\n") {
-                let chunk = output.fileHandleForReading.availableData
+                let chunk = output.availableData
                 if chunk.isEmpty { break }
                 seen.append(chunk)
             }
@@ -50,12 +49,12 @@ struct ShutdownTests {
         }
         #expect(firstEvent.contains("CREATED"), "the snapshot arrived before the signal: \(firstEvent)")
 
-        kill(server.process.processIdentifier, SIGTERM)
-        let status = try await Self.exitStatus(of: server.process, within: 20)
+        server.process.signal(SIGTERM)
+        let status = await Self.exitStatus(of: server.process, within: .seconds(20))
         #expect(status == 0, "serve exited cleanly while a client held an event stream (status \(String(describing: status)))\n\(server.log)")
-        let curlStatus = try await Self.exitStatus(of: curl, within: 10)
+        let curlStatus = await Self.exitStatus(of: curl, within: .seconds(10))
         #expect(curlStatus == 0, "the stream ended normally rather than being cut or left open")
-        if curl.isRunning { curl.terminate() }
+        if curlStatus == nil { await curl.kill() }
         await server.stop()
     }
 
@@ -64,7 +63,7 @@ struct ShutdownTests {
     static func sigtermWhileConverting(
         gotenberg: LoopbackHTTPServer,
         grace: Int,
-        within: Double
+        within: Duration
     ) async throws -> (
         store: String, id: String, status: Int32?, log: String
     ) {
@@ -77,8 +76,8 @@ struct ShutdownTests {
         let created = try await client.oneShot("sample.docx")
         let id = try #require(created.string("job_id"), "\(created.text)")
         _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
-        kill(server.process.processIdentifier, SIGTERM)
-        let status = try await exitStatus(of: server.process, within: within)
+        server.process.signal(SIGTERM)
+        let status = await exitStatus(of: server.process, within: within)
         await server.stop()
         return (store, id, status, server.log)
     }
@@ -87,7 +86,7 @@ struct ShutdownTests {
     func runningJobFinishesWithinGrace() async throws {
         let gotenberg = try Self.slowGotenberg(delay: 2)
         defer { gotenberg.stop() }
-        let cut = try await Self.sigtermWhileConverting(gotenberg: gotenberg, grace: 30, within: 40)
+        let cut = try await Self.sigtermWhileConverting(gotenberg: gotenberg, grace: 30, within: .seconds(40))
         #expect(cut.status == 0, "serve exited after letting the job finish\n\(cut.log)")
 
         let server = try await ServerProcess(store: cut.store, arguments: ["--routes", "DOC_TO_PDF=gotenberg=\(gotenberg.baseURL)"])
@@ -101,7 +100,7 @@ struct ShutdownTests {
     @Test("a job that outlives the grace period is cut at its end and resumes at the next start")
     func jobPastGraceResumes() async throws {
         let hanging = try Self.slowGotenberg(delay: nil)
-        let cut = try await Self.sigtermWhileConverting(gotenberg: hanging, grace: 1, within: 20)
+        let cut = try await Self.sigtermWhileConverting(gotenberg: hanging, grace: 1, within: .seconds(20))
         #expect(cut.status == 0, "serve exited once the grace ran out\n\(cut.log)")
         hanging.stop()
 

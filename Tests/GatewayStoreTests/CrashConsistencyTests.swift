@@ -1,5 +1,6 @@
 import Foundation
 import GatewayLibrary
+import GatewayProcess
 import GatewayStore
 import GatewayTestSupport
 import Glibc
@@ -25,23 +26,23 @@ struct CrashConsistencyTests {
         var documentsSeen = 0
 
         for round in 0..<40 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: churn)
-            process.arguments = [store, String(UInt64.random(in: 1...UInt64.max, using: &generator)), Fixtures.pdf("one-page.pdf")]
             // Swift's crash handler would attach to a churn that died of an error and keep it
             // from being reaped: such a death must show up as a failure here, not a hang.
-            process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            guard let (reading, writing) = socketPair() else { throw ChildFailure(description: "no pipe for the churn's output") }
+            let process = try Child(
+                churn,
+                [store, String(UInt64.random(in: 1...UInt64.max, using: &generator)), Fixtures.pdf("one-page.pdf")],
+                environment: ["SWIFT_BACKTRACE": "enable=no"],
+                stdout: .descriptor(writing)
+            )
+            close(writing)
             // Wait until it has opened the library, then kill it somewhere in the next 0–150 ms.
-            // (Blocking reads and waits go to a thread: tests share a cooperative pool of 2.)
-            let reader = output.fileHandleForReading
+            // (The blocking read goes to a thread: tests share a cooperative pool of 2.)
+            let reader = FileHandle(fileDescriptor: reading, closeOnDealloc: true)
             _ = try await onThread { reader.availableData }
             try await Task.sleep(for: .microseconds(Int.random(in: 0...150_000, using: &generator)))
-            kill(process.processIdentifier, SIGKILL)
-            try await onThread { process.waitUntilExit() }
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): churn exited by itself: \(process.terminationStatus)")
+            let ending = await process.kill()
+            #expect(ending == .signaled(SIGKILL), "round \(round): churn ended by itself: \(ending.description)")
 
             let library = try await Library.open(root: store, reconciling: false)
             let actions = try await library.reconcile()

@@ -16,7 +16,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
         public init(description: String) { self.description = description }
     }
 
-    private let process: Process
+    private let process: Child
     private let pipe: DevToolsPipe
     private let session: String
     private let profile: String
@@ -26,23 +26,23 @@ public final class HeadlessBrowser: @unchecked Sendable {
     public init(width: Int = 1280, height: Int = 900, timeout: Duration = .seconds(30)) throws {
         guard let (ours, theirs) = socketPair() else { throw Failure(description: "no socket pair for the DevTools pipe") }
         profile = FileManager.default.temporaryDirectory.path + "/pdfgate-browser-\(UUID().uuidString.prefix(8))"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // Chromium reads the pipe on fd 3 and writes on fd 4.
-        process.arguments = [
-            "-c", #"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null 2>/dev/null"#, "/usr/bin/chromium",
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
-            "--disable-extensions", "--disable-domain-reliability", "--metrics-recording-only", "--hide-scrollbars",
-            "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--remote-debugging-pipe", "about:blank",
-        ]
-        let handle = FileHandle(fileDescriptor: theirs, closeOnDealloc: true)
-        process.standardInput = handle
-        process.standardOutput = handle
+        let process: Child
         do {
-            try process.run()
+            process = try Child(
+                "/usr/bin/chromium",
+                [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
+                    "--disable-extensions", "--disable-domain-reliability", "--metrics-recording-only", "--hide-scrollbars",
+                    "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--remote-debugging-pipe", "about:blank",
+                ],
+                inherited: [3: theirs, 4: theirs]
+            )
+            close(theirs)
         } catch {
             close(ours)
+            close(theirs)
             throw Failure(description: "Chromium could not be started (install Debian's chromium): \(error)")
         }
         self.process = process
@@ -60,10 +60,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     /// Kills Chromium and removes its profile.
     public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.killNow()
         try? FileManager.default.removeItem(atPath: profile)
     }
 

@@ -1,4 +1,9 @@
 import Foundation
+import GatewayProcess
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The outcome of a finished child process.
 public struct ProcessResult: Sendable {
@@ -8,12 +13,14 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs an executable to completion and captures its output (for the real CLI tools tests
-/// cross-check against, and for our own binaries). The waiting happens on a thread of its own:
-/// Swift Testing runs tests on the cooperative pool, which has one thread per core, and two
-/// tests blocked in `waitpid` would stall every other test.
+/// cross-check against, and for our own binaries). Its output goes to files, so a chatty child
+/// never blocks on a full pipe, and its exit is awaited without holding a thread.
 @discardableResult
 public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil) async throws -> ProcessResult {
-    try await onThread { try runBlocking(executable, arguments, environment: environment, stdin: stdin) }
+    let capture = try Capture(stdin: stdin)
+    defer { capture.remove() }
+    let child = try capture.start(executable, arguments, environment: environment)
+    return capture.result(await child.exit())
 }
 
 /// Runs blocking work on a new thread and waits for it without holding a cooperative thread.
@@ -25,31 +32,58 @@ public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) as
 
 /// The blocking form, for code that is not async (benchmark loops timing a peer).
 public func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]?, stdin: Data?) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try which(executable))
-    process.arguments = arguments
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try input.fileHandleForWriting.close()
-    // Drain both pipes concurrently so a chatty child cannot block on a full pipe.
-    nonisolated(unsafe) var errData = Data()
-    let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-    errReader.start()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
-    return ProcessResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self)
-    )
+    let capture = try Capture(stdin: stdin)
+    defer { capture.remove() }
+    let child = try capture.start(executable, arguments, environment: environment)
+    return capture.result(child.exitNow())
+}
+
+/// The files a run's standard streams go to and come from.
+private struct Capture {
+    let directory: String
+    let input: Int32?
+
+    init(stdin: Data?) throws {
+        directory = FileManager.default.temporaryDirectory.path + "/pdfgate-run-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard let stdin else {
+            input = nil
+            return
+        }
+        try stdin.write(to: URL(fileURLWithPath: directory + "/stdin"))
+        let descriptor = open(directory + "/stdin", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ChildFailure(description: "could not reopen the child's input in \(directory)") }
+        input = descriptor
+    }
+
+    func start(_ executable: String, _ arguments: [String], environment: [String: String]?) throws -> Child {
+        try Child(
+            executable,
+            arguments,
+            environment: environment ?? [:],
+            stdin: input.map { .descriptor($0) } ?? .null,
+            stdout: .file(directory + "/stdout"),
+            stderr: .file(directory + "/stderr")
+        )
+    }
+
+    func result(_ termination: ChildTermination) -> ProcessResult {
+        ProcessResult(
+            status: termination.status,
+            stdout: text(of: "stdout"),
+            stderr: text(of: "stderr")
+        )
+    }
+
+    /// Whatever the child wrote, invalid UTF-8 repaired rather than lost.
+    private func text(of stream: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: directory + "/" + stream) ?? Data(), as: UTF8.self)
+    }
+
+    func remove() {
+        if let input { close(input) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 }
 
 /// Absolute path of a program on PATH.
