@@ -3,10 +3,10 @@ import GatewayLibrary
 import GatewayProcess
 import GatewayStore
 import GatewayTestSupport
-import Glibc
 import Testing
 
 #if canImport(Glibc)
+import Glibc
 #endif
 
 @Suite("Crash consistency")
