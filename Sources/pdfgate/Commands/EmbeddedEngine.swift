@@ -60,8 +60,11 @@ func watch(_ jobs: [(source: String, id: UUID)], engine: JobEngine, progress: Jo
             }
             current.append((job.source, found))
         }
+        if current.allSatisfy({ $0.1.state.status.isTerminal }) {
+            progress.showEnds(of: current.map(\.1))
+            return current
+        }
         progress.show()
-        if current.allSatisfy({ $0.1.state.status.isTerminal }) { return current }
         try await Task.sleep(for: .milliseconds(100))
     }
 }

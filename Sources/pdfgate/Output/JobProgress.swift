@@ -1,5 +1,6 @@
 import Foundation
 import GatewayEngine
+import GatewayJobModel
 import Synchronization
 
 /// What `pdfgate convert` shows while its jobs run, on stderr: on a terminal one line per job
@@ -15,6 +16,7 @@ final class JobProgress: Sendable {
     /// Filled by the engine's listener, which must not hold `self` (it is made before `self` is).
     private final class Log: Sendable {
         let changes = Mutex<[Change]>([])
+        let start = ContinuousClock.now
     }
 
     private let log: Log
@@ -29,7 +31,8 @@ final class JobProgress: Sendable {
     /// Starts listening: make it before submitting the jobs, so their first changes are seen.
     init(engine: JobEngine) {
         self.engine = engine
-        let (log, start) = (Log(), ContinuousClock.now)
+        let log = Log()
+        let start = log.start
         self.log = log
         token = engine.observeAll { job in
             let state = job.state.status.rawValue + (job.state.phase.map { " \($0.rawValue)" } ?? "")
@@ -41,6 +44,21 @@ final class JobProgress: Sendable {
 
     func track(_ id: UUID, source: String) {
         sources.withLock { $0[id] = (source as NSString).lastPathComponent }
+    }
+
+    /// Records each finished job's end if its listener has not delivered it yet (the job store
+    /// may answer with the end a moment before the engine's listeners hear of it), then prints.
+    func showEnds(of jobs: [Job]) {
+        let start = log.start
+        log.changes.withLock { changes in
+            for job in jobs where job.state.status.isTerminal {
+                let state = job.state.status.rawValue
+                if !changes.contains(where: { $0.id == job.id && $0.state == state }) {
+                    changes.append(Change(id: job.id, state: state, elapsed: start.duration(to: .now)))
+                }
+            }
+        }
+        show()
     }
 
     /// Prints what changed since the last call.
