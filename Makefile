@@ -28,14 +28,16 @@ run: build
 demo: build
 	@bash scripts/demo.sh "$(STORE)"
 
-# Serially: many tests run real converters and bound how long failures may take, and on two
-# cores parallel suites starve each other into false timeouts. The whole run takes ~8 minutes.
+# Tests spend most of their time waiting on real tools, servers and sockets, so they run side by
+# side, but only TEST_WIDTH at a time: on two cores, more would starve real converters into
+# false timeouts. Suites whose tests share a tool or a bound are `.serialized` in themselves.
+TEST_WIDTH ?= 4
 test: deps lint
 	@bash scripts/check-compose.sh
 	@bash scripts/python-venv.sh > /dev/null
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-xctest --no-parallel
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest
 	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate
 
 lint:

@@ -6,7 +6,7 @@ import Testing
 @testable import GatewayConverters
 
 extension LocalConverterTests {
-    @Suite struct Calibre {
+    @Suite(.serialized) struct Calibre {
         @Test(arguments: ["sample.epub", "sample.fb2", "sample.mobi", "sample.azw3"]) func ebookConvertsWithTheRightPageCount(
             name: String
         ) async throws {

@@ -10,7 +10,7 @@ import Testing
 /// Gotenberg 8's Chromium options on the local backend, each judged on the PDF it makes (or the
 /// failure it causes), with pages served on 127.0.0.1 and uploaded HTML alike.
 extension LocalConverterTests {
-    @Suite struct ChromiumOptions {
+    @Suite(.serialized) struct ChromiumOptions {
         // MARK: - Waiting
 
         /// Content a script adds 1.5 s after the page loaded.

@@ -8,7 +8,7 @@ import Testing
 @testable import GatewayConverters
 
 extension LocalConverterTests {
-    @Suite struct Chromium {
+    @Suite(.serialized) struct Chromium {
         @Test func uploadedHTMLIsPrintedByChromium() async throws {
             try await withConverter { converter in
                 let job = JobFixture()

@@ -6,9 +6,10 @@ import Testing
 
 @testable import GatewayConverters
 
-/// All converter tests share two cores with real LibreOffice, Chromium and Calibre processes:
-/// run them one at a time so timings mean something.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct LocalConverterTests {}
+/// The local converters' tests, each tool's suite one test at a time (a suite's tests start and
+/// stop the same tool, and its deadlines are measured against one conversion at a time), the
+/// suites beside each other.
+@Suite(.timeLimit(.minutes(3))) struct LocalConverterTests {}
 
 /// One job's directories and a request for it.
 struct JobFixture {

@@ -9,7 +9,7 @@ import ZIPFoundation
 extension LocalConverterTests {
     /// A page with its files as one `.zip` (`HTMLBundle`): printed with its stylesheet and image,
     /// and no archive reaches outside its directory or past its bounds.
-    @Suite struct HTMLBundles {
+    @Suite(.serialized) struct HTMLBundles {
         /// A zip at `path` holding `entries` (name → bytes), stored.
         static func zip(_ path: String, _ entries: [(String, [UInt8])]) throws {
             let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)

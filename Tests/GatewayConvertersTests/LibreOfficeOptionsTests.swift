@@ -8,7 +8,7 @@ import Testing
 /// Gotenberg 8's LibreOffice options on the local backend, each judged on the PDF a real
 /// LibreOffice makes with it and without it.
 extension LocalConverterTests {
-    @Suite struct LibreOfficeOptions {
+    @Suite(.serialized) struct LibreOfficeOptions {
         // MARK: - Pages
 
         @Test func pageRangesKeepThePagesAsked() async throws {

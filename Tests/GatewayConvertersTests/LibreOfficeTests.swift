@@ -6,7 +6,7 @@ import Testing
 @testable import GatewayConverters
 
 extension LocalConverterTests {
-    @Suite struct LibreOffice {
+    @Suite(.serialized) struct LibreOffice {
         static let formats = [
             "sample.docx", "sample.odt", "sample.rtf", "sample.xlsx", "sample.pptx", "sample.txt", "sample.csv", "sample.doc", "sample.xls",
             "sample.ods", "sample.ppt", "sample.odp",

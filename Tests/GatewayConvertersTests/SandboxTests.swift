@@ -82,7 +82,7 @@ func makeHostileDocuments(in directory: String, listener: String, secrets: [Stri
 
 extension LocalConverterTests {
     /// Converters run sealed: no network, no store, limits (DESIGN §8).
-    @Suite struct Sandbox {
+    @Suite(.serialized) struct Sandbox {
         @Test func documentsWithLinkedResourcesReachNothing() async throws {
             let listener = try ConnectionCounter()
             let directory = TemporaryDirectory("pdfgate-hostile")
@@ -314,7 +314,7 @@ func members(ofGroup group: pid_t, named name: String) -> [pid_t] {
 }
 
 extension LocalConverterTests {
-    @Suite struct WarmLibreOffice {
+    @Suite(.serialized) struct WarmLibreOffice {
         /// Debian's -nogui LibreOffice lacks Writer's UI files, and a Writer document with comments
         /// then aborted a warm soffice ("Binary URP bridge disposed during call"), though a cold
         /// `soffice --convert-to` converted it. With the full packages the warm slot survives it.

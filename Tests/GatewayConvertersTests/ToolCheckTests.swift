@@ -7,7 +7,7 @@ import Testing
 /// Readiness starts each tool: a missing program or a Python without `uno` is named with the
 /// Debian package that brings it, and a working install passes.
 extension LocalConverterTests {
-    @Suite struct ToolChecks {
+    @Suite(.serialized) struct ToolChecks {
         @Test func aWorkingInstallStartsEveryTool() async throws {
             try await withConverter { converter in
                 for tool in [LocalTool.libreOffice, .chromium, .calibre] {

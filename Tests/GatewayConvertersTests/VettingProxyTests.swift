@@ -12,7 +12,7 @@ import Testing
 /// subresources are checked one by one, not blocked wholesale. Names resolve from a fixed table
 /// (all to 127.0.0.1), so nothing here leaves loopback or asks DNS.
 extension LocalConverterTests {
-    @Suite struct VettingProxyThroughChromium {
+    @Suite(.serialized) struct VettingProxyThroughChromium {
         /// A loopback site whose pages are given by path; every request's Host is recorded.
         final class Site: Sendable {
             final class Log: Sendable {

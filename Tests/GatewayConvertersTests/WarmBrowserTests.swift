@@ -9,7 +9,7 @@ import Testing
 /// One warm Chromium serves many jobs, each in a browser context of its own: nothing one page
 /// stores is visible to the next, and a browser that dies under a job is replaced.
 extension LocalConverterTests {
-    @Suite struct WarmBrowser {
+    @Suite(.serialized) struct WarmBrowser {
         /// Every Cookie header a page request carried, and how many pages the site served. (The
         /// favicon Chromium asks for after the page ran does carry that page's own cookie.)
         final class Visits: Sendable {
