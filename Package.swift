@@ -167,6 +167,7 @@ let package = Package(
                 "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

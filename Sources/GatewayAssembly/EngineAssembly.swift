@@ -12,7 +12,7 @@ import Logging
 /// The one composition root: stores, sandbox, converters, inspector, engine, intake, metrics
 /// and webhooks, built from one `EngineConfiguration` by `open`. `serve` (through
 /// `GatewayServer`), the CLI's commands that run jobs and the tests all get theirs here;
-/// `shutdown()` ends the helper processes and closes the stores.
+/// `services(…)` runs and stops its long-running parts in one `ServiceGroup`.
 public final class EngineAssembly: Sendable {
     public let configuration: EngineConfiguration
     public let stores: GatewayStores
@@ -41,6 +41,8 @@ public final class EngineAssembly: Sendable {
     public let secrets: ServerSecrets
     /// Held while this assembly lives: one engine per embedded store (a shared one has leases).
     let engineLock: EngineLock?
+    /// For its service group's own messages.
+    let logger: Logger
 
     /// Opens the store (creating and migrating what is missing) and builds everything on it.
     public static func open(_ configuration: EngineConfiguration, logger: Logger) async throws -> EngineAssembly {
@@ -57,6 +59,7 @@ public final class EngineAssembly: Sendable {
     init(stores: GatewayStores, configuration: EngineConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.stores = stores
+        self.logger = logger
         let library = stores.library
         let routes = configuration.routes
         let node = configuration.effectiveNode
@@ -153,10 +156,6 @@ public final class EngineAssembly: Sendable {
         _ = engine.observeAll { job in metrics.observe(job, backend: routes[job.spec.type]?.kind ?? "none") }
     }
 
-    /// Reads filed documents' text into the search index until cancelled: `serve` runs it
-    /// beside the engine.
-    public func runSearchIndexer() async { await indexer.run() }
-
     /// Reads the text of every document pending now (the CLI, before it searches); answers how
     /// many were read.
     @discardableResult
@@ -177,11 +176,11 @@ public final class EngineAssembly: Sendable {
         return problem
     }
 
+    /// Stops what the services stop (`services(…)`), in the same order, for an assembly whose
+    /// services never ran in a group: a command that gave up before its engine started, a test
+    /// that drives the router and the engine itself.
     public func shutdown() async {
-        webhooks.shutdown()
-        await inspector.shutdown()
-        await textReader.shutdown()
-        await local.shutdown()
-        await stores.close()  // last: whatever stopped above may still have written
+        await webhooks.shutdown()
+        for part in stoppableParts(sharedTransferLoop: false).reversed() { await part.stop() }
     }
 }

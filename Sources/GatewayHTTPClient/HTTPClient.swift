@@ -27,6 +27,13 @@ public final class HTTPClient: Sendable {
         self.loop = loop
     }
 
+    /// Stops the process's shared transfer loop and returns once its thread has exited:
+    /// transfers in flight fail, and so does every client's exchange from then on. For a
+    /// process's last moments, once nothing sends any more.
+    public static func shutdownSharedLoop() async {
+        await TransferLoop.shared.shutdown()
+    }
+
     /// Sends `request` and returns the response of whatever status, with its body in `sink`.
     ///
     /// - Parameter timeout: limit on the whole exchange; replaces `configuration.totalTimeout`.

@@ -11,8 +11,8 @@ import Synchronization
 /// in `curl_multi_poll` while nothing is in flight. Callers hand transfers over through a locked
 /// inbox and wake the thread with `curl_multi_wakeup`, the one libcurl call allowed from other
 /// threads; every other `curl_multi_*` and `curl_easy_*` call, and every callback, happens on the
-/// loop's thread. `shared` serves the whole process and is never shut down; a ServiceLifecycle
-/// service could own a loop of its own and call `shutdown()` on graceful shutdown.
+/// loop's thread. `shared` serves the whole process until its last moments, when the service
+/// group stops it (`HTTPClient.shutdownSharedLoop()`).
 final class TransferLoop: Sendable {
     /// The process's loop, used by every `HTTPClient` unless one is given another.
     static let shared = TransferLoop()

@@ -37,14 +37,20 @@ package final class SearchIndexer: Sendable {
     /// Indexes until cancelled. Errors of one document never stop it; a failing database makes
     /// it wait a poll and try again.
     package func run() async {
-        let wakeups = Task { [library, idlePoll] in
-            // The poll: a signal now and then, in the same stream the library signals.
-            while !Task.isCancelled {
-                try? await Task.sleep(for: idlePoll)
-                library.textWaiting.continuation.yield()
+        await withDiscardingTaskGroup { group in
+            group.addTask { [library, idlePoll] in
+                // The poll: a signal now and then, in the same stream the library signals.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: idlePoll)
+                    library.textWaiting.continuation.yield()
+                }
             }
+            await indexUntilCancelled()
+            group.cancelAll()
         }
-        defer { wakeups.cancel() }
+    }
+
+    private func indexUntilCancelled() async {
         var signals = library.textWaiting.stream.makeAsyncIterator()
         while !Task.isCancelled {
             do {

@@ -36,6 +36,7 @@ package struct PostgresAdvisoryLock: StoreWideLock {
         }
 
         deinit {
+            // Not awaited: a deinit cannot wait, and closing a connection ends on its own.
             if let session = session.withLock({ $0 }) { Task { await session.close() } }
         }
 

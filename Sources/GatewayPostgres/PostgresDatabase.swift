@@ -12,8 +12,9 @@ import _ConnectionPoolModule
 /// too), its prepared statements for the hot reads. Every call is awaited; no thread waits for
 /// PostgreSQL.
 ///
-/// The client runs (`PostgresClient.run()`) for as long as this value lives, from a task of its
-/// own: `close()` ends it.
+/// The client runs (`PostgresClient.run()`) from `open` until `close()`, in a task of its own
+/// rather than as a service of the group: the migrations need it before any group runs, and so
+/// do the CLI's commands, which run none. In `serve`, the group's last service calls `close()`.
 public final class PostgresDatabase: Sendable {
     /// Where and as whom to connect, from a `postgres://user:password@host:port/database` URL.
     public struct Location: Sendable, CustomStringConvertible {
@@ -93,6 +94,7 @@ public final class PostgresDatabase: Sendable {
         configuration.options.additionalStartupParameters = [("statement_timeout", "30s")]
         let client = PostgresClient(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, backgroundLogger: logger)
         self.client = client
+        // Cancelled and awaited by `close()`; cancelled by `deinit` if nobody closed it.
         running = Task { await client.run() }
     }
 
@@ -146,6 +148,7 @@ public final class PostgresDatabase: Sendable {
                     )
                 )
             }
+            // Cancelled by the timer; nobody awaits it (the continuation carries its answer).
             let work = Task {
                 let result: Result<T, any Error>
                 do { result = .success(try await operation()) } catch { result = .failure(Self.translate(error, location: location)) }

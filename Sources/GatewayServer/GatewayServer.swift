@@ -46,9 +46,7 @@ public struct GatewayServer {
         // A callback carries the job as the API answers it: once per job (its end), the JSON
         // reading its documents from the library.
         _ = assembly.engine.observeAll { job in
-            if job.spec.callbackURL != nil, job.state.status.isTerminal {
-                Task { webhooks.deliver(job, json: await links.jobJSON(job, base: links.callbackBaseURL)) }
-            }
+            webhooks.deliver(job) { await links.jobJSON(job, base: links.callbackBaseURL) }
         }
         (router, routes) = Self.buildRouter(
             configuration: configuration,
@@ -148,10 +146,13 @@ public struct GatewayServer {
 
     /// Serves until SIGTERM/SIGINT; `onListening` gets the bound port (useful with port 0).
     ///
-    /// Shutdown order (a service group stops its services last-first): `ShutdownAnnouncer`
-    /// ends event streams and stops the engine from starting queued jobs at once; the HTTP
-    /// server then drains, no longer held open by streams; the engine gives running jobs their
-    /// grace. The whole shutdown is bounded by the grace plus a margin, whatever a client does.
+    /// Shutdown order (a service group stops its services last-first; `EngineAssembly.services`
+    /// lists the assembly's): `ShutdownAnnouncer` ends event streams and stops the engine from
+    /// starting queued jobs at once; the HTTP server then drains, no longer held open by
+    /// streams; the engine gives running jobs their grace; then the webhook sender and the
+    /// search indexer, the converters' warm pools and the PDF inspectors, the HTTP transfer
+    /// loop, and the stores last. The whole shutdown is bounded by the grace plus a margin,
+    /// whatever a client does.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         // Real connections from here on: a Gotenberg request's job ends with its client's.
         hangUps.watch()
@@ -160,10 +161,6 @@ public struct GatewayServer {
         }
         try await assembly.idempotency.recoverAfterRestart(now: Date())
         await webhooks.resumePending(atStart: !assembly.stores.shared)
-        // Another gateway's deliveries, once its claims lapse (on one machine: a delivery whose
-        // task ended without clearing it).
-        let sweeping = Task { [webhooks] in await webhooks.sweep(every: .seconds(15)) }
-        defer { sweeping.cancel() }
         if configuration.routes.values.contains(.local) {
             if configuration.unsandboxedConverters {
                 logger.warning(
@@ -192,55 +189,22 @@ public struct GatewayServer {
             },
             logger: logger
         )
+        let closing = closing
         var group = ServiceGroupConfiguration(
-            services: [
-                .init(service: EngineService(engine: assembly.engine, closing: closing)),
-                .init(service: SearchIndexerService(assembly: assembly)),
-                .init(service: app),
-                .init(service: ShutdownAnnouncer(closing: closing)),
-            ],
+            services: assembly.services(
+                // The closing signal comes first in a shutdown: queued jobs stop starting then,
+                // not after the HTTP server has drained.
+                engineStopsEarly: { await closing.fired() },
+                front: [
+                    .init(service: app, failureTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: ShutdownAnnouncer(closing: closing)),
+                ]
+            ),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
         group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(10)
         try await ServiceGroup(configuration: group).run()
-        await assembly.shutdown()
-    }
-}
-
-/// Reads filed documents' text into the search index until shutdown begins; a document half
-/// read then stays pending for the next start.
-struct SearchIndexerService: Service {
-    let assembly: EngineAssembly
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await assembly.runSearchIndexer() }
-    }
-}
-
-/// Runs the engine until shutdown begins, then gives running jobs their grace period.
-struct EngineService: Service {
-    let engine: JobEngine
-    let closing: ClosingSignal
-
-    func run() async throws {
-        let task = Task { await engine.run() }
-        // The closing signal comes first in a shutdown: queued jobs stop starting then, not
-        // after the HTTP server has drained.
-        let token = closing.register { task.cancel() }
-        defer { closing.remove(token) }
-        await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await task.value
-            } onGracefulShutdown: {
-                task.cancel()
-            }
-        } onCancel: {
-            task.cancel()
-        }
-        // Stopped early by the closing signal: a service that returns before the group asks it
-        // to counts as a failure, so wait for our turn (at once if it already came).
-        try? await gracefulShutdown()
     }
 }
 

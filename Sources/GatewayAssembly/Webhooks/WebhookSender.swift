@@ -83,23 +83,32 @@ public final class WebhookSender: Sendable {
     public func enqueue(_ delivery: PendingWebhook) async throws {
         let claim = claim(from: clock.now())
         try await outbox.add(delivery, claim: claim)
-        start(delivery, recording: false)
+        start(delivery)
     }
 
-    /// Starts delivering `json` for `job` unless a delivery for the same job and revision runs.
-    public func deliver(_ job: Job, json: JobJSON) {
+    /// Starts delivering `job`'s end unless a delivery for the same job and revision runs; its
+    /// JSON comes from `json`, called in the delivery's own task (which `shutdown()` stops).
+    public func deliver(_ job: Job, json: @escaping @Sendable () async -> JobJSON) {
         guard let callback = job.spec.callbackURL, job.state.status.isTerminal else { return }
-        let now = clock.now()
-        guard let body = try? Self.payload(type: "job.\(job.state.status.rawValue.lowercased())", timestamp: now, job: json) else { return }
-        let delivery = PendingWebhook(
-            messageID: "msg_\(job.id.lowercased)_\(job.revision)",
-            jobID: job.id,
-            url: callback,
-            body: body,
-            notBefore: now,
-            expiresAt: now.addingTimeInterval(window.inSeconds)
-        )
-        start(delivery, recording: true)
+        track("msg_\(job.id.lowercased)_\(job.revision)") { [self] messageID in
+            let now = clock.now()
+            let type = "job.\(job.state.status.rawValue.lowercased())"
+            guard let body = try? Self.payload(type: type, timestamp: now, job: await json()) else { return }
+            let delivery = PendingWebhook(
+                messageID: messageID,
+                jobID: job.id,
+                url: callback,
+                body: body,
+                notBefore: now,
+                expiresAt: now.addingTimeInterval(window.inSeconds)
+            )
+            // Recorded from this task, not the caller's: the engine may call from a job's task
+            // that a cancel has just cancelled, and GRDB refuses a cancelled task's writes.
+            do { try await outbox.add(delivery, claim: claim(from: clock.now())) } catch {
+                logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"])
+            }
+            await send(delivery)
+        }
     }
 
     /// Claims and resumes the deliveries whose node stopped or died before they ended.
@@ -109,7 +118,7 @@ public final class WebhookSender: Sendable {
         do {
             let now = clock.now()
             let pending = try await outbox.claimLapsed(now: alone ? .distantFuture : now, claim: claim(from: now), limit: 1000)
-            for delivery in pending { start(delivery, recording: false) }
+            for delivery in pending { start(delivery) }
             if !pending.isEmpty { logger.notice("webhook.resumed", metadata: ["count": "\(pending.count)"]) }
         } catch {
             logger.error("webhook.resume_failed", metadata: ["error": "\(error)"])
@@ -128,26 +137,28 @@ public final class WebhookSender: Sendable {
 
     private func claim(from date: Date) -> JobLease { JobLease(node: node, expires: date.addingTimeInterval(Self.claimFor)) }
 
-    /// Stops the deliveries in progress; what they still owe stays in the outbox for the next start.
-    public func shutdown() {
-        for task in tasks.withLock({ Array($0.values) }) { task.cancel() }
+    /// Stops the deliveries in progress and waits for them to end; what they still owe stays
+    /// in the outbox for the next start.
+    public func shutdown() async {
+        let running = tasks.withLock { Array($0.values) }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
     }
 
-    private func start(_ delivery: PendingWebhook, recording: Bool) {
+    /// Starts a delivery already in the outbox.
+    private func start(_ delivery: PendingWebhook) {
+        track(delivery.messageID) { [self] _ in await send(delivery) }
+    }
+
+    /// Runs `work` for message `messageID` unless a delivery of it runs already.
+    private func track(_ messageID: String, _ work: @escaping @Sendable (String) async -> Void) {
         tasks.withLock { tasks in
-            guard tasks[delivery.messageID] == nil else { return }
-            // Registered under the lock its own removal takes, so the removal cannot come first.
-            tasks[delivery.messageID] = Task { [self] in
-                // Recorded from this task, not the caller's: the engine may call from a job's
-                // task that a cancel has just cancelled, and GRDB refuses a cancelled task's writes.
-                if recording {
-                    let claim = claim(from: clock.now())
-                    do { try await outbox.add(delivery, claim: claim) } catch {
-                        logger.warning("webhook.not_recorded", metadata: ["error": "\(error)"])
-                    }
-                }
-                await send(delivery)
-                _ = self.tasks.withLock { $0.removeValue(forKey: delivery.messageID) }
+            guard tasks[messageID] == nil else { return }
+            // Awaited and cancelled by `shutdown()`. Registered under the lock its own removal
+            // takes, so the removal cannot come first.
+            tasks[messageID] = Task { [self] in
+                await work(messageID)
+                _ = self.tasks.withLock { $0.removeValue(forKey: messageID) }
             }
         }
     }

@@ -225,6 +225,7 @@ public final class LocalConverter: Converter {
         let sandbox = configuration.sandbox
         let check = sandboxCheck.withLock { check in
             if let check, !fresh { return check }
+            // Awaited by every caller of `sandboxProblem`; it ends on its own (one sealed `/bin/true`).
             let started = Task { await sandbox.problem() }
             check = started
             return started

@@ -150,7 +150,7 @@ struct RemoteGatewayAPI: Sendable {
     func cancel(_ id: String, timeout: Duration) async {
         let call = HTTPRequest(method: "DELETE", url: jobURL(id), headers: headers(for: base))
         let client = client
-        await Task.detached {
+        await Task.detached {  // awaited here
             _ = try? await client.execute(call, sink: .memory(limit: 64 << 10), timeout: timeout)
         }.value
     }

@@ -277,9 +277,11 @@ public final class JobEngine: Sendable {
     /// On cancellation it stops taking jobs and gives running ones `shutdownGrace` to finish.
     public func run() async {
         guard configuration.sharesStore else { return await scheduler.run() }
-        let watch = Task { await watchOtherEngines() }
-        await scheduler.run()
-        watch.cancel()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.watchOtherEngines() }
+            await scheduler.run()
+            group.cancelAll()
+        }
     }
 
     /// On a shared store, other engines change the jobs this one's event streams follow: every

@@ -83,14 +83,17 @@ struct JobRecorder: Sendable {
         case .stopWork: slots.cancel(job.id)
         case .cancelRemote(let remoteID):
             if let converter = router.route(for: job.spec.type)?.converter {
-                Task { await converter.cancelRemoteJob(remoteID) }  // a new task: not the cancelled job's
+                // A new task, not the cancelled job's; nobody awaits it: one best-effort call,
+                // bounded by its own timeout.
+                Task { await converter.cancelRemoteJob(remoteID) }
             }
         case .cleanUpStaging: staging.remove(jobID: job.id)
         case .discardDocument:
             // In a task of its own: this often runs on the job's own task, which a cancel has
             // just cancelled, and the stores stop a cancelled task's writes.
             let filer = filer
-            // A split files its parts in order, so they end at the first one missing.
+            // A split files its parts in order, so they end at the first one missing. Nobody
+            // awaits it: a few file removals, each its own transaction.
             Task {
                 for part in 0..<PDFOperation.maxParts {
                     let id = Job.documentID(for: job.id, part: part)

@@ -78,6 +78,8 @@ final class JobScheduler: Sendable {
     private func drain() async {
         let tasks = slots.tasks
         let grace = shutdownGrace
+        // Detached: the engine's own task is cancelled by now, and a child would inherit that.
+        // Cancelled below once every attempt has ended.
         let timer = Task.detached {
             try? await Task.sleep(for: grace)
             for task in tasks { task.cancel() }
@@ -182,6 +184,8 @@ final class JobScheduler: Sendable {
     private func recheckOutages() {
         for type in outages.dueChecks(now: Date()) {
             let converter = router.route(for: type)?.converter
+            // Not awaited: a start check ends on its own (its tool's or the sandbox's time
+            // limit), and the scheduler does not wait for it.
             Task { [outages, wakeUp, logger] in
                 if let failure = await converter?.startProblem(for: type) {
                     outages.mark(type, failure)

@@ -22,7 +22,9 @@ final class SlotLedger: Sendable {
 
     /// Runs `body` for job `id` in a slot of `converter`, then frees the slot and calls `ended`.
     func start(_ id: UUID, converter: String, _ body: @escaping @Sendable () async -> Void, ended: @escaping @Sendable () -> Void) {
-        // Registered under the lock the task's own removal takes, so the removal cannot come first.
+        // Cancelled by `cancel(_:)` or a shutdown's grace running out; awaited by the
+        // scheduler's drain. Registered under the lock the task's own removal takes, so the
+        // removal cannot come first.
         attempts.withLock { attempts in
             attempts[id] = Attempt(
                 task: Task { [self] in

@@ -99,6 +99,7 @@ public final class JobIntake: Sendable {
         case .used(let requestHash, let jobID):
             return try await body(HeldKey(key: key, used: (requestHash, jobID)))
         case .held:
+            // Cancelled by the `defer` below, when `body` returns or throws.
             let refresher = Task {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(60))

@@ -142,6 +142,7 @@ struct GotenbergJobs: Sendable {
             guard let ended = try await engine.ended(job.id) else { throw CancellationError() }  // gone: nothing to answer
             return ended
         } onCancel: {
+            // Not awaited: a cancellation handler cannot wait; the cancel is one store write.
             if cancelling { Task { _ = try? await engine.cancel(job.id) } }
         }
     }

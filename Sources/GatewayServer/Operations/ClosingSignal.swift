@@ -17,6 +17,15 @@ final class ClosingSignal: Sendable {
         return token
     }
 
+    /// Returns once the signal has fired, or when the waiting task is cancelled.
+    func fired() async {
+        let (fired, continuation) = AsyncStream.makeStream(of: Never.self)
+        let token = register { continuation.finish() }
+        defer { remove(token) }
+        // Ends when the handler finishes the stream, or at once when the task is cancelled.
+        for await _ in fired {}
+    }
+
     func remove(_ token: UUID) {
         _ = state.withLock { $0.handlers.removeValue(forKey: token) }
     }

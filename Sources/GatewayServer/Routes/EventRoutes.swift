@@ -38,6 +38,7 @@ struct JobEventsController: Sendable {
             // Subscribe before reading the snapshot, so no change falls between the two.
             let token = engine.observe(job.id) { continuation.yield(.changed($0)) }
             let closingToken = closing.register { continuation.finish() }
+            // Cancelled by the `defer` below, when the stream ends.
             let beat = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: heartbeat)

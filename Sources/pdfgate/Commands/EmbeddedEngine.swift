@@ -9,8 +9,9 @@ import GatewayWire
 import Logging
 
 /// An engine of the command's own on the embedded store, for the commands that run jobs
-/// (`convert`, the PDF operations): started, handed to `body`, and shut down once `body` is
-/// done. Refused on a shared database, where it would claim the cluster's jobs.
+/// (`convert`, the PDF operations): its services run in a group while `body` does, and stop
+/// in order once it is done. Refused on a shared database, where it would claim the cluster's
+/// jobs.
 func withEmbeddedEngine<T: Sendable>(
     _ library: LibraryOptions,
     what: String,
@@ -35,19 +36,7 @@ func withEmbeddedEngine<T: Sendable>(
         await assembly.shutdown()
         throw JobFailure.converterCannotStart(problem)
     }
-    let runner = Task { await assembly.engine.run() }
-    do {
-        let result = try await body(assembly)
-        runner.cancel()
-        await runner.value
-        await assembly.shutdown()
-        return result
-    } catch {
-        runner.cancel()
-        await runner.value
-        await assembly.shutdown()
-        throw error
-    }
+    return try await assembly.withServices { try await body(assembly) }
 }
 
 /// Waits for every job to end, showing their progress.
