@@ -32,8 +32,8 @@ struct ShutdownOrderTests {
         let id = try #require(created.string("job_id"), "\(created.text)")
         _ = try await CrashRestartTests.waitFor(client, id) { $0["phase"] as? String == "converting" }
 
-        kill(server.process.processIdentifier, SIGTERM)
-        let status = try await ShutdownTests.exitStatus(of: server.process, within: 40)
+        server.process.signal(SIGTERM)
+        let status = await ShutdownTests.exitStatus(of: server.process, within: .seconds(40))
         await server.stop()
         #expect(status == 0, "serve exited after letting the job finish\n\(server.log)")
 
