@@ -31,13 +31,17 @@ demo: build
 # Tests spend most of their time waiting on real tools, servers and sockets, so they run side by
 # side, but only TEST_WIDTH at a time: on two cores, more would starve real converters into
 # false timeouts. Suites whose tests share a tool or a bound are `.serialized` in themselves.
+# The suites whose subject is a deadline or a delay (TIMED_SUITES) run afterwards, one test at a
+# time, so what they measure is the code and not the machine's load.
 TEST_WIDTH ?= 4
+TIMED_SUITES := RemoteGatewayConverterTests|RemoteGatewayPollingTests|GotenbergConverterTests|HTTPClientFailureTests|HTTPClientConcurrencyTests|MisbehavingConverterJobTests|PoolBehaviourTests|HostileFixtureTests
 test: deps lint
 	@bash scripts/check-compose.sh
 	@bash scripts/python-venv.sh > /dev/null
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --skip '$(TIMED_SUITES)'
+	$(SWIFT) test --skip-build --disable-xctest --no-parallel --filter '$(TIMED_SUITES)'
 	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate
 
 lint:
