@@ -242,6 +242,9 @@ let package = Package(
             dependencies: [
                 "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayLibrary", "GatewayStore", "GatewayPostgres",
                 "GatewayAssembly",
+                // The loopback HTTP server fake peers answer from.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict

@@ -37,10 +37,22 @@ package final class Child: Sendable {
             stderr: stderr,
             inherited: inherited
         )
-        do {
-            group = try ProcessGroup.start(spec)
-        } catch {
-            throw ChildFailure(description: error.message)
+        group = try Self.start(spec)
+    }
+
+    /// An executable the test has just written (a relocated copy of ours) is "busy" while any
+    /// child forked meanwhile, by any test, still holds the writer's descriptor between its fork
+    /// and its exec. That lasts moments, so a busy executable is retried for up to a second.
+    private static func start(_ spec: ChildSpec) throws -> ProcessGroup {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while true {
+            do {
+                return try ProcessGroup.start(spec)
+            } catch  where error.code == ETXTBSY && ContinuousClock.now < deadline {
+                sched_yield()
+            } catch {
+                throw ChildFailure(description: error.message)
+            }
         }
     }
 

@@ -1,100 +1,170 @@
 import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 
-#if canImport(Glibc)
-import Glibc
-#endif
+/// One accepted connection, between SwiftNIO (which owns the socket and parses the request with
+/// its `HTTPRequestDecoder`) and the test's handler, which runs on a thread of its own and may
+/// block. The handler pulls request parts one read at a time (the channel does not read ahead
+/// of it, so a huge upload streams rather than piling up) and its writes wait until they are
+/// on the socket, so a handler that writes to a vanished client fails there.
+final class LoopbackConnection: @unchecked Sendable {
+    /// What the event loop hands the handler's thread.
+    enum Inbound {
+        case head(HTTPRequestHead)
+        case body(ByteBuffer)
+        case end
+    }
 
-/// One accepted socket with a small read-ahead buffer. Confined to its connection thread.
-final class LoopbackConnection {
-    let fd: Int32
+    let channel: any Channel
     let server: LoopbackServerState
-    /// Received bytes not consumed yet.
-    var pending: [UInt8] = []
-    private(set) var isClosed = false
+    /// Guards everything below; the handler's thread waits on it for parts or the end.
+    private let condition = NSCondition()
+    private var parts: [Inbound] = []
+    private var readAsked = false
+    private var discarding = false
+    private var closedByPeerOrUs = false
 
-    init(fd: Int32, server: LoopbackServerState) {
-        self.fd = fd
+    init(channel: any Channel, server: LoopbackServerState) {
+        self.channel = channel
         self.server = server
     }
 
-    /// Receives more bytes into `pending`; false at end of stream.
-    func fill() throws -> Bool {
-        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw LoopbackHTTPError("recv: \(String(cString: strerror(errno)))") }
-            pending.append(contentsOf: scratch[0..<count])
-            return count > 0
-        }
+    /// Whether the connection has ended, for either side's reason.
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closedByPeerOrUs
     }
 
-    /// Passes exactly `count` bytes to `consume`, in pieces; throws if the stream ends first.
-    func read(exactly count: Int64, _ consume: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var remaining = count
-        while remaining > 0 {
-            if pending.isEmpty, try !fill() { throw LoopbackHTTPError("the client closed with \(remaining) body bytes missing") }
-            let take = Int(min(Int64(pending.count), remaining))
-            try pending.withUnsafeBytes { try consume(UnsafeRawBufferPointer(rebasing: $0[0..<take])) }
-            pending.removeFirst(take)
-            remaining -= Int64(take)
-        }
-    }
-
-    /// One CRLF-terminated line, without its CRLF.
-    func readLine(limit: Int = 16 * 1024) throws -> String {
-        while true {
-            if let end = pending.firstIndex(of: 10) {
-                var line = Array(pending[0..<end])
-                pending.removeFirst(end + 1)
-                if line.last == 13 { line.removeLast() }
-                return String(decoding: line, as: UTF8.self)
+    /// The next part of the request; nil once the connection has ended.
+    func next() -> Inbound? {
+        condition.lock()
+        defer { condition.unlock() }
+        while parts.isEmpty {
+            if closedByPeerOrUs { return nil }
+            if !readAsked {
+                readAsked = true
+                channel.read()
             }
-            guard pending.count < limit else { throw LoopbackHTTPError("line longer than \(limit) bytes") }
-            guard try fill() else { throw LoopbackHTTPError("the client closed in the middle of a line") }
+            condition.wait()
         }
+        return parts.removeFirst()
     }
 
+    /// Sends `bytes` and waits until they are written; throws once the client has gone.
     func send(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            guard !isClosed else { throw LoopbackHTTPError("the connection is closed") }
-            // MSG_NOSIGNAL: a vanished client must fail this call, not SIGPIPE the test process.
-            let sent = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if sent < 0 && errno == EINTR { continue }
-            if sent < 0 { throw LoopbackHTTPError("send: \(String(cString: strerror(errno)))") }
-            offset += sent
+        guard !isClosed else { throw LoopbackHTTPError("the connection is closed") }
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        do {
+            try channel.writeAndFlush(buffer).wait()
+        } catch {
+            throw LoopbackHTTPError("send: \(error)")
         }
     }
 
     func send(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try send($0) } }
 
+    /// Reads and drops whatever else the client sends and waits until it closes, the server
+    /// stops, or `limit` passes: a hung peer's wait, and the drain before a graceful close.
+    func discardUntilClosed(limit: Duration?) {
+        condition.lock()
+        discarding = true
+        parts.removeAll()
+        condition.unlock()
+        channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { [channel] _ in channel.read() }
+        let deadline = limit.map { Date().addingTimeInterval($0.inSecondsValue) } ?? .distantFuture
+        condition.lock()
+        while !closedByPeerOrUs, !server.isStopped, Date() < deadline {
+            _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.1)))
+        }
+        condition.unlock()
+    }
+
     /// Sends FIN, reads whatever the client still sends until it closes (closing with unread
     /// input would turn into a reset and could destroy the answer in flight), then closes.
     func closeGracefully() {
         guard !isClosed else { return }
-        shutdown(fd, Int32(SHUT_WR))
-        let deadline = Date().addingTimeInterval(2)
-        while Date() < deadline, !server.isStopped {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 else { break }
-            if poller.revents != 0 {
-                pending.removeAll(keepingCapacity: true)
-                if (try? fill()) != true { break }
-            }
-        }
+        try? channel.close(mode: .output).wait()
+        discardUntilClosed(limit: .seconds(2))
         close(reset: false)
     }
 
     /// Closes now; with `reset`, SO_LINGER 0 makes the kernel send RST instead of FIN.
     func close(reset: Bool) {
-        guard !isClosed else { return }
-        isClosed = true
-        if reset {
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        if reset, let socket = channel as? any SocketOptionProvider {
+            try? socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).wait()
         }
-        server.release(fd)
-        Glibc.close(fd)
+        try? channel.close().wait()
+        ended()
+    }
+
+    /// From the event loop: a part arrived.
+    func received(_ part: Inbound) {
+        condition.lock()
+        defer { condition.unlock() }
+        readAsked = false
+        if !discarding { parts.append(part) }
+        condition.broadcast()
+    }
+
+    /// From either side: the connection is over; wakes a waiting handler.
+    func ended() {
+        condition.lock()
+        defer { condition.unlock() }
+        closedByPeerOrUs = true
+        condition.broadcast()
+    }
+}
+
+/// Hands a connection's request parts to its `LoopbackConnection` and starts the test's handler
+/// on a thread of its own once the connection is up.
+final class LoopbackChannelHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+
+    private let server: LoopbackServerState
+    private var connection: LoopbackConnection?
+
+    init(server: LoopbackServerState) {
+        self.server = server
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let connection = LoopbackConnection(channel: context.channel, server: server)
+        self.connection = connection
+        guard server.admit(connection) else {
+            context.close(promise: nil)
+            return
+        }
+        let worker = Thread { [server] in server.serve(connection) }
+        worker.name = "loopback-http-handler"
+        worker.start()
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): connection?.received(.head(head))
+        case .body(let body): connection?.received(.body(body))
+        case .end: connection?.received(.end)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection?.ended()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Garbage from the client (the decoder's error) or a broken socket: nobody is left to tell.
+        context.close(promise: nil)
+    }
+}
+
+extension Duration {
+    fileprivate var inSecondsValue: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,15 +1,16 @@
 import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A real HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for tests of code that talks HTTP
 /// over real sockets (the libcurl client, converter adapters against fake Gotenberg or gateway
-/// peers). Each connection gets its own thread and carries one request: every answer says
-/// `Connection: close`. The handler runs on that thread and may block, sleep, stream, hang or
-/// drop the connection, which is the point: tests reproduce slow, stalled and broken peers.
+/// peers). SwiftNIO accepts the connections and parses the requests (`HTTPRequestDecoder`) on
+/// the process's shared event loops; each request's handler runs on a thread of its own and may
+/// block, sleep, stream, hang or drop the connection, which is the point: tests reproduce slow,
+/// stalled and broken peers. A connection carries one request: every answer says
+/// `Connection: close`.
 ///
 ///     let server = try LoopbackHTTPServer { request, response in
 ///         let bytes = try request.discardBody()
@@ -28,28 +29,29 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Binds 127.0.0.1 on a free port and starts accepting connections.
     public init(handler: @escaping Handler) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw LoopbackHTTPError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 256) == 0 && getsockname(fd, generic, &length) == 0
-            }
+        let shared = LoopbackServerState(handler: handler)
+        let listener: any Channel
+        do {
+            listener = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                // The handler pulls the request as it reads it: nothing is read ahead of it.
+                .childChannelOption(.autoRead, value: false)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
+                        )
+                        try channel.pipeline.syncOperations.addHandler(LoopbackChannelHandler(server: shared))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0).wait()
+        } catch {
+            throw LoopbackHTTPError("bind/listen on 127.0.0.1: \(error)")
         }
-        guard bound else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw LoopbackHTTPError("bind/listen on 127.0.0.1: \(reason)")
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        shared = LoopbackServerState(listenFD: fd, handler: handler)
-        let shared = self.shared
-        let acceptor = Thread { shared.acceptLoop() }
-        acceptor.name = "loopback-http-accept"
-        acceptor.start()
+        shared.listening(on: listener)
+        port = listener.localAddress?.port ?? 0
+        self.shared = shared
     }
 
     deinit { stop() }
@@ -70,57 +72,46 @@ public struct LoopbackHTTPError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The server's state shared with its threads; the server object itself is not captured so that
-/// dropping it runs `deinit`, which stops everything.
+/// The server's state shared with the event loop and the handlers' threads; the server object
+/// itself is not captured so that dropping it runs `deinit`, which stops everything.
 final class LoopbackServerState: Sendable {
     private struct State {
         var stopped = false
-        var acceptorRunning = true
-        var connections: Set<Int32> = []
-        var handlersRunning = 0
+        var listener: (any Channel)?
+        var connections: [ObjectIdentifier: LoopbackConnection] = [:]
     }
 
-    let listenFD: Int32
     let handler: LoopbackHTTPServer.Handler
     private let state = Mutex(State())
+    /// Entered by each handler while it runs: `stop()` waits for them.
+    private let handlers = DispatchGroup()
 
-    init(listenFD: Int32, handler: @escaping LoopbackHTTPServer.Handler) {
-        self.listenFD = listenFD
+    init(handler: @escaping LoopbackHTTPServer.Handler) {
         self.handler = handler
     }
 
     var isStopped: Bool { state.withLock { $0.stopped } }
 
-    func acceptLoop() {
-        defer { state.withLock { $0.acceptorRunning = false } }
-        while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return  // shutdown() by stop(), or the socket is broken.
-            }
-            // accept4 is not visible without _GNU_SOURCE; the window before this is harmless in tests.
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let admitted = state.withLock { state in
-                guard !state.stopped else { return false }
-                state.connections.insert(fd)
-                state.handlersRunning += 1
-                return true
-            }
-            guard admitted else {
-                Glibc.close(fd)
-                return
-            }
-            let worker = Thread { [self] in serve(LoopbackConnection(fd: fd, server: self)) }
-            worker.name = "loopback-http-connection"
-            worker.start()
+    func listening(on listener: any Channel) {
+        state.withLock { $0.listener = listener }
+    }
+
+    /// Records a new connection and its handler; false once the server is stopping.
+    func admit(_ connection: LoopbackConnection) -> Bool {
+        state.withLock { state in
+            guard !state.stopped else { return false }
+            state.connections[ObjectIdentifier(connection)] = connection
+            handlers.enter()
+            return true
         }
     }
 
-    private func serve(_ connection: LoopbackConnection) {
+    /// The handler's thread: reads the request, runs the test's handler, completes the answer.
+    func serve(_ connection: LoopbackConnection) {
         defer {
             connection.close(reset: false)
-            state.withLock { $0.handlersRunning -= 1 }
+            _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+            handlers.leave()
         }
         do {
             guard let request = try ReceivedRequest(connection: connection) else { return }
@@ -133,21 +124,14 @@ final class LoopbackServerState: Sendable {
         }
     }
 
-    /// Forgets `fd` before it is closed, so `stop()` never shuts down a reused descriptor number.
-    func release(_ fd: Int32) {
-        state.withLock { _ = $0.connections.remove(fd) }
-    }
-
     func stop() {
-        let alreadyStopped = state.withLock { state in
+        let (alreadyStopped, listener, connections) = state.withLock { state in
             defer { state.stopped = true }
-            for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
-            return state.stopped
+            return (state.stopped, state.listener, Array(state.connections.values))
         }
         guard !alreadyStopped else { return }
-        shutdown(listenFD, Int32(SHUT_RDWR))  // wakes accept4 with EINVAL
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline, state.withLock({ $0.acceptorRunning || $0.handlersRunning > 0 }) { usleep(2_000) }
-        Glibc.close(listenFD)
+        try? listener?.close().wait()
+        for connection in connections { connection.channel.close(promise: nil) }
+        _ = handlers.wait(timeout: .now() + 5)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -21,25 +22,10 @@ public final class ReceivedRequest {
     /// Reads the request head; nil when the client closed without sending one.
     init?(connection: LoopbackConnection) throws {
         self.connection = connection
-        let requestLine: String
-        do {
-            requestLine = try connection.readLine()
-        } catch {
-            if connection.pending.isEmpty { return nil }
-            throw error
-        }
-        let parts = requestLine.split(separator: " ")
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { throw LoopbackHTTPError("bad request line: \(requestLine)") }
-        method = String(parts[0])
-        target = String(parts[1])
-        var fields: [(name: String, value: String)] = []
-        while true {
-            let line = try connection.readLine()
-            if line.isEmpty { break }
-            guard let colon = line.firstIndex(of: ":"), fields.count < 200 else { throw LoopbackHTTPError("bad header line: \(line)") }
-            fields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-        headers = fields
+        guard case .head(let head) = connection.next() else { return nil }
+        method = head.method.rawValue
+        target = head.uri
+        headers = head.headers.map { ($0.name, $0.value) }
     }
 
     /// The first value of header `name`, ignoring case.
@@ -61,25 +47,18 @@ public final class ReceivedRequest {
         guard !bodyRead else { throw LoopbackHTTPError("the body was already read") }
         bodyRead = true
         if header("Expect")?.lowercased() == "100-continue" { try connection.send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) }
-        if isChunked {
-            var total: Int64 = 0
-            while true {
-                let sizeLine = try connection.readLine()
-                guard let size = Int64(sizeLine.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
-                    throw LoopbackHTTPError("bad chunk size line: \(sizeLine)")
-                }
-                if size == 0 {
-                    while try !connection.readLine().isEmpty {}  // trailer fields, then the final CRLF
-                    return total
-                }
-                try connection.read(exactly: size, consume)
-                total += size
-                guard try connection.readLine().isEmpty else { throw LoopbackHTTPError("chunk not followed by CRLF") }
+        var total: Int64 = 0
+        while true {
+            switch connection.next() {
+            case .body(let piece):
+                try piece.withUnsafeReadableBytes { try consume($0) }
+                total += Int64(piece.readableBytes)
+            case .end:
+                return total
+            case .head, nil:
+                throw LoopbackHTTPError("the client closed with the body unfinished after \(total) bytes")
             }
         }
-        let length = contentLength ?? 0
-        try connection.read(exactly: length, consume)
-        return length
     }
 
     /// The whole body in memory; throws past `limit` bytes.

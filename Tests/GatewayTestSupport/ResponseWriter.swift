@@ -66,16 +66,7 @@ public final class ResponseWriter {
     public func reset() { connection.close(reset: true) }
 
     /// Blocks without answering until the client disconnects or the server stops: a hung peer.
-    public func hang() {
-        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
-        while !connection.isClosed, !connection.server.isStopped {
-            var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 50) >= 0 else { return }
-            guard poller.revents != 0 else { continue }
-            let count = scratch.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return }  // the client closed (or reset): stop hanging.
-        }
-    }
+    public func hang() { connection.discardUntilClosed(limit: nil) }
 
     /// What the server does once the handler returns: a handler that never answered gets a 500,
     /// a chunked body gets its terminator.
