@@ -5,7 +5,7 @@ import Testing
 
 @testable import GatewayConverters
 
-/// Issue 27: a local tool that cannot start (its sandbox refused, its program missing) fails the
+/// A local tool that cannot start (its sandbox refused, its program missing) fails the
 /// conversion within seconds as `.cannotStart`, naming the cause and its fix; the same problem
 /// is what the engine's re-check finds.
 @Suite("local tools that cannot start")

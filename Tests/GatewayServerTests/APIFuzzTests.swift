@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-/// Issue 27, point 3: schemathesis (pinned in scripts/python-venv.sh) fuzzes the API from
+/// Schemathesis (pinned in scripts/python-venv.sh) fuzzes the API from
 /// openapi.yaml against a live `pdfgate serve` that requires tokens, every check on, with the
 /// fixed seed and example count of schemathesis.toml; server and fuzzer share a network
 /// namespace with only a loopback interface (scripts/fuzz-api.sh). What it found is in

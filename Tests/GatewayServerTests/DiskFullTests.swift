@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-/// Issue 27: a store on a file system that fills up. The server runs in a mount namespace of its
+/// A store on a file system that fills up. The server runs in a mount namespace of its
 /// own with an 8 MiB tmpfs over its store (`unshare`), so nothing outside the test is filled;
 /// once it stops, `fsck` runs in the same namespace on what the server left.
 @Suite("a full disk")

@@ -8,7 +8,7 @@ import Testing
 
 @testable import GatewayServer
 
-/// Issue 28: Gotenberg 8's routes on our listener, each request a job of our engine, answered
+/// Gotenberg 8's routes on our listener, each request a job of our engine, answered
 /// with the PDF and Gotenberg's headers, refused in Gotenberg's words.
 @Suite("Gotenberg's API")
 struct GotenbergAPITests {

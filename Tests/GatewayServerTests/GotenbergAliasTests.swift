@@ -4,7 +4,7 @@ import Testing
 
 @testable import GatewayServer
 
-/// Issue 44, point 2: a compose file written for Gotenberg starts pdfgate with the same
+/// A compose file written for Gotenberg starts pdfgate with the same
 /// environment and flags — each read as our setting where we have it, named in a notice where
 /// it changes nothing here, refused by name where we cannot honour it.
 @Suite("Gotenberg's settings, read as ours")

@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-/// Issue 28, point 5: the Python `gotenberg-client` (PyPI, pinned in scripts/python-venv.sh),
+/// The Python `gotenberg-client` (PyPI, pinned in scripts/python-venv.sh),
 /// unchanged, against a live `pdfgate serve` that requires tokens — its basic auth carrying
 /// our token. scripts/gotenberg-client-check.py makes the calls; every file it got is checked
 /// here with Poppler's tools.

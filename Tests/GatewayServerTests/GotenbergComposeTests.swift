@@ -7,7 +7,7 @@ import Testing
 
 @testable import GatewayServer
 
-/// Issue 44: a compose file written for Gotenberg (deploy/gotenberg-compose.yml, only its image
+/// A compose file written for Gotenberg (deploy/gotenberg-compose.yml, only its image
 /// changed) starts pdfgate with the same command and environment, and serves as it says.
 @Suite("A Gotenberg compose file")
 struct GotenbergComposeTests {

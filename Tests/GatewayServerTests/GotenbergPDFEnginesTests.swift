@@ -8,7 +8,7 @@ import ZIPFoundation
 
 @testable import GatewayServer
 
-/// Issue 28: Gotenberg's `/forms/pdfengines/*` routes and the post-processing fields of its
+/// Gotenberg's `/forms/pdfengines/*` routes and the post-processing fields of its
 /// conversion routes, carried out by our operations (qpdf, Ghostscript) and answered with
 /// Gotenberg's files: one PDF as itself, several in a zip, each under Gotenberg's name.
 @Suite("Gotenberg's PDF engines")

@@ -7,7 +7,7 @@ import Testing
 
 @testable import GatewayServer
 
-/// Issue 44: where Gotenberg is lenient the door is too and says so (`Pdfgate-Warning`), its
+/// Where Gotenberg is lenient the door is too and says so (`Pdfgate-Warning`), its
 /// words are Gotenberg's, its trace is on every answer, its credentials and queue are its own.
 @Suite("Gotenberg parity")
 struct GotenbergParityTests {

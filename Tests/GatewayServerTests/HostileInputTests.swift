@@ -6,7 +6,7 @@ import Testing
 
 @testable import GatewayServer
 
-/// Issue 27, point 3: what schemathesis found (each a regression test here), and the hostile
+/// What schemathesis found (each a regression test here), and the hostile
 /// inputs tried by hand — deep JSON, deep and long folder paths, NFC against NFD, names of
 /// dots and spaces, forms of thousands of parts. Every refusal is a 4xx with a stable code and
 /// a message saying what to do; nothing is half-made.

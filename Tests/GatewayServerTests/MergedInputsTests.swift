@@ -3,7 +3,7 @@ import GatewayHTTPClient
 import GatewayTestSupport
 import Testing
 
-/// One job, several inputs (issue 15): files and pages, each converted by its own backend (the
+/// One job, several inputs: files and pages, each converted by its own backend (the
 /// real LibreOffice and Chromium), merged in the order the request gave them — through a real
 /// `pdfgate serve`, the results read back with `pdfinfo` and `pdftotext`.
 @Suite("One job merging files and URLs", .serialized)

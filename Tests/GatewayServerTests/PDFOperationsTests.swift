@@ -4,7 +4,7 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-/// Issue 15's operations on library documents, through a real `pdfgate serve` with the real
+/// The PDF operations on library documents, through a real `pdfgate serve` with the real
 /// qpdf and Ghostscript, every result read back with `pdfinfo`, `qpdf` and `pdftotext`.
 @Suite("PDF operations on library documents", .serialized)
 struct PDFOperationsTests {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-/// A `pdfgate` that lives where the sandbox mounts private directories (issue 27): a copy of the
+/// A `pdfgate` that lives where the sandbox mounts private directories: a copy of the
 /// binary under /tmp, in a directory whose name has a space and a non-ASCII letter, with its store
 /// beside it and its TMPDIR reached through a symlink. Every local tool runs sealed from there.
 @Suite("an install under /tmp", .serialized)

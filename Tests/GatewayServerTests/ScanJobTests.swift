@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-/// SCAN_TO_PDF through a real `pdfgate serve` (issue 30): page images made by ImageMagick, laid
+/// SCAN_TO_PDF through a real `pdfgate serve`: page images made by ImageMagick, laid
 /// out by the real img2pdf, read back with Poppler's `pdfinfo` and `pdfimages`.
 @Suite("Scans: page images to one PDF", .serialized)
 struct ScanJobTests {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-/// The web page (issue 14), as a user meets it: a real `pdfgate serve` on loopback, Debian's
+/// The web page, as a user meets it: a real `pdfgate serve` on loopback, Debian's
 /// headless Chromium clicking through it, real conversions with the local converters, and the
 /// API to check that what the page showed is what happened. Screenshots of the main screens go
 /// to `.build/test-output/web/`.

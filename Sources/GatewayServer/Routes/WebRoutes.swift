@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The web page (issue 14): `/` and its files under `/ui/`, embedded in the binary. The page
+/// The web page: `/` and its files under `/ui/`, embedded in the binary. The page
 /// speaks only the public v1 API, so it needs nothing here but its bytes and the headers that
 /// keep it safe: a strict Content-Security-Policy (no inline script or style, nothing from
 /// another origin), no framing, no sniffing. Files are revalidated with ETags: their names do

@@ -31,7 +31,7 @@ final class UnstartableConverter: Converter {
     }
 }
 
-/// Issue 27: a converter that cannot start fails its job at once with the cause, takes its job
+/// A converter that cannot start fails its job at once with the cause, takes its job
 /// type out of service on this node until a re-check passes, and is never retried meanwhile.
 @Suite("Converters that cannot start")
 struct ConverterOutageTests {
