@@ -171,22 +171,59 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The HTTP API (DESIGN §3): routes, signed URLs, tokens, events, webhooks.
+        // The HTTP side, in layers; each depends only on those before it:
+        //   GatewaySettings → GatewayHTTPServing → GatewayGotenbergAPI → GatewayServer.
+        // What `serve` is configured by: `ServerConfiguration`, every setting declared once (file,
+        // environment, flags, `--help`), Gotenberg's flags as aliases. No HTTP.
         .target(
-            name: "GatewayServer",
+            name: "GatewaySettings",
+            dependencies: ["GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayConverters", "GatewayAssembly"],
+            swiftSettings: strict
+        ),
+        // What both doors serve with: the request context, API errors and their middleware, auth,
+        // multipart, streamed bodies, file answers, signed URLs, query parameters and JSON answers.
+        .target(
+            name: "GatewayHTTPServing",
             dependencies: [
-                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayWire",
-                "GatewayConverters", "GatewayHTTPClient", "GatewayAssembly",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire", "GatewayAssembly",
+                "GatewaySettings",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Gotenberg 8's API on our listener: its routes, form fields, answers, webhooks, metrics
+        // and trace, each request run as jobs of our engine.
+        .target(
+            name: "GatewayGotenbergAPI",
+            dependencies: [
+                "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayConverters",
+                "GatewayHTTPClient", "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Ink", package: "Ink"),
+            ],
+            swiftSettings: strict
+        ),
+        // The HTTP API (DESIGN §3): our /v1 routes, the web page and the spec; `buildRouter`
+        // composes them with Gotenberg's door, `run` serves them with the engine.
+        .target(
+            name: "GatewayServer",
+            dependencies: [
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire", "GatewayConverters",
+                "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // A link to the repository's openapi.yaml: served at /openapi.yaml, one source of truth.
             // The web page's files, served at / and /ui/ (WebAssets lists the same names).
@@ -211,7 +248,8 @@ let package = Package(
             name: "pdfgate",
             dependencies: [
                 "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
-                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewayServer",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewaySettings",
+                "GatewayHTTPServing", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -296,7 +334,8 @@ let package = Package(
             name: "GatewayServerTests",
             dependencies: [
                 "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
-                "GatewayServer", "GatewayAssembly", "GatewayLibrary", "GatewayStore", "GatewayHTTPClient", "GatewayProcess", "GatewayTestSupport",
+                "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI", "GatewayServer", "GatewayAssembly", "GatewayLibrary",
+                "GatewayStore", "GatewayHTTPClient", "GatewayProcess", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

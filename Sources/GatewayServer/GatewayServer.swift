@@ -2,7 +2,10 @@ import Foundation
 import GatewayAssembly
 import GatewayConverters
 import GatewayEngine
+import GatewayGotenbergAPI
+import GatewayHTTPServing
 import GatewayLibraryModel
+import GatewaySettings
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -6,7 +6,9 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// Gotenberg 8's routes on our listener, each request a job of our engine, answered
 /// with the PDF and Gotenberg's headers, refused in Gotenberg's words.

@@ -2,7 +2,9 @@ import Foundation
 import GatewayAssembly
 import Testing
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// A compose file written for Gotenberg starts pdfgate with the same
 /// environment and flags — each read as our setting where we have it, named in a notice where

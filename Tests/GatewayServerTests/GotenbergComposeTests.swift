@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// A compose file written for Gotenberg (deploy/gotenberg-compose.yml, only its image
 /// changed) starts pdfgate with the same command and environment, and serves as it says.

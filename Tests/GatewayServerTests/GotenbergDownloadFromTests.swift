@@ -6,7 +6,9 @@ import HummingbirdTesting
 import Testing
 import ZIPFoundation
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// Gotenberg's `downloadFrom`: files fetched under our SSRF rules join the form.
 @Suite("Gotenberg's downloadFrom")

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Testing
 import ZIPFoundation
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
 
 /// Gotenberg's PDF engines: outlines of a merge, metadata written and read, bookmarks.

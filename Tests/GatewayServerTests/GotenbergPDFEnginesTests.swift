@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Testing
 import ZIPFoundation
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
 
 /// Gotenberg's `/forms/pdfengines/*` routes and the post-processing fields of its

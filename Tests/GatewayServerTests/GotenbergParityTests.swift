@@ -5,7 +5,9 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// Where Gotenberg is lenient the door is too and says so (`Pdfgate-Warning`), its
 /// words are Gotenberg's, its trace is on every answer, its credentials and queue are its own.

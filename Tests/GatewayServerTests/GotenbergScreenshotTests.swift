@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
 
 /// Gotenberg's `/forms/chromium/screenshot/{url,html,markdown}`: the page as an image from our

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
 
 /// Gotenberg's stamps and watermarks as pdfcpu draws them: a PDF laid over (stamp) or under

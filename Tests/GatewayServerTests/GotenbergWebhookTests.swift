@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GatewayGotenbergAPI
 @testable import GatewayServer
 
 /// Gotenberg's webhook mode: 204 at once, then the file to the webhook URL (method, extra

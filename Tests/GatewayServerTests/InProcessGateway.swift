@@ -8,6 +8,7 @@ import Logging
 import Testing
 
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// The whole API in this process, driven through its router with no socket: for behaviour that
 /// needs none (validation, status codes, the library's routes). The real-process tests stay for

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import GatewayHTTPServing
 @testable import GatewayServer
 
 private let formBoundary = "----PDFGatewayBoundary7MA4YWxk"

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayServer
+import GatewaySettings
 import GatewayTestSupport
 import Logging
 import Testing

@@ -6,6 +6,7 @@ import GatewayTestSupport
 import HTTPTypes
 import Testing
 
+@testable import GatewayHTTPServing
 @testable import GatewayServer
 
 /// `openapi.yaml` and what the server sends: every key an answer carries is declared in its

@@ -1,6 +1,7 @@
 import Logging
 import Testing
 
+@testable import GatewayHTTPServing
 @testable import GatewayServer
 
 @Suite("A request's owner in its log lines")

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayAssembly
 import GatewayServer
+import GatewaySettings
 import GatewayTestSupport
 import Testing
 

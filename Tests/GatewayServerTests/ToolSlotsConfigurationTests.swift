@@ -2,6 +2,7 @@ import Foundation
 import GatewayAssembly
 import GatewayConverters
 import GatewayServer
+import GatewaySettings
 import GatewayStore
 import GatewayTestSupport
 import Logging

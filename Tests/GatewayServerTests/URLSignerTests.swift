@@ -2,6 +2,7 @@ import Foundation
 import GatewayAssembly
 import Testing
 
+@testable import GatewayHTTPServing
 @testable import GatewayServer
 
 @Suite("Signed URLs")

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayEngine
+import GatewayHTTPServing
 import GatewayLibraryModel
 import GatewayWire
 import Hummingbird

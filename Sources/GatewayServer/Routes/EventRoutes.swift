@@ -1,5 +1,6 @@
 import Foundation
 import GatewayEngine
+import GatewayHTTPServing
 import GatewayJobModel
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayHTTPServing
 import GatewayLibraryModel
 import GatewayWire
 import Hummingbird

@@ -3,6 +3,7 @@ import Foundation
 import GatewayAssembly
 import GatewayCore
 import GatewayEngine
+import GatewayHTTPServing
 import GatewayJobModel
 import GatewayWire
 import HTTPTypes

@@ -1,3 +1,4 @@
+import GatewayHTTPServing
 import Hummingbird
 
 /// The API's routes as OpenAPI writes them (`GET /v1/jobs/{id}`), read from the router itself,

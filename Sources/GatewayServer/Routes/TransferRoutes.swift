@@ -1,6 +1,7 @@
 import Foundation
 import GatewayAssembly
 import GatewayEngine
+import GatewayHTTPServing
 import GatewayJobModel
 import GatewayLibraryModel
 import Hummingbird

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import GatewayGotenbergAPI
+import GatewayHTTPServing
 import HTTPTypes
 import Hummingbird
 
@@ -36,7 +38,7 @@ struct WebController: Sendable {
         guard let asset = try assets.asset(named: name) else {
             throw APIError(.notFound, "not_found", "the web page has no file '\(name)'; open / for the page")
         }
-        var headers = Self.securityHeaders
+        var headers = PageSecurity.headers
         headers[.eTag] = asset.etag
         headers[.cacheControl] = "no-cache"
         if let seen = request.headers[.ifNoneMatch],
@@ -47,21 +49,6 @@ struct WebController: Sendable {
         headers[.contentType] = asset.contentType
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
     }
-
-    /// Everything the page loads comes from this server; thumbnails arrive as `blob:` URLs
-    /// (they need the bearer header, which an `<img src>` cannot send).
-    static let contentSecurityPolicy = [
-        "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", "connect-src 'self'",
-        "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
-    ].joined(separator: "; ")
-
-    static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy: contentSecurityPolicy,
-        HTTPField.Name("X-Frame-Options")!: "DENY",
-        .xContentTypeOptions: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
-        HTTPField.Name("Cross-Origin-Opener-Policy")!: "same-origin",
-    ]
 }
 
 /// The page's files: the embedded copies, or, for someone working on the page, the files of a

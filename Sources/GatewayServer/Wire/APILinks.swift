@@ -1,6 +1,8 @@
 import Foundation
+import GatewayHTTPServing
 import GatewayJobModel
 import GatewayLibraryModel
+import GatewaySettings
 import GatewayWire
 import Hummingbird
 import Synchronization

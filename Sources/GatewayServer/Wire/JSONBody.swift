@@ -1,4 +1,5 @@
 import Foundation
+import GatewayHTTPServing
 
 /// The checks every JSON body gets before its route reads it, so that each route refuses the
 /// same things in the same words: a body nested too deep, and a key the route does not take.

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayHTTPServing
 import GatewayJobModel
 import GatewayLibraryModel
 

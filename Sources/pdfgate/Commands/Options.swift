@@ -6,6 +6,7 @@ import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPDF
 import GatewayServer
+import GatewaySettings
 import GatewayStore
 import GatewayWire
 import Logging

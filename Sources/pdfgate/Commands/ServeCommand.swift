@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import GatewayHTTPServing
 import GatewayServer
+import GatewaySettings
 import Logging
 
 /// `pdfgate serve`: the HTTP API (DESIGN §3) and the job engine in one process.
