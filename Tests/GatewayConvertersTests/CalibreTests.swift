@@ -43,13 +43,7 @@ extension LocalConverterTests {
             try await withConverter(.init(calibreSlots: 1)) { converter in
                 let job = JobFixture()
                 let worker = converter.calibre.workers.slots.slots[0]
-                let watcher = Task {
-                    while !Task.isCancelled {
-                        if let group = worker.processGroup() { return group }
-                        try await Task.sleep(for: .milliseconds(10))
-                    }
-                    return pid_t(0)
-                }
+                let watcher = Task { try await until("the warm worker's process group", poll: .milliseconds(10)) { worker.processGroup() } }
                 let start = ContinuousClock.now
                 // A novel: a warm worker prints a small sample in under the second.
                 let novel = Fixtures.root + "/ebook-set/novel.epub"
@@ -65,7 +59,7 @@ extension LocalConverterTests {
                 #expect(failure.code == "timed_out")
                 #expect(elapsed < 2, "took \(elapsed) s")
                 watcher.cancel()
-                let group = try await watcher.value
+                let group = (try? await watcher.value) ?? 0
                 #expect(group > 0, "the warm worker was running")
                 #expect(try await membersLeft(ofGroup: group).isEmpty, "its whole process group is gone")
                 #expect(worker.processGroup() == nil)
@@ -78,14 +72,10 @@ extension LocalConverterTests {
                 let worker = converter.calibre.workers.slots.slots[0]
                 let request = job.request(.ebookToPDF, job.file(Fixtures.ebook("sample.epub")))
                 let task = Task { try await converter.convert(request, events: { _ in }) }
-                // Let Calibre get going (and fork its helpers).
-                var group: pid_t?
-                for _ in 0..<100 where group == nil {
-                    try await Task.sleep(for: .milliseconds(20))
-                    group = worker.processGroup()
-                }
-                let running = try #require(group)
-                try await Task.sleep(for: .milliseconds(500))
+                // Let Calibre get going on the book (and fork its helpers).
+                let running = try await until("Calibre's process group", within: .seconds(2)) { worker.processGroup() }
+                let idle = ProcessProbe.cpuTime(ofGroup: running)
+                try await eventually("Calibre works on the book") { ProcessProbe.cpuTime(ofGroup: running) >= idle + .milliseconds(200) }
                 let cancelled = ContinuousClock.now
                 task.cancel()
                 let error = await conversionError { try await task.value }
@@ -122,9 +112,10 @@ extension LocalConverterTests {
                 let job = JobFixture()
                 let novel = Fixtures.root + "/ebook-set/novel.epub"
                 let request = job.request(.ebookToPDF, job.file(novel))
-                async let conversion: Void = converter.convert(request, events: { _ in })
-                try await Task.sleep(for: .seconds(1))
                 let group = try #require(worker.processGroup())
+                let idle = ProcessProbe.cpuTime(ofGroup: group)
+                async let conversion: Void = converter.convert(request, events: { _ in })
+                try await eventually("the worker is well into the book") { ProcessProbe.cpuTime(ofGroup: group) >= idle + .milliseconds(500) }
                 #expect(kill(-group, SIGKILL) == 0)
                 try await conversion
                 #expect(converter.calibre.workers.goesCold(request.jobID), "the cold Calibre took the book over")

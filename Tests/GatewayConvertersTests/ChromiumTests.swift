@@ -209,12 +209,7 @@ final class StaticFileServer: Sendable {
             ["-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, String(port)],
             stderr: .file(log)
         )
-        // Wait until it accepts connections.
-        for _ in 0..<100 {
-            if Self.canConnect(port) { return }
-            usleep(50_000)
-        }
-        throw CocoaError(.fileReadUnknown)
+        try eventuallyOnThisThread("the static server accepts connections", within: .seconds(5), poll: .milliseconds(50)) { Self.canConnect(port) }
     }
 
     func stop() {

@@ -102,10 +102,11 @@ func liveMembers(ofGroup group: pid_t) -> [pid_t] {
 /// Live members of `group` once it has had a second to die: SIGKILL lands within moments, and a
 /// sandbox's processes die with its namespace.
 func membersLeft(ofGroup group: pid_t) async throws -> [pid_t] {
-    var left = liveMembers(ofGroup: group)
-    for _ in 0..<50 where !left.isEmpty {
-        try await Task.sleep(for: .milliseconds(20))
+    var left: [pid_t] = []
+    // Not thrown: the caller's expectation names the survivors.
+    try? await eventually("group \(group) is gone", within: .seconds(1)) {
         left = liveMembers(ofGroup: group)
+        return left.isEmpty
     }
     return left
 }

@@ -136,10 +136,7 @@ extension GotenbergConverterTests {
         let server = try FakeHTTPServer { request, response in
             _ = try request.discardBody()
             try response.startBody(status: 200, headers: [("Content-Type", "application/pdf")], contentLength: 100_000)
-            for _ in 0..<40 {
-                try response.write(Array("%PDF-".utf8))
-                Thread.sleep(forTimeInterval: 0.1)
-            }
+            try response.trickle(Array(repeating: Array("%PDF-".utf8), count: 40).flatMap { $0 }, piece: 5, every: .milliseconds(100))
         }
         let job = HTTPBackendJob()
         let start = ContinuousClock.now

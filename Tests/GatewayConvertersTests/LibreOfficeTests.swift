@@ -84,7 +84,7 @@ extension LocalConverterTests {
                 try await converter.convert(first.request(.docToPDF, first.file(Fixtures.office("sample.docx"))), events: { _ in })
                 let before = try #require(slot.processGroup())
                 kill(-before, SIGKILL)
-                try await Task.sleep(for: .milliseconds(200))
+                try await eventually("the killed group is gone", within: .seconds(5)) { liveMembers(ofGroup: before).isEmpty }
 
                 let second = JobFixture()
                 try await converter.convert(second.request(.docToPDF, second.file(Fixtures.office("sample.odt"))), events: { _ in })
@@ -162,13 +162,8 @@ extension LocalConverterTests {
                 let request = job.request(.docToPDF, job.file(Fixtures.office("sample.docx")))
                 let task = Task { try await converter.convert(request, events: { _ in }) }
                 let slot = converter.libreOffice.workers.slots.slots[0]
-                var group: pid_t?
-                for _ in 0..<100 where group == nil {
-                    try await Task.sleep(for: .milliseconds(20))
-                    group = slot.processGroup()
-                }
-                let started = try #require(group)
-                try await Task.sleep(for: .milliseconds(300))
+                let started = try await until("LibreOffice's process group", within: .seconds(2)) { slot.processGroup() }
+                try await eventually("LibreOffice is starting up") { ProcessProbe.cpuTime(ofGroup: started) >= .milliseconds(100) }
                 let cancelled = ContinuousClock.now
                 task.cancel()
                 let error = await conversionError { try await task.value }

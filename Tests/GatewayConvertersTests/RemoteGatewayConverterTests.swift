@@ -208,7 +208,7 @@ import Testing
         let converter = converter(fake)
         let request = job.request(.urlToPDF, .url("https://example.com"), timeout: .seconds(10))
         let task = Task { try await converter.convert(request, events: { _ in }) }
-        while fake.record.value.polls < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await eventually("the converter polls twice", poll: .milliseconds(10)) { fake.record.value.polls >= 2 }
         let start = ContinuousClock.now
         task.cancel()
         let error = await thrownError { try await task.value }

@@ -124,10 +124,7 @@ final class FakeRemoteGateway: Sendable {
             case .status(let status): try response.respond(status: status, text: "the download broke")
             case .trickle:
                 try response.startBody(status: 200, headers: [("Content-Type", "application/pdf")], contentLength: Int64(onePagePDF.count))
-                for byte in onePagePDF {
-                    try response.write([byte])
-                    Thread.sleep(forTimeInterval: 0.2)
-                }
+                try response.trickle(onePagePDF, every: .milliseconds(200))
             }
         default: try json(response, 404, ["error": "not_found", "error_message": "no route"])
         }

@@ -54,7 +54,7 @@ import Testing
         var sleep: @Sendable (Duration) async throws -> Void {
             { [waits] duration in
                 waits.update { $0.append(duration) }
-                try await Task.sleep(for: min(duration, .milliseconds(5)))
+                try await FakeDelay.suspend(for: min(duration, .milliseconds(5)))
             }
         }
     }
@@ -144,7 +144,7 @@ import Testing
         let converter = converter(fake, RecordingSleep(), cancelOnCancel: false)
         let request = job.request(.urlToPDF, .url("https://example.com"), timeout: .seconds(10))
         let task = Task { try await converter.convert(request, events: { _ in }) }
-        while fake.record.value.polls < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await eventually("the converter polls twice", poll: .milliseconds(10)) { fake.record.value.polls >= 2 }
         task.cancel()
         #expect(await thrownError { try await task.value } is CancellationError)
         #expect(fake.record.value.deletes.isEmpty)

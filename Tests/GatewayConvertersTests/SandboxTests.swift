@@ -286,8 +286,11 @@ extension LocalConverterTests {
                 let request = job.request(.docToPDF, job.file(directory.file("long.txt")))
                 let conversion = Task { try await converter.convert(request, events: { _ in }) }
                 // Kill soffice.bin once it is well into this document.
-                try await Task.sleep(for: .milliseconds(800))
                 let soffice = try #require(members(ofGroup: group, named: "soffice.bin").first)
+                let idle = ProcessProbe.cpuTime(of: soffice) ?? .zero
+                try await eventually("soffice.bin is well into the document") {
+                    ProcessProbe.cpuTime(of: soffice) ?? .zero >= idle + .milliseconds(400)
+                }
                 #expect(kill(soffice, SIGKILL) == 0)
                 try await conversion.value
                 #expect(try await pdfinfoPageCount(job.output) ?? 0 > 50)

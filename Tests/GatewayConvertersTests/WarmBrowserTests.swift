@@ -63,8 +63,8 @@ extension LocalConverterTests {
                 _ = try request.discardBody()
                 requested.add(1, ordering: .relaxed)
                 // Slow enough for the browser to be killed while it waits.
-                Thread.sleep(forTimeInterval: 1.5)
                 try response.respond(
+                    after: .milliseconds(1_500),
                     status: 200,
                     headers: [("Content-Type", "text/html")],
                     text: "<html><body><h1>Survived the crash</h1></body></html>"
@@ -80,7 +80,7 @@ extension LocalConverterTests {
                 let job = JobFixture()
                 async let conversion: Void = converter.convert(job.request(.urlToPDF, .url("http://127.0.0.1:\(site.port)/")), events: { _ in })
                 // Once the page is asked for, the browser is in the middle of the job.
-                while requested.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                try await eventually("the browser asks for the page") { requested.load(ordering: .relaxed) > 0 }
                 let group = try #require(browser.processGroup())
                 #expect(kill(-group, SIGKILL) == 0)
                 try await conversion

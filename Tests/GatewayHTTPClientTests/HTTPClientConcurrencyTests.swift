@@ -7,18 +7,13 @@ import Testing
 struct HTTPClientConcurrencyTests {
     @Test func fiftyConcurrentSlowRequestsAllSucceedWhileOtherTasksProgress() async throws {
         let server = try LoopbackHTTPServer { request, response in
-            usleep(300_000)  // each answer takes a while, so blocking threads would show
-            try response.respond(status: 200, text: request.path)
+            // Each answer takes a while, so blocking threads would show.
+            try response.respond(after: .milliseconds(300), status: 200, text: request.path)
         }
         defer { server.stop() }
         let client = loopbackClient()
         let ticks = Recorder(0)
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(10))
-                ticks.update { $0 += 1 }
-            }
-        }
+        let ticker = sampling(every: .milliseconds(10)) { ticks.update { $0 += 1 } }
 
         let started = ContinuousClock.now
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in

@@ -35,10 +35,7 @@ struct HTTPClientFailureTests {
     @Test func aTrickleBelowTheLowSpeedLimitIsTooSlow() async throws {
         let server = try LoopbackHTTPServer { _, response in
             try response.startBody(status: 200, contentLength: nil)
-            while true {
-                try response.write([UInt8](repeating: 46, count: 10))
-                usleep(200_000)
-            }
+            try response.trickleForever([UInt8](repeating: 46, count: 10), every: .milliseconds(200))
         }
         defer { server.stop() }
         let client = loopbackClient { $0.lowSpeedLimit = .init(bytesPerSecond: 1_000, duration: .seconds(1)) }
@@ -102,10 +99,7 @@ struct HTTPClientFailureTests {
         let server = try LoopbackHTTPServer { _, response in
             try response.startBody(status: 200, contentLength: nil)
             do {
-                while true {
-                    try response.write([UInt8](repeating: 120, count: 1_024))
-                    usleep(20_000)
-                }
+                try response.trickleForever([UInt8](repeating: 120, count: 1_024), every: .milliseconds(20))
             } catch {
                 clientGone.set(true)
                 throw error
@@ -117,9 +111,8 @@ struct HTTPClientFailureTests {
             try await loopbackClient().execute(HTTPRequest(url: server.url("/endless")), sink: .file(path: destination))
         }
         // Wait until bytes are landing in the file, so the cancel hits a transfer in progress.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline, ((try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0) < 4_096 {
-            try await Task.sleep(for: .milliseconds(10))
+        try await eventually("4 KiB in the file", within: .seconds(5)) {
+            (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0 >= 4_096
         }
         let cancelled = ContinuousClock.now
         download.cancel()
@@ -130,9 +123,7 @@ struct HTTPClientFailureTests {
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(elapsed < .seconds(1))
         #expect(!FileManager.default.fileExists(atPath: destination))
-        let sawDisconnect = ContinuousClock.now + .seconds(2)
-        while !clientGone.value, ContinuousClock.now < sawDisconnect { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(clientGone.value, "the server should see the connection closed")
+        try await eventually("the server sees the connection closed", within: .seconds(2)) { clientGone.value }
     }
 
     @Test func cancellingBeforeStartThrowsAtOnce() async throws {

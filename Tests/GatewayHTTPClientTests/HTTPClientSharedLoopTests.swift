@@ -26,13 +26,10 @@ struct HTTPClientSharedLoopTests {
         let baseline = threadCount()
         let peak = Recorder(baseline)
         let atFullLoad = Recorder(0)
-        let sampler = Task {
-            while !Task.isCancelled {
-                let now = threadCount()
-                peak.update { $0 = max($0, now) }
-                if atFullLoad.value == 0, server.requestsReceived >= count + 1 { atFullLoad.set(now) }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+        let sampler = sampling(every: .milliseconds(5)) {
+            let now = threadCount()
+            peak.update { $0 = max($0, now) }
+            if atFullLoad.value == 0, server.requestsReceived >= count + 1 { atFullLoad.set(now) }
         }
 
         let started = ContinuousClock.now
@@ -103,9 +100,7 @@ struct HTTPClientSharedLoopTests {
         let loopThreadsBefore = loopThreadCount()
 
         let hanging = Task { try await client.execute(HTTPRequest(url: server.url("/hang"))) }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !arrived.value, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(arrived.value)
+        try await eventually("the request reaches the server", within: .seconds(5)) { arrived.value }
         #expect(loopThreadCount() == loopThreadsBefore + 1)
 
         await loop.shutdown()
@@ -116,8 +111,7 @@ struct HTTPClientSharedLoopTests {
         #expect(inFlight?.message.contains("shut down") == true)
         #expect(later?.message.contains("shut down") == true)
         // shutdown() returns as the thread ends; the kernel may list it a moment longer.
-        let gone = ContinuousClock.now + .seconds(2)
-        while loopThreadCount() > loopThreadsBefore, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(10)) }
+        try await eventually("the loop's thread leaves the kernel's list", within: .seconds(2)) { loopThreadCount() <= loopThreadsBefore }
         #expect(loopThreadCount() == loopThreadsBefore)
     }
 }

@@ -90,13 +90,8 @@ import Testing
                     )
                 }
             }
-            var busy: pid_t?
-            for _ in 0..<100 where busy == nil {
-                try await Task.sleep(for: .milliseconds(20))
-                busy = pool.workerPIDs().busy.first
-            }
-            let pid = try #require(busy)
-            try await Task.sleep(for: .milliseconds(200))
+            let pid = try await until("a worker busy with the slow page", within: .seconds(2)) { pool.workerPIDs().busy.first }
+            try await eventually("the worker is rendering") { ProcessProbe.cpuTime(of: pid) ?? .zero >= .milliseconds(100) }
             kill(pid, SIGSEGV)
 
             let error = await call.value
@@ -144,7 +139,8 @@ import Testing
                     thumbnail: ThumbnailRequest(outputPath: output, width: 200)
                 )
             }
-            try await Task.sleep(for: .milliseconds(500))
+            let pid = try await until("a worker busy with the slow page", within: .seconds(5)) { pool.workerPIDs().busy.first }
+            try await eventually("the worker is rendering") { ProcessProbe.cpuTime(of: pid) ?? .zero >= .milliseconds(100) }
             let (result, elapsed) = await timed {
                 task.cancel()
                 return await task.result

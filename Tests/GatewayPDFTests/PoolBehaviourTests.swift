@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayPDF
+import GatewayTestSupport
 import Testing
 
 /// The pool's process management, on well-behaved files.
@@ -50,7 +51,7 @@ import Testing
             _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
             let first = try #require(pool.workerPIDs().idle.first)
             kill(first, SIGKILL)
-            try await Task.sleep(for: .milliseconds(100))
+            try await eventually("the killed worker is dead", within: .seconds(5)) { !ProcessProbe.isLive(first) }
 
             let info = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
             #expect(info.pageCount == 1)

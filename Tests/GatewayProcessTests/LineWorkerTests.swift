@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProcess
+import GatewayTestSupport
 import Synchronization
 import Testing
 
@@ -65,8 +66,9 @@ import Glibc
 
     /// A line the worker writes before anyone asks (a "ready" line) waits for the reader.
     @Test func aLineSentUnaskedIsReadLater() async throws {
-        let worker = try await Self.start("echo ready; " + Self.echo)
-        try await Task.sleep(for: .milliseconds(200))
+        let written = try scratchDirectory() + "/written"
+        let worker = try await Self.start("echo ready; touch \(written); " + Self.echo)
+        try await eventually("the worker wrote its line unasked") { FileManager.default.fileExists(atPath: written) }
         #expect(await worker.readLine(until: .now + .seconds(10)) == .line(Array("ready".utf8)))
         #expect(await worker.exchange(Array("next\n".utf8), until: .now + .seconds(10)) == .line(Array("ok next".utf8)))
         await worker.terminate()
@@ -78,7 +80,7 @@ import Glibc
         #expect(await slot.ask("one") == "ok one")
         let first = try #require(slot.pid)
         kill(first, SIGKILL)
-        #expect(await eventually { !slot.isHealthy })
+        try await eventually("the slot notices its worker died", within: .seconds(2)) { !slot.isHealthy }
         #expect(await slot.ask("two") == "ok two")
         #expect(slot.pid != first)
         #expect(slot.starts == 2)

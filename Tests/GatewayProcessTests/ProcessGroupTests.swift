@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProcess
+import GatewayTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ import Glibc
         #expect(group.stopReason == .shutdown)
         #expect(!group.isRunning)
         // Reparented and reaped by init once dead: the pid then names no process.
-        #expect(await eventually { kill(grandchild, 0) == -1 }, "the grandchild outlived its group")
+        try await eventually("the grandchild goes with its group", within: .seconds(2)) { kill(grandchild, 0) == -1 }
     }
 
     @Test func theDeadlineKillsTheGroup() async throws {
@@ -39,7 +40,8 @@ import Glibc
     @Test func cancellationKillsTheGroup() async throws {
         let group = try ProcessGroup.start(shell("sleep 60"))
         let finishing = Task { await group.finish(by: .now + .seconds(60)) }
-        try await Task.sleep(for: .milliseconds(200))
+        // Nothing marks `finish` as waiting; given a moment to get there, the group must run on.
+        try await keepsHolding("the group runs while finish waits", for: .milliseconds(200)) { group.isRunning }
         let start = ContinuousClock.now
         finishing.cancel()
         let status = await finishing.value
@@ -90,20 +92,7 @@ func scratchDirectory() throws -> String {
 }
 
 func waitForPID(in file: String) async throws -> pid_t {
-    for _ in 0..<200 {
-        if let text = try? String(contentsOfFile: file, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-            return pid
-        }
-        try await Task.sleep(for: .milliseconds(10))
+    try await until("a pid in \(file)", within: .seconds(2)) {
+        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
-    throw CancellationError()
-}
-
-/// Whether `condition` holds within two seconds.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<200 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }

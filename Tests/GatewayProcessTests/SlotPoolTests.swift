@@ -1,4 +1,5 @@
 import GatewayProcess
+import GatewayTestSupport
 import Synchronization
 import Testing
 
@@ -7,11 +8,14 @@ import Testing
     @Test func waitersAreServedInTheOrderTheyCame() async throws {
         let pool = SlotPool(["only"])
         let order = Recorder()
-        let holder = Gate()
+        let (holder, held) = (Gate(), Gate())
         let holding = Task {
-            try await pool.withSlot { _ in await holder.wait() }
+            try await pool.withSlot { _ in
+                held.open()
+                await holder.wait()
+            }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        await held.wait()
         var waiters: [Task<Void, any Error>] = []
         for index in 0..<8 {
             waiters.append(
@@ -19,8 +23,9 @@ import Testing
                     try await pool.withSlot { _ in order.append(index) }
                 }
             )
-            // Each waiter queues before the next one comes.
-            try await Task.sleep(for: .milliseconds(30))
+            // Each waiter queues before the next one comes. The pool shows no sign of a queued
+            // waiter (a suspended continuation): each is given a moment, in which it must wait.
+            try await keepsHolding("waiter \(index) waits while the slot is held", for: .milliseconds(30)) { order.values.isEmpty }
         }
         holder.open()
         try await holding.value
@@ -30,9 +35,14 @@ import Testing
 
     @Test func aWaiterLeavesAtItsDeadline() async throws {
         let pool = SlotPool([1])
-        let holder = Gate()
-        let holding = Task { try await pool.withSlot { _ in await holder.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
+        let (holder, held) = (Gate(), Gate())
+        let holding = Task {
+            try await pool.withSlot { _ in
+                held.open()
+                await holder.wait()
+            }
+        }
+        await held.wait()
         let start = ContinuousClock.now
         await #expect(throws: SlotPool<Int>.TimedOut.self) {
             try await pool.withSlot(deadline: .now + .milliseconds(200)) { _ in }
@@ -46,11 +56,22 @@ import Testing
 
     @Test func aCancelledWaiterLeavesAtOnce() async throws {
         let pool = SlotPool([1])
-        let holder = Gate()
-        let holding = Task { try await pool.withSlot { _ in await holder.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
-        let waiter = Task { try await pool.withSlot { _ in } }
-        try await Task.sleep(for: .milliseconds(50))
+        let (holder, held) = (Gate(), Gate())
+        let holding = Task {
+            try await pool.withSlot { _ in
+                held.open()
+                await holder.wait()
+            }
+        }
+        await held.wait()
+        let left = Gate()
+        let waiter = Task {
+            defer { left.open() }
+            try await pool.withSlot { _ in }
+        }
+        // No sign marks the waiter queued (a suspended continuation): it is given a moment, in
+        // which it must wait.
+        try await keepsHolding("the waiter waits while the slot is held", for: .milliseconds(50)) { !left.isOpen }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         holder.open()
@@ -60,9 +81,14 @@ import Testing
     @Test func shutdownFailsWaitersAndEndsBusySlotsWhenReturned() async throws {
         let ended = Recorder()
         let pool = SlotPool([1, 2], afterShutDown: { slot in ended.append(slot) })
-        let holder = Gate()
-        let holding = Task { try await pool.withSlot { _ in await holder.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
+        let (holder, held) = (Gate(), Gate())
+        let holding = Task {
+            try await pool.withSlot { _ in
+                held.open()
+                await holder.wait()
+            }
+        }
+        await held.wait()
         let idle = pool.shutDown()
         #expect(idle == [2])
         await #expect(throws: SlotPool<Int>.ShutDown.self) { try await pool.withSlot { _ in } }
@@ -76,31 +102,6 @@ import Testing
         let pool = SlotPool(["a", "b"])
         #expect(try await pool.withSlot { $0 } == "a")
         #expect(try await pool.withSlot { $0 } == "a")
-    }
-}
-
-/// Holds a task until opened.
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
     }
 }
 

@@ -31,8 +31,7 @@ struct ClusterTests {
                     return
                 }
                 _ = try request.discardBody()
-                Thread.sleep(forTimeInterval: delay)
-                try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: pdf)
+                try response.respond(after: .seconds(delay), status: 200, headers: [("Content-Type", "application/pdf")], body: pdf)
             }
             arguments =
                 ["--database", databaseURL, "--lease", "3", "--routes", "DOC_TO_PDF=gotenberg=\(converter.baseURL)", "--shutdown-grace", "1"]
@@ -88,11 +87,7 @@ struct ClusterTests {
                 if batch == 60 {
                     // Kill node 1 while it runs jobs, so the kill interrupts attempts.
                     let held = "SELECT count(*) FROM jobs WHERE status = 'PROCESSING' AND lease_node = 'node1'"
-                    let until = ContinuousClock.now + .seconds(10)
-                    while killedHeld == 0 && ContinuousClock.now < until {
-                        killedHeld = Int(try await cluster.query(held)) ?? 0
-                        if killedHeld == 0 { try await Task.sleep(for: .milliseconds(20)) }
-                    }
+                    try await eventually("node 1 runs jobs", within: .seconds(10)) { Int(try await cluster.query(held)) ?? 0 > 0 }
                     await cluster.nodes[1].kill9()
                     killedHeld = Int(try await cluster.query(held)) ?? 0
                 }
@@ -112,14 +107,11 @@ struct ClusterTests {
             #expect(Set(ids).count == total)
 
             // Wait for the store to say every job ended, then ask the API on each node.
-            let deadline = ContinuousClock.now + .seconds(120)
             var unfinished = total
-            while ContinuousClock.now < deadline {
+            try await eventually("every job ends; \(unfinished) unfinished", within: .seconds(120), poll: .milliseconds(250)) {
                 unfinished = Int(try await cluster.query("SELECT count(*) FROM jobs WHERE status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')")) ?? -1
-                if unfinished == 0 { break }
-                try await Task.sleep(for: .milliseconds(250))
+                return unfinished == 0
             }
-            #expect(unfinished == 0, "jobs still unfinished after 120 s")
             #expect(try await cluster.query("SELECT count(*) FROM jobs WHERE status = 'SUCCEEDED'") == "\(total)")
 
             var documentIDs: [String] = []
@@ -246,21 +238,14 @@ struct ClusterTests {
 
             // The job's events, streamed by a node that is not the one running it: only the
             // re-read of watched jobs can tell that node the job moved on.
-            var runner = ""
-            let claimedBy = ContinuousClock.now + .seconds(10)
-            while runner.isEmpty && ContinuousClock.now < claimedBy {
-                runner = try await cluster.query("SELECT lease_node FROM jobs WHERE id = '\(id)' AND status = 'PROCESSING'")
-                if runner.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            let runner = try await until("a node claims the job", within: .seconds(10)) {
+                let node = try await cluster.query("SELECT lease_node FROM jobs WHERE id = '\(id)' AND status = 'PROCESSING'")
+                return node.isEmpty ? nil : node
             }
             let watcher = try #require((0..<3).first { "node\($0)" != runner }, "claimed by \(runner)")
             let events = Task { [client = cluster.client(watcher)] in try await client.get("/v1/jobs/\(id)/events").text }
 
-            var job = try await c.get("/v1/jobs/\(id)")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while job.string("status") != "SUCCEEDED" && job.string("status") != "FAILED" && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-                job = try await c.get("/v1/jobs/\(id)")
-            }
+            let job = try await c.ended(id, within: .seconds(60), poll: .milliseconds(200))
             #expect(job.string("status") == "SUCCEEDED", "\(job.text)")
 
             let stream = try await events.value
@@ -302,11 +287,9 @@ struct ClusterTests {
                 ids.append(try #require(filed.string("id")))
             }
             // The nodes' indexers read the text in the background: wait until none is pending.
-            var found = try await cluster.client(1).get("/v1/documents?q=quarterly")
-            let deadline = ContinuousClock.now + .seconds(30)
-            while (found.json["search"] as? [String: Any])?["pending"] as? Int != 0 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-                found = try await cluster.client(1).get("/v1/documents?q=quarterly")
+            let found = try await until("no document waits for the indexers", within: .seconds(30), poll: .milliseconds(200)) {
+                let answer = try await cluster.client(1).get("/v1/documents?q=quarterly")
+                return (answer.json["search"] as? [String: Any])?["pending"] as? Int == 0 ? answer : nil
             }
             let hits = try #require(found.json["hits"] as? [[String: Any]], "\(found.text)")
             #expect(hits.map { $0["document_id"] as? String } == [ids[0]], "\(found.text)")
@@ -344,16 +327,15 @@ struct ClusterTests {
             // Jobs are queued, running and filing while every connection drops.
             try server.restart()
 
-            let deadline = ContinuousClock.now + .seconds(90)
             var statuses: [String] = []
-            while ContinuousClock.now < deadline {
+            // Not thrown: the count below says how far the jobs got, and the nodes' logs follow.
+            try? await eventually("every job ends", within: .seconds(90), poll: .milliseconds(500)) {
                 statuses = []
                 for (index, id) in ids.enumerated() {
                     let job = try? await cluster.client(index % 2).get("/v1/jobs/\(id)")
                     statuses.append(job?.string("status") ?? "unreachable")
                 }
-                if statuses.allSatisfy({ ["SUCCEEDED", "FAILED", "CANCELLED"].contains($0) }) { break }
-                try await Task.sleep(for: .milliseconds(500))
+                return statuses.allSatisfy { APIClient.endStatuses.contains($0) }
             }
             let succeeded = statuses.filter { $0 == "SUCCEEDED" }.count
             #expect(succeeded == total, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")

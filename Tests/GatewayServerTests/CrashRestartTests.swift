@@ -16,15 +16,11 @@ struct CrashRestartTests {
     ) async throws
         -> [String: Any]
     {
-        let deadline = Date().addingTimeInterval(timeout)
         var job: [String: Any] = [:]
-        while Date() < deadline {
+        return try await until("job \(id) reaches the expected state; last: \(job)", within: .seconds(timeout), poll: .milliseconds(50)) {
             job = try await client.get("/v1/jobs/\(id)").json
-            if predicate(job) { return job }
-            try await Task.sleep(for: .milliseconds(50))
+            return predicate(job) ? job : nil
         }
-        Issue.record("job \(id) never reached the expected state; last: \(job)")
-        return job
     }
 
     static func documents(_ client: APIClient) async throws -> [[String: Any]] {
@@ -63,16 +59,15 @@ struct CrashRestartTests {
         let created = try await client.oneShot("sample.pptx", query: "&folder=Slides")
         let id = try #require(created.string("job_id"))
         _ = try await Self.waitFor(client, id) { $0["status"] as? String == "PROCESSING" }
-        try await Task.sleep(for: .seconds(1))  // LibreOffice is up, or on its way
+        try await eventually("LibreOffice runs the job") { Self.processes(mentioning: store).contains { $0.contains("soffice") } }
         await server.kill9()
         // Nothing the dead gateway started outlives it: soffice.bin included, whose parent
         // exits first and which no one else would stop.
-        var survivors = Self.processes(mentioning: store)
-        for _ in 0..<100 where !survivors.isEmpty {
-            try await Task.sleep(for: .milliseconds(100))
+        var survivors: [String] = []
+        try await eventually("nothing runs after the gateway was killed; still: \(survivors)", within: .seconds(10), poll: .milliseconds(100)) {
             survivors = Self.processes(mentioning: store)
+            return survivors.isEmpty
         }
-        #expect(survivors.isEmpty, "still running after the gateway was killed: \(survivors)")
 
         server = try await ServerProcess(store: store)
         client = APIClient(base: server.baseURL)

@@ -13,6 +13,7 @@ struct EventHeartbeatTests {
             // A file job never uploaded stays CREATED: nothing happens to it until it is cancelled.
             let created = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "quiet.docx"])
             let id = try #require(created.string("job_id"))
+            // Time is the subject: 1.5 s of nothing happening, which heartbeats fill.
             let cancel = Task {
                 try await Task.sleep(for: .seconds(1.5))
                 _ = try await client.send("DELETE", "/v1/jobs/\(id)")

@@ -32,11 +32,7 @@ struct GatewayTokenTests {
         let client = APIClient(base: tokenless.baseURL)
         let created = try await client.oneShot("sample.odt")
         let id = try #require(created.string("job_id"), "one-shot create: \(created.text)")
-        var answer = try await client.get("/v1/jobs/\(id)")
-        for _ in 0..<300 where !["SUCCEEDED", "FAILED", "CANCELLED"].contains(answer.string("status") ?? "") {
-            try await Task.sleep(for: .milliseconds(100))
-            answer = try await client.get("/v1/jobs/\(id)")
-        }
+        let answer = try await client.ended(id, within: .seconds(30))
         #expect(answer.string("status") == "FAILED")
         #expect(answer.string("error_message")?.contains("401") == true, "the failure names the refusal: \(answer.text)")
         await tokenless.stop()

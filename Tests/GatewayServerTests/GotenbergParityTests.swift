@@ -331,7 +331,7 @@ struct GotenbergParityTests {
         try await gateway.run(converting: true) { client in
             let holder = try await holdThePlace(client)
             async let waiting = Self.post(client, "/forms/chromium/convert/html", form)
-            try await Self.until("the first request waits in Chromium's queue") {
+            try await eventually("the first request waits in Chromium's queue", poll: .milliseconds(50)) {
                 let metrics = try await client.execute(uri: "/prometheus/metrics", method: .get)
                 return String(buffer: metrics.body).contains("gotenberg_chromium_requests_queue_size 1")
             }
@@ -355,18 +355,6 @@ struct GotenbergParityTests {
             )
             let refused = try await Self.post(client, "/forms/pdfengines/merge", [.file("files", path: Fixtures.pdf("one-page.pdf"))])
             #expect(refused.status == .tooManyRequests, "\(String(buffer: refused.body))")
-        }
-    }
-
-    /// Checks `condition` every 50 ms until it holds, for at most 30 s.
-    static func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("not within 30 s: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
         }
     }
 }

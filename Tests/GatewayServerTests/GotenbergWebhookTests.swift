@@ -37,12 +37,6 @@ struct GotenbergWebhookTests {
         }
     }
 
-    static func waitUntil(_ condition: () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while await !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(await condition(), "timed out waiting")
-    }
-
     static let secret = "whsec_" + Data("a webhook secret of the tests".utf8).base64EncodedString()
 
     @Test("the PDF goes to the webhook URL with the method, extra headers and trace, signed; the event follows; nothing is kept")
@@ -69,7 +63,7 @@ struct GotenbergWebhookTests {
             )
             #expect(answer.status == .noContent && answer.body.readableBytes == 0, "\(answer.status) \(String(buffer: answer.body))")
             #expect(answer.headers[.gotenbergTrace] == "trace-hook")
-            try await Self.waitUntil { seen.value.contains { $0.path == "/webhook/events" } }
+            try await eventually("the event reaches the events URL", within: .seconds(60)) { seen.value.contains { $0.path == "/webhook/events" } }
             let file = try #require(seen.value.first { $0.path == "/webhook" })
             #expect(file.method == "PUT")
             #expect(file.header("Content-Type") == "application/pdf" && file.header("X-Foo") == "bar")
@@ -98,7 +92,9 @@ struct GotenbergWebhookTests {
             )
             #expect(!seen.value.contains { $0.path == "/webhook/error" })
             // A job of the engine like any other, its document gone once delivered.
-            try await Self.waitUntil { (try? await library.listDocuments(DocumentQuery(owner: "default", recursive: true)).documents.count) == 0 }
+            try await eventually("the library is empty again", within: .seconds(60)) {
+                (try? await library.listDocuments(DocumentQuery(owner: "default", recursive: true)).documents.count) == 0
+            }
             let jobs = try await client.execute(uri: "/v1/jobs", method: .get).json["jobs"] as? [[String: Any]]
             #expect(jobs?.first?["status"] as? String == "SUCCEEDED")
         }
@@ -117,7 +113,7 @@ struct GotenbergWebhookTests {
             ]
             let answer = try await GotenbergAPITests.post(client, "/forms/pdfengines/flatten", [], headers: hook)
             #expect(answer.status == .noContent, "\(String(buffer: answer.body))")
-            try await Self.waitUntil { seen.value.contains { $0.path == "/webhook/events" } }
+            try await eventually("the event reaches the events URL", within: .seconds(60)) { seen.value.contains { $0.path == "/webhook/events" } }
             let error = try #require(seen.value.first { $0.path == "/webhook/error" })
             #expect(error.method == "PATCH" && error.header("Content-Type") == "application/json")
             let body = try JSONSerialization.jsonObject(with: Data(error.body)) as? [String: Any]
@@ -177,7 +173,7 @@ struct GotenbergWebhookTests {
             headers: [("Gotenberg-Webhook-Url", receiver.url("/webhook")), ("Gotenberg-Webhook-Error-Url", receiver.url("/error"))]
         )
         #expect(answer.status == 204, "\(answer.text)")
-        try await Self.waitUntil { !seen.value.isEmpty }
+        try await eventually("a delivery reaches the receiver", within: .seconds(60)) { !seen.value.isEmpty }
         #expect(
             seen.value.allSatisfy { $0.path == "/webhook" },
             "a receiver that is down is retried, not given the error: \(seen.value.map { "\($0.path) \(String(decoding: $0.body.prefix(200), as: UTF8.self))" })"
@@ -186,7 +182,7 @@ struct GotenbergWebhookTests {
 
         accepting.update { $0 = true }
         try await using(await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])) { restarted in
-            try await Self.waitUntil { seen.value.contains { $0.status == 200 } }
+            try await eventually("a delivery is accepted", within: .seconds(60)) { seen.value.contains { $0.status == 200 } }
             let delivered = try #require(seen.value.first { $0.status == 200 }, "delivered after the restart")
             #expect(delivered.path == "/webhook" && delivered.header("Content-Type") == "application/pdf")
             #expect(delivered.header("webhook-id") == seen.value.first?.header("webhook-id"), "one message across the restart")

@@ -52,10 +52,7 @@ extension JobEngine {
     func finished(_ id: String, limit: Duration = .seconds(90)) async throws -> Job {
         let id = try #require(UUID(uuidString: id), "a job id: \(id)")
         let waiting = Task { try await ended(id) }
-        let timeout = Task {
-            try await Task.sleep(for: limit)
-            waiting.cancel()
-        }
+        let timeout = afterTimeLimit(limit) { waiting.cancel() }
         defer { timeout.cancel() }
         if let job = try? await waiting.value { return job }
         let last = try await job(id)

@@ -10,14 +10,11 @@ import Testing
 struct JobAPITests {
     /// Waits for a job to reach a terminal status by polling.
     static func finish(_ client: APIClient, _ id: String, timeout: Double = 90) async throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let job = try await client.get("/v1/jobs/\(id)").json
-            if ["SUCCEEDED", "FAILED", "CANCELLED"].contains(job["status"] as? String ?? "") { return job }
-            try await Task.sleep(for: .milliseconds(200))
+        var last: [String: Any] = [:]
+        return try await until("job \(id) ends; last: \(last)", within: .seconds(timeout), poll: .milliseconds(200)) {
+            last = try await client.get("/v1/jobs/\(id)").json
+            return ["SUCCEEDED", "FAILED", "CANCELLED"].contains(last["status"] as? String ?? "") ? last : nil
         }
-        Issue.record("job \(id) did not finish in \(timeout) s")
-        return [:]
     }
 
     @Test("SSE: snapshot first, monotonic ids, Last-Event-ID resumes, ends after the terminal event")
@@ -82,9 +79,7 @@ struct JobAPITests {
             )
             #expect(created.status == 201, "\(created.text)")
             _ = try await Self.finish(client, try #require(created.string("job_id")))
-            let deadline = Date().addingTimeInterval(10)
-            while received.withLock({ $0.isEmpty }) && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            let delivery = try #require(received.withLock { $0.first })
+            let delivery = try await until("the webhook reaches the receiver", within: .seconds(10)) { received.withLock { $0.first } }
             let secret = try await run(builtProduct("pdfgate"), ["token", "webhook-secret", "--store", server.store]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let signer = WebhookSigner(secret: secret)

@@ -53,7 +53,11 @@ struct JobProtocolEdgeTests {
                 Connection: close
                 """
             let first = try HeldRequest(port: server.port, head: head, body: Array(file.prefix(file.count / 2)))
-            try await Task.sleep(for: .milliseconds(500))  // the server is now reading the body
+            // The key is held from the first byte; the body streams into staging after that.
+            try await eventually("the server is reading the body") {
+                let staged = try? FileManager.default.contentsOfDirectory(atPath: server.store + "/.pdfgate/staging")
+                return staged?.contains { $0.hasPrefix("incoming-") } == true
+            }
 
             let again = try await client.send(
                 "POST",

@@ -94,12 +94,9 @@ struct LimitsAndTokensTests {
         #expect(try await client.get("/v1/jobs").status == 200)
         #expect(try await run(pdfgate, ["token", "revoke", tokenID, "--store", store]).status == 0)
         // Revocation reaches the server's few-second token cache.
-        var status = 200
-        for _ in 0..<100 where status != 401 {
-            try await Task.sleep(for: .milliseconds(100))
-            status = try await client.get("/v1/jobs").status
+        try await eventually("a revoked token is refused within the cache lifetime", within: .seconds(10), poll: .milliseconds(100)) {
+            try await client.get("/v1/jobs").status == 401
         }
-        #expect(status == 401, "a revoked token is refused within the cache lifetime")
         let relisted = try await run(pdfgate, ["token", "list", "--store", store, "--json"])
         let entries = (try JSONSerialization.jsonObject(with: Data(relisted.stdout.utf8)) as? [[String: Any]]) ?? []
         #expect(entries.first { $0["id"] as? String == tokenID }?["revoked_at"] is String, "\(relisted.stdout)")
@@ -127,13 +124,11 @@ struct LimitsAndTokensTests {
         )
         #expect(created.status == 201, "\(created.text)")
         _ = try await JobAPITests.finish(client, try #require(created.string("job_id")))
-        let deadline = Date().addingTimeInterval(30)
-        while deliveries.withLock({ $0.count }) < 3 && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try await eventually("two 500s, then delivered", within: .seconds(30), poll: .milliseconds(100)) { deliveries.withLock { $0.count } >= 3 }
         let ids = deliveries.withLock { $0 }
         #expect(ids.count == 3, "two 500s, then delivered: \(ids)")
         #expect(Set(ids).count == 1, "retries carry the same webhook-id, so receivers can deduplicate")
-        try await Task.sleep(for: .seconds(1))
-        #expect(deliveries.withLock { $0.count } == 3, "nothing after the 2xx")
+        try await keepsHolding("nothing after the 2xx", for: .seconds(1)) { deliveries.withLock { $0.count } == 3 }
 
         for callback in ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.8/hook", "http://localhost:9/hook", "ftp://example.com/x"] {
             let refused = try await client.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "a.docx", "callback_url": callback])

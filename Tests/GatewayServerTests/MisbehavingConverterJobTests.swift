@@ -53,10 +53,7 @@ struct MisbehavingConverterJobTests {
                 response.hang()
             case .slowBody:
                 try response.startBody(status: 200, headers: [("Content-Type", "application/pdf")], contentLength: Int64(pdf.count))
-                for byte in pdf {
-                    try response.write([byte])
-                    Thread.sleep(forTimeInterval: 0.5)
-                }
+                try response.trickle(pdf, every: .milliseconds(500))
             case .notAPDF:
                 try response.respond(status: 200, headers: [("Content-Type", "text/html")], text: "<html>proxy login</html>")
             case .truncatedPDF:
@@ -74,13 +71,7 @@ struct MisbehavingConverterJobTests {
         let start = ContinuousClock.now
         let created = try await client.oneShot("sample.docx", query: "&timeout_seconds=\(Self.deadline)")
         let id = try #require(created.string("job_id"), "create: \(created.text)")
-        var job = try await client.get("/v1/jobs/\(id)")
-        while !["SUCCEEDED", "FAILED", "CANCELLED"].contains(job.string("status") ?? ""),
-            start.duration(to: .now) < .seconds(Self.deadline + 10)
-        {
-            try await Task.sleep(for: .milliseconds(100))
-            job = try await client.get("/v1/jobs/\(id)")
-        }
+        let job = try await client.ended(id, within: .seconds(Self.deadline + 10) - start.duration(to: .now))
         let elapsed = start.duration(to: .now)
         let (status, mentions) = misbehaviour.expected
 
@@ -92,12 +83,10 @@ struct MisbehavingConverterJobTests {
         }
         if status == "FAILED", let code = job.string("error") {
             // The failure is counted by an observer of the job's change, which may run just
-            // after the poll that saw it: give it a moment.
-            var metrics = try await client.get("/metrics").text
-            let counted = ContinuousClock.now + .seconds(5)
-            while !metrics.contains(#"code="\#(code)"} 1"#), ContinuousClock.now < counted {
-                try await Task.sleep(for: .milliseconds(100))
-                metrics = try await client.get("/metrics").text
+            // after the poll that saw it.
+            let metrics = try await until("the failure \(code) is counted", within: .seconds(5), poll: .milliseconds(100)) {
+                let text = try await client.get("/metrics").text
+                return text.contains(#"code="\#(code)"} 1"#) ? text : nil
             }
             #expect(
                 metrics.contains(#"pdfgate_job_failures_total{backend="gotenberg",kind="#) && metrics.contains(#"code="\#(code)"} 1"#),

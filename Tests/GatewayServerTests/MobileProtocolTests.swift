@@ -27,15 +27,15 @@ struct MobileProtocolTests {
         #expect(submitted.status == 200)
         #expect(["QUEUED", "PROCESSING", "SUCCEEDED"].contains(submitted.string("status") ?? ""))
 
+        // Polled as an app does, once a second.
         var job: [String: Any] = [:]
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
+        try await eventually("job \(jobID) ends; last: \(job)", within: .seconds(120), poll: .seconds(1)) {
             let poll = try await client.get("/v1/jobs/\(jobID)")
             job = poll.json
             let status = poll.string("status") ?? ""
-            if status == "SUCCEEDED" || status == "FAILED" { break }
+            if status == "SUCCEEDED" || status == "FAILED" { return true }
             #expect(poll.headers["Retry-After"] != nil, "non-terminal polls carry Retry-After")
-            try await Task.sleep(for: .seconds(1))
+            return false
         }
         #expect(job["status"] as? String == "SUCCEEDED", "job: \(job)")
         let downloadURL = try #require(job["download_url"] as? String)

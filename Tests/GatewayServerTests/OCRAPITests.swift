@@ -9,12 +9,7 @@ struct OCRAPITests {
     /// Polls the job of `created` until it ends (OCR takes seconds a page).
     static func finished(_ client: APIClient, _ created: APIClient.Answer) async throws -> APIClient.Answer {
         let id = try #require(created.string("job_id"), "create: \(created.status) \(created.text)")
-        var job = created
-        for _ in 0..<1200 where !["SUCCEEDED", "FAILED", "CANCELLED"].contains(job.string("status") ?? "") {
-            try await Task.sleep(for: .milliseconds(100))
-            job = try await client.get("/v1/jobs/\(id)")
-        }
-        return job
+        return try await client.ended(id, within: .seconds(120))
     }
 
     @Test func aScannedDocumentBecomesSearchableAndBadLanguagesAreRefused() async throws {
@@ -56,13 +51,10 @@ struct OCRAPITests {
 
             // Found by what its pages say, once the indexer has read the new text: words of each
             // page's ground truth, each on its page.
-            var pending = -1
-            for _ in 0..<300 where pending != 0 {
+            try await eventually("the indexer read the OCRed text", poll: .milliseconds(100)) {
                 let answer = try await client.get("/v1/documents?q=\(id.prefix(1))*")
-                pending = (answer.json["search"] as? [String: Any])?["pending"] as? Int ?? -1
-                if pending != 0 { try await Task.sleep(for: .milliseconds(100)) }
+                return (answer.json["search"] as? [String: Any])?["pending"] as? Int == 0
             }
-            #expect(pending == 0, "the indexer read the OCRed text")
             var found = 0
             var asked: [String] = []
             for page in 1...2 {

@@ -34,12 +34,7 @@ struct PDFOperationsTests {
     /// Polls the job of `created` until it ends.
     static func finished(_ client: APIClient, _ created: APIClient.Answer) async throws -> APIClient.Answer {
         let id = try #require(created.string("job_id"), "create: \(created.status) \(created.text)")
-        var job = created
-        for _ in 0..<600 where !["SUCCEEDED", "FAILED", "CANCELLED"].contains(job.string("status") ?? "") {
-            try await Task.sleep(for: .milliseconds(50))
-            job = try await client.get("/v1/jobs/\(id)")
-        }
-        return job
+        return try await client.ended(id, within: .seconds(30), poll: .milliseconds(50))
     }
 
     /// The filed PDF of a finished job, by its path in the store.

@@ -94,13 +94,14 @@ extension WebPageTests {
                 defer { browser.stop() }
                 try browser.open(server.baseURL + "/")
                 try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
-                // The details panel shows the name too; then give a broken image time to fail.
+                // The details panel shows the name too; then every image has loaded or failed, so
+                // an injected one would have run its onerror.
                 try browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
                 try browser.waitUntil(
                     "!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('onerror')",
                     "the details panel"
                 )
-                Thread.sleep(forTimeInterval: 0.5)
+                try browser.waitUntil("[...document.images].every(image => image.complete)", "every image loaded or failed")
                 let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
                 #expect(shown == hostile, "the name as text: \(shown ?? "nil")")
                 #expect(try browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)

@@ -91,8 +91,8 @@ struct WebPageTests {
         let site = try LoopbackHTTPServer { request, response in
             _ = try request.discardBody()
             // A page that takes its time: the job for it is still running when the page opens.
-            if request.path.hasPrefix("/slow") { Thread.sleep(forTimeInterval: 4) }
             try response.respond(
+                after: request.path.hasPrefix("/slow") ? .seconds(4) : .zero,
                 status: 200,
                 headers: [("Content-Type", "text/html; charset=utf-8")],
                 body: Array("<!doctype html><title>Quarterly report</title><h1>Quarterly report</h1><p>Figures.</p>".utf8)

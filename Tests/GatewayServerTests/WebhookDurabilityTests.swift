@@ -24,13 +24,13 @@ struct WebhookDurabilityTests {
         let created = try await client.oneShot("sample.docx", query: "&callback_url=" + callback)
         let jobID = try #require(created.string("job_id"), "\(created.text)")
         _ = try await JobAPITests.finish(client, jobID)
-        try await waitUntil { !seen.value.isEmpty }
+        try await eventually("a delivery reaches the receiver", within: .seconds(20)) { !seen.value.isEmpty }
         #expect(seen.value.allSatisfy { $0.status == 503 }, "the receiver was down so far")
         await server.stop()
 
         accepting.update { $0 = true }
         let restarted = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
-        try await waitUntil { seen.value.contains { $0.status == 204 } }
+        try await eventually("the restarted server delivers", within: .seconds(20)) { seen.value.contains { $0.status == 204 } }
         let attempts = seen.value
         let delivered = try #require(attempts.first { $0.status == 204 })
         #expect(delivered.id == attempts[0].id && delivered.id.contains(jobID), "one message id across the restart: \(attempts.map(\.id))")
@@ -41,14 +41,7 @@ struct WebhookDurabilityTests {
         await restarted.stop()
         let count = seen.value.count
         let again = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
-        try await Task.sleep(for: .seconds(1.5))
-        #expect(seen.value.count == count, "nothing owed after the delivery")
+        try await keepsHolding("nothing owed after the delivery", for: .seconds(1.5)) { seen.value.count == count }
         await again.stop()
-    }
-
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(condition(), "timed out waiting")
     }
 }

@@ -63,11 +63,11 @@ struct FsckReportOnlyTests {
         try fixture.drop("one-page.pdf", at: "alice/Dropped.pdf")
         let inspector = GatedInspector()
         let walk = Task { try await fixture.library.fsck(repair: false, inspector: inspector) }
-        while !inspector.entered { try await Task.sleep(for: .milliseconds(5)) }
+        await inspector.entered.wait()
 
         _ = try await fixture.library.createFolder(path: "During", owner: "alice")
         #expect(fixture.exists("alice/During"), "the mutation went ahead during the walk")
-        inspector.release()
+        inspector.released.open()
         let report = try await walk.value
         #expect(report.issues.map(\.path) == ["alice/Dropped.pdf"], "fsck reported none of the mutation")
         #expect(inspector.calls == 2, "the walk that found something was done again, under the lock")
@@ -76,18 +76,18 @@ struct FsckReportOnlyTests {
 
 /// Holds an inspection (and so fsck, mid-walk) until released.
 final class GatedInspector: PDFInspector {
-    private let state = Mutex((entered: false, released: false, calls: 0))
+    private let callCount = Mutex(0)
+    /// Opened by the first inspection to start.
+    let entered = Gate()
+    /// Opened by the test to let inspections finish.
+    let released = Gate()
 
-    var entered: Bool { state.withLock { $0.entered } }
-    var calls: Int { state.withLock { $0.calls } }
-    func release() { state.withLock { $0.released = true } }
+    var calls: Int { callCount.withLock { $0 } }
 
     func inspect(path: String, thumbnail: ThumbnailRequest?) async throws -> PDFInfo {
-        state.withLock {
-            $0.entered = true
-            $0.calls += 1
-        }
-        while !state.withLock({ $0.released }) { try await Task.sleep(for: .milliseconds(5)) }
+        callCount.withLock { $0 += 1 }
+        entered.open()
+        await released.wait()
         return try await PdfinfoInspector().inspect(path: path)
     }
 }

@@ -105,12 +105,13 @@ public final class HeadlessBrowser: @unchecked Sendable {
     /// Waits until `condition` (a JavaScript expression) is truthy; throws with `what` when it
     /// is not within `timeout`.
     public func waitUntil(_ condition: String, _ what: String, timeout: Duration = .seconds(30)) throws {
-        let limit = ContinuousClock.now + timeout
-        while ContinuousClock.now < limit {
-            if let value = try evaluate("Boolean(\(condition))") as? Bool, value { return }
-            Thread.sleep(forTimeInterval: 0.05)
+        do {
+            try eventuallyOnThisThread(what, within: timeout, poll: .milliseconds(50)) {
+                try evaluate("Boolean(\(condition))") as? Bool == true
+            }
+        } catch is WaitFailure {
+            throw Failure(description: "waited \(timeout) for \(what) (`\(condition)`)")
         }
-        throw Failure(description: "waited \(timeout) for \(what) (`\(condition)`)")
     }
 
     /// Drags files from outside the page and drops them on the middle of the element that

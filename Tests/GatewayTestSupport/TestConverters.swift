@@ -49,7 +49,7 @@ public final class ScriptedConverter: Converter {
         switch next {
         case .fail(let failure): throw failure
         case .hang:
-            while true { try await Task.sleep(for: .seconds(3600)) }
+            try await FakeDelay.hangUntilCancelled()
         case .output(let bytes):
             try Data(bytes).write(to: URL(fileURLWithPath: request.outputPath))
         case .succeed:

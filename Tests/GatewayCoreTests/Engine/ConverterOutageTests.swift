@@ -56,7 +56,7 @@ struct ConverterOutageTests {
 
         // Repaired: the periodic re-check puts the type back, and jobs run again.
         converter.repair()
-        try await eventually(limit: .seconds(10)) { engine.engine.outages.current.isEmpty }
+        try await eventually("the re-check takes the type back into service", within: .seconds(10)) { engine.engine.outages.current.isEmpty }
         #expect(converter.checks >= 1)
         let third = try await engine.wait(for: try engine.submit().id, limit: .seconds(20)) { $0.state.status.isTerminal }
         #expect(third.state.status == .succeeded, "\(String(describing: third.state.failure))")
@@ -69,8 +69,9 @@ struct ConverterOutageTests {
         engine.engine.outages.mark(.docToPDF, UnstartableConverter.problem)
         let job = try await engine.submit()
         let runner = Task { await engine.engine.run() }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try await engine.engine.job(job.id)?.state.status == .queued, "another node may run it: this one must not claim it")
+        try await keepsHolding("another node may run it: this one must not claim it", for: .milliseconds(500)) {
+            try await engine.engine.job(job.id)?.state.status == .queued
+        }
         #expect(converter.calls == 0)
         engine.engine.outages.clear(.docToPDF)
         converter.repair()

@@ -81,10 +81,7 @@ struct EngineFixture {
         let (changes, continuation) = AsyncStream.makeStream(of: Job.self)
         let token = engine.observe(id) { continuation.yield($0) }
         defer { engine.stopObserving(id, token: token) }
-        let timeout = Task {
-            try? await Task.sleep(for: limit)
-            continuation.finish()
-        }
+        let timeout = afterTimeLimit(limit) { continuation.finish() }
         defer { timeout.cancel() }
         // Read after subscribing, so no change falls between the two.
         if let current = try await engine.job(id) { continuation.yield(current) }
@@ -165,10 +162,4 @@ final class CancelAfterFiling: DocumentFiler, @unchecked Sendable {
     func keepResult(_ path: String, jobID: UUID) throws { try #require(library).keepResult(path, jobID: jobID) }
     func keptResult(jobID: UUID) -> String? { library?.keptResult(jobID: jobID) }
     func discardResult(jobID: UUID) { library?.discardResult(jobID: jobID) }
-}
-
-/// Waits up to `limit` for `condition` (work the engine finishes on a task of its own).
-func eventually(limit: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + limit
-    while try await !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 }

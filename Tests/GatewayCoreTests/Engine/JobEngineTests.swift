@@ -51,9 +51,10 @@ struct JobEngineTests {
         #expect(waiting.state.status == .queued && waiting.state.failure?.code == "converter_busy")
 
         // Real time passes, the injected clock does not: the retry does not start.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(converter.calls == 1)
-        #expect(try await engine.engine.job(submitted.id)?.state.status == .queued)
+        try await keepsHolding("the retry waits for the injected clock", for: .milliseconds(300)) {
+            let status = try await engine.engine.job(submitted.id)?.state.status
+            return converter.calls == 1 && status == .queued
+        }
 
         // The clock reaches the retry time: it runs at the engine's next look.
         engine.clock.advance(to: notBefore)
@@ -87,15 +88,16 @@ struct JobEngineTests {
         #expect(try await engine.store.activeCount(owner: "alice") == 1)
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(try await engine.engine.job(waiting.id)?.state.status == .created, "inside its window it waits")
+        try await keepsHolding("inside its window it waits", for: .milliseconds(100)) {
+            try await engine.engine.job(waiting.id)?.state.status == .created
+        }
 
         engine.clock.advance(by: 20 * 60 + 1)  // the default upload window, and a second
         let job = try await engine.wait(for: waiting.id, limit: .seconds(3)) { $0.state.status != .created }
         #expect(job.state.status == .failed && job.state.failure?.code == "upload_expired", "\(job.state)")
         // The cache learns the new state inside the store's write, so a reader of the cache can
         // be a moment ahead of the store's commit.
-        try await eventually { try await engine.store.activeCount(owner: "alice") == 0 }
+        try await eventually("the store stops counting the job") { try await engine.store.activeCount(owner: "alice") == 0 }
         #expect(try await engine.store.activeCount(owner: "alice") == 0)
         #expect(!FileManager.default.fileExists(atPath: engine.engine.staging.inputPath(for: job)), "its staging is gone")
     }
@@ -117,20 +119,17 @@ struct JobEngineTests {
 
         let runner = Task { await engine.engine.run() }
         defer { runner.cancel() }
-        var limit = ContinuousClock.now + .seconds(10)
-        while try await engine.engine.job(book.id)?.state.status.isTerminal != true, ContinuousClock.now < limit {
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the ebook job ends", within: .seconds(10)) {
+            try await engine.engine.job(book.id)?.state.status.isTerminal == true
         }
         #expect(try await engine.engine.job(book.id)?.state.status == .succeeded, "the ebook job waited behind another backend's backlog")
         #expect(hang.calls == 1)
 
         engine.clock.advance(by: 21)
-        limit = ContinuousClock.now + .seconds(10)
         let queued = Array(backlog.dropFirst().map(\.id))
-        var waiting = await engine.engine.current(queued)
-        while waiting.contains(where: { $0.state.status == .queued }), ContinuousClock.now < limit {
-            try await Task.sleep(for: .milliseconds(20))
-            waiting = await engine.engine.current(queued)
+        let waiting = try await until("no job of the backlog is still queued", within: .seconds(10)) {
+            let jobs = await engine.engine.current(queued)
+            return jobs.contains { $0.state.status == .queued } ? nil : jobs
         }
         #expect(waiting.count == queued.count, "every queued job reads back")
         #expect(
@@ -164,11 +163,11 @@ struct JobEngineTests {
         )
         let restarted = engine.restarted()
         let runner = Task { await restarted.run() }
-        var left = try FileManager.default.contentsOfDirectory(atPath: staging)
-        let limit = ContinuousClock.now + .seconds(10)
-        while left != [waiting.id.lowercased], ContinuousClock.now < limit {
-            try await Task.sleep(for: .milliseconds(20))
+        defer { runner.cancel() }
+        var left: [String] = []
+        try await eventually("only the unfinished job's upload stays: \(left)", within: .seconds(10)) {
             left = try FileManager.default.contentsOfDirectory(atPath: staging)
+            return left == [waiting.id.lowercased]
         }
         runner.cancel()
         await runner.value
@@ -211,8 +210,9 @@ struct JobEngineTests {
         _ = try await engine.wait(for: job.id) { $0.state.status == .processing }
         let cancelled = try await engine.engine.cancel(job.id)
         #expect(cancelled.state.status == .cancelled)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(try await engine.engine.job(job.id)?.state.status == .cancelled)
+        try await keepsHolding("the stopped attempt leaves the job cancelled", for: .milliseconds(200)) {
+            try await engine.engine.job(job.id)?.state.status == .cancelled
+        }
         await #expect(try engine.documents().isEmpty)
     }
 
@@ -231,8 +231,7 @@ struct JobEngineTests {
         let done = try await engine.runUntilDone(job.id)
         #expect(cancelling.filed == 1, "the real library filed the document before the cancel")
         #expect(done.state.status == .cancelled && done.state.documentID == nil)
-        try await eventually { try await engine.documents().isEmpty }
-        await #expect(try engine.documents().isEmpty)
+        try await eventually("the cancel takes the filed document back") { try await engine.documents().isEmpty }
         let report = try await engine.fixture.library.fsck(repair: false, inspector: engine.fixture.inspector)
         #expect(report.issues.isEmpty)
     }
@@ -255,8 +254,7 @@ struct JobEngineTests {
         )
         await #expect(try engine.documents().count == 1)
         #expect(try await engine.engine.cancel(job.id).state.status == .cancelled)
-        try await eventually { try await engine.documents().isEmpty }
-        await #expect(try engine.documents().isEmpty)
+        try await eventually("the cancel takes the crash's document back") { try await engine.documents().isEmpty }
     }
 
     @Test func aJobInterruptedByShutdownResumesAndFilesOnce() async throws {

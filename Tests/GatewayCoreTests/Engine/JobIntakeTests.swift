@@ -89,8 +89,14 @@ struct JobIntakeTests {
         }
         writer.start()
         changed.wait()
-        let insert = Task.detached { try await store.insert(job("alice"), activeLimit: 1) }
-        try await Task.sleep(for: .milliseconds(300))  // the insert is now waiting on the lock (or, broken, has counted 0)
+        let insertEnded = Locked(false)
+        let insert = Task.detached {
+            defer { insertEnded.update { $0 = true } }
+            try await store.insert(job("alice"), activeLimit: 1)
+        }
+        // SQLite shows no sign of a connection waiting for the write lock: the insert is given
+        // time to reach it (or, broken, to have counted 0), and must not end while it is held.
+        try await keepsHolding("the insert waits for the other transaction", for: .milliseconds(300)) { !insertEnded.value }
         holding.signal()
         let outcome = await insert.result
         #expect(throws: ActiveJobLimitReached(active: 1, limit: 1)) { try outcome.get() }

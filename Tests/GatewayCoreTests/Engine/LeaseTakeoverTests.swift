@@ -33,8 +33,9 @@ struct LeaseTakeoverTests {
         )
         let runner = Task { await second.run() }
         defer { runner.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await second.job(job.id)?.state.status == .processing, "the lease still holds")
+        try await keepsHolding("the lease still holds: B leaves the job alone", for: .milliseconds(300)) {
+            try await second.job(job.id)?.state.status == .processing
+        }
 
         // Past the lease, B resumes the job from its staged input and files it once.
         fixture.clock.advance(to: lease.expires.addingTimeInterval(1))
@@ -52,10 +53,8 @@ struct LeaseTakeoverTests {
         let first = try #require(try await fixture.wait(for: job.id) { $0.state.status == .processing }.lease)
         // A third of the lease later, the running engine has moved its lease on.
         fixture.clock.advance(by: fixture.engine.configuration.lease.inSeconds / 3 + 1)
-        var renewed = first
-        for _ in 0..<100 where renewed.expires <= first.expires {
-            try await Task.sleep(for: .milliseconds(20))
-            renewed = try #require(try await fixture.store.job(id: job.id)?.lease)
+        let renewed = try await until("the running engine moves its lease on") {
+            try await fixture.store.job(id: job.id)?.lease.flatMap { $0.expires > first.expires ? $0 : nil }
         }
         #expect(renewed.expires > first.expires && renewed.node == first.node)
         #expect(try await fixture.store.lapsedLeases(now: first.expires.addingTimeInterval(1), limit: 10).isEmpty)
