@@ -278,8 +278,8 @@ let package = Package(
             // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
             // The store modules for `LibraryFixture`, a real library on SQLite or PostgreSQL.
             dependencies: [
-                "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayLibrary", "GatewayStore", "GatewayPostgres",
-                "GatewayAssembly",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayLibrary", "GatewayStore",
+                "GatewayPostgres", "GatewayAssembly",
                 // The loopback HTTP server fake peers answer from.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -14,8 +14,7 @@ struct ShutdownTests {
             if request.path == "/health" { return try response.respond(status: 200, text: #"{"status":"up"}"#) }
             _ = try request.discardBody()
             guard let delay else { return response.hang() }  // until the client or the stand-in goes away
-            Thread.sleep(forTimeInterval: delay)
-            try response.respond(status: 200, headers: [("Content-Type", "application/pdf")], body: pdf)
+            try response.respond(after: .seconds(delay), status: 200, headers: [("Content-Type", "application/pdf")], body: pdf)
         }
     }
 
