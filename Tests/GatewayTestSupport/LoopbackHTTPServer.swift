@@ -130,8 +130,14 @@ final class LoopbackServerState: Sendable {
             return (state.stopped, state.listener, Array(state.connections.values))
         }
         guard !alreadyStopped else { return }
-        try? listener?.close().wait()
         for connection in connections { connection.channel.close(promise: nil) }
+        // The last owner of a server may let go of it on an event loop (a handler's closure
+        // torn down with its channel): there nothing may block, so the closes are only started.
+        guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
+            listener?.close(promise: nil)
+            return
+        }
+        try? listener?.close().wait()
         _ = handlers.wait(timeout: .now() + 5)
     }
 }
