@@ -8,14 +8,7 @@ import Testing
     @Test func waitersAreServedInTheOrderTheyCame() async throws {
         let pool = SlotPool(["only"])
         let order = Recorder()
-        let (holder, held) = (Gate(), Gate())
-        let holding = Task {
-            try await pool.withSlot { _ in
-                held.open()
-                await holder.wait()
-            }
-        }
-        await held.wait()
+        let (holder, holding) = await holdTheSlot(of: pool)
         var waiters: [Task<Void, any Error>] = []
         for index in 0..<8 {
             waiters.append(
@@ -35,14 +28,7 @@ import Testing
 
     @Test func aWaiterLeavesAtItsDeadline() async throws {
         let pool = SlotPool([1])
-        let (holder, held) = (Gate(), Gate())
-        let holding = Task {
-            try await pool.withSlot { _ in
-                held.open()
-                await holder.wait()
-            }
-        }
-        await held.wait()
+        let (holder, holding) = await holdTheSlot(of: pool)
         let start = ContinuousClock.now
         await #expect(throws: SlotPool<Int>.TimedOut.self) {
             try await pool.withSlot(deadline: .now + .milliseconds(200)) { _ in }
@@ -56,14 +42,7 @@ import Testing
 
     @Test func aCancelledWaiterLeavesAtOnce() async throws {
         let pool = SlotPool([1])
-        let (holder, held) = (Gate(), Gate())
-        let holding = Task {
-            try await pool.withSlot { _ in
-                held.open()
-                await holder.wait()
-            }
-        }
-        await held.wait()
+        let (holder, holding) = await holdTheSlot(of: pool)
         let left = Gate()
         let waiter = Task {
             defer { left.open() }
@@ -81,14 +60,7 @@ import Testing
     @Test func shutdownFailsWaitersAndEndsBusySlotsWhenReturned() async throws {
         let ended = Recorder()
         let pool = SlotPool([1, 2], afterShutDown: { slot in ended.append(slot) })
-        let (holder, held) = (Gate(), Gate())
-        let holding = Task {
-            try await pool.withSlot { _ in
-                held.open()
-                await holder.wait()
-            }
-        }
-        await held.wait()
+        let (holder, holding) = await holdTheSlot(of: pool)
         let idle = pool.shutDown()
         #expect(idle == [2])
         await #expect(throws: SlotPool<Int>.ShutDown.self) { try await pool.withSlot { _ in } }
@@ -111,4 +83,18 @@ final class Recorder: Sendable {
 
     func append(_ value: Int) { state.withLock { $0.append(value) } }
     var values: [Int] { state.withLock { $0 } }
+}
+
+/// Takes `pool`'s slot in a task of its own and returns once it holds it; opening the gate
+/// lets the slot go, and the task ends with that.
+private func holdTheSlot<Slot: Sendable>(of pool: SlotPool<Slot>) async -> (Gate, Task<Void, any Error>) {
+    let (holder, held) = (Gate(), Gate())
+    let holding = Task {
+        try await pool.withSlot { _ in
+            held.open()
+            await holder.wait()
+        }
+    }
+    await held.wait()
+    return (holder, holding)
 }
