@@ -5,14 +5,14 @@ import GatewayJobModel
 /// and its Calc, Impress and Draw siblings, which read the same names), with the values
 /// Gotenberg 8 sends for them. The warm UNO worker gets them over its JSON protocol; the cold
 /// `soffice --convert-to` gets them as LibreOffice 7.4's JSON filter options.
-enum LibreOfficeExport {
+package enum LibreOfficeExport {
     /// One setting's value, typed as UNO wants it.
-    enum Value: Sendable, Equatable, Encodable {
+    package enum Value: Sendable, Equatable, Encodable {
         case bool(Bool)
         case int(Int)
         case string(String)
 
-        func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .bool(let value): try container.encode(value)
@@ -41,7 +41,7 @@ enum LibreOfficeExport {
 
     /// The settings for `options`, in a fixed order; empty when nothing is asked for (LibreOffice's
     /// defaults then apply).
-    static func filterData(for options: ConversionOptions) -> [(name: String, value: Value)] {
+    package static func filterData(for options: ConversionOptions) -> [(name: String, value: Value)] {
         var data: [(name: String, value: Value)] = []
         func flag(_ name: String, _ value: Bool?) { if let value { data.append((name, .bool(value))) } }
         let office = options.office
@@ -82,7 +82,7 @@ enum LibreOfficeExport {
 
     /// A checked `page_ranges` text in the plainest form LibreOffice reads: `1-3,5,8-`, no
     /// spaces, an open start written as 1.
-    static func pageRange(_ text: String) -> String {
+    package static func pageRange(_ text: String) -> String {
         guard let ranges = BrowserOptions.pageRanges(text) else { return text }
         return ranges.map { range in
             guard let last = range.last else { return "\(range.first)-" }
@@ -93,7 +93,7 @@ enum LibreOfficeExport {
     /// `soffice --convert-to`'s target: plain `pdf`, or `pdf:writer_pdf_Export:{json}` with the
     /// settings. LibreOffice applies the Writer filter's name to spreadsheets and presentations
     /// too (checked on 7.4 with .xls and .pptx); `pdfua` names Draw's, for a PDF Draw imported.
-    static func convertTo(for options: ConversionOptions, filter: String = "writer_pdf_Export") -> String {
+    package static func convertTo(for options: ConversionOptions, filter: String = "writer_pdf_Export") -> String {
         let data = filterData(for: options)
         guard !data.isEmpty else { return "pdf" }
         var object: [String: [String: String]] = [:]

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// Ebooks → PDF with Calibre (DESIGN §4): in warm workers (`CalibreWorkerScript` under

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// One warm headless Chromium: started once, sealed in its sandbox, and driven over its DevTools

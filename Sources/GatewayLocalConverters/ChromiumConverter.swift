@@ -1,6 +1,9 @@
 import Foundation
+import GatewayConversionFormats
 import GatewayJobModel
+import GatewayPDFTools
 import GatewayProcess
+import GatewaySandbox
 import GatewayURLSecurity
 
 /// Web pages and uploaded HTML → PDF with headless Chromium (DESIGN §4).

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewaySandbox
 import NIOHTTP1
 
 /// Watches one page's session for what its job's options care about, fed every event by the

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewayPDFTools
 
 /// Puts an upload where a converter wants it: tools pick their importer by extension, and the
 /// staged upload's own name is the engine's business, so each job gets `input.<original ext>`.

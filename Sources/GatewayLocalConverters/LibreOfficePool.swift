@@ -1,6 +1,9 @@
 import Foundation
+import GatewayConversionFormats
 import GatewayJobModel
+import GatewayPDFTools
 import GatewayProcess
+import GatewaySandbox
 
 /// Office documents → PDF through a bounded set of warm LibreOffice slots (DESIGN §4), with a
 /// cold, fresh LibreOffice as the safety net for a document that crashes a warm one.

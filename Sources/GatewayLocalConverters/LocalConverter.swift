@@ -1,5 +1,7 @@
 import Foundation
 import GatewayJobModel
+import GatewayPDFTools
+import GatewaySandbox
 import GatewayURLSecurity
 import Synchronization
 
@@ -88,15 +90,10 @@ public final class LocalConverter: Converter {
             self.sandbox = sandbox
         }
 
-        /// `preferred` when it is executable (Debian's /usr/bin/chromium is a shell wrapper that
-        /// adds flags we do not want), else `name` found on PATH, else `preferred` anyway.
+        /// `preferred` when it is executable, else `name` found on PATH, else `preferred` anyway
+        /// (`ToolPath`).
         public static func locate(_ name: String, preferring preferred: String) -> String {
-            if FileManager.default.isExecutableFile(atPath: preferred) { return preferred }
-            for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-                let candidate = "\(directory)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-            return preferred
+            ToolPath.locate(name, preferring: preferred)
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
+import GatewayPDFTools
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// Whether each local tool can start here, for `/readyz`: not only that its program exists but

@@ -1,5 +1,7 @@
 import Foundation
+import GatewayPDFTools
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// The versions of the tools this node converts with, as each prints it (`qpdf --version`…),

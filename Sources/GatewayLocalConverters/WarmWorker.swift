@@ -1,6 +1,7 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// A warm tool behind a worker that speaks one JSON line each way on a socket (its stdin and

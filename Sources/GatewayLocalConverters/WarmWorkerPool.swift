@@ -1,6 +1,7 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// A tool's warm workers with its cold command behind them (LibreOffice, Calibre): a document

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayConversionFormats
 
 /// One request line to a warm tool's worker (the UNO worker, the Calibre worker).
 struct WorkerRequest: Encodable, Sendable {

@@ -7,7 +7,7 @@ import Foundation
 /// that: `UpdateDocMode=NO_UPDATE` still loads them for rendering. The sandbox already leaves
 /// such a fetch nowhere to go; this keeps a `file:` link from pulling a system file visible in
 /// the sandbox into the PDF, and saves waiting on a connection that cannot succeed.
-enum LibreOfficeProfile {
+package enum LibreOfficeProfile {
     static let settings = """
         <?xml version="1.0" encoding="UTF-8"?>
         <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
@@ -20,7 +20,7 @@ enum LibreOfficeProfile {
 
     /// Seeds `profileDirectory` with `settings` unless LibreOffice has already made it its own
     /// (it then keeps them in the same file).
-    static func prepare(_ profileDirectory: String) {
+    package static func prepare(_ profileDirectory: String) {
         let user = profileDirectory + "/user"
         let file = user + "/registrymodifications.xcu"
         guard !FileManager.default.fileExists(atPath: file) else { return }

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewaySandbox
 
 /// `PDFOperator` with Debian's qpdf (structure: merge, split, rotate, flatten, encrypt,
 /// linearize, metadata), Ghostscript (PDF/A, image recompression) and LibreOffice (PDF/UA).
@@ -24,9 +25,9 @@ public struct LocalPDFOperator: PDFOperator {
         self.ocr = ocr
     }
 
-    public static let defaultQPDF = LocalConverter.Configuration.locate("qpdf", preferring: "/usr/bin/qpdf")
-    public static let defaultGhostscript = LocalConverter.Configuration.locate("gs", preferring: "/usr/bin/gs")
-    public static let defaultSoffice = LocalConverter.Configuration.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice")
+    public static let defaultQPDF = ToolPath.locate("qpdf", preferring: "/usr/bin/qpdf")
+    public static let defaultGhostscript = ToolPath.locate("gs", preferring: "/usr/bin/gs")
+    public static let defaultSoffice = ToolPath.locate("soffice", preferring: "/usr/lib/libreoffice/program/soffice")
 
     public func problem() async -> String? { runner.problem }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewaySandbox
 
 /// Writes the document information dictionary (`QPDFJSON`): the current `/Info` read, the new
 /// values merged in, and qpdf writes the file. A document without `/Info` gets a new object.

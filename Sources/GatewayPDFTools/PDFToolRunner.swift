@@ -1,34 +1,35 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 
 /// Runs qpdf, Ghostscript and the other PDF tools the way the converters run their tools (DESIGN §8): sealed in the
 /// sandbox with only the operation's directory visible and writable, under the same memory,
 /// CPU and process limits, killed at the job's deadline or when the job is cancelled. A PDF
 /// from the library is as hostile as any upload: both tools are big C/C++ parsers.
-struct PDFToolRunner: Sendable {
+package struct PDFToolRunner: Sendable {
     let qpdfPath: String
     let ghostscriptPath: String
     /// Reads metadata the way Gotenberg does (its `metadata/read` is ExifTool's JSON).
     var exiftoolPath = Self.defaultExifTool
     /// Scans: img2pdf's Python, ImageMagick's `convert`, libheif's `heif-convert`.
-    var pythonPath = "/usr/bin/python3"
-    var convertPath = LocalConverter.Configuration.locate("convert", preferring: "/usr/bin/convert")
-    var heifConvertPath = LocalConverter.Configuration.locate("heif-convert", preferring: "/usr/bin/heif-convert")
+    package var pythonPath = "/usr/bin/python3"
+    package var convertPath = ToolPath.locate("convert", preferring: "/usr/bin/convert")
+    package var heifConvertPath = ToolPath.locate("heif-convert", preferring: "/usr/bin/heif-convert")
     /// LibreOffice for `pdfua`: Draw imports the PDF and exports it tagged, a fresh soffice each time.
     var sofficePath = LocalPDFOperator.defaultSoffice
     let sandbox: ConverterSandbox
 
     /// Tesseract, for `ocr` and a scan's `auto_rotate` (its data directory is read where Debian put it, under /usr).
-    var tesseractPath = OCREngine.defaultTesseract
+    package var tesseractPath = OCREngine.defaultTesseract
     /// Where Poppler's command-line tools are (`pdfinfo`, `pdftotext`, `pdfimages`, `pdftoppm`): `ocr` surveys pages with them.
     var popplerDirectory = Self.defaultPopplerDirectory
 
-    static let defaultExifTool = LocalConverter.Configuration.locate("exiftool", preferring: "/usr/bin/exiftool")
-    static let defaultPopplerDirectory = (LocalConverter.Configuration.locate("pdftoppm", preferring: "/usr/bin/pdftoppm") as NSString)
+    package static let defaultExifTool = ToolPath.locate("exiftool", preferring: "/usr/bin/exiftool")
+    static let defaultPopplerDirectory = (ToolPath.locate("pdftoppm", preferring: "/usr/bin/pdftoppm") as NSString)
         .deletingLastPathComponent
 
-    enum Tool: String, Sendable {
+    package enum Tool: String, Sendable {
         case qpdf, ghostscript, exiftool
         /// `pdfgate` itself, for the helpers that draw with cairo (`stamp-page`).
         case helper
@@ -60,16 +61,16 @@ struct PDFToolRunner: Sendable {
     }
 
     /// What a run left: its exit status and the tail of what it printed.
-    struct Finished: Sendable {
-        var status: Int32
-        var log: String
+    package struct Finished: Sendable {
+        package var status: Int32
+        package var log: String
     }
 
     /// Runs `tool` with `arguments` in `work` (its only writable, visible directory) and answers
     /// how it exited. A crash, a limit or the deadline become the converters' failures.
     /// `stdout`, when given, is a file in `work` that gets what the tool prints (qpdf's JSON);
     /// `environment` adds to the tool's (Tesseract's thread limit).
-    func run(
+    package func run(
         _ tool: Tool,
         _ arguments: [String],
         in work: String,
@@ -128,7 +129,7 @@ struct PDFToolRunner: Sendable {
     }
 
     /// qpdf, where exit 3 means "done, with warnings" (a repaired input): success.
-    func qpdf(_ arguments: [String], in work: String, what: String, deadline: ContinuousClock.Instant) async throws {
+    package func qpdf(_ arguments: [String], in work: String, what: String, deadline: ContinuousClock.Instant) async throws {
         let finished = try await run(.qpdf, arguments, in: work, what: what, deadline: deadline)
         guard finished.status == 0 || finished.status == 3 else { throw Self.refused(.qpdf, what, finished.log) }
     }
@@ -161,5 +162,12 @@ struct PDFToolRunner: Sendable {
             return "\(path) is missing: install Debian's \(package) (scripts/install-deps.sh does)"
         }
         return nil
+    }
+}
+
+extension PDFToolRunner {
+    /// A runner with both tools' paths and the other tools where Debian puts them.
+    package init(qpdfPath: String, ghostscriptPath: String, sandbox: ConverterSandbox) {
+        self.init(qpdfPath: qpdfPath, ghostscriptPath: ghostscriptPath, sofficePath: LocalPDFOperator.defaultSoffice, sandbox: sandbox)
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import GatewayConversionFormats
 import GatewayJobModel
+import GatewaySandbox
 
 /// PDF/UA of an existing PDF as Gotenberg makes it: LibreOffice Draw imports the PDF and its PDF
 /// export writes it again, tagged, with Gotenberg's settings for `pdfua` (and `SelectPdfVersion`

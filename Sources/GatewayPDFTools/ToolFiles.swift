@@ -2,8 +2,8 @@ import Foundation
 import GatewayJobModel
 
 /// The few file moves the converters and the PDF operations make between the job's directories.
-enum ToolFiles {
-    static func makeDirectory(_ path: String) throws(JobFailure) {
+package enum ToolFiles {
+    package static func makeDirectory(_ path: String) throws(JobFailure) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
@@ -13,7 +13,7 @@ enum ToolFiles {
 
     /// A hard link when both sides share a file system (instant, and the library's later renames
     /// or deletes cannot touch it), else a copy.
-    static func linkOrCopy(_ source: String, to destination: String) throws(JobFailure) {
+    package static func linkOrCopy(_ source: String, to destination: String) throws(JobFailure) {
         unlink(destination)
         if link(source, destination) == 0 { return }
         try copy(source, to: destination)

@@ -54,25 +54,35 @@ public struct ConverterSandbox: Sendable {
     public static let defaultBubblewrap = "/usr/bin/bwrap"
 
     /// What one tool process needs besides the read-only system.
-    struct Mounts: Sendable {
+    package struct Mounts: Sendable {
         /// Bound read-write at the same path (profiles, the job's exchange directory).
-        var writable: [String]
+        package var writable: [String]
         /// Bound read-only at the same path.
-        var readable: [String] = []
+        package var readable: [String] = []
+
+        package init(writable: [String], readable: [String] = []) {
+            self.writable = writable
+            self.readable = readable
+        }
     }
 
     /// Which rlimits the helper sets before it runs the tool. Chromium and Qt WebEngine reserve
     /// terabytes of address space, so they get no address-space cap (the watchdog's memory cap
     /// still applies); a warm tool gets no CPU rlimit, since it accumulates over many jobs.
-    struct Backstops: Sendable {
-        var addressSpace: Bool
-        var cpu: Bool
+    package struct Backstops: Sendable {
+        package var addressSpace: Bool
+        package var cpu: Bool
+
+        package init(addressSpace: Bool, cpu: Bool) {
+            self.addressSpace = addressSpace
+            self.cpu = cpu
+        }
     }
 
     /// `spec` run inside the sandbox. `listenerChannel`, when given, is a socket on which the
     /// helper sends back a TCP listener it bound to 127.0.0.1 inside the sandbox's network
     /// namespace: the one address Chromium may reach, answered by the gateway's vetting proxy.
-    func wrap(_ spec: ChildSpec, mounts: Mounts, backstops: Backstops, listenerChannel: Int32? = nil) -> ChildSpec {
+    package func wrap(_ spec: ChildSpec, mounts: Mounts, backstops: Backstops, listenerChannel: Int32? = nil) -> ChildSpec {
         var helperArguments = [HelperExecutable.Subcommand.sandboxExec.rawValue]
         if backstops.addressSpace {
             // The cap counts mappings, not memory: leave room for what the tool maps at start.
@@ -100,7 +110,7 @@ public struct ConverterSandbox: Sendable {
 
     /// The port the proxy listener is bound to inside a sandbox: the network namespace is the
     /// sandbox's own, so it is always free, and Chromium's flags can name it before it starts.
-    static let proxyPort = 3128
+    package static let proxyPort = 3128
 
     /// Whether tools run in bubblewrap (else as plain children, by the operator's choice).
     public var isSealed: Bool { isolation != .none }

@@ -22,7 +22,7 @@ public struct ResourceLimits: Sendable, Equatable {
     public typealias Kind = LimitKind
 
     /// The stable failure for a conversion stopped at a limit: the document's fault, not retried.
-    func failure(_ kind: Kind, tool: String, what: String) -> JobFailure {
+    package func failure(_ kind: Kind, tool: String, what: String) -> JobFailure {
         let limit =
             switch kind {
             case .memory: "memory limit of \(memoryBytes >> 20) MiB"

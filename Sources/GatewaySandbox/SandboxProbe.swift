@@ -4,7 +4,7 @@ import GatewayProcess
 extension ConverterSandbox {
     /// Whether the sandbox can start here: nil when a sealed `/bin/true` ran, else what is wrong
     /// and how to fix it. Some container runtimes refuse the namespaces bubblewrap needs.
-    func problem() async -> String? {
+    package func problem() async -> String? {
         guard case .bubblewrap(let bubblewrap) = isolation else { return nil }
         guard FileManager.default.isExecutableFile(atPath: bubblewrap) else {
             return "bubblewrap is not installed (\(bubblewrap)); install Debian's bubblewrap (scripts/install-deps.sh), "

@@ -16,12 +16,12 @@ import Glibc
 /// libraries every Chromium process maps); CPU time includes reaped children's (`cutime`), so
 /// short-lived helpers are counted too. rlimits inside the sandbox are the backstop for what
 /// grows faster than one interval.
-final class SandboxWatchdog: Sendable {
-    static let shared = SandboxWatchdog()
+package final class SandboxWatchdog: Sendable {
+    package static let shared = SandboxWatchdog()
     static let interval: Duration = .milliseconds(200)
 
     /// One conversion being watched.
-    final class Watch: Sendable {
+    package final class Watch: Sendable {
         let group: ProcessGroup
         let limits: ResourceLimits
         /// CPU time the group had used before this conversion (a warm tool's earlier ones).
@@ -62,7 +62,7 @@ final class SandboxWatchdog: Sendable {
 
     /// Starts watching `group` for one conversion; CPU time already spent (a warm tool's earlier
     /// conversions) does not count. Past a limit, the group is stopped with `.limit(kind)`.
-    func watch(_ group: ProcessGroup, limits: ResourceLimits) -> Watch {
+    package func watch(_ group: ProcessGroup, limits: ResourceLimits) -> Watch {
         let baseline = Self.usage(of: [group.id])[group.id]?.cpuSeconds ?? 0
         let watch = Watch(group: group, limits: limits, cpuBaseline: baseline)
         let startThread = state.withLock { state in
@@ -79,7 +79,7 @@ final class SandboxWatchdog: Sendable {
     }
 
     /// Stops watching; call when the conversion has ended.
-    func end(_ watch: Watch) {
+    package func end(_ watch: Watch) {
         state.withLock { _ = $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
     }
 

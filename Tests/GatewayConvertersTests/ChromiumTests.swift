@@ -4,7 +4,7 @@ import GatewayTestSupport
 import GatewayURLSecurity
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 extension LocalConverterTests {
     @Suite struct Chromium {

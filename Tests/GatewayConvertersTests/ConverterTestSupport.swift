@@ -4,7 +4,7 @@ import GatewayTestSupport
 import Synchronization
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 /// All converter tests share two cores with real LibreOffice, Chromium and Calibre processes:
 /// run them one at a time so timings mean something.

@@ -1,5 +1,7 @@
 import Foundation
 import GatewayJobModel
+import GatewayPDFTools
+import GatewaySandbox
 
 /// SCAN_TO_PDF on this machine: page images, in order, become one PDF, one page each (a TIFF
 /// one page per frame), laid out by img2pdf (`ScanScript`).

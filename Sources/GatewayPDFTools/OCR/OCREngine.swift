@@ -1,6 +1,7 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 
 /// The `ocr` operation: Tesseract's own PDF renderer in text-only mode, page images made by
 /// Poppler, the text laid under the pages by qpdf — every run sealed and bounded like the other
@@ -22,11 +23,11 @@ public struct OCREngine: Sendable {
         languages = tesseractPath == Self.defaultTesseract ? Self.defaultLanguages : TesseractLanguages(tesseractPath: tesseractPath)
     }
 
-    public static let defaultTesseract = LocalConverter.Configuration.locate("tesseract", preferring: "/usr/bin/tesseract")
+    public static let defaultTesseract = ToolPath.locate("tesseract", preferring: "/usr/bin/tesseract")
 
     /// One Tesseract per core for the whole process, so concurrent jobs never run more: each is
     /// single-threaded (`OMP_THREAD_LIMIT=1`), and more than the cores only adds switching.
-    static let machineLanes = SlotPool(Array(0..<max(ProcessInfo.processInfo.activeProcessorCount, 1)))
+    package static let machineLanes = SlotPool(Array(0..<max(ProcessInfo.processInfo.activeProcessorCount, 1)))
     static let defaultLanguages = TesseractLanguages(tesseractPath: defaultTesseract)
 
     /// The languages installed here, or nil when Tesseract does not answer.

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewaySandbox
 
 /// One lane's work: the images of a batch of pages, then one Tesseract run over their list in
 /// text-only mode (`-c textonly_pdf=1 pdf txt`), which writes an invisible-text PDF with a page

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayJobModel
 import GatewayProcess
+import GatewaySandbox
 import Synchronization
 
 /// The languages Tesseract can read on this node (`tesseract --list-langs`: one per installed

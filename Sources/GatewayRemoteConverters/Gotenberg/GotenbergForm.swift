@@ -1,4 +1,5 @@
 import Foundation
+import GatewayConversionFormats
 import GatewayHTTPClient
 import GatewayJobModel
 

@@ -3,7 +3,7 @@ import Foundation
 /// The environment converters run with: the gateway's own, with HOME, TMPDIR and the XDG
 /// directories pointed into a private directory, so parallel runs never share caches, configs or
 /// lock files (and nothing lands in the gateway user's real home).
-func childEnvironment(privateDirectory: String, extra: [String: String] = [:]) -> [String: String] {
+package func childEnvironment(privateDirectory: String, extra: [String: String] = [:]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
     let home = privateDirectory + "/home"
     let tmp = privateDirectory + "/tmp"

@@ -2,17 +2,17 @@ import GatewayJobModel
 import GatewayProcess
 
 /// The failures every local converter reports the same way.
-enum LocalFailures {
+package enum LocalFailures {
     /// The code of a tool that died under a document: transient, and worth a fresh process.
-    static let crashedCode = "converter_crashed"
+    package static let crashedCode = "converter_crashed"
 
     /// The job's deadline passed; the tool's process group was killed.
-    static func timedOut(_ tool: String, _ what: String) -> JobFailure {
+    package static func timedOut(_ tool: String, _ what: String) -> JobFailure {
         JobFailure(.timedOut, code: "timed_out", "\(tool) did not finish converting \(what) before the job's deadline and was stopped")
     }
 
     /// The tool died on a signal or reported an internal failure: worth retrying.
-    static func crashed(_ tool: String, _ what: String, _ how: String, log: String) -> JobFailure {
+    package static func crashed(_ tool: String, _ what: String, _ how: String, log: String) -> JobFailure {
         JobFailure(
             .transient,
             code: crashedCode,
@@ -20,12 +20,12 @@ enum LocalFailures {
         )
     }
 
-    static func shutDown(_ tool: String) -> JobFailure {
+    package static func shutDown(_ tool: String) -> JobFailure {
         JobFailure.converterUnavailable("the \(tool) converter is shutting down")
     }
 
     /// Runs `body` in a slot of `pool`, turning the pool's own errors into job failures.
-    static func withSlot<Slot: Sendable, R: Sendable>(
+    package static func withSlot<Slot: Sendable, R: Sendable>(
         _ pool: SlotPool<Slot>,
         tool: String,
         what: String,

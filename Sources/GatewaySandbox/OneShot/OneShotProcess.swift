@@ -1,7 +1,7 @@
 import GatewayProcess
 
 /// How a one-shot converter run ended.
-enum OneShotOutcome: Sendable, Equatable {
+package enum OneShotOutcome: Sendable, Equatable {
     case finished(ChildTermination)
     /// The deadline passed: the group was killed.
     case timedOut
@@ -14,7 +14,7 @@ enum OneShotOutcome: Sendable, Equatable {
 /// Runs a converter to completion in a process group of its own, killing the whole group at
 /// `deadline`, when the calling task is cancelled, or when it goes past `limits`. No thread
 /// waits for it (`ExitMonitor`).
-func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant, limits: ResourceLimits) async throws(SpawnFailure) -> OneShotOutcome {
+package func runOneShot(_ spec: ChildSpec, deadline: ContinuousClock.Instant, limits: ResourceLimits) async throws(SpawnFailure) -> OneShotOutcome {
     if Task.isCancelled { return .cancelled }
     if ContinuousClock.now >= deadline { return .timedOut }
     let group = try ProcessGroup.start(spec)

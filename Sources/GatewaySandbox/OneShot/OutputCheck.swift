@@ -3,10 +3,10 @@ import GatewayJobModel
 
 /// The checks every local converter makes on what a tool left behind: tools happily exit 0
 /// without writing anything (Chromium on some load failures, LibreOffice on odd filters).
-enum OutputCheck {
+package enum OutputCheck {
     /// Throws `no_output` unless `path` is a non-empty file that starts with `%PDF-` (or, for a
     /// screenshot, as an `image` of its format does).
-    static func verify(_ path: String, tool: String, diagnostics: String = "", image: ScreenshotOptions.Format? = nil) throws(JobFailure) {
+    package static func verify(_ path: String, tool: String, diagnostics: String = "", image: ScreenshotOptions.Format? = nil) throws(JobFailure) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw noOutput(tool, "no file was written", diagnostics)
         }
@@ -22,7 +22,7 @@ enum OutputCheck {
 
     /// Moves a verified PDF to where the engine expects it; a failed attempt never leaves a
     /// partial file at `outputPath`.
-    static func deliver(_ path: String, to outputPath: String) throws(JobFailure) {
+    package static func deliver(_ path: String, to outputPath: String) throws(JobFailure) {
         do {
             if FileManager.default.fileExists(atPath: outputPath) { try FileManager.default.removeItem(atPath: outputPath) }
             try FileManager.default.moveItem(atPath: path, toPath: outputPath)
@@ -36,7 +36,7 @@ enum OutputCheck {
     }
 
     /// The last `limit` bytes of a log file, trimmed, for error messages.
-    static func tail(ofFile path: String, limit: Int = 4096) -> String {
+    package static func tail(ofFile path: String, limit: Int = 4096) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
         defer { try? handle.close() }
         let size = (try? handle.seekToEnd()) ?? 0
@@ -52,7 +52,7 @@ enum OutputCheck {
     }
 
     /// The last few lines of a tool's log: enough to see why, short enough for a job record.
-    static func lastLines(_ text: String, count: Int = 5) -> String {
+    package static func lastLines(_ text: String, count: Int = 5) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: true).suffix(count).joined(separator: " | ")
     }
 }

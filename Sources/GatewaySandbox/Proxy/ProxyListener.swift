@@ -15,9 +15,9 @@ import Synchronization
 ///
 /// Every listener and every proxy connection runs on swift-nio's shared event loops: no thread
 /// of its own per browser, job or connection.
-final class ProxyListener: Sendable {
+package final class ProxyListener: Sendable {
     /// Where the listening socket comes from.
-    enum Source: Sendable {
+    package enum Source: Sendable {
         /// Bound here on 127.0.0.1, a free port (a browser running without a sandbox).
         case loopback
         /// Bound on 127.0.0.1:`port` inside a browser's sandbox, by `pdfgate sandbox-exec`,
@@ -44,7 +44,7 @@ final class ProxyListener: Sendable {
 
     /// Starts accepting at once, or once the sandbox has sent its listener; `stop()` ends it.
     /// Blocks briefly (a bind); call it off the event loops, as a browser's slot does.
-    init(_ source: Source) throws(JobFailure) {
+    package init(_ source: Source) throws(JobFailure) {
         switch source {
         case .loopback:
             let server: any Channel
@@ -90,15 +90,15 @@ final class ProxyListener: Sendable {
     }
 
     /// `--proxy-server` for Chromium.
-    var proxyServer: String { "http://127.0.0.1:\(port)" }
+    package var proxyServer: String { "http://127.0.0.1:\(port)" }
 
     /// Sends new connections to `proxy` from now on (nil: close them unanswered).
-    func route(to proxy: VettingProxy?) {
+    package func route(to proxy: VettingProxy?) {
         routes.state.withLock { $0.current = proxy }
     }
 
     /// Stops accepting; connections already handed to a proxy are that proxy's to end.
-    func stop() {
+    package func stop() {
         let server = routes.state.withLock { state -> (any Channel)? in
             state.stopped = true
             state.current = nil

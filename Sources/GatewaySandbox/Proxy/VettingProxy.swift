@@ -25,15 +25,15 @@ import Synchronization
 ///
 /// Connections run on swift-nio's shared event loops (`ProxyRequestHandler`, `PageServingHandler`):
 /// a page with a hundred frames costs a hundred channels, not a hundred threads.
-final class VettingProxy: Sendable {
+package final class VettingProxy: Sendable {
     /// What the proxy refused or could not reach, in order.
     /// `navigation` is true for a page or frame load, false for a subresource, and nil when the
     /// proxy cannot tell (CONNECT shows only the host).
-    enum Note: Sendable, Equatable {
+    package enum Note: Sendable, Equatable {
         case refused(JobFailure, navigation: Bool?)
         case unreachable(String, navigation: Bool?)
 
-        var navigation: Bool? {
+        package var navigation: Bool? {
             switch self {
             case .refused(_, let navigation), .unreachable(_, let navigation): navigation
             }
@@ -78,14 +78,14 @@ final class VettingProxy: Sendable {
     }()
 
     /// A proxy for printing `page`; connections come from a `ProxyListener` routed to it.
-    convenience init(page: String, urlGuard: URLGuard) throws(JobFailure) {
+    package convenience init(page: String, urlGuard: URLGuard) throws(JobFailure) {
         let target = try urlGuard.check.checkSyntax(page)
         self.init(mode: .vetting(urlGuard, page: "\(target.host):\(target.port)"))
     }
 
     /// A proxy that answers `url` (plain `http:`) with the HTML in `file`, `assets` (a bundle's
     /// files by their paths) at the same origin, and refuses anything else.
-    convenience init(serving file: String, at url: String, assets: [String: String] = [:], contentSecurityPolicy: String) {
+    package convenience init(serving file: String, at url: String, assets: [String: String] = [:], contentSecurityPolicy: String) {
         self.init(mode: .serving(ServedPage(file: file, url: url, assets: assets, policy: contentSecurityPolicy)))
     }
 
@@ -93,10 +93,10 @@ final class VettingProxy: Sendable {
         self.mode = mode
     }
 
-    var notes: [Note] { state.withLock { $0.notes } }
+    package var notes: [Note] { state.withLock { $0.notes } }
 
     /// Refuses new connections and cuts every open one.
-    func stop() {
+    package func stop() {
         let open = state.withLock { state in
             state.stopped = true
             defer { state.channels = [:] }
@@ -173,12 +173,12 @@ final class VettingProxy: Sendable {
     }
 
     /// Whether `requested` is an `http:` URL on the origin of `page`.
-    static func isOnOrigin(_ requested: String, of page: String) -> Bool {
+    package static func isOnOrigin(_ requested: String, of page: String) -> Bool {
         guard let origin = URL(string: page).flatMap({ $0.host }), let target = URL(string: requested) else { return false }
         return target.scheme == "http" && target.host == origin
     }
 
-    static func unavailable(_ message: String) -> JobFailure {
+    package static func unavailable(_ message: String) -> JobFailure {
         JobFailure.converterUnavailable("the proxy that checks Chromium's requests could not start: \(message)")
     }
 }

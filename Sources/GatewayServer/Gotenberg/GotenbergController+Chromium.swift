@@ -1,5 +1,5 @@
 import Foundation
-import GatewayConverters
+import GatewayConversionFormats
 import GatewayJobModel
 import Hummingbird
 import Ink
