@@ -46,8 +46,8 @@ test: deps lint
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
-	/usr/bin/python3 -m pyflakes scripts Sources/GatewayConverters/Local/Python
-	PYTHONPYCACHEPREFIX=.build/pycache /usr/bin/python3 -m py_compile Sources/GatewayConverters/Local/Python/*.py
+	/usr/bin/python3 -m pyflakes scripts Sources/GatewayLocalConverters/Python
+	PYTHONPYCACHEPREFIX=.build/pycache /usr/bin/python3 -m py_compile Sources/GatewayLocalConverters/Python/*.py
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks

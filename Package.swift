@@ -36,6 +36,9 @@ let package = Package(
         // The domain, in layers; each depends only on those before it. No SQL, no HTTP, no C.
         //   GatewayCore → GatewaySearchText → GatewayLibraryModel → GatewayJobModel → GatewayURLSecurity
         //   → GatewayEngine; GatewayWire writes both models.
+        // The converters, in layers over the domain and GatewayProcess, enforced the same way:
+        //   GatewaySandbox → GatewayPDFTools → GatewayLocalConverters; GatewayConversionFormats below
+        //   GatewayPDFTools, GatewayLocalConverters and GatewayRemoteConverters, which uses none of the others.
         // What every module shares: the typed error protocol, locks, durations, base64url.
         .target(name: "GatewayCore", swiftSettings: strict),
         // Search text: tokenizing, query parsing and rendering, highlighting. Knows no library.
@@ -101,24 +104,55 @@ let package = Package(
             dependencies: ["GatewayCore", "CCurl"],
             swiftSettings: strict
         ),
-        // Converter backends: Local/ (LibreOffice, Chromium, Calibre), Gotenberg/, RemoteGateway/.
+        // The sandbox every local tool runs in: bubblewrap (`ConverterSandbox`), resource limits and
+        // their watchdog, the one-shot sandboxed run and its failures, and the vetting proxy
+        // Chromium's requests go through (`Proxy/`, with the files it serves).
         .target(
-            name: "GatewayConverters",
+            name: "GatewaySandbox",
             dependencies: [
-                "GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewayHTTPClient",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                // The vetting proxy Chromium's requests go through, and the files it serves.
+                "GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
+            swiftSettings: strict
+        ),
+        // What a conversion's input and options become for the tools that do it, local or remote:
+        // the HTML bundle (a page with its files as one zip), LibreOffice's PDF export settings.
+        .target(
+            name: "GatewayConversionFormats",
+            dependencies: ["GatewayJobModel", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict
+        ),
+        // The PDF operations on qpdf, Ghostscript, ExifTool and a one-shot LibreOffice, sealed in
+        // the sandbox (`LocalPDFOperator`, PDF/A, PDF/UA, XMP, stamps), and OCR with Tesseract.
+        .target(
+            name: "GatewayPDFTools",
+            dependencies: ["GatewayCore", "GatewayJobModel", "GatewayProcess", "GatewaySandbox", "GatewayConversionFormats"],
+            swiftSettings: strict
+        ),
+        // The local converter: warm LibreOffice and Calibre workers, the warm Chromium and its
+        // DevTools print, scans, the tools' checks and versions.
+        .target(
+            name: "GatewayLocalConverters",
+            dependencies: [
+                "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewaySandbox", "GatewayConversionFormats", "GatewayPDFTools",
+                // HTTP's reason phrases, for the statuses Chromium's page watch reports.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             // The Python the sandboxed tools run (LibreOffice's UNO worker, Calibre's worker, the
             // scan's img2pdf layout): linted as Python, embedded so the gateway stays one binary.
             resources: [
-                .embedInCode("Local/Python/uno_worker.py"), .embedInCode("Local/Python/calibre_worker.py"),
-                .embedInCode("Local/Python/scan_pages.py"),
+                .embedInCode("Python/uno_worker.py"), .embedInCode("Python/calibre_worker.py"), .embedInCode("Python/scan_pages.py"),
             ],
+            swiftSettings: strict
+        ),
+        // The converters that hand a job to another server over HTTP: a Gotenberg (`Gotenberg/`)
+        // or another pdfgate (`RemoteGateway/`).
+        .target(
+            name: "GatewayRemoteConverters",
+            dependencies: ["GatewayJobModel", "GatewayURLSecurity", "GatewayHTTPClient", "GatewayConversionFormats"],
             swiftSettings: strict
         ),
         // The library's file tree: crash-safe filing, renames and moves, fsck, staging, the
@@ -164,7 +198,8 @@ let package = Package(
             name: "GatewayAssembly",
             dependencies: [
                 "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayWire",
-                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayConverters", "GatewayHTTPClient",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewaySandbox", "GatewayLocalConverters",
+                "GatewayRemoteConverters", "GatewayHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -177,7 +212,7 @@ let package = Package(
         // environment, flags, `--help`), Gotenberg's flags as aliases. No HTTP.
         .target(
             name: "GatewaySettings",
-            dependencies: ["GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayConverters", "GatewayAssembly"],
+            dependencies: ["GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayAssembly"],
             swiftSettings: strict
         ),
         // What both doors serve with: the request context, API errors and their middleware, auth,
@@ -202,7 +237,7 @@ let package = Package(
         .target(
             name: "GatewayGotenbergAPI",
             dependencies: [
-                "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayConverters",
+                "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayConversionFormats",
                 "GatewayHTTPClient", "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -217,7 +252,7 @@ let package = Package(
         .target(
             name: "GatewayServer",
             dependencies: [
-                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire", "GatewayConverters",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
                 "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -248,7 +283,7 @@ let package = Package(
             name: "pdfgate",
             dependencies: [
                 "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
-                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayConverters", "GatewayAssembly", "GatewaySettings",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewaySandbox", "GatewayAssembly", "GatewaySettings",
                 "GatewayHTTPServing", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -266,8 +301,8 @@ let package = Package(
             name: "pdfgate-bench",
             dependencies: [
                 "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
-                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewayConverters",
-                "GatewayTestSupport",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewayAssembly", "GatewaySandbox",
+                "GatewayLocalConverters", "GatewayRemoteConverters", "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/pdfgate-bench",
@@ -275,11 +310,11 @@ let package = Package(
         ),
         .target(
             name: "GatewayTestSupport",
-            // GatewayConverters for its DevTools pipe: the web page's tests drive a real Chromium.
+            // GatewayLocalConverters for its DevTools pipe: the web page's tests drive a real Chromium.
             // The store modules for `LibraryFixture`, a real library on SQLite or PostgreSQL.
             dependencies: [
-                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayConverters", "GatewayLibrary", "GatewayStore",
-                "GatewayPostgres", "GatewayAssembly",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayProcess", "GatewayLocalConverters", "GatewayLibrary",
+                "GatewayStore", "GatewayPostgres", "GatewayAssembly",
                 // The loopback HTTP server fake peers answer from.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -324,7 +359,8 @@ let package = Package(
             name: "GatewayConvertersTests",
             // NIOHTTP1 for the request heads the proxy's parsing tests build.
             dependencies: [
-                "GatewayJobModel", "GatewayURLSecurity", "GatewayConverters", "GatewayProcess", "GatewayTestSupport",
+                "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewaySandbox", "GatewayConversionFormats", "GatewayPDFTools",
+                "GatewayLocalConverters", "GatewayRemoteConverters", "GatewayTestSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -335,7 +371,7 @@ let package = Package(
             dependencies: [
                 "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine",
                 "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI", "GatewayServer", "GatewayAssembly", "GatewayLibrary",
-                "GatewayStore", "GatewayHTTPClient", "GatewayProcess", "GatewayTestSupport",
+                "GatewayStore", "GatewayHTTPClient", "GatewayProcess", "GatewayLocalConverters", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // In-process requests through the router, for API behaviour that needs no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,10 +1,11 @@
 import Foundation
 import GatewayAssembly
-import GatewayConverters
 import GatewayEngine
 import GatewayJobModel
 import GatewayLibrary
+import GatewayLocalConverters
 import GatewayPDF
+import GatewaySandbox
 import GatewayStore
 import GatewayTestSupport
 import GatewayURLSecurity

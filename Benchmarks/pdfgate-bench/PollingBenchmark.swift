@@ -1,6 +1,6 @@
 import Foundation
-import GatewayConverters
 import GatewayJobModel
+import GatewayRemoteConverters
 import GatewayTestSupport
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
-import GatewayConverters
 import GatewayJobModel
+import GatewayLocalConverters
+import GatewaySandbox
 import GatewayTestSupport
 import GatewayURLSecurity
 

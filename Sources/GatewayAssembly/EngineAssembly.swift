@@ -1,10 +1,11 @@
 import Foundation
-import GatewayConverters
 import GatewayEngine
 import GatewayJobModel
 import GatewayLibrary
 import GatewayLibraryModel
+import GatewayLocalConverters
 import GatewayPDF
+import GatewayRemoteConverters
 import GatewayStore
 import GatewayURLSecurity
 import Logging

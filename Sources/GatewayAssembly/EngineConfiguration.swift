@@ -1,7 +1,8 @@
 import Foundation
-import GatewayConverters
 import GatewayEngine
 import GatewayJobModel
+import GatewayLocalConverters
+import GatewaySandbox
 import GatewayURLSecurity
 
 /// What a gateway's engine is built from: where its store and rows are, which backend converts

@@ -11,7 +11,7 @@ public enum HelperExecutable {
     public enum Subcommand: String, Sendable {
         /// A Poppler worker answering inspection requests on stdin/stdout (`GatewayPDF`).
         case inspectWorker = "inspect-worker"
-        /// Applies a converter's resource limits, then runs the converter (`GatewayConverters`).
+        /// Applies a converter's resource limits, then runs the converter (`GatewaySandbox`).
         case sandboxExec = "sandbox-exec"
         /// Draws a watermark's one-page stamp with cairo (`GatewayPDF.StampPage`).
         case stampPage = "stamp-page"

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayConverters
+import GatewayConversionFormats
 import GatewayHTTPServing
 import GatewayJobModel
 import Hummingbird

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayAssembly
-import GatewayConverters
 import GatewayEngine
 import GatewayGotenbergAPI
 import GatewayHTTPServing

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayAssembly
-import GatewayConverters
 
 /// Everything `pdfgate serve` can be told, with the defaults of the embedded setup: loopback,
 /// `./data`, every job type converted locally, no tokens needed.

@@ -1,5 +1,4 @@
 import GatewayAssembly
-import GatewayConverters
 import GatewayCore
 import GatewayJobModel
 import GatewayURLSecurity

@@ -3,7 +3,7 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 extension LocalConverterTests {
     @Suite(.serialized) struct Calibre {

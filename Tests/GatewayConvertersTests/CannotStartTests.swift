@@ -3,7 +3,7 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewaySandbox
 
 /// A local tool that cannot start (its sandbox refused, its program missing) fails the
 /// conversion within seconds as `.cannotStart`, naming the cause and its fix; the same problem

@@ -5,7 +5,7 @@ import GatewayURLSecurity
 import Synchronization
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 /// Gotenberg 8's Chromium options on the local backend, each judged on the PDF it makes (or the
 /// failure it causes), with pages served on 127.0.0.1 and uploaded HTML alike.

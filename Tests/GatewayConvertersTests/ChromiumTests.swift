@@ -5,7 +5,7 @@ import GatewayTestSupport
 import GatewayURLSecurity
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 extension LocalConverterTests {
     @Suite(.serialized) struct Chromium {

@@ -4,7 +4,7 @@ import GatewayTestSupport
 import Synchronization
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 /// The local converters' tests, each tool's suite one test at a time (a suite's tests start and
 /// stop the same tool, and its deadlines are measured against one conversion at a time), the

@@ -5,7 +5,7 @@ import GatewayTestSupport
 import GatewayURLSecurity
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayRemoteConverters
 
 /// How Gotenberg's failures become ours: refused inputs, error statuses, broken connections, hangs and bad answers.
 extension GotenbergConverterTests {

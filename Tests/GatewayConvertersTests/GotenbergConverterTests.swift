@@ -5,7 +5,7 @@ import GatewayTestSupport
 import GatewayURLSecurity
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayRemoteConverters
 
 /// `GotenbergConverter` against a fake Gotenberg 8 on 127.0.0.1 that answers like the real one,
 /// and like a broken one.

@@ -4,7 +4,8 @@ import GatewayTestSupport
 import Testing
 import ZIPFoundation
 
-@testable import GatewayConverters
+@testable import GatewayConversionFormats
+@testable import GatewayLocalConverters
 
 extension LocalConverterTests {
     /// A page with its files as one `.zip` (`HTMLBundle`): printed with its stylesheet and image,

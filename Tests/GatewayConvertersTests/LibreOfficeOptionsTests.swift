@@ -3,7 +3,8 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayConversionFormats
+@testable import GatewayLocalConverters
 
 /// Gotenberg 8's LibreOffice options on the local backend, each judged on the PDF a real
 /// LibreOffice makes with it and without it.

@@ -3,7 +3,7 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayPDFTools
 
 /// How `ocr` reads Poppler's answers and shares out its pages, without running a tool.
 @Suite("OCR: page facts and lanes")

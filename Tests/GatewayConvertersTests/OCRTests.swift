@@ -3,7 +3,8 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayPDFTools
+@testable import GatewaySandbox
 
 /// The `ocr` operation with the real Tesseract, Poppler and qpdf, in the real sandbox, on pages
 /// of known text (`ScanFixtures`): the words are found where the page shows them, the images

@@ -3,7 +3,8 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayPDFTools
+@testable import GatewaySandbox
 
 /// The `pdfua` operation with the real LibreOffice, qpdf and Poppler in the real sandbox: the
 /// PDF comes out tagged, declaring PDF/UA (and PDF/A with a part), with its text and title, and

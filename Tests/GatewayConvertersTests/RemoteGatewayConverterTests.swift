@@ -3,7 +3,7 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayRemoteConverters
 
 /// `RemoteGatewayConverter` against a fake peer speaking the v1 job protocol on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1))) struct RemoteGatewayConverterTests {

@@ -3,7 +3,7 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayRemoteConverters
 
 /// The polling schedule: as a pure function, and as the converter applies it to a peer's
 /// `Retry-After` (with an injected sleep that records instead of waiting).

@@ -4,8 +4,6 @@ import GatewayJobModel
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
-
 // Helpers for the HTTP backend tests (Gotenberg, remote gateway). Names are prefixed so they
 // never collide with the local-converter test helpers in the same target.
 

@@ -7,7 +7,8 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
+@testable import GatewaySandbox
 
 #if canImport(Glibc)
 #endif

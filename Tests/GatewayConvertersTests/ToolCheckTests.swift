@@ -2,7 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
 
 /// Readiness starts each tool: a missing program or a Python without `uno` is named with the
 /// Debian package that brings it, and a working install passes.

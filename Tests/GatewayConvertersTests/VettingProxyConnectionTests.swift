@@ -4,7 +4,7 @@ import GatewayURLSecurity
 import Glibc
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewaySandbox
 
 #if canImport(Glibc)
 #endif

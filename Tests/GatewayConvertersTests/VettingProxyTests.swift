@@ -6,7 +6,8 @@ import NIOHTTP1
 import Synchronization
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
+@testable import GatewaySandbox
 
 /// Every request Chromium makes for a URL job goes through the `VettingProxy`: redirects and
 /// subresources are checked one by one, not blocked wholesale. Names resolve from a fixed table

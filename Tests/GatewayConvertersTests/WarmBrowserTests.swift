@@ -4,7 +4,8 @@ import GatewayURLSecurity
 import Synchronization
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayLocalConverters
+@testable import GatewaySandbox
 
 /// One warm Chromium serves many jobs, each in a browser context of its own: nothing one page
 /// stores is visible to the next, and a browser that dies under a job is replaced.

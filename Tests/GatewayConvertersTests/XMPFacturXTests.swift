@@ -2,7 +2,7 @@ import Foundation
 import GatewayJobModel
 import Testing
 
-@testable import GatewayConverters
+@testable import GatewayPDFTools
 
 /// The Factur-X declaration in an XMP packet, without tools: added once with its schema, its
 /// values replaced (not repeated) when the operation runs again, the packet's wrapper kept.

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayAssembly
-import GatewayConverters
+import GatewayLocalConverters
 import GatewayServer
 import GatewaySettings
 import GatewayStore

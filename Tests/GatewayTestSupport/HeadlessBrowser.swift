@@ -1,5 +1,5 @@
 import Foundation
-import GatewayConverters
+import GatewayLocalConverters
 import GatewayProcess
 
 #if canImport(Glibc)

@@ -1,9 +1,9 @@
 import Foundation
-import GatewayConverters
 import GatewayEngine
 import GatewayHTTPClient
 import GatewayJobModel
 import GatewayLibraryModel
+import GatewayLocalConverters
 import GatewayPDF
 import GatewayStore
 

@@ -1,5 +1,4 @@
 import Foundation
-import GatewayConverters
 import GatewayHTTPClient
 import GatewayJobModel
 import GatewayURLSecurity

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Carries out `PDFOperation`s: the port the engine runs them through, after a conversion or on
-/// library documents. `GatewayConverters.LocalPDFOperator` implements it with qpdf and
+/// library documents. `GatewayPDFTools.LocalPDFOperator` implements it with qpdf and
 /// Ghostscript, sealed like the converters.
 public protocol PDFOperator: Sendable {
     /// Writes `inputs`, in order, as one unencrypted PDF at `output` (a single input is copied

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import GatewayConverters
 import GatewayCore
 import GatewayJobModel
 import GatewayPDF
+import GatewaySandbox
 
 /// `pdfgate inspect-worker` (hidden): one of the PDF inspector's Poppler workers, started by
 /// `PDFInspectorPool` with its memory cap; see `InspectWorkerMain` for the protocol.

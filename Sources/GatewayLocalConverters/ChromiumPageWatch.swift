@@ -1,0 +1,168 @@
+import Foundation
+import GatewayJobModel
+import GatewaySandbox
+import NIOHTTP1
+
+/// Watches one page's session for what its job's options care about, fed every event by the
+/// DevTools pipe's observer: it puts `extra_http_headers` on the requests in scope (through the
+/// Fetch domain, since the vetting proxy only tunnels HTTPS and so cannot add them itself), and
+/// notes the first thing a `fail_on_…` option fails the job for. Used on the print's thread only.
+final class ChromiumPageWatch {
+    let session: String
+    let options: BrowserOptions
+    private let page: String
+    private let pageOrigin: Origin?
+    private let scope: NSRegularExpression?
+    /// The page's main frame; its `Document` request is the page itself.
+    var mainFrame: String?
+    private var mainRequest: String?
+    /// Request ids to URLs and resource types (`Image`…), for `loadingFailed`, which names neither.
+    private var urls: [String: String] = [:]
+    private var types: [String: String] = [:]
+    /// The first reason the job must fail, if any.
+    private(set) var failure: JobFailure?
+
+    init(page: String, options: BrowserOptions, session: String) {
+        self.page = page
+        self.options = options
+        self.session = session
+        pageOrigin = Origin(page)
+        scope = options.extraHTTPHeadersScope.flatMap { try? NSRegularExpression(pattern: $0) }
+    }
+
+    /// Whether request interception is needed: only for headers.
+    var intercepts: Bool { !(options.extraHTTPHeaders ?? [:]).isEmpty }
+
+    /// Handles `event`; true when it was consumed (a paused request, answered here).
+    func observe(_ event: [String: Any], pipe: DevToolsPipe) -> Bool {
+        guard event["sessionId"] as? String == session, let method = event["method"] as? String else { return false }
+        let params = event["params"] as? [String: Any] ?? [:]
+        switch method {
+        case "Fetch.requestPaused":
+            continuePaused(params, pipe: pipe)
+            return true
+        case "Network.requestWillBeSent":
+            guard let id = params["requestId"] as? String else { return false }
+            if let url = (params["request"] as? [String: Any])?["url"] as? String { urls[id] = url }
+            if let type = params["type"] as? String { types[id] = type }
+            if params["type"] as? String == "Document", params["frameId"] as? String == mainFrame { mainRequest = id }
+        case "Network.responseReceived":
+            responseReceived(params)
+        case "Network.loadingFailed":
+            loadingFailed(params)
+        case "Runtime.exceptionThrown" where options.failOnConsoleExceptions == true:
+            let details = params["exceptionDetails"] as? [String: Any] ?? [:]
+            let exception = (details["exception"] as? [String: Any])?["description"] as? String ?? details["text"] as? String ?? "an exception"
+            fail(
+                JobFailure(
+                    .rejected,
+                    code: "page_console_exception",
+                    "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(exception))",
+                    detail: exception
+                )
+            )
+        default:
+            break
+        }
+        return false
+    }
+
+    private func responseReceived(_ params: [String: Any]) {
+        guard let response = params["response"] as? [String: Any], let status = response["status"] as? Int else { return }
+        let url = response["url"] as? String ?? "?"
+        let statusText = (response["statusText"] as? String).map { $0.isEmpty ? "" : " \($0)" } ?? ""
+        let isPage = params["requestId"] as? String == mainRequest && mainRequest != nil
+        if isPage, let codes = options.failOnHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
+            fail(
+                JobFailure(
+                    .rejected,
+                    code: "page_http_status",
+                    "\(url) answered HTTP \(status)\(statusText), which fail_on_http_status_codes \(codes) refuses",
+                    detail: "\(status): \(response["statusText"] as? String ?? "")"
+                )
+            )
+        } else if !isPage, !isUploadedPagesIcon(url), let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
+            fail(
+                JobFailure(
+                    .rejected,
+                    code: "resource_http_status",
+                    "a resource of \(page), \(url), answered HTTP \(status)\(statusText), which fail_on_resource_http_status_codes \(codes) refuses",
+                    detail: "\(url) - \(status): \(HTTPResponseStatus(statusCode: status).reasonPhrase)"
+                )
+            )
+        }
+    }
+
+    private func loadingFailed(_ params: [String: Any]) {
+        guard options.failOnResourceLoadingFailed == true, let id = params["requestId"] as? String, id != mainRequest else { return }
+        // The page's own cancellations (and ours, when printing stops a straggler) are no failure.
+        let error = (params["errorText"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "net::ERR_FAILED"
+        if params["canceled"] as? Bool == true || error == "net::ERR_ABORTED" || isUploadedPagesIcon(urls[id] ?? "") { return }
+        let blocked = (params["blockedReason"] as? String).map { " (blocked: \($0))" } ?? ""
+        fail(
+            JobFailure(
+                .rejected,
+                code: "resource_load_failed",
+                "a resource of \(page), \(urls[id] ?? "?"), could not be loaded: \(error)\(blocked); fail_on_resource_loading_failed is set",
+                detail: "resource \(types[id] ?? "Other"): \(error)"
+            )
+        )
+    }
+
+    /// The browser's own request for an uploaded page's icon, which no fail-on rule counts: the
+    /// page did not ask for it, and Gotenberg's uploaded pages (files) never make it.
+    private func isUploadedPagesIcon(_ url: String) -> Bool {
+        page == ChromiumConverter.uploadedPageURL && URL(string: url)?.path == "/favicon.ico" && VettingProxy.isOnOrigin(url, of: page)
+    }
+
+    private func fail(_ reason: JobFailure) {
+        if failure == nil { failure = reason }
+    }
+
+    /// Lets a paused request go on, with the extra headers when it is in their scope: a URL the
+    /// scope expression matches, or by default the page's own origin.
+    private func continuePaused(_ params: [String: Any], pipe: DevToolsPipe) {
+        guard let id = params["requestId"] as? String else { return }
+        let request = params["request"] as? [String: Any] ?? [:]
+        let url = request["url"] as? String ?? ""
+        var continuation: [String: Any] = ["requestId": id]
+        if let extra = options.extraHTTPHeaders, inScope(url) {
+            // `headers` replaces the request's own, so ours are merged into them.
+            var headers = (request["headers"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String }
+            for (name, value) in extra {
+                headers = headers.filter { $0.key.caseInsensitiveCompare(name) != .orderedSame }
+                headers[name] = value
+            }
+            continuation["headers"] = headers.map { ["name": $0.key, "value": $0.value] }
+        }
+        // Not awaited: the answer would come while some other call waits, which drops it.
+        _ = try? pipe.send("Fetch.continueRequest", continuation, session: session)
+    }
+
+    func inScope(_ url: String) -> Bool {
+        if let scope { return scope.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil }
+        guard let pageOrigin else { return false }
+        return Origin(url) == pageOrigin
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(text.prefix { $0 != "\n" }.prefix(500))
+    }
+
+    /// Scheme, host and port, with the scheme's default port filled in.
+    struct Origin: Equatable {
+        var scheme: String
+        var host: String
+        var port: Int
+
+        init?(_ url: String) {
+            guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+                let host = components.host?.lowercased(), !host.isEmpty
+            else { return nil }
+            guard let port = components.port ?? ["http": 80, "https": 443][scheme] else { return nil }
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+        }
+    }
+}
