@@ -8,10 +8,15 @@ import Glibc
 /// test that must catch a tool mid-work waits for the tool to have used some CPU, not for a
 /// guess at how long it takes to get going.
 public enum ProcessProbe {
-    /// Whether `pid` names a process that is neither a zombie nor gone.
+    /// Whether `pid` names a process that is neither a zombie nor gone. A killed process's main
+    /// thread turns zombie before its other threads have ended, and only when the last has do its
+    /// descriptors close and `waitid` report it: so every thread is asked, not the leader alone.
     public static func isLive(_ pid: pid_t) -> Bool {
-        guard let state = fields(of: pid)?.first else { return false }
-        return state != "Z" && state != "X"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.contains { thread in
+            guard let state = fields(ofStat: "/proc/\(pid)/task/\(thread)/stat")?.first else { return false }
+            return state != "Z" && state != "X"
+        }
     }
 
     /// CPU time (user and system) `pid` has used so far; nil once it is gone.
@@ -32,7 +37,11 @@ public enum ProcessProbe {
 
     /// The fields of `/proc/<pid>/stat` after the command name, from the state on.
     private static func fields(of pid: pid_t) -> [Substring]? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+        fields(ofStat: "/proc/\(pid)/stat")
+    }
+
+    private static func fields(ofStat path: String) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8), let close = stat.lastIndex(of: ")") else {
             return nil
         }
         return stat[stat.index(after: close)...].split(separator: " ")
