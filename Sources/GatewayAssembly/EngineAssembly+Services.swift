@@ -32,7 +32,10 @@ extension EngineAssembly {
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         var services: [any Service] = stoppableParts(sharedTransferLoop: true)
         if webhooks { services.append(WebhookSweeper(webhooks: self.webhooks)) }
-        if indexing { services.append(SearchIndexerService(indexer: indexer)) }
+        if indexing {
+            services.append(SearchIndexerService(indexer: indexer))
+            services.append(ChangeJournalPruner(library: library, history: configuration.changeHistory))
+        }
         services.append(EngineService(engine: engine, stopsEarly: engineStopsEarly))
         // A part that fails still lets the others stop in order, and the group then rethrows.
         return services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) } + front
@@ -106,6 +109,26 @@ struct EngineService: Service, CustomStringConvertible {
         }
         // Stopped early: a service that returns before the group asks it to counts as a
         // failure, so it waits for its turn (at once if that already came).
+        try? await gracefulShutdown()
+    }
+}
+
+/// Forgets the change journal's deletions older than `history`, at start and every hour until
+/// shutdown begins: what keeps the journal the size of the library rather than of its past.
+struct ChangeJournalPruner: Service, CustomStringConvertible {
+    let library: Library
+    let history: Duration
+    var description: String { "change-journal-pruner" }
+
+    func run() async throws {
+        let (library, history) = (library, history)
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                // A failed pass (the database away for a moment) is retried at the next.
+                _ = try? await library.forgetChanges(olderThan: history)
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
         try? await gracefulShutdown()
     }
 }

@@ -34,6 +34,9 @@ public struct EngineConfiguration: Sendable {
     /// continuously); nil for no limit.
     public var jobCreationsPerMinute: Int? = 600
     public var shutdownGrace: Duration = .seconds(30)
+    /// How long the change journal (`GET /v1/changes`) remembers a deletion: a client whose
+    /// token is older must read the whole library again (410 `sync_token_expired`).
+    public var changeHistory: Duration = .seconds(30 * 86_400)
     /// Whether `gateway` backends wait on the peer's event stream (one request per job) before
     /// falling back to polling; off, they only poll, as the mobile client does.
     public var remoteEventStreams = true

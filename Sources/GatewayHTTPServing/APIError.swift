@@ -57,7 +57,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 case .invalidName, .invalidPath, .invalidSort, .invalidArgument: .badRequest
                 // Well-formed, just not one this server issued (or one from before a restart of
                 // its keys): like the other "cannot use this value" answers, 422.
-                case .invalidCursor: .unprocessableContent
+                case .invalidCursor, .invalidSyncToken: .unprocessableContent
+                // The journal no longer reaches back that far (as CloudKit's change tokens
+                // expire): gone for good, start over without a token.
+                case .syncTokenExpired: .gone
                 // Any text is a query the schema allows; one with nothing to look for (only
                 // punctuation, only exclusions) is well-formed but unusable, like a bad cursor.
                 case .invalidQuery: .unprocessableContent

@@ -31,10 +31,10 @@ extension Request {
     }
 
     /// `?limit=`: 1 to 200, 50 when absent.
-    package func pageLimit() throws -> Int {
-        guard let text = query("limit") else { return 50 }
-        guard let limit = Int(text), (1...200).contains(limit) else {
-            throw APIError(.badRequest, "invalid_argument", "limit '\(text)' must be a number from 1 to 200")
+    package func pageLimit(default fallback: Int = 50, max: Int = 200) throws -> Int {
+        guard let text = query("limit") else { return fallback }
+        guard let limit = Int(text), (1...max).contains(limit) else {
+            throw APIError(.badRequest, "invalid_argument", "limit '\(text)' must be a number from 1 to \(max)")
         }
         return limit
     }

@@ -41,6 +41,11 @@ public protocol DocumentLibrary: DocumentFiler {
         async throws(LibraryError) -> Folder
     func deleteFolder(_ reference: FolderReference, owner: String, recursive: Bool) async throws(LibraryError)
 
+    /// What changed in the owner's library since `token` (every document and folder created,
+    /// changed, moved or deleted, each once, oldest change first), or, without a token, the
+    /// whole library; at most `limit` entries, with the token to read on from.
+    func changes(owner: String, since token: String?, limit: Int) async throws(LibraryError) -> LibraryChangePage
+
     /// Where rendered pictures of document `id` are cached (removed with it).
     func thumbnailDirectory(of id: UUID) -> String
     /// The store's own directory, which must stay writable (readiness writes a probe there).

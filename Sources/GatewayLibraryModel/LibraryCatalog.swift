@@ -75,6 +75,15 @@ package protocol LibraryCatalog: Sendable {
     func readyFolders() async throws -> [FolderRecord]
     /// Every `staged_path` a row claims.
     func stagedPaths() async throws -> Set<String>
+
+    // MARK: Change journal
+
+    /// The owner's journal rows after `sequence`, oldest first, at most `limit`, each with its
+    /// item as it is now. The database's triggers write the journal with every change.
+    func changes(owner: String, after sequence: Int64, limit: Int) async throws -> JournalPage
+    /// Drops the deletions recorded before `date` and moves the journal's horizon past them;
+    /// returns how many were dropped.
+    func forgetDeletions(before date: Date) async throws -> Int
 }
 
 /// Which folder a listing reads: the owner's root, or one by id or by its path (already in the

@@ -13,6 +13,10 @@ public struct LibraryError: GatewayError, Equatable {
         /// A folder cannot be moved into itself or one of its descendants.
         case invalidMove = "invalid_move"
         case invalidCursor = "invalid_cursor"
+        /// A change-journal token this server did not issue, or one of another journal.
+        case invalidSyncToken = "invalid_sync_token"
+        /// A change-journal token older than the history kept: read everything again.
+        case syncTokenExpired = "sync_token_expired"
         case invalidSort = "invalid_sort"
         /// A full-text search the index cannot run (`SearchQueryError` says how to write one).
         case invalidQuery = "invalid_query"

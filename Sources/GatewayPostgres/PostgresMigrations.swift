@@ -167,6 +167,7 @@ enum PostgresMigrations {
             ]
         ),
         ("v7-search", PostgresSearchSchema.migration),
+        ("v8-change-journal", PostgresChangeJournalSchema.migration),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -99,6 +99,7 @@ public struct GatewayServer {
         ).addRoutes(to: authenticated)
         DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated)
         FolderController(library: assembly.library).addRoutes(to: authenticated)
+        ChangeController(library: assembly.library, links: links).addRoutes(to: authenticated)
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
             let local = assembly.local

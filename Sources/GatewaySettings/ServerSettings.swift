@@ -129,6 +129,14 @@ enum ServerSettings {
             v,
             s in c.shutdownGrace = try SettingText.seconds(v[0], s, in: 0...86_400)
         },
+        Setting(
+            "change_history_days",
+            environment: "PDFGATE_CHANGE_HISTORY_DAYS",
+            flag: "change-history-days",
+            help: "Days the change feed remembers deletions; an older sync token must start over (default 30)."
+        ) { c, v, s in
+            c.changeHistory = try SettingText.seconds(v[0], s, in: 0...36_500) * 86_400
+        },
     ]
 
     static let limits: [Setting] = [

@@ -174,6 +174,10 @@ public final class GatewayDatabase: Sendable {
             // backfill to read; until then documents are found by name and title.
             try SearchSchema.migrate(db)
         }
+        migrator.registerMigration("v10-change-journal") { db in
+            // Every change to the library in order, for clients that sync (ChangeJournalSchema).
+            try ChangeJournalSchema.migrate(db)
+        }
         return migrator
     }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import GatewayCore
+
+/// What the change journal says happened to one document or folder since a token: it is now
+/// as given, or it is gone. One entry per item, however often it changed: the journal keeps only
+/// each item's latest change, so a client catching up reads each item once.
+public enum LibraryChange: Sendable, Equatable {
+    case document(Document)
+    case folder(Folder)
+    case deletedDocument(UUID)
+    case deletedFolder(UUID)
+}
+
+/// A page of the change journal (`DocumentLibrary.changes`).
+public struct LibraryChangePage: Sendable {
+    public var changes: [LibraryChange]
+    /// Where the next read starts: after the last change on this page, or, on the last page,
+    /// after everything the library holds now. Keep it and ask again later.
+    public var token: String
+    /// Whether more changes follow at once (ask again with `token`).
+    public var more: Bool
+
+    public init(changes: [LibraryChange], token: String, more: Bool) {
+        self.changes = changes
+        self.token = token
+        self.more = more
+    }
+}
+
+/// A position in the change journal, opaque to clients: the journal's epoch (a random id given
+/// when the journal was created, so a token from another database or a restored backup is not
+/// mistaken for one of this journal) and the sequence number of the last change read.
+package struct ChangeToken: Sendable, Equatable {
+    package var epoch: String
+    package var sequence: Int64
+
+    package init(epoch: String, sequence: Int64) {
+        self.epoch = epoch
+        self.sequence = sequence
+    }
+
+    package var encoded: String { Data("\(epoch).\(sequence)".utf8).base64URLEncoded }
+
+    package init(decoding text: String) throws(LibraryError) {
+        guard let data = Data(base64URLEncoded: text), let plain = String(data: data, encoding: .utf8),
+            let dot = plain.lastIndex(of: "."), let sequence = Int64(plain[plain.index(after: dot)...]), sequence >= 0
+        else {
+            throw LibraryError(
+                .invalidSyncToken,
+                "sync token '\(text)' is not one this server issued; read the whole library again without `since`"
+            )
+        }
+        self.epoch = String(plain[..<dot])
+        self.sequence = sequence
+    }
+}
+
+/// One row of the journal as the catalog reads it, joined with the item as it is now.
+package enum JournalItem: Sendable {
+    case document(DocumentWithPath)
+    case folder(FolderRecord)
+    case deletedDocument(String)
+    case deletedFolder(String)
+}
+
+/// A page of journal rows with the journal's identity (`LibraryCatalog.changes`).
+package struct JournalPage: Sendable {
+    /// The journal's random id (`ChangeToken.epoch`).
+    package var epoch: String
+    /// Changes up to this sequence number may have been forgotten: a token before it is expired.
+    package var horizon: Int64
+    /// The highest sequence number the journal has handed out, for the token of a last page.
+    package var latest: Int64
+    package var entries: [(sequence: Int64, item: JournalItem)]
+
+    package init(epoch: String, horizon: Int64, latest: Int64, entries: [(sequence: Int64, item: JournalItem)]) {
+        self.epoch = epoch
+        self.horizon = horizon
+        self.latest = latest
+        self.entries = entries
+    }
+}

@@ -1,0 +1,77 @@
+import GRDB
+
+/// The library's change journal in SQLite: one row per document or folder that is or was
+/// visible, holding the sequence number of its latest change. Triggers on `documents` and
+/// `folders` write it in the transaction of every change, whichever code path made it (a
+/// rename's two writes, a folder move's subtree update, a recursive delete), so nothing the
+/// library does can be missed by a client catching up.
+///
+/// A change re-inserts the item's row, so its sequence number is new (AUTOINCREMENT never
+/// reuses one) and the journal stays one row per item. An item that stops being visible (deleted,
+/// or on its way to be) leaves a tombstone, which `forgetDeletions` drops after the retention
+/// period, moving `library_journal.horizon` past it.
+enum ChangeJournalSchema {
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE library_changes (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    owner TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    item_id TEXT NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    changed_at TEXT NOT NULL
+                );
+                CREATE UNIQUE INDEX library_changes_item ON library_changes (kind, item_id);
+                CREATE INDEX library_changes_owner ON library_changes (owner, seq);
+                CREATE INDEX library_changes_tombstones ON library_changes (changed_at) WHERE deleted;
+                CREATE TABLE library_journal (
+                    one INTEGER PRIMARY KEY CHECK (one = 1),
+                    epoch TEXT NOT NULL,
+                    horizon INTEGER NOT NULL
+                );
+                INSERT INTO library_journal (one, epoch, horizon) VALUES (1, lower(hex(randomblob(8))), 0);
+                """
+        )
+        for (table, kind) in [("folders", "folder"), ("documents", "document")] {
+            try db.execute(sql: triggers(table: table, kind: kind))
+        }
+        // What the library already holds, parents before children.
+        try db.execute(
+            sql: """
+                INSERT INTO library_changes (owner, kind, item_id, deleted, changed_at)
+                    SELECT owner, 'folder', id, 0, \(now) FROM folders WHERE state = 'ready' ORDER BY path;
+                INSERT INTO library_changes (owner, kind, item_id, deleted, changed_at)
+                    SELECT owner, 'document', id, 0, \(now) FROM documents WHERE state = 'ready' ORDER BY created_at, id;
+                """
+        )
+    }
+
+    /// The current time as GRDB writes a `Date`, so `changed_at` compares with a bound date.
+    private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+
+    private static func triggers(table: String, kind: String) -> String {
+        func record(_ row: String, deleted: Int) -> String {
+            """
+            DELETE FROM library_changes WHERE kind = '\(kind)' AND item_id = \(row).id;
+            INSERT INTO library_changes (owner, kind, item_id, deleted, changed_at)
+                VALUES (\(row).owner, '\(kind)', \(row).id, \(deleted), \(now));
+            """
+        }
+        func shown(_ row: String) -> String {
+            "EXISTS (SELECT 1 FROM library_changes WHERE kind = '\(kind)' AND item_id = \(row).id AND NOT deleted)"
+        }
+        return """
+            CREATE TRIGGER \(table)_journal_insert AFTER INSERT ON \(table) WHEN NEW.state = 'ready'
+            BEGIN \(record("NEW", deleted: 0)) END;
+            CREATE TRIGGER \(table)_journal_update AFTER UPDATE ON \(table) WHEN NEW.state = 'ready'
+            BEGIN \(record("NEW", deleted: 0)) END;
+            CREATE TRIGGER \(table)_journal_hide AFTER UPDATE ON \(table)
+                WHEN NEW.state != 'ready' AND \(shown("NEW"))
+            BEGIN \(record("NEW", deleted: 1)) END;
+            CREATE TRIGGER \(table)_journal_delete AFTER DELETE ON \(table)
+                WHEN \(shown("OLD"))
+            BEGIN \(record("OLD", deleted: 1)) END;
+            """
+    }
+}

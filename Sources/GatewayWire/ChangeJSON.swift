@@ -1,0 +1,43 @@
+import Foundation
+import GatewayLibraryModel
+
+/// One entry of `GET /v1/changes`: a document or folder as it is now, or the id of one that is
+/// gone (`{"kind": "document", "id": …, "deleted": true}`).
+public struct ChangeJSON: Encodable, Sendable {
+    public var kind: String
+    public var id: String
+    public var deleted: Bool
+    public var document: DocumentJSON?
+    public var folder: FolderJSON?
+
+    public init(_ change: LibraryChange, document render: (Document) -> DocumentJSON = DocumentJSON.init) {
+        switch change {
+        case .document(let document):
+            (kind, id, deleted) = ("document", document.id.uuidString.lowercased(), false)
+            self.document = render(document)
+        case .folder(let folder):
+            (kind, id, deleted) = ("folder", folder.id.uuidString.lowercased(), false)
+            self.folder = FolderJSON(folder)
+        case .deletedDocument(let id):
+            (kind, self.id, deleted) = ("document", id.uuidString.lowercased(), true)
+        case .deletedFolder(let id):
+            (kind, self.id, deleted) = ("folder", id.uuidString.lowercased(), true)
+        }
+    }
+}
+
+/// A page of `GET /v1/changes`: the changes, the token to keep, whether more follow, and the
+/// link that reads them.
+public struct ChangePageJSON: Encodable, Sendable {
+    public var changes: [ChangeJSON]
+    public var token: String
+    public var more: Bool
+    @NullWhenAbsent public var next: String?
+
+    public init(changes: [ChangeJSON], token: String, more: Bool, next: String?) {
+        self.changes = changes
+        self.token = token
+        self.more = more
+        self.next = next
+    }
+}
