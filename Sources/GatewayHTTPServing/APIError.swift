@@ -61,6 +61,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 // The journal no longer reaches back that far (as CloudKit's change tokens
                 // expire): gone for good, start over without a token.
                 case .syncTokenExpired: .gone
+                case .preconditionFailed: .preconditionFailed
+                case .idTaken: .conflict
                 // Any text is a query the schema allows; one with nothing to look for (only
                 // punctuation, only exclusions) is well-formed but unusable, like a bad cursor.
                 case .invalidQuery: .unprocessableContent

@@ -30,8 +30,8 @@ extension Library {
             let position = more ? entries[entries.count - 1].sequence : max(page.latest, page.horizon, since?.sequence ?? 0)
             let changes = entries.compactMap { entry -> LibraryChange? in
                 switch entry.item {
-                case .document(let document): return .document(document.document)
-                case .folder(let folder): return .folder(folder.folder)
+                case .document(let document): return .document(document.document, ItemVersion(sequence: entry.sequence))
+                case .folder(let folder): return .folder(folder.folder, ItemVersion(sequence: entry.sequence))
                 // Reading everything, there is nothing to delete yet.
                 case .deletedDocument(let id): return since == nil ? nil : UUID(uuidString: id).map(LibraryChange.deletedDocument)
                 case .deletedFolder(let id): return since == nil ? nil : UUID(uuidString: id).map(LibraryChange.deletedFolder)

@@ -147,11 +147,12 @@ extension Library {
         }
     }
 
-    /// Finds or creates each folder of `names` in turn; call under the mutation lock.
-    func ensureFolder(owner: String, names: [String]) async throws -> FolderRecord {
+    /// Finds or creates each folder of `names` in turn, the last with `leafID` if it is created;
+    /// call under the mutation lock.
+    func ensureFolder(owner: String, names: [String], leafID: UUID? = nil) async throws -> FolderRecord {
         try FileOps.makeDirectories(absolute(owner))
         var parent: FolderRecord?
-        for name in names {
+        for (index, name) in names.enumerated() {
             let parentID = parent?.id ?? ""
             let path = Self.join(parent?.path ?? "", name)
             let directory = absolute(LibraryLayout.folderPath(owner: owner, folderPath: path))
@@ -167,7 +168,7 @@ extension Library {
                 }
                 let now = Date()
                 let record = FolderRecord(
-                    id: UUID().lowercased,
+                    id: (index == names.count - 1 ? leafID : nil)?.lowercased ?? UUID().lowercased,
                     owner: owner,
                     parentID: parentID,
                     name: name,

@@ -45,6 +45,29 @@ public protocol DocumentLibrary: DocumentFiler {
     /// changed, moved or deleted, each once, oldest change first), or, without a token, the
     /// whole library; at most `limit` entries, with the token to read on from.
     func changes(owner: String, since token: String?, limit: Int) async throws(LibraryError) -> LibraryChangePage
+    /// Creates or replaces document `id` (the client's own UUID) with the PDF at `source`,
+    /// if `precondition` holds; see `Library.putDocument`.
+    func putDocument(
+        id: UUID,
+        owner: String,
+        source: String,
+        info: PDFInfo,
+        name: String?,
+        folder: FolderReference?,
+        precondition: WritePrecondition
+    ) async throws(LibraryError) -> PutResult<Document>
+    /// Creates folder `id` (the client's own UUID) or renames and moves it, if `precondition` holds.
+    func putFolder(
+        id: UUID,
+        owner: String,
+        name: String,
+        parent: FolderReference?,
+        precondition: WritePrecondition
+    ) async throws(LibraryError)
+        -> PutResult<Folder>
+    /// The version of a document or folder, which its ETag shows and `If-Match` names.
+    func version(ofDocument id: UUID, owner: String) async throws(LibraryError) -> ItemVersion
+    func version(ofFolder id: UUID, owner: String) async throws(LibraryError) -> ItemVersion
 
     /// Where rendered pictures of document `id` are cached (removed with it).
     func thumbnailDirectory(of id: UUID) -> String

@@ -84,6 +84,11 @@ package protocol LibraryCatalog: Sendable {
     /// Drops the deletions recorded before `date` and moves the journal's horizon past them;
     /// returns how many were dropped.
     func forgetDeletions(before date: Date) async throws -> Int
+    /// The sequence number of the item's latest change while it is shown; nil otherwise.
+    func version(ofDocument id: String) async throws -> Int64?
+    func version(ofFolder id: String) async throws -> Int64?
+    /// Who owns the folder `id`, if any does (a client-chosen id must be free across owners).
+    func owner(ofFolder id: String) async throws -> String?
 }
 
 /// Which folder a listing reads: the owner's root, or one by id or by its path (already in the

@@ -5,8 +5,8 @@ import GatewayCore
 /// as given, or it is gone. One entry per item, however often it changed: the journal keeps only
 /// each item's latest change, so a client catching up reads each item once.
 public enum LibraryChange: Sendable, Equatable {
-    case document(Document)
-    case folder(Folder)
+    case document(Document, ItemVersion)
+    case folder(Folder, ItemVersion)
     case deletedDocument(UUID)
     case deletedFolder(UUID)
 }
@@ -78,5 +78,55 @@ package struct JournalPage: Sendable {
         self.horizon = horizon
         self.latest = latest
         self.entries = entries
+    }
+}
+
+/// What a client-driven write (`PUT` with the client's own id) requires of the item first.
+public enum WritePrecondition: Sendable, Equatable {
+    /// Create or replace, whatever is there.
+    case none
+    /// `If-None-Match: *`: create only; an existing item is left as it is.
+    case absent
+    /// `If-Match: *`: replace only; a missing item is not created.
+    case exists
+    /// `If-Match`: replace only this version (`ItemVersion`); a missing item fails too.
+    case version(ItemVersion)
+}
+
+/// The version of a document or folder: the sequence number of its latest change in the
+/// journal, so any change to it (content, name, place) gives a new one. Shown as an ETag.
+public struct ItemVersion: Sendable, Equatable, CustomStringConvertible {
+    public var sequence: Int64
+
+    public init(sequence: Int64) {
+        self.sequence = sequence
+    }
+
+    /// The ETag form, quoted: `"42"`.
+    public var etag: String { "\"\(sequence)\"" }
+    public var description: String { String(sequence) }
+
+    /// Reads an ETag as a client sends it back (quoted or not, `W/` ignored); nil if it is not
+    /// one of ours.
+    public init?(etag text: String) {
+        var text = text.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("W/") { text.removeFirst(2) }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+        guard let sequence = Int64(text), sequence > 0 else { return nil }
+        self.sequence = sequence
+    }
+}
+
+/// A document or folder written by `putDocument` / `putFolder`, with its version and whether
+/// the write created it.
+public struct PutResult<Item: Sendable>: Sendable {
+    public var item: Item
+    public var version: ItemVersion
+    public var created: Bool
+
+    public init(item: Item, version: ItemVersion, created: Bool) {
+        self.item = item
+        self.version = version
+        self.created = created
     }
 }

@@ -17,6 +17,11 @@ public struct LibraryError: GatewayError, Equatable {
         case invalidSyncToken = "invalid_sync_token"
         /// A change-journal token older than the history kept: read everything again.
         case syncTokenExpired = "sync_token_expired"
+        /// An `If-Match` / `If-None-Match` condition does not hold: the item is not the version
+        /// the writer last saw (or exists when it should not). Nothing was written.
+        case preconditionFailed = "precondition_failed"
+        /// A client-chosen id already names an item the caller cannot write.
+        case idTaken = "id_taken"
         case invalidSort = "invalid_sort"
         /// A full-text search the index cannot run (`SearchQueryError` says how to write one).
         case invalidQuery = "invalid_query"

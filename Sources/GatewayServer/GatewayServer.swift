@@ -100,6 +100,8 @@ public struct GatewayServer {
         DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated)
         FolderController(library: assembly.library).addRoutes(to: authenticated)
         ChangeController(library: assembly.library, links: links).addRoutes(to: authenticated)
+        BackupController(library: assembly.library, intake: assembly.intake, links: links, maxUploadBytes: maxUploadBytes)
+            .addRoutes(to: authenticated)
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
             let local = assembly.local

@@ -12,12 +12,14 @@ public struct ChangeJSON: Encodable, Sendable {
 
     public init(_ change: LibraryChange, document render: (Document) -> DocumentJSON = DocumentJSON.init) {
         switch change {
-        case .document(let document):
+        case .document(let document, let version):
             (kind, id, deleted) = ("document", document.id.uuidString.lowercased(), false)
             self.document = render(document)
-        case .folder(let folder):
+            self.document?.version = version.description
+        case .folder(let folder, let version):
             (kind, id, deleted) = ("folder", folder.id.uuidString.lowercased(), false)
             self.folder = FolderJSON(folder)
+            self.folder?.version = version.description
         case .deletedDocument(let id):
             (kind, self.id, deleted) = ("document", id.uuidString.lowercased(), true)
         case .deletedFolder(let id):

@@ -32,6 +32,9 @@ public struct DocumentJSON: Encodable, Sendable {
 
     /// A signed link to the PDF, when the API adds one.
     public var downloadURL: String?
+    /// The document's version (its ETag without quotes), where the answer carries one: a read
+    /// or write of this one document, the change feed.
+    public var version: String?
 
     enum CodingKeys: String, CodingKey {
         case id, name, folder
@@ -43,6 +46,7 @@ public struct DocumentJSON: Encodable, Sendable {
         case updatedAt = "updated_at"
         case metadata
         case downloadURL = "download_url"
+        case version
     }
 }
 
@@ -54,6 +58,8 @@ public struct FolderJSON: Encodable, Sendable {
     @NullWhenAbsent public var parentID: String?
     public var createdAt: Date
     public var updatedAt: Date
+    /// The folder's version, as a document's.
+    public var version: String?
 
     public init(_ folder: Folder) {
         id = folder.id.uuidString.lowercased()
@@ -69,5 +75,6 @@ public struct FolderJSON: Encodable, Sendable {
         case parentID = "parent_id"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case version
     }
 }

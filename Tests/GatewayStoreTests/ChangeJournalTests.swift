@@ -143,8 +143,8 @@ extension LibraryChange {
     /// What a test compares: kind, id and where the item is now.
     var summary: String {
         switch self {
-        case .document(let document): "document \(document.id) \(document.relativePath.split(separator: "/").dropFirst().joined(separator: "/"))"
-        case .folder(let folder): "folder \(folder.id) \(folder.path)"
+        case .document(let document, _): "document \(document.id) \(document.relativePath.split(separator: "/").dropFirst().joined(separator: "/"))"
+        case .folder(let folder, _): "folder \(folder.id) \(folder.path)"
         case .deletedDocument(let id): "deleted document \(id)"
         case .deletedFolder(let id): "deleted folder \(id)"
         }
@@ -152,8 +152,8 @@ extension LibraryChange {
 
     var id: UUID {
         switch self {
-        case .document(let document): document.id
-        case .folder(let folder): folder.id
+        case .document(let document, _): document.id
+        case .folder(let folder, _): folder.id
         case .deletedDocument(let id), .deletedFolder(let id): id
         }
     }

@@ -223,21 +223,41 @@ public final class JobIntake: Sendable {
     /// — then published the way a converter's output is. `receive` writes the request's body to
     /// the staging path it is given and says where the document goes.
     public func importDocument(owner: String, _ receive: (String) async throws -> Destination) async throws -> Document {
+        try await receivePDF(
+            owner: owner,
+            receive,
+            check: { try await filer.checkDestination(folder: $0.folder, owner: owner) },
+            write: { incoming, destination, info in
+                try await filer.fileConverted(
+                    incoming,
+                    id: UUID(),
+                    owner: owner,
+                    folder: destination.folder,
+                    name: destination.name,
+                    conflict: destination.conflict,
+                    info: info
+                )
+            }
+        )
+    }
+
+    /// Takes in a PDF as an import does (the owner's creation pace, a staging file that goes
+    /// when this returns, the inspector's reading) and hands it to `write`: an import, or a
+    /// `PUT` under the client's own id. `check` refuses what `receive` asked for before the PDF
+    /// is inspected.
+    public func receivePDF<Received, Written>(
+        owner: String,
+        _ receive: (String) async throws -> Received,
+        check: (Received) async throws -> Void = { _ in },
+        write: (_ incoming: String, Received, PDFInfo) async throws -> Written
+    ) async throws -> Written {
         try await takeCreation(owner: owner)
         let incoming = staging.incomingPath()
         defer { staging.discardIncoming(incoming) }
-        let destination = try await receive(incoming)
-        try await filer.checkDestination(folder: destination.folder, owner: owner)
+        let received = try await receive(incoming)
+        try await check(received)
         let info = try await inspector.inspect(path: incoming)
-        return try await filer.fileConverted(
-            incoming,
-            id: UUID(),
-            owner: owner,
-            folder: destination.folder,
-            name: destination.name,
-            conflict: destination.conflict,
-            info: info
-        )
+        return try await write(incoming, received, info)
     }
 
     private static let keyInProgress = IntakeError(

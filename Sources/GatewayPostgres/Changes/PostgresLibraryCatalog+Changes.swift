@@ -60,4 +60,16 @@ extension PostgresLibraryCatalog {
         )
         return try rows.first?.decode(Int.self) ?? 0
     }
+
+    package func version(ofDocument id: String) async throws -> Int64? { try await version(kind: "document", id: id) }
+    package func version(ofFolder id: String) async throws -> Int64? { try await version(kind: "folder", id: id) }
+
+    private func version(kind: String, id: String) async throws -> Int64? {
+        try await database.query("SELECT seq FROM library_changes WHERE kind = \(kind) AND item_id = \(id) AND NOT deleted")
+            .first?.decode(Int64.self)
+    }
+
+    package func owner(ofFolder id: String) async throws -> String? {
+        try await database.query("SELECT owner FROM folders WHERE id = \(id)").first?.decode(String.self)
+    }
 }

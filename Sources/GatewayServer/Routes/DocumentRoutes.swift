@@ -56,7 +56,14 @@ struct DocumentController: Sendable {
     }
 
     func getDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        try await jsonResponse(documentJSON(try ownedDocument(context), request: request))
+        let document = try await ownedDocument(context)
+        var json = documentJSON(document, request: request)
+        // The version a backup client sends back in If-Match.
+        let version = try await library.version(ofDocument: document.id, owner: document.owner)
+        json.version = version.description
+        var headers = HTTPFields()
+        headers[.eTag] = version.etag
+        return try jsonResponse(json, headers: headers)
     }
 
     func updateDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {

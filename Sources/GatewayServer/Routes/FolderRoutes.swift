@@ -74,7 +74,14 @@ struct FolderController: Sendable {
     }
 
     func getFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        try await jsonResponse(FolderJSON(try ownedFolder(context)))
+        let folder = try await ownedFolder(context)
+        var json = FolderJSON(folder)
+        // The version a backup client sends back in If-Match.
+        let version = try await library.version(ofFolder: folder.id, owner: folder.owner)
+        json.version = version.description
+        var headers = HTTPFields()
+        headers[.eTag] = version.etag
+        return try jsonResponse(json, headers: headers)
     }
 
     func updateFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {

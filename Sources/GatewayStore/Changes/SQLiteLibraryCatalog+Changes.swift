@@ -50,4 +50,20 @@ extension SQLiteLibraryCatalog {
             return db.changesCount
         }
     }
+
+    package func version(ofDocument id: String) async throws -> Int64? { try await version(kind: "document", id: id) }
+    package func version(ofFolder id: String) async throws -> Int64? { try await version(kind: "folder", id: id) }
+
+    private func version(kind: String, id: String) async throws -> Int64? {
+        try await database.pool.read { db in
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT seq FROM library_changes WHERE kind = ? AND item_id = ? AND NOT deleted"),
+                arguments: [kind, id]
+            )
+        }
+    }
+
+    package func owner(ofFolder id: String) async throws -> String? {
+        try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM folders WHERE id = ?", arguments: [id]) }
+    }
 }
