@@ -247,13 +247,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // WebDAV at /dav/ (DESIGN §14): the library for file managers and rclone.
+        .target(
+            name: "GatewayDAV",
+            dependencies: [
+                "GatewayLibraryModel", "GatewayEngine", "GatewayHTTPServing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The HTTP API (DESIGN §3): our /v1 routes, the web page and the spec; `buildRouter`
         // composes them with Gotenberg's door, `run` serves them with the engine.
         .target(
             name: "GatewayServer",
             dependencies: [
                 "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
-                "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI",
+                "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI", "GatewayDAV",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

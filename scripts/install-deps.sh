@@ -39,6 +39,8 @@ if [ "${1:-}" != "--build-only" ]; then
   wanted+=(postgresql)
   # The gotenberg-client suite's network namespace (ip, mount) and its python-magic (libmagic).
   wanted+=(iproute2 util-linux libmagic1)
+  # Real WebDAV clients the tests drive against /dav/: litmus (RFC 4918 conformance) and rclone.
+  wanted+=(litmus rclone)
 fi
 
 missing=()

@@ -81,6 +81,19 @@ extension Library {
     }
 
     /// Absolute path of a document's PDF.
+    public func document(named name: String, in folder: FolderReference, owner: String) async throws(LibraryError) -> Document? {
+        try await read { catalog in
+            let folderID = try await resolveFolder(owner: owner, folder)?.id ?? ""
+            return try await catalog.document(owner: owner, folderID: folderID, name: name)?.document
+        }
+    }
+
+    @discardableResult
+    public func copyDocument(id: UUID, owner: String, to folder: FolderReference, name: String) async throws(LibraryError) -> Document {
+        let original = try await document(id: id, owner: owner)
+        return try await file(filePath(of: original), mode: .copy, owner: owner, folder: folder, name: name, info: original.info)
+    }
+
     public func filePath(of document: Document) -> String { absolute(document.relativePath) }
 
     /// Renames and/or moves a document; its id stays. Nil arguments keep the current value.

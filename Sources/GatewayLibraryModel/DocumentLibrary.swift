@@ -7,6 +7,9 @@ import Foundation
 public protocol DocumentLibrary: DocumentFiler {
     /// The owner's ready document `id`; `documentNotFound` otherwise.
     func document(id: UUID, owner: String) async throws(LibraryError) -> Document
+    /// The owner's ready document named `name` in `folder`; nil when there is none (a missing
+    /// folder is `folder_not_found`).
+    func document(named name: String, in folder: FolderReference, owner: String) async throws(LibraryError) -> Document?
     /// Absolute path of the document's PDF.
     func filePath(of document: Document) -> String
     /// Renames and/or moves a document; its id stays.
@@ -20,6 +23,9 @@ public protocol DocumentLibrary: DocumentFiler {
     ) async throws(LibraryError)
         -> Document
     func deleteDocument(id: UUID, owner: String) async throws(LibraryError)
+    /// A new document (new id) with a copy of document `id`'s PDF, as `name` in `folder`.
+    @discardableResult
+    func copyDocument(id: UUID, owner: String, to folder: FolderReference, name: String) async throws(LibraryError) -> Document
     /// One page of the owner's documents, as `query` asks: a full-text search when it has `text`.
     func listDocuments(_ query: DocumentQuery) async throws(LibraryError) -> DocumentPage
 

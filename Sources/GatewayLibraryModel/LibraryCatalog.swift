@@ -22,6 +22,8 @@ package protocol LibraryCatalog: Sendable {
     func documents(ids: [String], owner: String?) async throws -> [DocumentWithPath]
     /// Whether any row, in any state, holds `name` in the folder.
     func documentNameTaken(owner: String, folderID: String, name: String) async throws -> Bool
+    /// The ready document named `name` in folder `folderID` ("" for the root).
+    func document(owner: String, folderID: String, name: String) async throws -> DocumentWithPath?
     /// A ready document of `owner` with what renaming or moving it needs, read together: the
     /// folder `destination` names (the document's own when nil), and whether a row already holds
     /// `name` (the document's own name when nil) there. A rename or move is then one read, not

@@ -42,6 +42,15 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
         try await !database.query("SELECT 1 FROM documents WHERE owner = \(owner) AND folder_id = \(folderID) AND name = \(name)").isEmpty
     }
 
+    package func document(owner: String, folderID: String, name: String) async throws -> DocumentWithPath? {
+        try await database.query(
+            """
+            SELECT \(unescaped: Self.documentSelection)
+            WHERE documents.owner = \(owner) AND documents.folder_id = \(folderID) AND documents.name = \(name) AND documents.state = 'ready'
+            """
+        ).first.map(Self.document)
+    }
+
     package func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement? {
         // One connection for the three statements: one lease from the pool.
         try await database.withConnection { session in

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayDAV
 import GatewayEngine
 import GatewayGotenbergAPI
 import GatewayHTTPServing
@@ -102,6 +103,7 @@ public struct GatewayServer {
         ChangeController(library: assembly.library, links: links).addRoutes(to: authenticated)
         BackupController(library: assembly.library, intake: assembly.intake, links: links, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: authenticated)
+        DAVController(library: assembly.library, intake: assembly.intake, maxUploadBytes: maxUploadBytes).addRoutes(to: authenticated)
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
             let local = assembly.local

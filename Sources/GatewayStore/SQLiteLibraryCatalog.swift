@@ -49,6 +49,18 @@ package final class SQLiteLibraryCatalog: LibraryCatalog {
         }
     }
 
+    package func document(owner: String, folderID: String, name: String) async throws -> DocumentWithPath? {
+        try await pool.read { db in
+            try DocumentWithPath.fetchOne(
+                db.cachedStatement(
+                    sql:
+                        "SELECT \(DocumentWithPath.selection) WHERE documents.owner = ? AND documents.folder_id = ? AND documents.name = ? AND documents.state = 'ready'"
+                ),
+                arguments: [owner, folderID, name]
+            )
+        }
+    }
+
     package func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement? {
         try await pool.read { db in
             guard

@@ -1,0 +1,172 @@
+import Foundation
+import GatewayLibraryModel
+
+/// A resource as PROPFIND describes it: the root, a folder or a document.
+enum DAVResource: Sendable {
+    case root
+    case folder(Folder)
+    case document(Document)
+    case file(DAVFile)
+
+    var isCollection: Bool {
+        switch self {
+        case .root, .folder: true
+        case .document, .file: false
+        }
+    }
+}
+
+/// Writes a `207 Multi-Status` body: one `response` per resource, the properties asked for
+/// (or all live ones for `allprop`), each found one under 200 and each unknown one under 404.
+struct DAVMultistatus {
+    /// Our own properties' namespace: a document's id, page count, title and version.
+    static let pdfgate = "https://pdfgate.dev/ns/dav"
+
+    /// Which properties a PROPFIND asks for.
+    enum Request: Sendable {
+        case all
+        case names
+        case only([(namespace: String, name: String)])
+    }
+
+    private(set) var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:" xmlns:P="\#(pdfgate)">"#
+
+    mutating func add(_ resource: DAVResource, at path: DAVPath, version: ItemVersion?, asked: Request, dead: [String: String] = [:]) {
+        let live =
+            Self.liveProperties(resource, version: version)
+            + dead.sorted { $0.key < $1.key }.map { key, xml in
+                let (namespace, name) = Self.split(key)
+                return Property(namespace: namespace, prefix: "", name: name, xml: xml)
+            }
+        xml += "<D:response><D:href>\(Self.escape(path.href(collection: resource.isCollection)))</D:href>"
+        switch asked {
+        case .all:
+            xml += "<D:propstat><D:prop>" + live.map(\.xml).joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+        case .names:
+            xml +=
+                "<D:propstat><D:prop>"
+                + live.map { $0.prefix.isEmpty ? "<\(Self.escape($0.name)) xmlns=\"\(Self.escape($0.namespace))\"/>" : "<\($0.prefix):\($0.name)/>" }
+                .joined()
+                + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+        case .only(let names):
+            var found: [String] = []
+            var missing: [String] = []
+            for asked in names {
+                if let property = live.first(where: { $0.namespace == asked.namespace && $0.name == asked.name }) {
+                    found.append(property.xml)
+                } else {
+                    missing.append("<\(Self.escape(asked.name)) xmlns=\"\(Self.escape(asked.namespace))\"/>")
+                }
+            }
+            if !found.isEmpty {
+                xml += "<D:propstat><D:prop>" + found.joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+            }
+            if !missing.isEmpty {
+                xml += "<D:propstat><D:prop>" + missing.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
+            }
+        }
+        xml += "</D:response>"
+    }
+
+    var body: String { xml + "</D:multistatus>" }
+
+    /// One resource's PROPPATCH outcome: each property named with its status.
+    mutating func add(_ path: DAVPath, collection: Bool, statuses: [(namespace: String, name: String, status: String)]) {
+        xml += "<D:response><D:href>\(Self.escape(path.href(collection: collection)))</D:href>"
+        var order: [String] = []
+        var grouped: [String: [String]] = [:]
+        for entry in statuses {
+            if grouped[entry.status] == nil { order.append(entry.status) }
+            grouped[entry.status, default: []].append("<\(Self.escape(entry.name)) xmlns=\"\(Self.escape(entry.namespace))\"/>")
+        }
+        for status in order {
+            xml += "<D:propstat><D:prop>" + (grouped[status] ?? []).joined() + "</D:prop><D:status>HTTP/1.1 \(status)</D:status></D:propstat>"
+        }
+        xml += "</D:response>"
+    }
+
+    /// `{namespace}name` back into its parts.
+    static func split(_ key: String) -> (namespace: String, name: String) {
+        guard key.hasPrefix("{"), let close = key.firstIndex(of: "}") else { return ("", key) }
+        return (String(key[key.index(after: key.startIndex)..<close]), String(key[key.index(after: close)...]))
+    }
+
+    private struct Property {
+        var namespace: String
+        var prefix: String
+        var name: String
+        var xml: String
+    }
+
+    private static func liveProperties(_ resource: DAVResource, version: ItemVersion?) -> [Property] {
+        func dav(_ name: String, _ value: String?) -> Property {
+            Property(namespace: "DAV:", prefix: "D", name: name, xml: value.map { "<D:\(name)>\($0)</D:\(name)>" } ?? "<D:\(name)/>")
+        }
+        func ours(_ name: String, _ value: String) -> Property {
+            Property(namespace: pdfgate, prefix: "P", name: name, xml: "<P:\(name)>\(escape(value))</P:\(name)>")
+        }
+        var properties: [Property] = []
+        switch resource {
+        case .root:
+            properties = [dav("resourcetype", "<D:collection/>"), dav("displayname", "")]
+        case .folder(let folder):
+            properties = [
+                dav("resourcetype", "<D:collection/>"), dav("displayname", escape(folder.name)),
+                dav("creationdate", iso(folder.createdAt)), dav("getlastmodified", httpDate(folder.updatedAt)),
+                ours("id", folder.id.uuidString.lowercased()),
+            ]
+        case .document(let document):
+            properties = [
+                dav("resourcetype", nil), dav("displayname", escape(DAVNames.fileName(document))),
+                dav("getcontentlength", String(document.size)), dav("getcontenttype", "application/pdf"),
+                dav("getetag", escape("\"\(document.sha256)\"")), dav("creationdate", iso(document.createdAt)),
+                dav("getlastmodified", httpDate(document.updatedAt)), ours("id", document.id.uuidString.lowercased()),
+                ours("page-count", String(document.info.pageCount)),
+            ]
+            if let title = document.info.title { properties.append(ours("title", title)) }
+        case .file(let file):
+            properties = [
+                dav("resourcetype", nil), dav("displayname", escape(file.name)), dav("getcontentlength", String(file.size)),
+                dav("getcontenttype", "application/octet-stream"), dav("getetag", escape(file.etag)),
+                dav("getlastmodified", httpDate(file.modified)),
+            ]
+        }
+        if let version { properties.append(ours("version", version.description)) }
+        properties.append(dav("supportedlock", nil))
+        return properties
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    private static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    /// RFC 9110's IMF-fixdate, as `getlastmodified` and `Last-Modified` take it. By hand: a
+    /// depth-1 PROPFIND of a large folder writes one per document.
+    static func httpDate(_ date: Date) -> String {
+        var time = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        let day = weekdays[Int(parts.tm_wday)]
+        let month = months[Int(parts.tm_mon)]
+        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+}
