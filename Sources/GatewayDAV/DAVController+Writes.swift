@@ -13,9 +13,11 @@ extension DAVController {
             throw APIError(.methodNotAllowed, "dav_put_on_collection", "PUT writes a file; the root is a folder")
         }
         let folder = try await existingParent(of: path, owner: owner)
-        if case .folder? = try await resolve(path, owner: owner) {
+        let existing = try await resolve(path, owner: owner)
+        if case .folder? = existing {
             throw APIError(.methodNotAllowed, "dav_put_on_collection", "\(path) is a folder; PUT a file into it instead")
         }
+        try await checkWritable(request, owner: owner, path: path, targets: [path], deep: false, members: existing == nil ? [path.parent] : [])
         let receiver = BodyToFile(maxBytes: maxUploadBytes)
         try receiver.checkDeclaredLength(request)
         guard let name = DAVNames.documentName(fileName) else {
@@ -170,8 +172,14 @@ extension DAVController {
         }
     }
 
+    /// The id of the folder `path` goes in (nil for the root), which must exist.
+    func existingParentFolderID(of path: DAVPath, owner: String) async throws -> UUID? {
+        if case .id(let id) = try await existingParent(of: path, owner: owner) { return id }
+        return nil
+    }
+
     /// The folder `path` goes in, which must exist (409 otherwise, RFC 4918 §9.7.1).
-    private func existingParent(of path: DAVPath, owner: String) async throws -> FolderReference {
+    func existingParent(of path: DAVPath, owner: String) async throws -> FolderReference {
         let parent = path.parent
         switch try await resolve(parent, owner: owner) {
         case .root?: return .root

@@ -14,6 +14,7 @@ public struct DAVController: Sendable {
     let maxUploadBytes: Int64
     let files: DAVFileStore
     let properties: DAVPropertyStore
+    let locks: DAVLockStore
 
     public init(library: any DocumentLibrary, intake: JobIntake, maxUploadBytes: Int64) {
         self.library = library
@@ -21,6 +22,7 @@ public struct DAVController: Sendable {
         self.maxUploadBytes = maxUploadBytes
         files = DAVFileStore(metaDirectory: library.metaDirectory)
         properties = DAVPropertyStore(metaDirectory: library.metaDirectory)
+        locks = DAVLockStore(metaDirectory: library.metaDirectory)
     }
 
     static let propfind = HTTPRequest.Method("PROPFIND")!
@@ -28,8 +30,12 @@ public struct DAVController: Sendable {
     static let mkcol = HTTPRequest.Method("MKCOL")!
     static let move = HTTPRequest.Method("MOVE")!
     static let copy = HTTPRequest.Method("COPY")!
+    static let lock = HTTPRequest.Method("LOCK")!
+    static let unlock = HTTPRequest.Method("UNLOCK")!
     static let multiStatus = HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status")
-    static let methods: [HTTPRequest.Method] = [.options, .get, .head, .put, .delete, propfind, proppatch, mkcol, move, copy]
+    static let methods: [HTTPRequest.Method] = [
+        .options, .get, .head, .put, .delete, propfind, proppatch, mkcol, move, copy, lock, unlock,
+    ]
 
     public func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         for method in Self.methods {
@@ -48,16 +54,32 @@ public struct DAVController: Sendable {
         case Self.propfind: return try await propfind(path, owner: owner, request, context)
         case Self.proppatch: return try await proppatch(path, owner: owner, request, context)
         case .put: return try await put(path, owner: owner, request, context)
-        case .delete: return try await delete(path, owner: owner)
-        case Self.mkcol: return try await mkcol(path, owner: owner, request, context)
-        case Self.move, Self.copy: return try await moveOrCopy(path, owner: owner, request, copying: request.method == Self.copy)
+        case .delete:
+            try await checkWritable(request, owner: owner, path: path, targets: [path], deep: true, members: [path.parent])
+            let answer = try await delete(path, owner: owner)
+            try dropLocks(under: path, owner: owner)
+            return answer
+        case Self.mkcol:
+            try await checkWritable(request, owner: owner, path: path, targets: [path], deep: false, members: [path.parent])
+            return try await mkcol(path, owner: owner, request, context)
+        case Self.move, Self.copy:
+            let copying = request.method == Self.copy
+            let destination = try Self.destination(request)
+            let changed = copying ? [destination] : [path, destination]
+            let members = copying ? [destination.parent] : [path.parent, destination.parent]
+            try await checkWritable(request, owner: owner, path: path, targets: changed, deep: true, members: members)
+            let answer = try await moveOrCopy(path, owner: owner, request, copying: copying)
+            if !copying { try dropLocks(under: path, owner: owner) }
+            return answer
+        case Self.lock: return try await lock(path, owner: owner, request, context)
+        case Self.unlock: return try unlock(path, owner: owner, request)
         default: throw APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not served at \(DAVPath.mount)/")
         }
     }
 
     private func options() -> Response {
         var headers = HTTPFields()
-        headers[HTTPField.Name("DAV")!] = "1"
+        headers[HTTPField.Name("DAV")!] = "1, 2"
         headers[.allow] = Self.methods.map(\.rawValue).joined(separator: ", ")
         headers[HTTPField.Name("MS-Author-Via")!] = "DAV"
         return Response(status: .ok, headers: headers)
@@ -109,7 +131,7 @@ public struct DAVController: Sendable {
             response.headers[.lastModified] = DAVMultistatus.httpDate(document.updatedAt)
             return response
         case .file(let file)?:
-            return try await FileResponse(path: file.path, contentType: "application/octet-stream", etag: file.etag, size: file.size, filename: nil)
+            return try await FileResponse(path: file.path, contentType: "application/octet-stream", etag: file.tag, size: file.size, filename: nil)
                 .response(for: request, context: context)
         case .folder?, .root?:
             // A collection has no body of its own here; PROPFIND lists it.
@@ -136,16 +158,24 @@ public struct DAVController: Sendable {
         }
         let asked = try Self.propertiesAsked(try await Self.xmlBody(request, context))
         guard let resource = try await resolve(path, owner: owner) else { throw Self.notFound(path) }
+        let held = try locks.withLocks(owner: owner) { $0 }
         var out = DAVMultistatus()
-        out.add(resource, at: path, version: nil, asked: asked, dead: dead(resource, owner))
+        out.add(resource, at: path, version: nil, asked: asked, dead: dead(resource, owner), locks: held)
         if depth == "1", resource.isCollection {
             let folderPath = DAVPath(segments: path.segments)
             for folder in try await library.listFolders(owner: owner, parent: folderPath.folderReference, recursive: false) {
-                out.add(.folder(folder), at: folderPath.appending(folder.name), version: nil, asked: asked, dead: dead(.folder(folder), owner))
+                out.add(
+                    .folder(folder),
+                    at: folderPath.appending(folder.name),
+                    version: nil,
+                    asked: asked,
+                    dead: dead(.folder(folder), owner),
+                    locks: held
+                )
             }
             let folderID: UUID? = if case .folder(let folder) = resource { folder.id } else { nil }
             for file in files.files(owner: owner, folderID: folderID) {
-                out.add(.file(file), at: folderPath.appending(file.name), version: nil, asked: asked, dead: dead(.file(file), owner))
+                out.add(.file(file), at: folderPath.appending(file.name), version: nil, asked: asked, dead: dead(.file(file), owner), locks: held)
             }
             var cursor: String?
             repeat {
@@ -158,7 +188,8 @@ public struct DAVController: Sendable {
                         at: folderPath.appending(DAVNames.fileName(document)),
                         version: nil,
                         asked: asked,
-                        dead: dead(.document(document), owner)
+                        dead: dead(.document(document), owner),
+                        locks: held
                     )
                 }
                 cursor = page.nextCursor
@@ -190,6 +221,7 @@ public struct DAVController: Sendable {
     /// that cannot be set (a live property) fails them all, the others with 424.
     private func proppatch(_ path: DAVPath, owner: String, _ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         guard let resource = try await resolve(path, owner: owner) else { throw Self.notFound(path) }
+        try await checkWritable(request, owner: owner, path: path, targets: [path], deep: false, members: [])
         guard let body = try await Self.xmlBody(request, context), body.name == "propertyupdate", body.namespace == DAVElement.dav else {
             throw APIError(.badRequest, "invalid_xml", "a PROPPATCH body is a DAV:propertyupdate element of set and remove")
         }

@@ -12,8 +12,10 @@ struct DAVFile: Sendable {
     var modified: Date
     var path: String
 
-    /// Changes with every write: size and modification time to the nanosecond.
-    var etag: String { "\"\(size)-\(Int64((modified.timeIntervalSince1970 * 1e9).rounded()))\"" }
+    /// Changes with every write: size and modification time to the nanosecond. Quoted, as
+    /// the `ETag` header and `getetag` show it; `tag` is the part inside the quotes.
+    var etag: String { "\"\(tag)\"" }
+    var tag: String { "\(size)-\(Int64((modified.timeIntervalSince1970 * 1e9).rounded()))" }
 }
 
 /// Keeps `DAVFile`s in the store's own directory, one directory per folder id (so a folder's

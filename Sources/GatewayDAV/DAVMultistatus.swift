@@ -31,9 +31,25 @@ struct DAVMultistatus {
 
     private(set) var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:" xmlns:P="\#(pdfgate)">"#
 
-    mutating func add(_ resource: DAVResource, at path: DAVPath, version: ItemVersion?, asked: Request, dead: [String: String] = [:]) {
+    mutating func add(
+        _ resource: DAVResource,
+        at path: DAVPath,
+        version: ItemVersion?,
+        asked: Request,
+        dead: [String: String] = [:],
+        locks: [DAVLock] = []
+    ) {
+        let held = locks.filter { $0.covers(path.segments) }
         let live =
             Self.liveProperties(resource, version: version)
+            + [
+                Property(
+                    namespace: "DAV:",
+                    prefix: "D",
+                    name: "lockdiscovery",
+                    xml: "<D:lockdiscovery>" + held.map(\.activeLockXML).joined() + "</D:lockdiscovery>"
+                )
+            ]
             + dead.sorted { $0.key < $1.key }.map { key, xml in
                 let (namespace, name) = Self.split(key)
                 return Property(namespace: namespace, prefix: "", name: name, xml: xml)
@@ -132,9 +148,13 @@ struct DAVMultistatus {
             ]
         }
         if let version { properties.append(ours("version", version.description)) }
-        properties.append(dav("supportedlock", nil))
+        properties.append(dav("supportedlock", Self.supportedLocks))
         return properties
     }
+
+    private static let supportedLocks =
+        "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>"
+        + "<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>"
 
     static func escape(_ text: String) -> String {
         var out = ""

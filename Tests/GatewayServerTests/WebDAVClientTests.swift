@@ -25,7 +25,7 @@ struct WebDAVClientTests {
     }
 
     /// Each suite and how many checks it runs when the server supports all of them.
-    static let litmusSuites: [(name: String, checks: Int)] = [("basic", 16), ("copymove", 13), ("props", 30), ("http", 4)]
+    static let litmusSuites: [(name: String, checks: Int)] = [("basic", 16), ("copymove", 13), ("props", 30), ("locks", 41), ("http", 4)]
 
     @Test("rclone copies a library in and out byte for byte, a move keeps the id, sync and purge delete through the library")
     func rclone() async throws {

@@ -34,12 +34,16 @@ package struct AuthMiddleware: RouterMiddleware {
                 context.owner = basic.username
                 break
             }
+            // File managers ask for a password only when the server names Basic, which /dav/
+            // takes (the token as the password); the API names Bearer, so a browser running the
+            // web page never shows its own password prompt.
+            let challenge = request.uri.path.hasPrefix("/dav") ? #"Basic realm="PDF Gateway", charset="UTF-8""# : "Bearer"
             guard let secret = request.headers[.authorization].flatMap(Self.secret(from:)) else {
                 throw APIError(
                     .unauthorized,
                     "unauthorized",
                     "send Authorization: Bearer <token> (or the token as a Basic-auth password); an administrator creates one with `pdfgate token create --owner NAME`",
-                    headers: [.wwwAuthenticate: "Bearer"]
+                    headers: [.wwwAuthenticate: challenge]
                 )
             }
             guard let owner = try await cache.owner(for: secret, lookup: { try await tokens.owner(forSecret: $0) }) else {
@@ -47,7 +51,7 @@ package struct AuthMiddleware: RouterMiddleware {
                     .unauthorized,
                     "invalid_token",
                     "the bearer token is unknown or revoked; ask for a new one",
-                    headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""]
+                    headers: [.wwwAuthenticate: challenge == "Bearer" ? "Bearer error=\"invalid_token\"" : challenge]
                 )
             }
             context.owner = owner

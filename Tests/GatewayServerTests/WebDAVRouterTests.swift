@@ -1,0 +1,157 @@
+import Foundation
+import GatewayTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import GatewayServer
+
+/// `/dav/` through the router: what each bad request is answered, that it writes nothing, and
+/// how overwriting, moving and locks go through the library.
+@Suite("WebDAV through the router")
+struct WebDAVRouterTests {
+    static let propfind = HTTPRequest.Method("PROPFIND")!
+    static let move = HTTPRequest.Method("MOVE")!
+    static let lock = HTTPRequest.Method("LOCK")!
+    static let mkcol = HTTPRequest.Method("MKCOL")!
+
+    @Test func badPathsAndBodiesAreRefusedWithTheirCodes() async throws {
+        let gateway = try await InProcessGateway { $0.maxUploadBytes = 64 * 1024 }
+        try await gateway.run { client in
+            for (path, code) in [
+                ("/dav/a/../b", "invalid_dav_path"), ("/dav/a%2Fb.pdf", "invalid_dav_path"), ("/dav/bell%07.pdf", "invalid_dav_path"),
+                ("/dav/" + String(repeating: "x/", count: 70), "invalid_dav_path"),
+            ] {
+                let answer = try await client.execute(uri: path, method: .get)
+                #expect(answer.status == .badRequest && answer.error.code == code, "\(path): \(answer.status) \(answer.json)")
+            }
+            let infinite = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "infinity"])
+            #expect(infinite.status == .forbidden && infinite.error.code == "propfind_finite_depth")
+
+            let xxe =
+                #"<?xml version="1.0"?><!DOCTYPE p [<!ENTITY e SYSTEM "file:///etc/passwd">]><D:propfind xmlns:D="DAV:"><D:prop>&e;</D:prop></D:propfind>"#
+            let refused = try await client.execute(
+                uri: "/dav/",
+                method: Self.propfind,
+                headers: [HTTPField.Name("Depth")!: "0"],
+                body: ByteBuffer(string: xxe)
+            )
+            #expect(refused.status == .badRequest && refused.error.code == "xml_dtd_refused")
+            let deep = #"<D:propfind xmlns:D="DAV:">"# + String(repeating: "<x>", count: 40) + String(repeating: "</x>", count: 40) + "</D:propfind>"
+            let tooDeep = try await client.execute(
+                uri: "/dav/",
+                method: Self.propfind,
+                headers: [HTTPField.Name("Depth")!: "0"],
+                body: ByteBuffer(string: deep)
+            )
+            #expect(tooDeep.status == .badRequest && tooDeep.error.code == "xml_too_deep")
+            let huge = try await client.execute(
+                uri: "/dav/",
+                method: Self.propfind,
+                headers: [HTTPField.Name("Depth")!: "0"],
+                body: ByteBuffer(string: "<D:propfind xmlns:D=\"DAV:\"><!--" + String(repeating: "x", count: 1 << 20) + "--></D:propfind>")
+            )
+            #expect(huge.status == .contentTooLarge && huge.error.code == "xml_too_large")
+
+            let notPDF = try await client.execute(uri: "/dav/fake.pdf", method: .put, body: ByteBuffer(string: "plain text, not a PDF"))
+            #expect(notPDF.status.code >= 400 && notPDF.status.code < 500 && notPDF.error.code != nil, "\(notPDF.status) \(notPDF.json)")
+            let big = try await client.execute(uri: "/dav/big.bin", method: .put, body: ByteBuffer(bytes: [UInt8](repeating: 7, count: 100_000)))
+            #expect(big.status == .contentTooLarge, "\(big.status) \(big.json)")
+            let listing = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "1"])
+            let hrefs = String(buffer: listing.body).matches(of: /<D:href>([^<]*)<\/D:href>/).map { String($0.1) }
+            #expect(hrefs == ["/dav/"], "nothing refused was kept: \(hrefs)")
+        }
+    }
+
+    @Test func overwritingMovesAndFoldersGoThroughTheLibrary() async throws {
+        let gateway = try await InProcessGateway()
+        try await gateway.run { client in
+            let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            #expect(try await client.execute(uri: "/dav/A", method: Self.mkcol).status == .created)
+            #expect(try await client.execute(uri: "/dav/A/B", method: Self.mkcol).status == .created)
+            #expect(try await client.execute(uri: "/dav/A/One.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
+            #expect(try await client.execute(uri: "/dav/A/Two.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
+            let documents = try #require(try await client.send(.get, "/v1/documents?folder=A").json["documents"] as? [[String: Any]])
+            let one = try #require(documents.first { $0["name"] as? String == "One" }?["id"] as? String)
+            let two = try #require(documents.first { $0["name"] as? String == "Two" }?["id"] as? String)
+
+            let kept = try await client.execute(
+                uri: "/dav/A/One.pdf",
+                method: Self.move,
+                headers: [HTTPField.Name("Destination")!: "http://localhost/dav/A/Two.pdf", HTTPField.Name("Overwrite")!: "F"]
+            )
+            #expect(kept.status == .preconditionFailed && kept.error.code == "dav_destination_exists")
+            let replaced = try await client.execute(
+                uri: "/dav/A/One.pdf",
+                method: Self.move,
+                headers: [HTTPField.Name("Destination")!: "http://localhost/dav/A/Two.pdf"]
+            )
+            #expect(replaced.status == .noContent)
+            #expect(try await client.send(.get, "/v1/documents/\(one)").json["name"] as? String == "Two", "the moved document keeps its id")
+            #expect(try await client.send(.get, "/v1/documents/\(two)").status == .notFound, "the one it replaced is deleted")
+
+            let intoItself = try await client.execute(
+                uri: "/dav/A",
+                method: Self.move,
+                headers: [HTTPField.Name("Destination")!: "http://localhost/dav/A/B/A"]
+            )
+            #expect(intoItself.status == .forbidden && intoItself.error.code == "dav_into_itself")
+            let noParent = try await client.execute(uri: "/dav/Nowhere/x.pdf", method: .put, body: ByteBuffer(bytes: pdf))
+            #expect(noParent.status == .conflict && noParent.error.code == "dav_no_parent")
+        }
+    }
+
+    @Test func aLockKeepsOthersOutUntilItsTokenIsSent() async throws {
+        let gateway = try await InProcessGateway()
+        try await gateway.run { client in
+            let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let info =
+                #"<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>phone</D:owner></D:lockinfo>"#
+            let locked = try await client.execute(uri: "/dav/Report.pdf", method: Self.lock, body: ByteBuffer(string: info))
+            #expect(locked.status == .created, "a lock on a name not yet written: \(locked.status)")
+            let token = try #require(locked.headers[HTTPField.Name("Lock-Token")!])
+
+            let other = try await client.execute(uri: "/dav/Report.pdf", method: .put, body: ByteBuffer(bytes: pdf))
+            #expect(other.status.code == 423 && other.error.code == "dav_locked")
+            let again = try await client.execute(uri: "/dav/Report.pdf", method: Self.lock, body: ByteBuffer(string: info))
+            #expect(again.status.code == 423)
+            let holder = try await client.execute(
+                uri: "/dav/Report.pdf",
+                method: .put,
+                headers: [HTTPField.Name("If")!: "(\(token))"],
+                body: ByteBuffer(bytes: pdf)
+            )
+            #expect(holder.status == .created)
+            let unlocked = try await client.execute(
+                uri: "/dav/Report.pdf",
+                method: HTTPRequest.Method("UNLOCK")!,
+                headers: [HTTPField.Name("Lock-Token")!: token]
+            )
+            #expect(unlocked.status == .noContent)
+            #expect(try await client.execute(uri: "/dav/Report.pdf", method: .delete).status == .noContent)
+        }
+    }
+
+    @Test func eachOwnerSeesOnlyTheirLibraryAndFileManagersAreAskedForBasic() async throws {
+        let gateway = try await InProcessGateway { $0.auth = .tokens }
+        let alice = try await gateway.server.tokens.create(owner: "alice").secret
+        let bob = try await gateway.server.tokens.create(owner: "bob").secret
+        @Sendable func basic(_ token: String) -> HTTPFields {
+            [.authorization: "Basic " + Data("any-name:\(token)".utf8).base64EncodedString(), HTTPField.Name("Depth")!: "1"]
+        }
+        try await gateway.run { client in
+            let anonymous = try await client.execute(uri: "/dav/", method: Self.propfind)
+            #expect(anonymous.status == .unauthorized && anonymous.headers[.wwwAuthenticate]?.hasPrefix("Basic realm=") == true)
+            let api = try await client.execute(uri: "/v1/documents", method: .get)
+            #expect(api.headers[.wwwAuthenticate] == "Bearer", "the API does not make a browser prompt for a password")
+
+            #expect(try await client.execute(uri: "/dav/Private", method: Self.mkcol, headers: basic(alice)).status == .created)
+            let hers = try await client.execute(uri: "/dav/", method: Self.propfind, headers: basic(alice))
+            #expect(String(buffer: hers.body).contains("<D:href>/dav/Private/</D:href>"))
+            let his = try await client.execute(uri: "/dav/", method: Self.propfind, headers: basic(bob))
+            #expect(his.status.code == 207 && !String(buffer: his.body).contains("Private"), "bob sees an empty library")
+            #expect(try await client.execute(uri: "/dav/Private", method: Self.propfind, headers: basic(bob)).status == .notFound)
+        }
+    }
+}
