@@ -251,7 +251,7 @@ let package = Package(
         .target(
             name: "GatewayDAV",
             dependencies: [
-                "GatewayLibraryModel", "GatewayEngine", "GatewayHTTPServing",
+                "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayHTTPServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

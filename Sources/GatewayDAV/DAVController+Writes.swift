@@ -23,6 +23,9 @@ extension DAVController {
         guard let name = DAVNames.documentName(fileName) else {
             let folderID = try await library.folder(folder, owner: owner)?.id
             let created = try await files.write(request.body, owner: owner, folderID: folderID, name: fileName, maxBytes: maxUploadBytes)
+            if convertsDroppedFiles, DAVConversions.converts(fileName), let file = files.file(owner: owner, folderID: folderID, name: fileName) {
+                await conversions.start(file, owner: owner)
+            }
             return Response(status: created ? .created : .noContent)
         }
         let library = library

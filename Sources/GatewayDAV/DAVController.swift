@@ -15,14 +15,19 @@ public struct DAVController: Sendable {
     let files: DAVFileStore
     let properties: DAVPropertyStore
     let locks: DAVLockStore
+    let conversions: DAVConversions
 
-    public init(library: any DocumentLibrary, intake: JobIntake, maxUploadBytes: Int64) {
+    let convertsDroppedFiles: Bool
+
+    public init(library: any DocumentLibrary, intake: JobIntake, engine: JobEngine, maxUploadBytes: Int64, convertsDroppedFiles: Bool = true) {
+        self.convertsDroppedFiles = convertsDroppedFiles
         self.library = library
         self.intake = intake
         self.maxUploadBytes = maxUploadBytes
         files = DAVFileStore(metaDirectory: library.metaDirectory)
         properties = DAVPropertyStore(metaDirectory: library.metaDirectory)
         locks = DAVLockStore(metaDirectory: library.metaDirectory)
+        conversions = DAVConversions(files: files, intake: intake, engine: engine)
     }
 
     static let propfind = HTTPRequest.Method("PROPFIND")!
@@ -174,6 +179,7 @@ public struct DAVController: Sendable {
                 )
             }
             let folderID: UUID? = if case .folder(let folder) = resource { folder.id } else { nil }
+            await conversions.settle(owner: owner, folderID: folderID)
             for file in files.files(owner: owner, folderID: folderID) {
                 out.add(.file(file), at: folderPath.appending(file.name), version: nil, asked: asked, dead: dead(.file(file), owner), locks: held)
             }

@@ -103,7 +103,13 @@ public struct GatewayServer {
         ChangeController(library: assembly.library, links: links).addRoutes(to: authenticated)
         BackupController(library: assembly.library, intake: assembly.intake, links: links, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: authenticated)
-        DAVController(library: assembly.library, intake: assembly.intake, maxUploadBytes: maxUploadBytes).addRoutes(to: authenticated)
+        DAVController(
+            library: assembly.library,
+            intake: assembly.intake,
+            engine: assembly.engine,
+            maxUploadBytes: maxUploadBytes,
+            convertsDroppedFiles: configuration.davConvertsDroppedFiles
+        ).addRoutes(to: authenticated)
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
             let local = assembly.local

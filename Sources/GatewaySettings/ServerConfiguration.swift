@@ -27,6 +27,9 @@ public struct ServerConfiguration: Sendable {
     public var maxUploadBytes: Int64 = 100 * 1024 * 1024
     public var uploadURLLifetime: Duration = .seconds(15 * 60)
     public var downloadURLLifetime: Duration = .seconds(60 * 60)
+    /// Whether an office file, ebook, HTML page or image dropped into the WebDAV drive becomes
+    /// its PDF (off: it is kept as it is, as any other file).
+    public var davConvertsDroppedFiles = true
     /// Which of Gotenberg's modules answer (`--gotenberg-api chromium,pdfengines`): Gotenberg's
     /// `--chromium-disable-routes` and the like, the other way round. None: no Gotenberg routes.
     public var gotenbergModules = Set(GotenbergModule.allCases)

@@ -130,6 +130,13 @@ enum ServerSettings {
             s in c.shutdownGrace = try SettingText.seconds(v[0], s, in: 0...86_400)
         },
         Setting(
+            "dav_convert_dropped_files",
+            environment: "PDFGATE_DAV_CONVERT",
+            flag: "dav-convert",
+            form: .toggle,
+            help: "Whether office files, ebooks, HTML pages and images dropped into /dav/ become PDFs (default true)."
+        ) { c, v, s in c.davConvertsDroppedFiles = try SettingText.toggle(v[0], s) },
+        Setting(
             "change_history_days",
             environment: "PDFGATE_CHANGE_HISTORY_DAYS",
             flag: "change-history-days",

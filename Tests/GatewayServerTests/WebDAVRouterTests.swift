@@ -154,4 +154,26 @@ struct WebDAVRouterTests {
             #expect(try await client.execute(uri: "/dav/Private", method: Self.propfind, headers: basic(bob)).status == .notFound)
         }
     }
+
+    @Test func aDroppedImageBecomesItsPDFAndABrokenOneLeavesANote() async throws {
+        let gateway = try await InProcessGateway()
+        try await gateway.run(converting: true) { client in
+            let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/web-set/ferry-chart.png")))
+            #expect(try await client.execute(uri: "/dav/ferry.png", method: .put, body: ByteBuffer(bytes: png)).status == .created)
+            #expect(try await client.execute(uri: "/dav/broken.png", method: .put, body: ByteBuffer(string: "not an image")).status == .created)
+            // While the jobs run the file manager still finds what it wrote.
+            let hrefs = { () async throws -> [String] in
+                let listing = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "1"])
+                return String(buffer: listing.body).matches(of: /<D:href>\/dav\/([^<]+)<\/D:href>/).map { String($0.1) }
+            }
+            #expect(try await hrefs().contains("broken.png"))
+            try await eventually("the image's PDF took its place, the broken one has its note") {
+                Set(try await hrefs()) == ["ferry.pdf", "broken.png", "broken.png.failed.txt"]
+            }
+            let note = String(buffer: try await client.execute(uri: "/dav/broken.png.failed.txt", method: .get).body)
+            #expect(note.contains("not_an_image") && note.contains("The original is kept"), "\(note)")
+            let documents = try await client.send(.get, "/v1/documents").json["documents"] as? [[String: Any]]
+            #expect(documents?.compactMap { $0["name"] as? String } == ["ferry"])
+        }
+    }
 }
