@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: builds in release mode, measures, and prints each figure beside its peer or
 # target. Everything runs on this machine; nothing touches the network. The parts beside this
-# file (http.sh, pdf-ops.sh, scan.sh, search.sh, cluster.sh, gotenberg.sh) each print `key value`
+# file (http.sh, pdf-ops.sh, scan.sh, search.sh, cluster.sh, gotenberg.sh, webdav.sh) each print `key value`
 # lines; they run from the repository's root, as this script does.
 #
 #   bash scripts/bench/bench.sh        BENCH_DIR (bench-out), BENCH_DOCUMENTS (100000),
@@ -60,6 +60,7 @@ bash scripts/bench/search.sh "$bin" "$out/store-pg-search" "$out" postgres "$doc
 [ "$parts" = stores ] || "$bin/pdfgate-bench" polling Fixtures/pdf/one-page.pdf "$out/polling" >> "$out/results.txt"
 bash scripts/bench/cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
 [ "$parts" = stores ] || bash scripts/bench/gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
+bash scripts/bench/webdav.sh "$bin" "$out/store-small" "$out/store" "$out/pdfs" "$out/webdav" >> "$out/results.txt" 2> "$out/webdav.log"
 
 cat <<REPORT
 
@@ -130,6 +131,12 @@ Search, $(count search.documents) documents with varied text (1–3 pages of Zip
     as a phrase      p50 $(get search.pg.phrase.p50_ms) ms, p99 $(get search.pg.phrase.p99_ms) ms
     within a folder  p50 $(get search.pg.in_folder.p50_ms) ms, p99 $(get search.pg.in_folder.p99_ms) ms
   indexing beside the pipeline (a 12-page PDF per job): p50 $(get pipeline_indexed.p50_ms) ms with the indexer reading every document's text vs $(get pipeline_many.p50_ms) ms without → $(ratio "$(get pipeline_indexed.p50_ms)" "$(get pipeline_many.p50_ms)")× ($(count pipeline_indexed.indexed) documents indexed; target ≤ 1.1×)
+
+WebDAV at /dav/ beside rclone serve webdav (rclone $(rclone version 2>/dev/null | awk 'NR == 1 { print $2 }')) on the same files, in the same run
+  PROPFIND Depth 1, folder of $(count webdav.folder_documents)   ours p50 $(get webdav.propfind.ours_p50_ms) ms, rclone $(get webdav.propfind.rclone_p50_ms) ms   → ours $(ratio "$(get webdav.propfind.rclone_p50_ms)" "$(get webdav.propfind.ours_p50_ms)")× rclone's speed (target ≥ 1×)
+  rclone copy of $(count webdav.copy.files) PDFs in    ours $(get webdav.copy.in_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.in_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.in_ours_mib_per_s)" "$(get webdav.copy.in_rclone_mib_per_s)")× (target ≥ 0.8×; ours fsyncs and inspects each file)
+  rclone copy of them out      ours $(get webdav.copy.out_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.out_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.out_ours_mib_per_s)" "$(get webdav.copy.out_rclone_mib_per_s)")×; $(count webdav.copy.identical) came back byte for byte
+  change feed of $(count webdav.feed.changes) changes   $(count webdav.feed.pages) pages of 500: p50 $(get webdav.feed.page_p50_ms) ms, worst $(get webdav.feed.page_max_ms) ms   (target ≤ 10 ms a page)
 
 Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on for both)
   pipeline overhead p50: PostgreSQL $(get pipeline_pg.p50_ms) ms vs SQLite $(get pipeline.p50_ms) ms per job → $(ratio "$(get pipeline_pg.p50_ms)" "$(get pipeline.p50_ms)")× SQLite's   (target ≤ 2×)
