@@ -168,20 +168,28 @@ public struct DAVController: Sendable {
         out.add(resource, at: path, version: nil, asked: asked, dead: dead(resource, owner), locks: held)
         if depth == "1", resource.isCollection {
             let folderPath = DAVPath(segments: path.segments)
+            let withProperties = properties.keys(owner: owner)
             for folder in try await library.listFolders(owner: owner, parent: folderPath.folderReference, recursive: false) {
                 out.add(
                     .folder(folder),
                     at: folderPath.appending(folder.name),
                     version: nil,
                     asked: asked,
-                    dead: dead(.folder(folder), owner),
+                    dead: dead(.folder(folder), owner, among: withProperties),
                     locks: held
                 )
             }
             let folderID: UUID? = if case .folder(let folder) = resource { folder.id } else { nil }
             await conversions.settle(owner: owner, folderID: folderID)
             for file in files.files(owner: owner, folderID: folderID) {
-                out.add(.file(file), at: folderPath.appending(file.name), version: nil, asked: asked, dead: dead(.file(file), owner), locks: held)
+                out.add(
+                    .file(file),
+                    at: folderPath.appending(file.name),
+                    version: nil,
+                    asked: asked,
+                    dead: dead(.file(file), owner, among: withProperties),
+                    locks: held
+                )
             }
             var cursor: String?
             repeat {
@@ -194,7 +202,7 @@ public struct DAVController: Sendable {
                         at: folderPath.appending(DAVNames.fileName(document)),
                         version: nil,
                         asked: asked,
-                        dead: dead(.document(document), owner),
+                        dead: dead(.document(document), owner, among: withProperties),
                         locks: held
                     )
                 }
@@ -219,8 +227,10 @@ public struct DAVController: Sendable {
 
     // MARK: Properties
 
-    private func dead(_ resource: DAVResource, _ owner: String) -> [String: String] {
-        properties.properties(at: properties.key(resource, owner: owner))
+    private func dead(_ resource: DAVResource, _ owner: String, among keys: Set<String>? = nil) -> [String: String] {
+        let key = properties.key(resource, owner: owner)
+        if let keys, !keys.contains(key) { return [:] }
+        return properties.properties(at: key)
     }
 
     /// Sets and removes dead properties, in the order given, all or none (RFC 4918 §9.2): one

@@ -171,8 +171,14 @@ struct DAVMultistatus {
         return out
     }
 
-    private static func iso(_ date: Date) -> String {
-        date.formatted(.iso8601)
+    /// RFC 3339, as `creationdate` takes it; by hand like `httpDate`.
+    static func iso(_ date: Date) -> String {
+        var time = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// RFC 9110's IMF-fixdate, as `getlastmodified` and `Last-Modified` take it. By hand: a

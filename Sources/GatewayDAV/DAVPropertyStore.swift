@@ -30,6 +30,14 @@ struct DAVPropertyStore: Sendable {
         return root + "/" + owner + "/" + String(name.prefix(240)) + ".json"
     }
 
+    /// The keys of the owner's resources that have properties: a listing of thousands reads
+    /// only those, instead of trying a file per resource.
+    func keys(owner: String) -> Set<String> {
+        let directory = root + "/" + owner
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(names.map { directory + "/" + $0 })
+    }
+
     /// The properties, by `{namespace}name`, each as the XML element the client sent.
     func properties(at key: String) -> [String: String] {
         guard let data = FileManager.default.contents(atPath: key),
