@@ -1,0 +1,66 @@
+import Foundation
+import GatewayTestSupport
+import Testing
+
+/// The library's new doors on three nodes of one PostgreSQL database and one store: the app's
+/// backup protocol and the WebDAV drive, each write made on one node and seen on the others.
+@Suite("The drive and the backup protocol on three nodes", .serialized)
+struct ClusterLibraryTests {
+    @Test("a backup, a change read on another node, a stale write refused on a third; a WebDAV write and lock seen on every node")
+    func backupAndDriveAcrossNodes() async throws {
+        try await using(try await ClusterTests.Cluster(nodes: 3, delay: 0)) { cluster in
+            let (a, b, c) = (cluster.client(0), cluster.client(1), cluster.client(2))
+            let document = UUID().uuidString.lowercased()
+            let start = try #require(try await c.get("/v1/changes").string("token"))
+
+            let created = try await a.send(
+                "PUT",
+                "/v1/documents/\(document)?name=Receipt",
+                body: .file(path: Fixtures.pdf("one-page.pdf")),
+                headers: [("Content-Type", "application/pdf"), ("If-None-Match", "*")]
+            )
+            #expect(created.status == 201, "\(created.text)")
+            let firstVersion = try #require(created.headers["ETag"])
+
+            let renamed = try await b.send("PATCH", "/v1/documents/\(document)", json: ["name": "Receipt March"])
+            #expect(renamed.status == 200)
+            let changes = try await c.get("/v1/changes?since=\(start)")
+            let entries = try #require(changes.json["changes"] as? [[String: Any]])
+            #expect(entries.count == 1 && (entries.first?["document"] as? [String: Any])?["name"] as? String == "Receipt March")
+
+            let stale = try await c.send(
+                "PUT",
+                "/v1/documents/\(document)?name=Receipt",
+                body: .file(path: Fixtures.pdf("many-pages.pdf")),
+                headers: [("Content-Type", "application/pdf"), ("If-Match", firstVersion)]
+            )
+            #expect(stale.status == 412 && stale.string("error") == "precondition_failed")
+            #expect(try await a.get("/v1/documents/\(document)").json["page_count"] as? Int == 1, "nothing was written")
+
+            // The drive: a folder made on one node, a PDF dropped on another, listed on the third.
+            #expect(try await a.send("MKCOL", "/dav/Drive").status == 201)
+            let dropped = try await b.send("PUT", "/dav/Drive/Scan.pdf", body: .file(path: Fixtures.pdf("one-page.pdf")))
+            #expect(dropped.status == 201)
+            let listing = try await c.send("PROPFIND", "/dav/Drive/", headers: [("Depth", "1")])
+            #expect(listing.status == 207 && listing.text.contains("<D:href>/dav/Drive/Scan.pdf</D:href>"))
+
+            // A lock taken on one node holds on the others.
+            let lockinfo =
+                #"<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>"#
+            let locked = try await a.send(
+                "LOCK",
+                "/dav/Drive/Scan.pdf",
+                body: .bytes(Array(lockinfo.utf8)),
+                headers: [("Content-Type", "application/xml")]
+            )
+            #expect(locked.status == 200)
+            let token = try #require(locked.headers["Lock-Token"])
+            let refused = try await b.send("DELETE", "/dav/Drive/Scan.pdf")
+            #expect(refused.status == 423)
+            let allowed = try await c.send("DELETE", "/dav/Drive/Scan.pdf", headers: [("If", "(\(token))")])
+            #expect(allowed.status == 204)
+            let gone = try await a.get("/v1/changes?since=\(start)")
+            #expect((gone.json["changes"] as? [[String: Any]])?.contains { $0["deleted"] as? Bool == true } == true, "the delete is in the feed")
+        }
+    }
+}
