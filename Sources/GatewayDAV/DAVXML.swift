@@ -149,17 +149,5 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         return out + (inner.isEmpty ? "/>" : ">\(inner)</\(escape(open.name))>")
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { DAVMultistatus.escape(text) }
 }

@@ -28,26 +28,11 @@ struct BackupController: Sendable {
         let owner = try context.requireOwner()
         let id = try Self.clientID(context, "document")
         let precondition = try Self.precondition(request)
-        let receiver = BodyToFile(maxBytes: maxUploadBytes)
-        try receiver.checkDeclaredLength(request)
+        try BodyToFile(maxBytes: maxUploadBytes).checkDeclaredLength(request)
         let (library, maxUploadBytes) = (library, maxUploadBytes)
         do {
             let result = try await intake.receivePDF(owner: owner) { (incoming: String) async throws -> (name: String?, folder: FolderReference?) in
-                var fields = request.queryDictionary
-                var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename)
-                if request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true {
-                    let (form, file) = try await MultipartForm.receiveFile(
-                        of: request,
-                        to: incoming,
-                        maxBytes: maxUploadBytes,
-                        hashing: false,
-                        holding: "the PDF"
-                    )
-                    fields.merge(form.fields) { _, form in form }
-                    filename = file.filename ?? filename
-                } else {
-                    _ = try await receiver.write(request.body, to: incoming)
-                }
+                let (fields, filename) = try await PDFUploadBody.receive(request, to: incoming, maxBytes: maxUploadBytes)
                 let name =
                     fields["name"].flatMap { $0.isEmpty ? nil : $0 }
                     ?? filename.map { LibraryNames.documentName(derivedFrom: ($0 as NSString).deletingPathExtension) }

@@ -115,8 +115,7 @@ struct DocumentController: Sendable {
     /// `POST /v1/documents`: file an existing PDF, as multipart (`file` part) or a raw body,
     /// through the intake's rules for an import.
     func importDocument(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let receiver = BodyToFile(maxBytes: maxUploadBytes)
-        try receiver.checkDeclaredLength(request)
+        try BodyToFile(maxBytes: maxUploadBytes).checkDeclaredLength(request)
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let readable = ["", "application/pdf", "application/octet-stream", "application/x-pdf", "multipart/form-data"]
         guard readable.contains(where: { $0.isEmpty ? contentType.isEmpty : contentType.hasPrefix($0) }) else {
@@ -128,21 +127,7 @@ struct DocumentController: Sendable {
         }
         let maxUploadBytes = self.maxUploadBytes
         let document = try await intake.importDocument(owner: try context.requireOwner()) { incoming in
-            var fields = request.queryDictionary
-            var filename = request.headers[.contentDisposition].flatMap(ContentDisposition.filename) ?? fields["filename"]
-            if contentType.hasPrefix("multipart/form-data") {
-                let (form, file) = try await MultipartForm.receiveFile(
-                    of: request,
-                    to: incoming,
-                    maxBytes: maxUploadBytes,
-                    hashing: false,
-                    holding: "the PDF"
-                )
-                fields.merge(form.fields) { _, form in form }
-                filename = file.filename ?? filename
-            } else {
-                _ = try await receiver.write(request.body, to: incoming)
-            }
+            let (fields, filename) = try await PDFUploadBody.receive(request, to: incoming, maxBytes: maxUploadBytes)
             let conflict =
                 try fields["on_conflict"].map { text in
                     guard let policy = ConflictPolicy(rawValue: text) else {
