@@ -31,10 +31,16 @@ extension Library {
             try Self.check(precondition, current: version, exists: current != nil, what: "document \(id.lowercased)")
 
             guard var document = current else {
-                guard let name else {
-                    throw LibraryError(.invalidArgument, "a new document needs a name: send ?name=… with the PDF")
-                }
-                let filed = try await file(source, mode: .move, owner: owner, folder: folder ?? .root, name: name, info: info, id: id)
+                // Without a name, its id: unique, and the client can rename it later.
+                let filed = try await file(
+                    source,
+                    mode: .move,
+                    owner: owner,
+                    folder: folder ?? .root,
+                    name: name ?? id.lowercased,
+                    info: info,
+                    id: id
+                )
                 return PutResult(item: filed, version: try await currentVersion(ofDocument: id), created: true)
             }
             if try FileOps.digest(source).sha256 != document.sha256 {

@@ -97,13 +97,21 @@ struct BackupProtocolTests {
             // Refusals say what is wrong.
             let notUUID = try await client.send(.put, "/v1/folders/not-a-uuid", json: ["name": "X"])
             #expect(notUUID.status == .badRequest && notUUID.error.code == "invalid_argument")
+            let namelessID = UUID().lowercased
             let nameless = try await client.execute(
-                uri: "/v1/documents/\(UUID().lowercased)",
+                uri: "/v1/documents/\(namelessID)",
                 method: .put,
                 headers: [.contentType: "application/pdf"],
                 body: ByteBuffer(bytes: onePage)
             )
-            #expect(nameless.status == .badRequest && nameless.error.message?.contains("name") == true, "\(nameless.json)")
+            #expect(nameless.status == .created && nameless.json["name"] as? String == namelessID, "named by its id: \(nameless.json)")
+            let both = try await client.execute(
+                uri: "/v1/documents/\(namelessID)",
+                method: .put,
+                headers: [.contentType: "application/pdf", .ifMatch: try #require(nameless.headers[.eTag]), .ifNoneMatch: "*"],
+                body: ByteBuffer(bytes: onePage)
+            )
+            #expect(both.status == .preconditionFailed, "an item that must exist and must not cannot be written")
             let missing = try await client.execute(
                 uri: "/v1/folders/\(UUID().lowercased)",
                 method: .put,

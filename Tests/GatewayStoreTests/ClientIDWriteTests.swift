@@ -41,7 +41,8 @@ struct ClientIDWriteTests {
         #expect(fixture.exists("alice/Done/Final.pdf") && !fixture.exists("alice/Draft.pdf"))
 
         #expect(await kind { _ = try await put(fixture, UUID(), "one-page.pdf", name: "X", precondition: .exists) } == .preconditionFailed)
-        #expect(await kind { _ = try await put(fixture, UUID(), "one-page.pdf", name: nil) } == .invalidArgument)
+        let unnamed = UUID()
+        #expect(try await put(fixture, unnamed, "one-page.pdf", name: nil).item.name == unnamed.lowercased, "named by its id")
         #expect(await kind { _ = try await put(fixture, id, "one-page.pdf", name: "Mine", owner: "bob") } == .idTaken)
         #expect(try await fixture.library.document(id: id, owner: "alice").name == "Final", "bob's attempt changed nothing")
     }

@@ -108,15 +108,13 @@ struct BackupController: Sendable {
     static func precondition(_ request: Request) throws -> WritePrecondition {
         let ifMatch = request.headers[.ifMatch]
         let ifNoneMatch = request.headers[.ifNoneMatch]
-        if ifMatch != nil && ifNoneMatch != nil {
-            throw APIError(.badRequest, "invalid_argument", "send If-Match or If-None-Match, not both")
+        if let ifNoneMatch, ifNoneMatch.trimmingCharacters(in: .whitespaces) != "*" {
+            throw APIError(.badRequest, "invalid_argument", "If-None-Match on a write takes only '*' (create only if absent)")
         }
-        if let ifNoneMatch {
-            guard ifNoneMatch.trimmingCharacters(in: .whitespaces) == "*" else {
-                throw APIError(.badRequest, "invalid_argument", "If-None-Match on a write takes only '*' (create only if absent)")
-            }
-            return .absent
-        }
+        // Both at once (RFC 9110 §13.2.2 evaluates If-Match first): an item that must be a
+        // version and must not exist cannot be written.
+        if ifMatch != nil && ifNoneMatch != nil { return .version(ItemVersion(sequence: 0)) }
+        if ifNoneMatch != nil { return .absent }
         guard let ifMatch else { return .none }
         let first = ifMatch.split(separator: ",").first.map(String.init) ?? ""
         if first.trimmingCharacters(in: .whitespaces) == "*" { return .exists }
