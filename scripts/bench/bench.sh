@@ -134,7 +134,7 @@ Search, $(count search.documents) documents with varied text (1–3 pages of Zip
 
 WebDAV at /dav/ beside rclone serve webdav (rclone $(rclone version 2>/dev/null | awk 'NR == 1 { print $2 }')) on the same files, in the same run
   PROPFIND Depth 1, folder of $(count webdav.folder_documents)   ours p50 $(get webdav.propfind.ours_p50_ms) ms, rclone $(get webdav.propfind.rclone_p50_ms) ms   → ours $(ratio "$(get webdav.propfind.rclone_p50_ms)" "$(get webdav.propfind.ours_p50_ms)")× rclone's speed (target ≥ 1×)
-  rclone copy of $(count webdav.copy.files) PDFs in    ours $(get webdav.copy.in_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.in_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.in_ours_mib_per_s)" "$(get webdav.copy.in_rclone_mib_per_s)")× (target ≥ 0.8×; ours fsyncs and inspects each file)
+  rclone copy of $(count webdav.copy.files) PDFs ($(get webdav.copy.mib) MiB) in: ours $(get webdav.copy.in_ours_s) s, rclone $(get webdav.copy.in_rclone_s) s; $(get webdav.copy.in_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.in_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.in_ours_mib_per_s)" "$(get webdav.copy.in_rclone_mib_per_s)")× (target ≥ 0.8×; ours fsyncs and inspects each file)
   rclone copy of them out      ours $(get webdav.copy.out_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.out_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.out_ours_mib_per_s)" "$(get webdav.copy.out_rclone_mib_per_s)")×; $(count webdav.copy.identical) came back byte for byte
   change feed of $(count webdav.feed.changes) changes   $(count webdav.feed.pages) pages of 500: p50 $(get webdav.feed.page_p50_ms) ms, worst $(get webdav.feed.page_max_ms) ms   (target ≤ 10 ms a page)
 

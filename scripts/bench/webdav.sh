@@ -49,15 +49,20 @@ for k in 1 2 3 4 5; do
 done
 bytes=$(du -cb "$out/copy-in"/*.pdf | awk '$2 == "total" { print $1 }')
 echo "webdav.copy.files $(ls "$out/copy-in" | wc -l)"
+echo "webdav.copy.mib $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')"
 export RCLONE_CONFIG_OURS_TYPE=webdav RCLONE_CONFIG_OURS_URL="$base/dav/" RCLONE_CONFIG_OURS_VENDOR=other \
   RCLONE_CONFIG_OURS_USER=bench RCLONE_CONFIG_OURS_PASS="$(rclone obscure "$token")"
 export RCLONE_CONFIG_PEER_TYPE=webdav RCLONE_CONFIG_PEER_URL="http://127.0.0.1:$peer_empty_port/" RCLONE_CONFIG_PEER_VENDOR=other
 seconds() { local start; start=$(date +%s.%N); "$@" > /dev/null 2>> "$out/rclone.log"; awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'; }
-mibps() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.1f", b / 1048576 / s }'; }
+mibps() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.2f", b / 1048576 / s }'; }
 ours_in=$(seconds rclone copy --config /dev/null "$out/copy-in" ours:In)
 peer_in=$(seconds rclone copy --config /dev/null "$out/copy-in" peer:In)
 ours_out=$(seconds rclone copy --config /dev/null ours:In "$out/copy-out-ours")
 peer_out=$(seconds rclone copy --config /dev/null peer:In "$out/copy-out-peer")
+echo "webdav.copy.in_ours_s $ours_in"
+echo "webdav.copy.in_rclone_s $peer_in"
+echo "webdav.copy.out_ours_s $ours_out"
+echo "webdav.copy.out_rclone_s $peer_out"
 echo "webdav.copy.in_ours_mib_per_s $(mibps "$ours_in")"
 echo "webdav.copy.in_rclone_mib_per_s $(mibps "$peer_in")"
 echo "webdav.copy.out_ours_mib_per_s $(mibps "$ours_out")"
