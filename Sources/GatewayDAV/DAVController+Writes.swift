@@ -65,23 +65,22 @@ extension DAVController {
     }
 
     func delete(_ path: DAVPath, owner: String) async throws -> Response {
-        let resource = try await resolve(path, owner: owner)
-        if let resource, !(resource.isCollection && path.isRoot) { properties.remove(at: properties.key(resource, owner: owner)) }
+        guard let resource = try await resolve(path, owner: owner) else { throw Self.notFound(path) }
         switch resource {
-        case .root?:
+        case .root:
             throw APIError(.forbidden, "dav_root", "the root folder cannot be deleted")
-        case .folder(let folder)?:
+        case .folder(let folder):
             let inside = try await library.listFolders(owner: owner, parent: .id(folder.id), recursive: true).map(\.id)
             try await library.deleteFolder(.id(folder.id), owner: owner, recursive: true)
             files.deleteFolders(owner: owner, [folder.id] + inside)
-        case .document(let document)?:
+        case .document(let document):
             try await library.deleteDocument(id: document.id, owner: owner)
             try? FileManager.default.removeItem(atPath: library.thumbnailDirectory(of: document.id))
-        case .file(let file)?:
+        case .file(let file):
             try files.delete(owner: owner, folderID: file.folderID, name: file.name)
-        case nil:
-            throw Self.notFound(path)
         }
+        // Only once the item is gone: a delete the library refused keeps its properties.
+        properties.remove(at: properties.key(resource, owner: owner))
         return Response(status: .noContent)
     }
 

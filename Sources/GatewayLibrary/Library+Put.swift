@@ -47,7 +47,7 @@ extension Library {
                 document = try await replaceDocumentContent(id: id, owner: owner, with: source, info: info)
             }
             let renamed = name != nil && name != document.name
-            let moved = try await folder.asyncMap { try await !isIn(document, $0) } ?? false
+            let moved = if let folder { try await !isIn(document, folder) } else { false }
             if renamed || moved {
                 document = try await updateDocument(id: id, owner: owner, name: name, folder: folder)
             }
@@ -156,12 +156,5 @@ extension Library {
 
     private static func idTaken(_ id: UUID, _ what: String) -> LibraryError {
         LibraryError(.idTaken, "\(what) id \(id.lowercased) is not available; give the \(what) another UUID")
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }
