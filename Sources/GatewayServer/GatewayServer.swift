@@ -83,8 +83,9 @@ public struct GatewayServer {
         ).addRoutes(to: router)
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: router)
+        let tokenCache = TokenCache()
         let authenticated = router.group().add(
-            middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
+            middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: tokenCache, basic: configuration.basicAuth)
         )
         JobController(intake: assembly.intake, links: links, metrics: metrics, maxUploadBytes: maxUploadBytes).addRoutes(
             to: authenticated
@@ -109,7 +110,18 @@ public struct GatewayServer {
             engine: assembly.engine,
             maxUploadBytes: maxUploadBytes,
             convertsDroppedFiles: configuration.davConvertsDroppedFiles
-        ).addRoutes(to: authenticated)
+        )
+        .addRoutes(
+            to: router.group().add(
+                middleware: AuthMiddleware(
+                    mode: configuration.effectiveAuth,
+                    tokens: tokens,
+                    cache: tokenCache,
+                    basic: configuration.basicAuth,
+                    challenge: .basic
+                )
+            )
+        )
         if configuration.gotenbergAPI {
             let modules = configuration.gotenbergModules
             let local = assembly.local

@@ -16,12 +16,41 @@ package struct AuthMiddleware: RouterMiddleware {
     /// Gotenberg's Basic-auth credentials (`GOTENBERG_API_BASIC_AUTH_*`), accepted beside the
     /// tokens for the owner named by their user name.
     var basic: BasicCredentials? = nil
+    /// The scheme a 401 names (`WWW-Authenticate`): Bearer for the API, so a browser running the
+    /// web page never shows a password prompt of its own; Basic where file managers sign in.
+    let challenge: Challenge
 
-    package init(mode: ServerConfiguration.AuthMode, tokens: any APITokens, cache: TokenCache, basic: BasicCredentials? = nil) {
+    package enum Challenge: Sendable {
+        case bearer
+        case basic
+
+        var missing: String {
+            switch self {
+            case .bearer: "Bearer"
+            case .basic: #"Basic realm="PDF Gateway", charset="UTF-8""#
+            }
+        }
+
+        var invalid: String {
+            switch self {
+            case .bearer: #"Bearer error="invalid_token""#
+            case .basic: missing
+            }
+        }
+    }
+
+    package init(
+        mode: ServerConfiguration.AuthMode,
+        tokens: any APITokens,
+        cache: TokenCache,
+        basic: BasicCredentials? = nil,
+        challenge: Challenge = .bearer
+    ) {
         self.mode = mode
         self.tokens = tokens
         self.cache = cache
         self.basic = basic
+        self.challenge = challenge
     }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -34,16 +63,12 @@ package struct AuthMiddleware: RouterMiddleware {
                 context.owner = basic.username
                 break
             }
-            // File managers ask for a password only when the server names Basic, which /dav/
-            // takes (the token as the password); the API names Bearer, so a browser running the
-            // web page never shows its own password prompt.
-            let challenge = request.uri.path.hasPrefix("/dav") ? #"Basic realm="PDF Gateway", charset="UTF-8""# : "Bearer"
             guard let secret = request.headers[.authorization].flatMap(Self.secret(from:)) else {
                 throw APIError(
                     .unauthorized,
                     "unauthorized",
                     "send Authorization: Bearer <token> (or the token as a Basic-auth password); an administrator creates one with `pdfgate token create --owner NAME`",
-                    headers: [.wwwAuthenticate: challenge]
+                    headers: [.wwwAuthenticate: challenge.missing]
                 )
             }
             guard let owner = try await cache.owner(for: secret, lookup: { try await tokens.owner(forSecret: $0) }) else {
@@ -51,7 +76,7 @@ package struct AuthMiddleware: RouterMiddleware {
                     .unauthorized,
                     "invalid_token",
                     "the bearer token is unknown or revoked; ask for a new one",
-                    headers: [.wwwAuthenticate: challenge == "Bearer" ? "Bearer error=\"invalid_token\"" : challenge]
+                    headers: [.wwwAuthenticate: challenge.invalid]
                 )
             }
             context.owner = owner
