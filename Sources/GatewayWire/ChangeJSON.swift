@@ -10,11 +10,12 @@ public struct ChangeJSON: Encodable, Sendable {
     public var document: DocumentJSON?
     public var folder: FolderJSON?
 
-    public init(_ change: LibraryChange, document render: (Document) -> DocumentJSON = DocumentJSON.init) {
+    /// Documents as a listing shows them: no signed link, which a page of 500 would sign 500 times.
+    public init(_ change: LibraryChange) {
         switch change {
         case .document(let document, let version):
             (kind, id, deleted) = ("document", document.id.uuidString.lowercased(), false)
-            self.document = render(document)
+            self.document = DocumentJSON(document)
             self.document?.version = version.description
         case .folder(let folder, let version):
             (kind, id, deleted) = ("folder", folder.id.uuidString.lowercased(), false)

@@ -30,7 +30,8 @@ struct ChangeFeedAPITests {
             let keptEntry = try #require(entries.first { $0["id"] as? String == keptID })
             let keptDocument = try #require(keptEntry["document"] as? [String: Any])
             #expect(keptEntry["kind"] as? String == "document" && keptDocument["name"] as? String == "Kept")
-            #expect((keptDocument["download_url"] as? String)?.contains("/v1/") == true, "a document entry links its PDF like a listing")
+            #expect(keptDocument["download_url"] == nil, "a document entry is as a listing shows it: no signed link")
+            #expect(keptDocument["version"] as? String != nil, "but with the version a backup's If-Match names")
             #expect(all.json["more"] as? Bool == false && all.json["next"] is NSNull)
             let token = try #require(all.json["token"] as? String)
 

@@ -26,7 +26,7 @@ struct ChangeController: Sendable {
         let next = page.more ? "\(base)/v1/changes?since=\(page.token)&limit=\(limit)" : nil
         return try jsonResponse(
             ChangePageJSON(
-                changes: page.changes.map { ChangeJSON($0) { links.documentJSON($0, base: base) } },
+                changes: page.changes.map(ChangeJSON.init),
                 token: page.token,
                 more: page.more,
                 next: next
