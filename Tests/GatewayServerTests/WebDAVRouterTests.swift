@@ -55,7 +55,7 @@ struct WebDAVRouterTests {
             #expect(huge.status == .contentTooLarge && huge.error.code == "xml_too_large")
 
             let notPDF = try await client.execute(uri: "/dav/fake.pdf", method: .put, body: ByteBuffer(string: "plain text, not a PDF"))
-            #expect(notPDF.status.code >= 400 && notPDF.status.code < 500 && notPDF.error.code != nil, "\(notPDF.status) \(notPDF.json)")
+            #expect(notPDF.status == .unprocessableContent && notPDF.error.code == "not_a_pdf", "\(notPDF.status) \(notPDF.json)")
             let big = try await client.execute(uri: "/dav/big.bin", method: .put, body: ByteBuffer(bytes: [UInt8](repeating: 7, count: 100_000)))
             #expect(big.status == .contentTooLarge, "\(big.status) \(big.json)")
             let listing = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "1"])
