@@ -14,7 +14,7 @@ extension DAVController {
     ///     MOVE of a folder).
     ///   - members: folders that gain or lose a member (the parent of what is created or removed).
     func checkWritable(_ request: Request, owner: String, path: DAVPath, targets: [DAVPath], deep: Bool, members: [DAVPath]) async throws {
-        let current = try locks.withLocks(owner: owner) { $0 }
+        let current = try locks.current(owner: owner)
         var submitted: Set<String> = []
         if let header = request.headers[Self.ifHeader] {
             let parsed = try DAVIfHeader(header)
@@ -149,6 +149,8 @@ extension DAVController {
 
     /// Forgets the locks on `path` and under it: what was locked is gone or elsewhere now.
     func dropLocks(under path: DAVPath, owner: String) throws {
+        // Most deletes and moves touch nothing locked: a read, no rewrite.
+        guard try locks.current(owner: owner).contains(where: { $0.path.starts(with: path.segments) }) else { return }
         try locks.withLocks(owner: owner) { locks in locks.removeAll { $0.path.starts(with: path.segments) } }
     }
 

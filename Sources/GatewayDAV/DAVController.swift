@@ -163,7 +163,7 @@ public struct DAVController: Sendable {
         }
         let asked = try Self.propertiesAsked(try await Self.xmlBody(request, context))
         guard let resource = try await resolve(path, owner: owner) else { throw Self.notFound(path) }
-        let held = try locks.withLocks(owner: owner) { $0 }
+        let held = try locks.current(owner: owner)
         var out = DAVMultistatus()
         out.add(resource, at: path, version: nil, asked: asked, dead: dead(resource, owner), locks: held)
         if depth == "1", resource.isCollection {

@@ -43,6 +43,23 @@ struct DAVLockStore: Sendable {
         root = metaDirectory + "/dav-locks"
     }
 
+    /// The owner's live locks, read under a shared lock; none when the owner never locked
+    /// anything. What every listing and write asks, so it creates nothing and takes no turn.
+    func current(owner: String) throws -> [DAVLock] {
+        let descriptor = open(root + "/" + owner + ".json", O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            guard errno == ENOENT else { throw Self.failure("cannot open the lock file", errno) }
+            return []
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_SH) != 0 {
+            guard errno == EINTR else { throw Self.failure("cannot read the lock file", errno) }
+        }
+        let data = try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd() ?? Data()
+        let now = Date()
+        return ((try? JSONDecoder().decode([DAVLock].self, from: data)) ?? []).filter { $0.expires > now }
+    }
+
     /// Runs `body` on the owner's live locks (expired ones dropped) and keeps what it leaves.
     func withLocks<T>(owner: String, _ body: (inout [DAVLock]) throws -> T) throws -> T {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
