@@ -44,3 +44,39 @@ public struct ChangePageJSON: Encodable, Sendable {
         self.next = next
     }
 }
+
+extension ChangePageJSON {
+    /// Written by hand like a listing (`DocumentJSON.write`): a page is up to 1,000 documents,
+    /// and the change feed is what a syncing client reads most.
+    public func write(to out: inout JSONOutput) throws {
+        out.beginObject()
+        out.key("changes")
+        out.beginArray()
+        for change in changes {
+            out.beginObject()
+            out.key("kind")
+            out.string(change.kind)
+            out.key("id")
+            out.string(change.id)
+            out.key("deleted")
+            out.bool(change.deleted)
+            if let document = change.document {
+                out.key("document")
+                document.write(to: &out)
+            }
+            if let folder = change.folder {
+                out.key("folder")
+                try out.encoded(folder)
+            }
+            out.endObject()
+        }
+        out.endArray()
+        out.key("token")
+        out.string(token)
+        out.key("more")
+        out.bool(more)
+        out.key("next")
+        out.string(next)
+        out.endObject()
+    }
+}

@@ -197,6 +197,10 @@ extension DocumentJSON {
             out.key("download_url")
             out.string(downloadURL)
         }
+        if let version {
+            out.key("version")
+            out.string(version)
+        }
         out.endObject()
     }
 }

@@ -40,6 +40,8 @@ struct JSONOutputTests {
         for document in documents {
             var json = DocumentJSON(document)
             json.downloadURL = "http://127.0.0.1:8080/v1/downloads/alice/x?sig=a/b"
+            // A version where the answer carries one (one item, the change feed), none in a listing.
+            json.version = document.folderID == nil ? nil : "42"
             var out = JSONOutput()
             json.write(to: &out)
             let ours = try JSONSerialization.jsonObject(with: Data(out.bytes)) as? NSDictionary

@@ -24,13 +24,8 @@ struct ChangeController: Sendable {
         let page = try await library.changes(owner: try context.requireOwner(), since: since, limit: limit)
         let base = links.baseURL(for: request)
         let next = page.more ? "\(base)/v1/changes?since=\(page.token)&limit=\(limit)" : nil
-        return try jsonResponse(
-            ChangePageJSON(
-                changes: page.changes.map(ChangeJSON.init),
-                token: page.token,
-                more: page.more,
-                next: next
-            )
-        )
+        var out = JSONOutput(capacity: 1200 * page.changes.count + 256)
+        try ChangePageJSON(changes: page.changes.map(ChangeJSON.init), token: page.token, more: page.more, next: next).write(to: &out)
+        return jsonResponse(bytes: out.bytes)
     }
 }
