@@ -39,7 +39,7 @@ public struct DAVController: Sendable {
     static let unlock = HTTPRequest.Method("UNLOCK")!
     static let multiStatus = HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status")
     static let methods: [HTTPRequest.Method] = [
-        .options, .get, .head, .put, .delete, propfind, proppatch, mkcol, move, copy, lock, unlock,
+        .options, .get, .head, .put, .delete, propfind, proppatch, mkcol, move, copy, lock, unlock, report,
     ]
 
     public func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
@@ -78,6 +78,7 @@ public struct DAVController: Sendable {
             return answer
         case Self.lock: return try await lock(path, owner: owner, request, context)
         case Self.unlock: return try unlock(path, owner: owner, request)
+        case Self.report: return try await report(path, owner: owner, request, context)
         default: throw APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not served at \(DAVPath.mount)/")
         }
     }
@@ -164,8 +165,10 @@ public struct DAVController: Sendable {
         let asked = try Self.propertiesAsked(try await Self.xmlBody(request, context))
         guard let resource = try await resolve(path, owner: owner) else { throw Self.notFound(path) }
         let held = try locks.current(owner: owner)
+        // Asked for by name only (RFC 6578 §4), so a plain listing does not read the journal.
+        let syncToken = asked.names("DAV:", "sync-token") ? Self.syncTokenPrefix + (try await library.changeToken(owner: owner)) : nil
         var out = DAVMultistatus()
-        out.add(resource, at: path, version: nil, asked: asked, dead: dead(resource, owner), locks: held)
+        out.add(resource, at: path, version: nil, asked: asked, dead: dead(resource, owner), locks: held, syncToken: syncToken)
         if depth == "1", resource.isCollection {
             let folderPath = DAVPath(segments: path.segments)
             let withProperties = properties.keys(owner: owner)
@@ -176,7 +179,8 @@ public struct DAVController: Sendable {
                     version: nil,
                     asked: asked,
                     dead: dead(.folder(folder), owner, among: withProperties),
-                    locks: held
+                    locks: held,
+                    syncToken: syncToken
                 )
             }
             let folderID: UUID? = if case .folder(let folder) = resource { folder.id } else { nil }
@@ -227,7 +231,7 @@ public struct DAVController: Sendable {
 
     // MARK: Properties
 
-    private func dead(_ resource: DAVResource, _ owner: String, among keys: Set<String>? = nil) -> [String: String] {
+    func dead(_ resource: DAVResource, _ owner: String, among keys: Set<String>? = nil) -> [String: String] {
         let key = properties.key(resource, owner: owner)
         if let keys, !keys.contains(key) { return [:] }
         return properties.properties(at: key)

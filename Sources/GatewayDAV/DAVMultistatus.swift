@@ -27,6 +27,14 @@ struct DAVMultistatus {
         case all
         case names
         case only([(namespace: String, name: String)])
+
+        var isAll: Bool {
+            if case .all = self { true } else { false }
+        }
+
+        func names(_ namespace: String, _ name: String) -> Bool {
+            if case .only(let names) = self { names.contains { $0.namespace == namespace && $0.name == name } } else { false }
+        }
     }
 
     private(set) var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:" xmlns:P="\#(pdfgate)">"#
@@ -37,10 +45,11 @@ struct DAVMultistatus {
         version: ItemVersion?,
         asked: Request,
         dead: [String: String] = [:],
-        locks: [DAVLock] = []
+        locks: [DAVLock] = [],
+        syncToken: String? = nil
     ) {
         let held = locks.filter { $0.covers(path.segments) }
-        let live =
+        var live =
             Self.liveProperties(resource, version: version)
             + [
                 Property(
@@ -54,6 +63,23 @@ struct DAVMultistatus {
                 let (namespace, name) = Self.split(key)
                 return Property(namespace: namespace, prefix: "", name: name, xml: xml)
             }
+        // RFC 6578's properties of a collection, given only when named (not for allprop).
+        if resource.isCollection, !asked.isAll {
+            live.append(
+                Property(
+                    namespace: "DAV:",
+                    prefix: "D",
+                    name: "supported-report-set",
+                    xml:
+                        "<D:supported-report-set><D:supported-report><D:report><D:sync-collection/></D:report></D:supported-report></D:supported-report-set>"
+                )
+            )
+            if let syncToken {
+                live.append(
+                    Property(namespace: "DAV:", prefix: "D", name: "sync-token", xml: "<D:sync-token>\(Self.escape(syncToken))</D:sync-token>")
+                )
+            }
+        }
         xml += "<D:response><D:href>\(Self.escape(path.href(collection: resource.isCollection)))</D:href>"
         switch asked {
         case .all:
@@ -85,6 +111,17 @@ struct DAVMultistatus {
     }
 
     var body: String { xml + "</D:multistatus>" }
+
+    /// The body of a `sync-collection` report: its responses, then the token to ask from next.
+    func body(syncToken: String) -> String {
+        xml + "<D:sync-token>\(Self.escape(syncToken))</D:sync-token></D:multistatus>"
+    }
+
+    /// A response with a status and no properties: a member gone since the sync token (404),
+    /// or the report's own href when it was cut at the client's limit (507).
+    mutating func add(_ path: DAVPath, collection: Bool, status: String) {
+        xml += "<D:response><D:href>\(Self.escape(path.href(collection: collection)))</D:href><D:status>HTTP/1.1 \(status)</D:status></D:response>"
+    }
 
     /// One resource's PROPPATCH outcome: each property named with its status.
     mutating func add(_ path: DAVPath, collection: Bool, statuses: [(namespace: String, name: String, status: String)]) {

@@ -120,6 +120,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
 }
 
+/// An error that writes its own answer, in a shape its protocol's clients read (WebDAV's
+/// `DAV:error` XML), still with a stable code and a message; `ErrorMiddleware` passes it through.
+package protocol SelfDescribingError: HTTPResponseError {}
+
 /// Turns every thrown error into the JSON error shape, and logs the unexpected ones.
 package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     package init() {}
@@ -127,6 +131,8 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as any SelfDescribingError {
+            return try error.response(from: request, context: context)
         } catch {
             let apiError = APIError.from(error)
             if apiError.status == .internalServerError { Self.logUnexpected(error, request, context) }

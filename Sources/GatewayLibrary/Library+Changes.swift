@@ -9,20 +9,7 @@ extension Library {
         let since = try token.map { text throws(LibraryError) in try ChangeToken(decoding: text) }
         return try await read { catalog in
             let page = try await catalog.changes(owner: owner, after: since?.sequence ?? 0, limit: limit + 1)
-            if let since {
-                guard since.epoch == page.epoch else {
-                    throw LibraryError(
-                        .invalidSyncToken,
-                        "sync token belongs to another change journal (the database was replaced or restored); read the whole library again without `since`"
-                    )
-                }
-                guard since.sequence >= page.horizon else {
-                    throw LibraryError(
-                        .syncTokenExpired,
-                        "sync token is older than the change history kept, which no longer reaches back that far; read the whole library again without `since`"
-                    )
-                }
-            }
+            try Self.check(since, against: page)
             var entries = page.entries
             let more = entries.count > limit
             if more { entries.removeLast() }
@@ -38,6 +25,85 @@ extension Library {
                 }
             }
             return LibraryChangePage(changes: changes, token: ChangeToken(epoch: page.epoch, sequence: position).encoded, more: more)
+        }
+    }
+
+    public func changeToken(owner: String) async throws(LibraryError) -> String {
+        try await read { catalog in
+            let page = try await catalog.changes(owner: owner, after: .max, limit: 1)
+            return ChangeToken(epoch: page.epoch, sequence: max(page.latest, page.horizon)).encoded
+        }
+    }
+
+    public func folderChanges(
+        _ folder: FolderReference,
+        owner: String,
+        since token: String?,
+        limit: Int?
+    ) async throws(LibraryError)
+        -> FolderChangeSet
+    {
+        if let limit, limit < 1 { throw LibraryError(.invalidArgument, "limit \(limit) is out of range; ask for 1 or more") }
+        let since = try token.map { text throws(LibraryError) in try ChangeToken(decoding: text) }
+        return try await read { catalog in
+            let folderID = try await resolveFolder(owner: owner, folder)?.id ?? ""
+            let page = try await catalog.changes(owner: owner, inFolder: folderID, after: since?.sequence ?? 0)
+            try Self.check(since, against: page)
+            // Members and departures in one order; a cut falls between two numbers, never inside
+            // one change (a rename is a departure and an arrival under the same number).
+            var cut = Int64.max
+            if let limit {
+                let numbers = (page.entries.map(\.sequence) + (since == nil ? [] : page.departures.map(\.sequence))).sorted()
+                if numbers.count > limit { cut = numbers[limit - 1] }
+            }
+            let members = page.entries.filter { $0.sequence <= cut }
+            var changed: [LibraryChange] = []
+            var names = Set<String>()
+            for entry in members {
+                switch entry.item {
+                case .document(let document):
+                    changed.append(.document(document.document, ItemVersion(sequence: entry.sequence)))
+                    names.insert("d/" + document.record.name)
+                case .folder(let folder):
+                    changed.append(.folder(folder.folder, ItemVersion(sequence: entry.sequence)))
+                    names.insert("f/" + folder.name)
+                case .deletedDocument, .deletedFolder: continue
+                }
+            }
+            // A name left since the token and taken again is among the changed members: a member
+            // that arrived after the departure has a later number.
+            var departed: [(kind: LibraryItemKind, name: String)] = []
+            if since != nil {
+                for departure in page.departures where departure.sequence <= cut {
+                    let key = (departure.kind == .document ? "d/" : "f/") + departure.name
+                    if names.insert(key).inserted { departed.append((departure.kind, departure.name)) }
+                }
+            }
+            let more = cut != .max
+            let position = more ? cut : max(page.latest, page.horizon, since?.sequence ?? 0)
+            return FolderChangeSet(
+                changed: changed,
+                departed: departed,
+                token: ChangeToken(epoch: page.epoch, sequence: position).encoded,
+                more: more
+            )
+        }
+    }
+
+    /// Refuses a token from another journal or from before the history kept.
+    private static func check(_ since: ChangeToken?, against page: JournalPage) throws(LibraryError) {
+        guard let since else { return }
+        guard since.epoch == page.epoch else {
+            throw LibraryError(
+                .invalidSyncToken,
+                "sync token belongs to another change journal (the database was replaced or restored); read the whole library again without `since`"
+            )
+        }
+        guard since.sequence >= page.horizon else {
+            throw LibraryError(
+                .syncTokenExpired,
+                "sync token is older than the change history kept, which no longer reaches back that far; read the whole library again without `since`"
+            )
         }
     }
 

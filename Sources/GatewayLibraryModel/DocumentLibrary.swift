@@ -51,6 +51,17 @@ public protocol DocumentLibrary: DocumentFiler {
     /// changed, moved or deleted, each once, oldest change first), or, without a token, the
     /// whole library; at most `limit` entries, with the token to read on from.
     func changes(owner: String, since token: String?, limit: Int) async throws(LibraryError) -> LibraryChangePage
+    /// The token of the journal as it is now: read from it, a client sees only later changes.
+    func changeToken(owner: String) async throws(LibraryError) -> String
+    /// What changed among the members of one folder since `token` (the same journal and tokens
+    /// as `changes`), for WebDAV's `sync-collection`; at most `limit` entries when given.
+    func folderChanges(
+        _ folder: FolderReference,
+        owner: String,
+        since token: String?,
+        limit: Int?
+    ) async throws(LibraryError)
+        -> FolderChangeSet
     /// Creates or replaces document `id` (the client's own UUID) with the PDF at `source`,
     /// if `precondition` holds; see `Library.putDocument`.
     func putDocument(

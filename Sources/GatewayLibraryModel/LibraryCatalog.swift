@@ -83,8 +83,12 @@ package protocol LibraryCatalog: Sendable {
     /// The owner's journal rows after `sequence`, oldest first, at most `limit`, each with its
     /// item as it is now. The database's triggers write the journal with every change.
     func changes(owner: String, after sequence: Int64, limit: Int) async throws -> JournalPage
-    /// Drops the deletions recorded before `date` and moves the journal's horizon past them;
-    /// returns how many were dropped.
+    /// The journal rows after `sequence` of the members of folder `folderID` ("" for the root),
+    /// oldest first, each with its item as it is now, and the places in that folder left after
+    /// `sequence` (`JournalPage.departures`).
+    func changes(owner: String, inFolder folderID: String, after sequence: Int64) async throws -> JournalPage
+    /// Drops the deletions and departures recorded before `date` and moves the journal's
+    /// horizon past them; returns how many deletions were dropped.
     func forgetDeletions(before date: Date) async throws -> Int
     /// The sequence number of the item's latest change while it is shown; nil otherwise.
     func version(ofDocument id: String) async throws -> Int64?

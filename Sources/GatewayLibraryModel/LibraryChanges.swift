@@ -72,12 +72,63 @@ package struct JournalPage: Sendable {
     /// The highest sequence number the journal has handed out, for the token of a last page.
     package var latest: Int64
     package var entries: [(sequence: Int64, item: JournalItem)]
+    /// The places left, when the page is one folder's (`LibraryCatalog.changes(owner:inFolder:after:)`).
+    package var departures: [JournalDeparture]
 
-    package init(epoch: String, horizon: Int64, latest: Int64, entries: [(sequence: Int64, item: JournalItem)]) {
+    package init(
+        epoch: String,
+        horizon: Int64,
+        latest: Int64,
+        entries: [(sequence: Int64, item: JournalItem)],
+        departures: [JournalDeparture] = []
+    ) {
         self.epoch = epoch
         self.horizon = horizon
         self.latest = latest
         self.entries = entries
+        self.departures = departures
+    }
+}
+
+/// A name in a folder that a document or folder left (moved, renamed or deleted), and the
+/// sequence number of that change.
+package struct JournalDeparture: Sendable, Equatable {
+    package var sequence: Int64
+    package var kind: LibraryItemKind
+    package var name: String
+
+    package init(sequence: Int64, kind: LibraryItemKind, name: String) {
+        self.sequence = sequence
+        self.kind = kind
+        self.name = name
+    }
+}
+
+/// Whether a journal row is about a document or a folder.
+public enum LibraryItemKind: String, Sendable, Equatable {
+    case document
+    case folder
+}
+
+/// What changed among one folder's members since a token (`DocumentLibrary.folderChanges`), as
+/// WebDAV's `sync-collection` report tells it: the members that are new or changed, as they are
+/// now, and the names that held a member at the token and hold none now.
+public struct FolderChangeSet: Sendable {
+    /// Members created, changed or moved in since the token (without one, every member),
+    /// oldest change first. Only `.document` and `.folder` cases.
+    public var changed: [LibraryChange]
+    /// Names (of a document or a folder) that held a member at the token and hold none now.
+    public var departed: [(kind: LibraryItemKind, name: String)]
+    /// Where the next read starts; see `LibraryChangePage.token`.
+    public var token: String
+    /// Whether the set was cut at the asked limit and more follows at once (ask again with `token`).
+    public var more: Bool
+
+    public init(changed: [LibraryChange], departed: [(kind: LibraryItemKind, name: String)], token: String, more: Bool) {
+        self.changed = changed
+        self.departed = departed
+        self.token = token
+        self.more = more
     }
 }
 

@@ -168,6 +168,7 @@ enum PostgresMigrations {
         ),
         ("v7-search", PostgresSearchSchema.migration),
         ("v8-change-journal", PostgresChangeJournalSchema.migration),
+        ("v9-change-departures", PostgresChangeJournalSchema.departures),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -178,6 +178,10 @@ public final class GatewayDatabase: Sendable {
             // Every change to the library in order, for clients that sync (ChangeJournalSchema).
             try ChangeJournalSchema.migrate(db)
         }
+        migrator.registerMigration("v11-change-departures") { db in
+            // Where items left, for WebDAV's sync-collection (ChangeJournalSchema.migrateDepartures).
+            try ChangeJournalSchema.migrateDepartures(db)
+        }
         return migrator
     }
 }

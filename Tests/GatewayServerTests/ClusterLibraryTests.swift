@@ -43,6 +43,14 @@ struct ClusterLibraryTests {
             #expect(dropped.status == 201)
             let listing = try await c.send("PROPFIND", "/dav/Drive/", headers: [("Depth", "1")])
             #expect(listing.status == 207 && listing.text.contains("<D:href>/dav/Drive/Scan.pdf</D:href>"))
+            let syncBody = { (token: String) in
+                Array(
+                    #"<D:sync-collection xmlns:D="DAV:"><D:sync-token>\#(token)</D:sync-token><D:prop><D:getetag/></D:prop></D:sync-collection>"#.utf8
+                )
+            }
+            let firstSync = try await c.send("REPORT", "/dav/Drive/", body: .bytes(syncBody("")))
+            #expect(firstSync.status == 207 && firstSync.text.contains("<D:href>/dav/Drive/Scan.pdf</D:href><D:propstat>"))
+            let syncToken = try #require(firstSync.text.firstMatch(of: /<D:sync-token>([^<]+)<\/D:sync-token><\/D:multistatus>/)?.1)
 
             // A lock taken on one node holds on the others.
             let lockinfo =
@@ -61,6 +69,11 @@ struct ClusterLibraryTests {
             #expect(allowed.status == 204)
             let gone = try await a.get("/v1/changes?since=\(start)")
             #expect((gone.json["changes"] as? [[String: Any]])?.contains { $0["deleted"] as? Bool == true } == true, "the delete is in the feed")
+            let laterSync = try await a.send("REPORT", "/dav/Drive/", body: .bytes(syncBody(String(syncToken))))
+            #expect(
+                laterSync.text.contains("<D:href>/dav/Drive/Scan.pdf</D:href><D:status>HTTP/1.1 404 Not Found</D:status>"),
+                "a token from one node reads on another: \(laterSync.text)"
+            )
         }
     }
 }

@@ -5,45 +5,88 @@ import PostgresNIO
 extension PostgresLibraryCatalog {
     package func changes(owner: String, after sequence: Int64, limit: Int) async throws -> JournalPage {
         try await database.withConnection { session in
-            // The highest number before the rows: a change committed in between has a higher one,
-            // so a token made from it never passes over a change this page did not read.
-            guard
-                let journal = try await session.query(
-                    "SELECT epoch, horizon, (SELECT coalesce(max(seq), 0) FROM library_changes) FROM library_journal"
-                ).first
-            else { throw LibraryError(.storage, "the change journal's row is missing; run the migrations again") }
-            let (epoch, horizon, latest) = try journal.decode((String, Int64, Int64).self)
+            let head = try await Self.journalHead(session)
             let rows = try await session.query(
                 """
                 SELECT seq, kind, item_id, deleted FROM library_changes
                 WHERE owner = \(owner) AND seq > \(sequence) ORDER BY seq LIMIT \(limit)
                 """
             ).map { try $0.decode((Int64, String, String, Bool).self) }
-            let shown = { (kind: String) in rows.filter { $0.1 == kind && !$0.3 }.map(\.2) }
-            let documentIDs = shown("document")
-            let folderIDs = shown("folder")
-            var documents: [String: DocumentWithPath] = [:]
-            if !documentIDs.isEmpty {
-                for row in try await session.query("SELECT \(unescaped: Self.documentSelection) WHERE documents.id = ANY(\(documentIDs))") {
-                    let document = try Self.document(row)
-                    documents[document.record.id] = document
-                }
-            }
-            var folders: [String: FolderRecord] = [:]
-            if !folderIDs.isEmpty {
-                for row in try await session.query("SELECT \(unescaped: Self.folderColumns) FROM folders WHERE id = ANY(\(folderIDs))") {
-                    let folder = try Self.folder(row)
-                    folders[folder.id] = folder
-                }
-            }
-            let entries = rows.map { seq, kind, id, deleted -> (sequence: Int64, item: JournalItem) in
-                if kind == "document" {
-                    return (seq, (deleted ? nil : documents[id]).map(JournalItem.document) ?? .deletedDocument(id))
-                }
-                return (seq, (deleted ? nil : folders[id]).map(JournalItem.folder) ?? .deletedFolder(id))
-            }
-            return JournalPage(epoch: epoch, horizon: horizon, latest: latest, entries: entries)
+            return try await Self.page(session, head: head, rows: rows)
         }
+    }
+
+    package func changes(owner: String, inFolder folderID: String, after sequence: Int64) async throws -> JournalPage {
+        try await database.withConnection { session in
+            let head = try await Self.journalHead(session)
+            let rows = try await session.query(
+                """
+                SELECT c.seq, c.kind, c.item_id, c.deleted FROM documents d
+                    JOIN library_changes c ON c.kind = 'document' AND c.item_id = d.id
+                    WHERE d.owner = \(owner) AND d.folder_id = \(folderID) AND d.state = 'ready' AND c.seq > \(sequence)
+                UNION ALL
+                SELECT c.seq, c.kind, c.item_id, c.deleted FROM folders f
+                    JOIN library_changes c ON c.kind = 'folder' AND c.item_id = f.id
+                    WHERE f.owner = \(owner) AND f.parent_id = \(folderID) AND f.state = 'ready' AND c.seq > \(sequence)
+                ORDER BY 1
+                """
+            ).map { try $0.decode((Int64, String, String, Bool).self) }
+            var page = try await Self.page(session, head: head, rows: rows)
+            page.departures = try await session.query(
+                """
+                SELECT seq, kind, name FROM library_departures
+                WHERE owner = \(owner) AND parent_id = \(folderID) AND seq > \(sequence) ORDER BY seq
+                """
+            ).map { row in
+                let (seq, kind, name) = try row.decode((Int64, String, String).self)
+                return JournalDeparture(sequence: seq, kind: LibraryItemKind(rawValue: kind) ?? .document, name: name)
+            }
+            return page
+        }
+    }
+
+    /// The journal's epoch, horizon and highest number, read before the rows: a change committed
+    /// in between has a higher number, so a token made from it never passes over a change the
+    /// page did not read.
+    private static func journalHead(_ session: PostgresSession) async throws -> (epoch: String, horizon: Int64, latest: Int64) {
+        guard
+            let journal = try await session.query(
+                "SELECT epoch, horizon, (SELECT coalesce(max(seq), 0) FROM library_changes) FROM library_journal"
+            ).first
+        else { throw LibraryError(.storage, "the change journal's row is missing; run the migrations again") }
+        return try journal.decode((String, Int64, Int64).self)
+    }
+
+    /// Journal `rows` (seq, kind, item_id, deleted), each joined with its item as it is now.
+    private static func page(
+        _ session: PostgresSession,
+        head: (epoch: String, horizon: Int64, latest: Int64),
+        rows: [(Int64, String, String, Bool)]
+    ) async throws -> JournalPage {
+        let shown = { (kind: String) in rows.filter { $0.1 == kind && !$0.3 }.map(\.2) }
+        let documentIDs = shown("document")
+        let folderIDs = shown("folder")
+        var documents: [String: DocumentWithPath] = [:]
+        if !documentIDs.isEmpty {
+            for row in try await session.query("SELECT \(unescaped: documentSelection) WHERE documents.id = ANY(\(documentIDs))") {
+                let document = try Self.document(row)
+                documents[document.record.id] = document
+            }
+        }
+        var folders: [String: FolderRecord] = [:]
+        if !folderIDs.isEmpty {
+            for row in try await session.query("SELECT \(unescaped: folderColumns) FROM folders WHERE id = ANY(\(folderIDs))") {
+                let folder = try Self.folder(row)
+                folders[folder.id] = folder
+            }
+        }
+        let entries = rows.map { seq, kind, id, deleted -> (sequence: Int64, item: JournalItem) in
+            if kind == "document" {
+                return (seq, (deleted ? nil : documents[id]).map(JournalItem.document) ?? .deletedDocument(id))
+            }
+            return (seq, (deleted ? nil : folders[id]).map(JournalItem.folder) ?? .deletedFolder(id))
+        }
+        return JournalPage(epoch: head.epoch, horizon: head.horizon, latest: head.latest, entries: entries)
     }
 
     package func forgetDeletions(before date: Date) async throws -> Int {
@@ -51,9 +94,12 @@ extension PostgresLibraryCatalog {
             """
             WITH gone AS (
                 DELETE FROM library_changes WHERE deleted AND changed_at < \(date) RETURNING seq
+            ), left_ AS (
+                DELETE FROM library_departures WHERE changed_at < \(date) RETURNING seq
             ), moved AS (
-                UPDATE library_journal SET horizon = greatest(horizon, (SELECT max(seq) FROM gone))
-                WHERE EXISTS (SELECT 1 FROM gone)
+                UPDATE library_journal
+                SET horizon = greatest(horizon, (SELECT max(seq) FROM (SELECT seq FROM gone UNION ALL SELECT seq FROM left_) forgotten))
+                WHERE EXISTS (SELECT 1 FROM gone) OR EXISTS (SELECT 1 FROM left_)
             )
             SELECT count(*) FROM gone
             """

@@ -33,9 +33,7 @@ enum ChangeJournalSchema {
                 INSERT INTO library_journal (one, epoch, horizon) VALUES (1, lower(hex(randomblob(8))), 0);
                 """
         )
-        for (table, kind) in [("folders", "folder"), ("documents", "document")] {
-            try db.execute(sql: triggers(table: table, kind: kind))
-        }
+        // The triggers come with `migrateDepartures`, which always runs next.
         // What the library already holds, parents before children.
         try db.execute(
             sql: """
@@ -47,10 +45,41 @@ enum ChangeJournalSchema {
         )
     }
 
+    /// Adds the departures (`library_departures`): each place (folder and name) a shown item
+    /// left, and when. A WebDAV `sync-collection` report names the hrefs that no longer hold
+    /// what they held at the client's token; the one-row-per-item journal cannot, since a later
+    /// change re-numbers the row and forgets where the item was. Replaces the triggers with ones
+    /// that write both tables.
+    static func migrateDepartures(_ db: Database) throws {
+        for table in ["folders", "documents"] {
+            for event in ["insert", "update", "hide", "delete"] {
+                try db.execute(sql: "DROP TRIGGER IF EXISTS \(table)_journal_\(event)")
+            }
+        }
+        try db.execute(
+            sql: """
+                CREATE TABLE library_departures (
+                    seq INTEGER NOT NULL,
+                    owner TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    item_id TEXT NOT NULL,
+                    parent_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    changed_at TEXT NOT NULL
+                );
+                CREATE INDEX library_departures_place ON library_departures (owner, parent_id, seq);
+                CREATE INDEX library_departures_age ON library_departures (changed_at);
+                """
+        )
+        for (table, kind, parent) in [("folders", "folder", "parent_id"), ("documents", "document", "folder_id")] {
+            try db.execute(sql: triggers(table: table, kind: kind, parent: parent))
+        }
+    }
+
     /// The current time as GRDB writes a `Date`, so `changed_at` compares with a bound date.
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
-    private static func triggers(table: String, kind: String) -> String {
+    private static func triggers(table: String, kind: String, parent: String) -> String {
         func record(_ row: String, deleted: Int) -> String {
             """
             DELETE FROM library_changes WHERE kind = '\(kind)' AND item_id = \(row).id;
@@ -58,20 +87,29 @@ enum ChangeJournalSchema {
                 VALUES (\(row).owner, '\(kind)', \(row).id, \(deleted), \(now));
             """
         }
+        // Under the number `record` just gave the item, so the departure sorts with its change.
+        func departure(when condition: String) -> String {
+            """
+            INSERT INTO library_departures (seq, owner, kind, item_id, parent_id, name, changed_at)
+                SELECT seq, OLD.owner, '\(kind)', OLD.id, OLD.\(parent), OLD.name, \(now) FROM library_changes
+                WHERE kind = '\(kind)' AND item_id = OLD.id AND \(condition);
+            """
+        }
         func shown(_ row: String) -> String {
             "EXISTS (SELECT 1 FROM library_changes WHERE kind = '\(kind)' AND item_id = \(row).id AND NOT deleted)"
         }
+        let moved = "OLD.state = 'ready' AND (OLD.\(parent) IS NOT NEW.\(parent) OR OLD.name IS NOT NEW.name)"
         return """
             CREATE TRIGGER \(table)_journal_insert AFTER INSERT ON \(table) WHEN NEW.state = 'ready'
             BEGIN \(record("NEW", deleted: 0)) END;
             CREATE TRIGGER \(table)_journal_update AFTER UPDATE ON \(table) WHEN NEW.state = 'ready'
-            BEGIN \(record("NEW", deleted: 0)) END;
+            BEGIN \(record("NEW", deleted: 0)) \(departure(when: moved)) END;
             CREATE TRIGGER \(table)_journal_hide AFTER UPDATE ON \(table)
                 WHEN NEW.state != 'ready' AND \(shown("NEW"))
-            BEGIN \(record("NEW", deleted: 1)) END;
+            BEGIN \(record("NEW", deleted: 1)) \(departure(when: "OLD.state = 'ready'")) END;
             CREATE TRIGGER \(table)_journal_delete AFTER DELETE ON \(table)
                 WHEN \(shown("OLD"))
-            BEGIN \(record("OLD", deleted: 1)) END;
+            BEGIN \(record("OLD", deleted: 1)) \(departure(when: "OLD.state = 'ready'")) END;
             """
     }
 }
