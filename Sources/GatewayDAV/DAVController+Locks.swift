@@ -104,7 +104,7 @@ extension DAVController {
         if existing == nil { _ = try await existingParentFolderID(of: path, owner: owner) }
         try await checkWritable(request, owner: owner, path: path, targets: [], deep: false, members: existing == nil ? [path.parent] : [])
         let lock = DAVLock(
-            token: "opaquelocktoken:" + UUID().uuidString.lowercased(),
+            token: "opaquelocktoken:" + UUID().lowercased,
             path: path.segments,
             exclusive: exclusive,
             deep: depth == "infinity",

@@ -200,6 +200,7 @@ public struct DAVController: Sendable {
                 let page = try await library.listDocuments(
                     DocumentQuery(owner: owner, folder: folderPath.folderReference, limit: 1000, cursor: cursor)
                 )
+                out.reserve(responses: page.documents.count)
                 for document in page.documents {
                     out.add(
                         .document(document),
@@ -232,6 +233,7 @@ public struct DAVController: Sendable {
     // MARK: Properties
 
     func dead(_ resource: DAVResource, _ owner: String, among keys: Set<String>? = nil) -> [String: String] {
+        if let keys, keys.isEmpty { return [:] }
         let key = properties.key(resource, owner: owner)
         if let keys, !keys.contains(key) { return [:] }
         return properties.properties(at: key)

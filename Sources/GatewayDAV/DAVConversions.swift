@@ -33,7 +33,7 @@ struct DAVConversions: Sendable {
 
     /// Starts the job for `file`, just written; a refusal is written as the note at once.
     func start(_ file: DAVFile, owner: String) async {
-        let folder = file.folderID?.uuidString.lowercased()
+        let folder = file.folderID?.lowercased
         let spec = JobSpec(
             type: JobType.forFilename(file.name),
             originalFilename: file.name,
@@ -86,7 +86,7 @@ struct DAVConversions: Sendable {
     private func note(_ file: DAVFile, owner: String, saying reason: String, job: UUID?) {
         var text = "PDF Gateway could not convert \(file.name) to PDF: \(reason)\n\n"
         text += "The original is kept. Fix it and drop it again, or convert it another way.\n"
-        if let job { text += "The job: /v1/jobs/\(job.uuidString.lowercased())\n" }
+        if let job { text += "The job: /v1/jobs/\(job.lowercased)\n" }
         let path = files.directory(owner: owner, folderID: file.folderID) + "/" + file.name + ".failed.txt"
         try? Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }

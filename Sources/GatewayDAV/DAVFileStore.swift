@@ -31,7 +31,7 @@ struct DAVFileStore: Sendable {
     }
 
     func directory(owner: String, folderID: UUID?) -> String {
-        root + "/" + owner + "/" + (folderID?.uuidString.lowercased() ?? "root")
+        root + "/" + owner + "/" + (folderID?.lowercased ?? "root")
     }
 
     func file(owner: String, folderID: UUID?, name: String) -> DAVFile? {

@@ -39,6 +39,9 @@ struct DAVMultistatus {
 
     private(set) var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:" xmlns:P="\#(pdfgate)">"#
 
+    /// Room for about `responses` responses, so a large listing is not copied as it grows.
+    mutating func reserve(responses: Int) { xml.reserveCapacity(xml.utf8.count + responses * 1024) }
+
     mutating func add(
         _ resource: DAVResource,
         at path: DAVPath,
@@ -83,7 +86,9 @@ struct DAVMultistatus {
         xml += "<D:response><D:href>\(Self.escape(path.href(collection: resource.isCollection)))</D:href>"
         switch asked {
         case .all:
-            xml += "<D:propstat><D:prop>" + live.map(\.xml).joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+            xml += "<D:propstat><D:prop>"
+            for property in live { xml += property.xml }
+            xml += "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
         case .names:
             xml +=
                 "<D:propstat><D:prop>"
@@ -166,14 +171,14 @@ struct DAVMultistatus {
             properties = [
                 dav("resourcetype", "<D:collection/>"), dav("displayname", escape(folder.name)),
                 dav("creationdate", iso(folder.createdAt)), dav("getlastmodified", httpDate(folder.updatedAt)),
-                ours("id", folder.id.uuidString.lowercased()),
+                ours("id", folder.id.lowercased),
             ]
         case .document(let document):
             properties = [
                 dav("resourcetype", nil), dav("displayname", escape(DAVNames.fileName(document))),
                 dav("getcontentlength", String(document.size)), dav("getcontenttype", "application/pdf"),
                 dav("getetag", escape("\"\(document.sha256)\"")), dav("creationdate", iso(document.createdAt)),
-                dav("getlastmodified", httpDate(document.updatedAt)), ours("id", document.id.uuidString.lowercased()),
+                dav("getlastmodified", httpDate(document.updatedAt)), ours("id", document.id.lowercased),
                 ours("page-count", String(document.info.pageCount)),
             ]
             if let title = document.info.title { properties.append(ours("title", title)) }
@@ -193,19 +198,22 @@ struct DAVMultistatus {
         "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>"
         + "<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>"
 
+    /// `text` with `&`, `<`, `>` and `"` as entities. Byte by byte (all four are ASCII, so a
+    /// byte never splits a character), and untouched when none is there, as in most names.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x26: bytes += Array("&amp;".utf8)
+            case 0x3C: bytes += Array("&lt;".utf8)
+            case 0x3E: bytes += Array("&gt;".utf8)
+            case 0x22: bytes += Array("&quot;".utf8)
+            default: bytes.append(byte)
             }
         }
-        return out
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// RFC 3339, as `creationdate` takes it; by hand like `httpDate`.

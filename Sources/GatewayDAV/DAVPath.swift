@@ -71,19 +71,41 @@ struct DAVPath: Equatable, Sendable, CustomStringConvertible {
 
     /// The URL path of this item (a folder with its trailing slash), each segment encoded.
     func href(collection: Bool) -> String {
-        let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? $0 }
-        let path = Self.mount + "/" + encoded.joined(separator: "/")
+        var path = Self.mount + "/"
+        for (index, segment) in segments.enumerated() {
+            if index > 0 { path += "/" }
+            path += Self.encode(segment)
+        }
         return collection && !segments.isEmpty ? path + "/" : path
     }
 
     func appending(_ name: String) -> DAVPath { DAVPath(segments: segments + [name]) }
 
-    /// Characters left as they are in a segment (RFC 3986 unreserved and a few sub-delims).
-    private static let segmentCharacters: CharacterSet = {
-        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
-        set.insert(charactersIn: "-._~!$&'()*+,;=:@")
-        return set
-    }()
+    /// `segment` percent-encoded, every byte but RFC 3986's unreserved characters and a few
+    /// sub-delims. Byte by byte, not with Foundation's `addingPercentEncoding`: a depth-1
+    /// PROPFIND of a large folder encodes one name per document.
+    static func encode(_ segment: String) -> String {
+        if segment.utf8.allSatisfy({ leftAsIs[Int($0)] }) { return segment }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(segment.utf8.count * 3)
+        for byte in segment.utf8 {
+            if leftAsIs[Int(byte)] {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Which bytes a segment keeps as they are (RFC 3986 unreserved and `!$&'()*+,;=:@`).
+    private static let leftAsIs: [Bool] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "-._~!$&'()*+,;=:@".utf8.contains(UInt8(byte))
+        }
+    }
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 }
 
 /// A document's file name in WebDAV: its library name with `.pdf`.

@@ -21,11 +21,11 @@ struct DAVPropertyStore: Sendable {
         let name: String
         switch resource {
         case .root: name = "root"
-        case .folder(let folder): name = "folder-" + folder.id.uuidString.lowercased()
-        case .document(let document): name = "document-" + document.id.uuidString.lowercased()
+        case .folder(let folder): name = "folder-" + folder.id.lowercased
+        case .document(let document): name = "document-" + document.id.lowercased
         case .file(let file):
             let hex = file.name.utf8.map { String(format: "%02x", $0) }.joined()
-            name = "file-" + (file.folderID?.uuidString.lowercased() ?? "root") + "-" + hex
+            name = "file-" + (file.folderID?.lowercased ?? "root") + "-" + hex
         }
         return root + "/" + owner + "/" + String(name.prefix(240)) + ".json"
     }

@@ -229,9 +229,9 @@ package struct FolderRecord: Codable, Sendable {
 
     package var folder: Folder {
         Folder(
-            id: UUID(uuidString: id)!,
+            id: UUID(catalogText: id)!,
             owner: owner,
-            parentID: parentID.isEmpty ? nil : UUID(uuidString: parentID),
+            parentID: parentID.isEmpty ? nil : UUID(catalogText: parentID),
             name: name,
             path: path,
             createdAt: createdAt,
@@ -259,9 +259,9 @@ package struct DocumentWithPath: Sendable {
 
     package var document: Document {
         Document(
-            id: UUID(uuidString: record.id)!,
+            id: UUID(catalogText: record.id)!,
             owner: record.owner,
-            folderID: record.folderID.isEmpty ? nil : UUID(uuidString: record.folderID),
+            folderID: record.folderID.isEmpty ? nil : UUID(catalogText: record.folderID),
             folderPath: folderPath,
             name: record.name,
             size: record.size,

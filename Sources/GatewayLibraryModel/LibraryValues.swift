@@ -214,3 +214,43 @@ extension UUID {
         }
     }
 }
+
+extension UUID {
+    /// Reads an id as the catalog stores it (`lowercased`, 36 characters); anything else goes
+    /// through Foundation. By hand for the same reason: Foundation parses with `sscanf`, and a
+    /// listing reads two ids per document.
+    public init?(catalogText text: String) {
+        guard text.utf8.count == 36 else {
+            self.init(uuidString: text)
+            return
+        }
+        var text = text
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = text.withUTF8 { utf8 in
+            withUnsafeMutableBytes(of: &bytes) { out in
+                var index = 0
+                for at in 0..<16 {
+                    if at == 4 || at == 6 || at == 8 || at == 10 {
+                        guard utf8[index] == UInt8(ascii: "-") else { return false }
+                        index += 1
+                    }
+                    guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return false }
+                    out[at] = high << 4 | low
+                    index += 2
+                }
+                return true
+            }
+        }
+        guard parsed else { return nil }
+        self.init(uuid: bytes)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

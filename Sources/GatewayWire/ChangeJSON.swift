@@ -14,17 +14,17 @@ public struct ChangeJSON: Encodable, Sendable {
     public init(_ change: LibraryChange) {
         switch change {
         case .document(let document, let version):
-            (kind, id, deleted) = ("document", document.id.uuidString.lowercased(), false)
+            (kind, id, deleted) = ("document", document.id.lowercased, false)
             self.document = DocumentJSON(document)
             self.document?.version = version.description
         case .folder(let folder, let version):
-            (kind, id, deleted) = ("folder", folder.id.uuidString.lowercased(), false)
+            (kind, id, deleted) = ("folder", folder.id.lowercased, false)
             self.folder = FolderJSON(folder)
             self.folder?.version = version.description
         case .deletedDocument(let id):
-            (kind, self.id, deleted) = ("document", id.uuidString.lowercased(), true)
+            (kind, self.id, deleted) = ("document", id.lowercased, true)
         case .deletedFolder(let id):
-            (kind, self.id, deleted) = ("folder", id.uuidString.lowercased(), true)
+            (kind, self.id, deleted) = ("folder", id.lowercased, true)
         }
     }
 }
@@ -49,6 +49,18 @@ extension ChangePageJSON {
     /// Written by hand like a listing (`DocumentJSON.write`): a page is up to 1,000 documents,
     /// and the change feed is what a syncing client reads most.
     public func write(to out: inout JSONOutput) throws {
+        try Self.write(changes: changes, token: token, more: more, next: next, to: &out)
+    }
+
+    /// The page from `changes` made one at a time (`lazy.map(ChangeJSON.init)`), so a page of
+    /// 1,000 is not first copied into an array of them.
+    public static func write(
+        changes: some Sequence<ChangeJSON>,
+        token: String,
+        more: Bool,
+        next: String?,
+        to out: inout JSONOutput
+    ) throws {
         out.beginObject()
         out.key("changes")
         out.beginArray()

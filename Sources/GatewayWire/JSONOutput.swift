@@ -40,7 +40,8 @@ public struct JSONOutput: Sendable {
         separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma[needsComma.count - 1] = false  // the value is part of this member
     }
 
@@ -77,13 +78,26 @@ public struct JSONOutput: Sendable {
 
     public mutating func int(_ value: Int64) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        digits(value)
+    }
+
+    /// `value` in decimal, without making a `String` of it first.
+    private mutating func digits(_ value: Int64) {
+        guard value != .min else { return bytes.append(contentsOf: String(value).utf8) }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 
     public mutating func double(_ value: Double) {
         separate()
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
-            bytes.append(contentsOf: String(Int64(value)).utf8)  // as JSONEncoder: 612, not 612.0
+            digits(Int64(value))  // as JSONEncoder: 612, not 612.0
         } else {
             bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         }
@@ -103,7 +117,10 @@ public struct JSONOutput: Sendable {
 
     public mutating func date(_ value: Date?) {
         guard let value else { return string(nil) }
-        string(WireJSON.iso8601(value))
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        WireJSON.iso8601(value, into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     public mutating func null() {

@@ -17,10 +17,10 @@ public struct DocumentJSON: Encodable, Sendable {
     public var metadata: PDFInfo
 
     public init(_ document: Document) {
-        id = document.id.uuidString.lowercased()
+        id = document.id.lowercased
         name = document.name
         folder = document.folderPath
-        folderID = document.folderID?.uuidString.lowercased()
+        folderID = document.folderID?.lowercased
         path = document.relativePath
         pageCount = document.info.pageCount
         size = document.size
@@ -62,10 +62,10 @@ public struct FolderJSON: Encodable, Sendable {
     public var version: String?
 
     public init(_ folder: Folder) {
-        id = folder.id.uuidString.lowercased()
+        id = folder.id.lowercased
         name = folder.name
         path = folder.path
-        parentID = folder.parentID?.uuidString.lowercased()
+        parentID = folder.parentID?.lowercased
         createdAt = folder.createdAt
         updatedAt = folder.updatedAt
     }

@@ -20,13 +20,19 @@ public enum WireJSON {
     /// `2026-11-22T07:56:26.430Z`. Written by hand: Foundation's ISO 8601 format style costs
     /// microseconds per date on Linux, and a page of 50 documents has 200 dates.
     public static func iso8601(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        iso8601(date, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The same, appended to `bytes`: a JSON writer puts it straight into its output.
+    static func iso8601(_ date: Date, into bytes: inout [UInt8]) {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var seconds = time_t(milliseconds.floorDivided(by: 1000))
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
         func digits(_ value: Int, _ width: Int) {
             var divisor = 1
             for _ in 1..<width { divisor *= 10 }
@@ -51,7 +57,6 @@ public enum WireJSON {
         bytes.append(UInt8(ascii: "."))
         digits(fraction, 3)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

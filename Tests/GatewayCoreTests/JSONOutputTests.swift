@@ -53,6 +53,23 @@ struct JSONOutputTests {
         }
     }
 
+    @Test("integers, whole doubles and dates are written as JSONEncoder writes them")
+    func numbersAndDates() throws {
+        let integers: [Int64] = [0, 7, -7, 10, 1_000_000, -9_223_372_036_854_775_807, .min, .max]
+        let doubles: [Double] = [612, -3, 0, 1e14, 595.3039370078741, 0.5]
+        let dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1.5), Date(timeIntervalSince1970: 1_795_335_088.125)]
+        var out = JSONOutput()
+        out.beginArray()
+        for value in integers { out.int(value) }
+        for value in doubles { out.double(value) }
+        for value in dates { out.date(value) }
+        out.endArray()
+        var expected = (integers.map(String.init) + doubles.map { $0 == $0.rounded() ? String(Int64($0)) : String($0) })
+        expected += dates.map { "\"\(WireJSON.iso8601($0))\"" }
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "[" + expected.joined(separator: ",") + "]")
+        #expect(WireJSON.iso8601(dates[1]) == "1969-12-31T23:59:58.500Z")
+    }
+
     @Test("a folder at the root has parent_id null, not a missing key")
     func rootFolderParentIsNull() throws {
         let root = Folder(id: UUID(), owner: "alice", parentID: nil, name: "Invoices", path: "Invoices", createdAt: Date(), updatedAt: Date())

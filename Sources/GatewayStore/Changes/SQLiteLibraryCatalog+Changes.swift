@@ -5,8 +5,13 @@ import GatewayLibraryModel
 extension SQLiteLibraryCatalog {
     package func changes(owner: String, after sequence: Int64, limit: Int) async throws -> JournalPage {
         try await database.pool.read { db in
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT seq, kind, item_id, deleted FROM library_changes WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?"),
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.journalColumns) FROM library_changes c \(Self.shownDocument)
+                        WHERE c.owner = ? AND c.seq > ? ORDER BY c.seq LIMIT ?
+                        """
+                ),
                 arguments: [owner, sequence, limit]
             )
             return try Self.page(db, rows: rows)
@@ -15,17 +20,16 @@ extension SQLiteLibraryCatalog {
 
     package func changes(owner: String, inFolder folderID: String, after sequence: Int64) async throws -> JournalPage {
         try await database.pool.read { db in
-            let rows = try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
-                        SELECT c.seq, c.kind, c.item_id, c.deleted FROM documents d
-                            JOIN library_changes c ON c.kind = 'document' AND c.item_id = d.id
-                            WHERE d.owner = ? AND d.folder_id = ? AND d.state = 'ready' AND c.seq > ?
+                        SELECT \(Self.journalColumns) FROM library_changes c \(Self.shownDocument)
+                            WHERE c.kind = 'document' AND documents.owner = ? AND documents.folder_id = ? AND documents.state = 'ready' AND c.seq > ?
                         UNION ALL
-                        SELECT c.seq, c.kind, c.item_id, c.deleted FROM folders f
-                            JOIN library_changes c ON c.kind = 'folder' AND c.item_id = f.id
+                        SELECT \(Self.journalColumns) FROM library_changes c \(Self.shownDocument)
+                            JOIN folders f ON c.kind = 'folder' AND f.id = c.item_id
                             WHERE f.owner = ? AND f.parent_id = ? AND f.state = 'ready' AND c.seq > ?
-                        ORDER BY 1
+                        ORDER BY \(DocumentWithPath.columns.count + 2)
                         """
                 ),
                 arguments: [owner, folderID, sequence, owner, folderID, sequence]
@@ -35,36 +39,42 @@ extension SQLiteLibraryCatalog {
                 db.cachedStatement(sql: "SELECT seq, kind, name FROM library_departures WHERE owner = ? AND parent_id = ? AND seq > ? ORDER BY seq"),
                 arguments: [owner, folderID, sequence]
             )
-            .map { JournalDeparture(sequence: $0["seq"], kind: LibraryItemKind(rawValue: $0["kind"]) ?? .document, name: $0["name"]) }
+            .map { JournalDeparture(sequence: $0[0], kind: LibraryItemKind(rawValue: $0[1]) ?? .document, name: $0[2]) }
             return page
         }
     }
 
-    /// Journal `rows` (seq, kind, item_id, deleted), each joined with its item as it is now.
-    private static func page(_ db: Database, rows: [Row]) throws -> JournalPage {
+    /// A journal row with its document, if it is one that is shown, in one read: the document's
+    /// columns as `DocumentWithPath.init(row:)` reads them, then `seq`, `kind`, `item_id` and
+    /// `deleted`. One statement, cached, rather than a second one with an id list per page: the
+    /// change feed is what a syncing client reads most.
+    private static let journalColumns =
+        DocumentWithPath.columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
+        + ", COALESCE(folders.path, '') AS folder_path, c.seq, c.kind, c.item_id, c.deleted"
+    private static let shownDocument = """
+        LEFT JOIN documents ON c.kind = 'document' AND NOT c.deleted AND documents.id = c.item_id
+        LEFT JOIN folders ON folders.id = documents.folder_id
+        """
+
+    /// Rows of `journalColumns`, each with its item as it is now. Read from the cursor, so each
+    /// document is decoded straight from the statement, without a copy of the row first.
+    private static func page(_ db: Database, rows: RowCursor) throws -> JournalPage {
+        let at = DocumentWithPath.columns.count + 1
+        var read: [(sequence: Int64, kind: String, id: String, deleted: Bool, document: DocumentWithPath?)] = []
+        while let row = try rows.next() {
+            let kind: String = row[at + 1]
+            let deleted: Bool = row[at + 3]
+            let shown = kind == "document" && !deleted && !row.hasNull(atIndex: 0)
+            read.append((row[at], kind, row[at + 2], deleted, shown ? try DocumentWithPath(row: row) : nil))
+        }
         let journal = try Row.fetchOne(db, sql: "SELECT epoch, horizon FROM library_journal")
         let latest = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'library_changes'") ?? 0
-        let shownIDs = { (kind: String) in rows.filter { $0["kind"] == kind && !$0["deleted"] }.map { $0["item_id"] as String } }
-        let documentIDs = shownIDs("document")
-        let folderIDs = shownIDs("folder")
-        let documents = try DocumentWithPath.fetchAll(
-            db,
-            sql: "SELECT \(DocumentWithPath.selection) WHERE documents.id IN (\(databaseQuestionMarks(count: documentIDs.count)))",
-            arguments: StatementArguments(documentIDs)
-        )
+        let folderIDs = read.filter { $0.kind == "folder" && !$0.deleted }.map(\.id)
         let folders = try FolderRecord.filter(keys: folderIDs).fetchAll(db)
-        let documentsByID = Dictionary(documents.map { ($0.record.id, $0) }, uniquingKeysWith: { first, _ in first })
         let foldersByID = Dictionary(folders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let entries = rows.map { row -> (sequence: Int64, item: JournalItem) in
-            let id: String = row["item_id"]
-            let deleted: Bool = row["deleted"]
-            let item: JournalItem
-            if row["kind"] == "document" {
-                item = (deleted ? nil : documentsByID[id]).map(JournalItem.document) ?? .deletedDocument(id)
-            } else {
-                item = (deleted ? nil : foldersByID[id]).map(JournalItem.folder) ?? .deletedFolder(id)
-            }
-            return (row["seq"], item)
+        let entries = read.map { row -> (sequence: Int64, item: JournalItem) in
+            if row.kind == "document" { return (row.sequence, row.document.map(JournalItem.document) ?? .deletedDocument(row.id)) }
+            return (row.sequence, (row.deleted ? nil : foldersByID[row.id]).map(JournalItem.folder) ?? .deletedFolder(row.id))
         }
         return JournalPage(epoch: journal?["epoch"] ?? "", horizon: journal?["horizon"] ?? 0, latest: latest, entries: entries)
     }
