@@ -11,6 +11,7 @@
 set -euo pipefail
 bin="$1"; folder_store="$2"; feed_store="$3"; pdfs="$4"; out="$5"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)"  # the copy check below reads it from another directory
 port=18780; peer_files_port=18781; peer_empty_port=18782; feed_port=18783
 base="http://127.0.0.1:$port"
 pids=()
@@ -55,6 +56,10 @@ export RCLONE_CONFIG_OURS_TYPE=webdav RCLONE_CONFIG_OURS_URL="$base/dav/" RCLONE
 export RCLONE_CONFIG_PEER_TYPE=webdav RCLONE_CONFIG_PEER_URL="http://127.0.0.1:$peer_empty_port/" RCLONE_CONFIG_PEER_VENDOR=other
 seconds() { local start; start=$(date +%s.%N); "$@" > /dev/null 2>> "$out/rclone.log"; awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'; }
 mibps() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.2f", b / 1048576 / s }'; }
+# A store used before holds the last run's copy: start both sides empty (not timed).
+rclone purge --config /dev/null ours:In 2> /dev/null || true
+rclone purge --config /dev/null peer:In 2> /dev/null || true
+rm -rf "$out/copy-out-ours" "$out/copy-out-peer"
 ours_in=$(seconds rclone copy --config /dev/null "$out/copy-in" ours:In)
 peer_in=$(seconds rclone copy --config /dev/null "$out/copy-in" peer:In)
 ours_out=$(seconds rclone copy --config /dev/null ours:In "$out/copy-out-ours")
@@ -67,7 +72,7 @@ echo "webdav.copy.in_ours_mib_per_s $(mibps "$ours_in")"
 echo "webdav.copy.in_rclone_mib_per_s $(mibps "$peer_in")"
 echo "webdav.copy.out_ours_mib_per_s $(mibps "$ours_out")"
 echo "webdav.copy.out_rclone_mib_per_s $(mibps "$peer_out")"
-same=$(cd "$out/copy-in" && for f in *.pdf; do cmp -s "$f" "$out/copy-out-ours/$f" && echo ok; done | wc -l)
+same=$(cd "$out/copy-in" && for f in *.pdf; do if cmp -s "$f" "$out/copy-out-ours/$f"; then echo ok; fi; done | wc -l)
 echo "webdav.copy.identical $same"
 
 # The change feed of the 100,000-document store, page by page (500 a page, the default).
