@@ -34,13 +34,21 @@ demo: build
 # The suites whose subject is a deadline or a delay (TIMED_SUITES) run afterwards, one test at a
 # time, so what they measure is the code and not the machine's load.
 TEST_WIDTH ?= 4
+# The one test that is a long chain by itself (schemathesis: about two minutes of one core, four
+# times that when it starts late in a loaded pass) runs from the start in a second process beside
+# the side-by-side pass; its output follows the pass's.
+FUZZ_TEST := APIFuzzTests/schemathesisFindsNothing
 TIMED_SUITES := LocalConverterTests/Calibre/|HTTPClientSharedLoopTests|ConvertCLITests|RemoteGatewayConverterTests|RemoteGatewayPollingTests|GotenbergConverterTests|HTTPClientFailureTests|HTTPClientConcurrencyTests|MisbehavingConverterJobTests|PoolBehaviourTests|HostileFixtureTests
 test: deps lint
 	@bash scripts/check-compose.sh
 	@bash scripts/python-venv.sh > /dev/null
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --skip '$(TIMED_SUITES)'
+	@status=0; $(SWIFT) test --skip-build --disable-xctest --filter '$(FUZZ_TEST)' > .build/fuzz-test.log 2>&1 & fuzz=$$!; \
+	  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest \
+	    --skip '$(TIMED_SUITES)|$(FUZZ_TEST)' || status=1; \
+	  wait $$fuzz || status=1; \
+	  echo "── $(FUZZ_TEST), run beside the pass above:"; cat .build/fuzz-test.log; exit $$status
 	$(SWIFT) test --skip-build --disable-xctest --no-parallel --filter '$(TIMED_SUITES)'
 	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate
 
