@@ -36,7 +36,8 @@ demo: build
 TEST_WIDTH ?= 4
 # The one test that is a long chain by itself (schemathesis: about two minutes of one core, four
 # times that when it starts late in a loaded pass) runs from the start in a second process beside
-# the side-by-side pass; its output follows the pass's.
+# the side-by-side pass; its output follows the pass's. It runs the test bundle itself: a second
+# `swift test` would wait for the first to release SwiftPM's lock on .build.
 FUZZ_TEST := APIFuzzTests/schemathesisFindsNothing
 TIMED_SUITES := LocalConverterTests/Calibre/|HTTPClientSharedLoopTests|ConvertCLITests|RemoteGatewayConverterTests|RemoteGatewayPollingTests|GotenbergConverterTests|HTTPClientFailureTests|HTTPClientConcurrencyTests|MisbehavingConverterJobTests|PoolBehaviourTests|HostileFixtureTests
 test: deps lint
@@ -44,7 +45,8 @@ test: deps lint
 	@bash scripts/python-venv.sh > /dev/null
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
-	@status=0; $(SWIFT) test --skip-build --disable-xctest --filter '$(FUZZ_TEST)' > .build/fuzz-test.log 2>&1 & fuzz=$$!; \
+	@status=0; tests="$$($(SWIFT) build --show-bin-path)/PDFGatewayPackageTests.xctest"; \
+	  NO_COLOR=1 "$$tests" --testing-library swift-testing --filter '$(FUZZ_TEST)' > .build/fuzz-test.log 2>&1 & fuzz=$$!; \
 	  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest \
 	    --skip '$(TIMED_SUITES)|$(FUZZ_TEST)' || status=1; \
 	  wait $$fuzz || status=1; \
