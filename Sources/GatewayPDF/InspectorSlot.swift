@@ -13,6 +13,9 @@ final class InspectorSlot: Sendable {
         var busy = false
     }
 
+    /// Whether the slot holds a worker from an earlier inspection (`ready` may hand it out again).
+    var hasWorker: Bool { state.withLock { $0.worker != nil } }
+
     /// The slot's worker if it survived idling, else a fresh one (the old one killed and reaped).
     func ready(_ configuration: PDFInspectorPool.Configuration) async throws -> InspectorWorker {
         let current = state.withLock { $0.worker }

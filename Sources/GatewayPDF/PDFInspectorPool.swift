@@ -76,12 +76,22 @@ public final class PDFInspectorPool: PDFInspector {
     }
 
     private func inspect(_ request: [UInt8], path: String, in slot: InspectorSlot) async throws -> PDFInspection {
+        let reused = slot.hasWorker
         var worker = try await slot.ready(configuration)
         var outcome = await exchange(request, with: worker, in: slot)
-        if case .unreachable = outcome {
+        switch outcome {
+        case .unreachable:
             // It died while idle, before seeing this file: not this file's fault, try a fresh one.
             worker = try await slot.ready(configuration)
             outcome = await exchange(request, with: worker, in: slot)
+        case .died where reused:
+            // A worker killed while idle (the OOM killer picks large idle processes) can take this
+            // request before the kernel has closed its socket and reported its exit, and then
+            // seems to die of it. Only a fresh worker's death is the file's.
+            worker = try await slot.ready(configuration)
+            outcome = await exchange(request, with: worker, in: slot)
+        default:
+            break
         }
 
         let name = PDFFileCheck.displayName(path)

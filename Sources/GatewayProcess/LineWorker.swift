@@ -207,7 +207,8 @@ private final class LineHandler: ChannelInboundHandler, @unchecked Sendable {
         pending = promise
         deliver()
         guard pending != nil else { return }
-        if inactive {
+        // A request to a worker already known to be gone never reached it.
+        if inactive || (leaderGone && line != nil) {
             finish(line == nil ? .closed : .notSent)
             return
         }

@@ -60,6 +60,20 @@ import Testing
         }
     }
 
+    /// The kill and the next file race: the file may reach the dying worker before its exit is
+    /// seen. The pool tries a fresh worker before blaming the file.
+    @Test func aWorkerKilledJustBeforeAFileDoesNotFailTheFile() async throws {
+        try await makePool(poolSize: 1).using { pool in
+            for _ in 0..<5 {
+                _ = try await pool.inspect(path: Fixtures.pdf("one-page.pdf"))
+                let idle = try #require(pool.workerPIDs().idle.first)
+                kill(idle, SIGKILL)
+                #expect(try await pool.inspect(path: Fixtures.pdf("many-pages.pdf")).pageCount > 1)
+                #expect(pool.workerPIDs().idle.first != idle)
+            }
+        }
+    }
+
     @Test func missingWorkerExecutableIsReported() async {
         let pool = PDFInspectorPool(configuration: .init(executable: "/nonexistent/pdfgate"))
         let error = await inspectionError { try await pool.inspect(path: Fixtures.pdf("one-page.pdf")) }
