@@ -11,10 +11,6 @@ import Testing
 /// how overwriting, moving and locks go through the library.
 @Suite("WebDAV through the router")
 struct WebDAVRouterTests {
-    static let propfind = HTTPRequest.Method("PROPFIND")!
-    static let move = HTTPRequest.Method("MOVE")!
-    static let lock = HTTPRequest.Method("LOCK")!
-    static let mkcol = HTTPRequest.Method("MKCOL")!
 
     @Test func badPathsAndBodiesAreRefusedWithTheirCodes() async throws {
         let gateway = try await InProcessGateway { $0.maxUploadBytes = 64 * 1024 }
@@ -26,14 +22,14 @@ struct WebDAVRouterTests {
                 let answer = try await client.execute(uri: path, method: .get)
                 #expect(answer.status == .badRequest && answer.error.code == code, "\(path): \(answer.status) \(answer.json)")
             }
-            let infinite = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "infinity"])
+            let infinite = try await client.execute(uri: "/dav/", method: .propfind, headers: [HTTPField.Name("Depth")!: "infinity"])
             #expect(infinite.status == .forbidden && infinite.error.code == "propfind_finite_depth")
 
             let xxe =
                 #"<?xml version="1.0"?><!DOCTYPE p [<!ENTITY e SYSTEM "file:///etc/passwd">]><D:propfind xmlns:D="DAV:"><D:prop>&e;</D:prop></D:propfind>"#
             let refused = try await client.execute(
                 uri: "/dav/",
-                method: Self.propfind,
+                method: .propfind,
                 headers: [HTTPField.Name("Depth")!: "0"],
                 body: ByteBuffer(string: xxe)
             )
@@ -41,14 +37,14 @@ struct WebDAVRouterTests {
             let deep = #"<D:propfind xmlns:D="DAV:">"# + String(repeating: "<x>", count: 40) + String(repeating: "</x>", count: 40) + "</D:propfind>"
             let tooDeep = try await client.execute(
                 uri: "/dav/",
-                method: Self.propfind,
+                method: .propfind,
                 headers: [HTTPField.Name("Depth")!: "0"],
                 body: ByteBuffer(string: deep)
             )
             #expect(tooDeep.status == .badRequest && tooDeep.error.code == "xml_too_deep")
             let huge = try await client.execute(
                 uri: "/dav/",
-                method: Self.propfind,
+                method: .propfind,
                 headers: [HTTPField.Name("Depth")!: "0"],
                 body: ByteBuffer(string: "<D:propfind xmlns:D=\"DAV:\"><!--" + String(repeating: "x", count: 1 << 20) + "--></D:propfind>")
             )
@@ -58,7 +54,7 @@ struct WebDAVRouterTests {
             #expect(notPDF.status == .unprocessableContent && notPDF.error.code == "not_a_pdf", "\(notPDF.status) \(notPDF.json)")
             let big = try await client.execute(uri: "/dav/big.bin", method: .put, body: ByteBuffer(bytes: [UInt8](repeating: 7, count: 100_000)))
             #expect(big.status == .contentTooLarge, "\(big.status) \(big.json)")
-            let listing = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "1"])
+            let listing = try await client.execute(uri: "/dav/", method: .propfind, headers: [HTTPField.Name("Depth")!: "1"])
             let hrefs = String(buffer: listing.body).matches(of: /<D:href>([^<]*)<\/D:href>/).map { String($0.1) }
             #expect(hrefs == ["/dav/"], "nothing refused was kept: \(hrefs)")
         }
@@ -68,8 +64,8 @@ struct WebDAVRouterTests {
         let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
-            #expect(try await client.execute(uri: "/dav/A", method: Self.mkcol).status == .created)
-            #expect(try await client.execute(uri: "/dav/A/B", method: Self.mkcol).status == .created)
+            #expect(try await client.execute(uri: "/dav/A", method: .mkcol).status == .created)
+            #expect(try await client.execute(uri: "/dav/A/B", method: .mkcol).status == .created)
             #expect(try await client.execute(uri: "/dav/A/One.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
             #expect(try await client.execute(uri: "/dav/A/Two.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
             let documents = try #require(try await client.send(.get, "/v1/documents?folder=A").json["documents"] as? [[String: Any]])
@@ -78,13 +74,13 @@ struct WebDAVRouterTests {
 
             let kept = try await client.execute(
                 uri: "/dav/A/One.pdf",
-                method: Self.move,
+                method: .move,
                 headers: [HTTPField.Name("Destination")!: "http://localhost/dav/A/Two.pdf", HTTPField.Name("Overwrite")!: "F"]
             )
             #expect(kept.status == .preconditionFailed && kept.error.code == "dav_destination_exists")
             let replaced = try await client.execute(
                 uri: "/dav/A/One.pdf",
-                method: Self.move,
+                method: .move,
                 headers: [HTTPField.Name("Destination")!: "http://localhost/dav/A/Two.pdf"]
             )
             #expect(replaced.status == .noContent)
@@ -93,7 +89,7 @@ struct WebDAVRouterTests {
 
             let intoItself = try await client.execute(
                 uri: "/dav/A",
-                method: Self.move,
+                method: .move,
                 headers: [HTTPField.Name("Destination")!: "http://localhost/dav/A/B/A"]
             )
             #expect(intoItself.status == .forbidden && intoItself.error.code == "dav_into_itself")
@@ -108,13 +104,13 @@ struct WebDAVRouterTests {
             let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
             let info =
                 #"<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>phone</D:owner></D:lockinfo>"#
-            let locked = try await client.execute(uri: "/dav/Report.pdf", method: Self.lock, body: ByteBuffer(string: info))
+            let locked = try await client.execute(uri: "/dav/Report.pdf", method: .lock, body: ByteBuffer(string: info))
             #expect(locked.status == .created, "a lock on a name not yet written: \(locked.status)")
             let token = try #require(locked.headers[HTTPField.Name("Lock-Token")!])
 
             let other = try await client.execute(uri: "/dav/Report.pdf", method: .put, body: ByteBuffer(bytes: pdf))
             #expect(other.status.code == 423 && other.error.code == "dav_locked")
-            let again = try await client.execute(uri: "/dav/Report.pdf", method: Self.lock, body: ByteBuffer(string: info))
+            let again = try await client.execute(uri: "/dav/Report.pdf", method: .lock, body: ByteBuffer(string: info))
             #expect(again.status.code == 423)
             let holder = try await client.execute(
                 uri: "/dav/Report.pdf",
@@ -125,7 +121,7 @@ struct WebDAVRouterTests {
             #expect(holder.status == .created)
             let unlocked = try await client.execute(
                 uri: "/dav/Report.pdf",
-                method: HTTPRequest.Method("UNLOCK")!,
+                method: .unlock,
                 headers: [HTTPField.Name("Lock-Token")!: token]
             )
             #expect(unlocked.status == .noContent)
@@ -141,17 +137,17 @@ struct WebDAVRouterTests {
             [.authorization: "Basic " + Data("any-name:\(token)".utf8).base64EncodedString(), HTTPField.Name("Depth")!: "1"]
         }
         try await gateway.run { client in
-            let anonymous = try await client.execute(uri: "/dav/", method: Self.propfind)
+            let anonymous = try await client.execute(uri: "/dav/", method: .propfind)
             #expect(anonymous.status == .unauthorized && anonymous.headers[.wwwAuthenticate]?.hasPrefix("Basic realm=") == true)
             let api = try await client.execute(uri: "/v1/documents", method: .get)
             #expect(api.headers[.wwwAuthenticate] == "Bearer", "the API does not make a browser prompt for a password")
 
-            #expect(try await client.execute(uri: "/dav/Private", method: Self.mkcol, headers: basic(alice)).status == .created)
-            let hers = try await client.execute(uri: "/dav/", method: Self.propfind, headers: basic(alice))
+            #expect(try await client.execute(uri: "/dav/Private", method: .mkcol, headers: basic(alice)).status == .created)
+            let hers = try await client.execute(uri: "/dav/", method: .propfind, headers: basic(alice))
             #expect(String(buffer: hers.body).contains("<D:href>/dav/Private/</D:href>"))
-            let his = try await client.execute(uri: "/dav/", method: Self.propfind, headers: basic(bob))
+            let his = try await client.execute(uri: "/dav/", method: .propfind, headers: basic(bob))
             #expect(his.status.code == 207 && !String(buffer: his.body).contains("Private"), "bob sees an empty library")
-            #expect(try await client.execute(uri: "/dav/Private", method: Self.propfind, headers: basic(bob)).status == .notFound)
+            #expect(try await client.execute(uri: "/dav/Private", method: .propfind, headers: basic(bob)).status == .notFound)
         }
     }
 
@@ -163,7 +159,7 @@ struct WebDAVRouterTests {
             #expect(try await client.execute(uri: "/dav/broken.png", method: .put, body: ByteBuffer(string: "not an image")).status == .created)
             // While the jobs run the file manager still finds what it wrote.
             let hrefs = { () async throws -> [String] in
-                let listing = try await client.execute(uri: "/dav/", method: Self.propfind, headers: [HTTPField.Name("Depth")!: "1"])
+                let listing = try await client.execute(uri: "/dav/", method: .propfind, headers: [HTTPField.Name("Depth")!: "1"])
                 return String(buffer: listing.body).matches(of: /<D:href>\/dav\/([^<]+)<\/D:href>/).map { String($0.1) }
             }
             #expect(try await hrefs().contains("broken.png"))

@@ -12,10 +12,6 @@ import Testing
 /// cannot serve are RFC 6578's `valid-sync-token` failure.
 @Suite("WebDAV sync-collection")
 struct WebDAVSyncCollectionTests {
-    static let report = HTTPRequest.Method("REPORT")!
-    static let move = HTTPRequest.Method("MOVE")!
-    static let mkcol = HTTPRequest.Method("MKCOL")!
-    static let propfind = HTTPRequest.Method("PROPFIND")!
 
     static func body(token: String?, level: String = "1", limit: Int? = nil) -> ByteBuffer {
         let token = token.map { "<D:sync-token>\($0)</D:sync-token>" } ?? "<D:sync-token/>"
@@ -37,18 +33,27 @@ struct WebDAVSyncCollectionTests {
         return (responses, xml.firstMatch(of: /<D:sync-token>([^<]*)<\/D:sync-token><\/D:multistatus>/).map { String($0.1) })
     }
 
+    static func move(_ client: any TestClientProtocol, _ path: String, to destination: String) async throws {
+        let moved = try await client.execute(
+            uri: path,
+            method: .move,
+            headers: [HTTPField.Name("Destination")!: "http://localhost" + destination]
+        )
+        #expect(moved.status == .created || moved.status == .noContent, "\(path) → \(destination): \(moved.status)")
+    }
+
     @Test func aSecondSyncReportsArrivalsChangesAndTheHrefsLeft() async throws {
         let gateway = try await InProcessGateway()
         try await gateway.run { client in
             let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
-            #expect(try await client.execute(uri: "/dav/Box", method: Self.mkcol).status == .created)
-            #expect(try await client.execute(uri: "/dav/Box/Sub", method: Self.mkcol).status == .created)
+            #expect(try await client.execute(uri: "/dav/Box", method: .mkcol).status == .created)
+            #expect(try await client.execute(uri: "/dav/Box/Sub", method: .mkcol).status == .created)
             for name in ["Moved", "Deleted", "Kept"] {
                 #expect(try await client.execute(uri: "/dav/Box/\(name).pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
             }
             #expect(try await client.execute(uri: "/dav/Other.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
 
-            let first = try await client.execute(uri: "/dav/Box/", method: Self.report, body: Self.body(token: nil))
+            let first = try await client.execute(uri: "/dav/Box/", method: .report, body: Self.body(token: nil))
             #expect(first.status.code == 207)
             let initial = Self.read(first.body)
             #expect(
@@ -60,7 +65,7 @@ struct WebDAVSyncCollectionTests {
 
             let propfind = try await client.execute(
                 uri: "/dav/Box/",
-                method: Self.propfind,
+                method: .propfind,
                 headers: [HTTPField.Name("Depth")!: "0"],
                 body: ByteBuffer(string: #"<D:propfind xmlns:D="DAV:"><D:prop><D:sync-token/><D:supported-report-set/></D:prop></D:propfind>"#)
             )
@@ -68,23 +73,13 @@ struct WebDAVSyncCollectionTests {
             #expect(listed.contains("<D:sync-token>\(token)</D:sync-token>"), "PROPFIND gives the same token while nothing changed: \(listed)")
             #expect(listed.contains("<D:sync-collection/>"))
 
-            let moved = try await client.execute(
-                uri: "/dav/Box/Moved.pdf",
-                method: Self.move,
-                headers: [HTTPField.Name("Destination")!: "http://localhost/dav/Box/Renamed.pdf"]
-            )
-            #expect(moved.status == .created || moved.status == .noContent)
+            try await Self.move(client, "/dav/Box/Moved.pdf", to: "/dav/Box/Renamed.pdf")
             #expect(try await client.execute(uri: "/dav/Box/Deleted.pdf", method: .delete).status == .noContent)
             #expect(try await client.execute(uri: "/dav/Box/New.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
-            let folderMoved = try await client.execute(
-                uri: "/dav/Box/Sub/",
-                method: Self.move,
-                headers: [HTTPField.Name("Destination")!: "http://localhost/dav/Box/Sub2/"]
-            )
-            #expect(folderMoved.status == .created || folderMoved.status == .noContent)
+            try await Self.move(client, "/dav/Box/Sub/", to: "/dav/Box/Sub2/")
             #expect(try await client.execute(uri: "/dav/Other.pdf", method: .delete).status == .noContent)
 
-            let second = try await client.execute(uri: "/dav/Box/", method: Self.report, body: Self.body(token: token))
+            let second = try await client.execute(uri: "/dav/Box/", method: .report, body: Self.body(token: token))
             let since = Self.read(second.body)
             #expect(
                 since.responses == [
@@ -95,16 +90,16 @@ struct WebDAVSyncCollectionTests {
             )
             let next = try #require(since.token)
             #expect(next != token)
-            let quiet = Self.read(try await client.execute(uri: "/dav/Box/", method: Self.report, body: Self.body(token: next)).body)
+            let quiet = Self.read(try await client.execute(uri: "/dav/Box/", method: .report, body: Self.body(token: next)).body)
             #expect(quiet.responses.isEmpty && quiet.token == next)
 
             // A limit cuts the report, says so with a 507 for the folder, and the rest follows.
-            let limited = Self.read(try await client.execute(uri: "/dav/Box/", method: Self.report, body: Self.body(token: token, limit: 2)).body)
+            let limited = Self.read(try await client.execute(uri: "/dav/Box/", method: .report, body: Self.body(token: token, limit: 2)).body)
             #expect(limited.responses["/dav/Box/"] == "507" && limited.responses.count <= 3, "\(limited.responses)")
             var gathered = limited.responses.filter { $0.key != "/dav/Box/" }
             var position = try #require(limited.token)
             for _ in 0..<10 {
-                let page = Self.read(try await client.execute(uri: "/dav/Box/", method: Self.report, body: Self.body(token: position, limit: 2)).body)
+                let page = Self.read(try await client.execute(uri: "/dav/Box/", method: .report, body: Self.body(token: position, limit: 2)).body)
                 gathered.merge(page.responses.filter { $0.key != "/dav/Box/" }) { _, new in new }
                 position = try #require(page.token)
                 if page.responses["/dav/Box/"] == nil { break }
@@ -117,26 +112,26 @@ struct WebDAVSyncCollectionTests {
         let gateway = try await InProcessGateway()
         try await gateway.run { client in
             for token in ["https://pdfgate.dev/ns/sync/bm90LWEtdG9rZW4", "urn:other:token", "https://pdfgate.dev/ns/sync/!!"] {
-                let refused = try await client.execute(uri: "/dav/", method: Self.report, body: Self.body(token: token))
+                let refused = try await client.execute(uri: "/dav/", method: .report, body: Self.body(token: token))
                 let xml = String(buffer: refused.body)
                 #expect(
                     refused.status == .forbidden && xml.contains("<D:valid-sync-token/>") && xml.contains("invalid_sync_token"),
                     "\(token): \(xml)"
                 )
             }
-            let infinite = try await client.execute(uri: "/dav/", method: Self.report, body: Self.body(token: nil, level: "infinite"))
+            let infinite = try await client.execute(uri: "/dav/", method: .report, body: Self.body(token: nil, level: "infinite"))
             #expect(infinite.status == .forbidden && String(buffer: infinite.body).contains("<D:sync-traversal-supported/>"))
             let other = try await client.execute(
                 uri: "/dav/",
-                method: Self.report,
+                method: .report,
                 body: ByteBuffer(string: #"<D:expand-property xmlns:D="DAV:"/>"#)
             )
             #expect(other.status == .forbidden && other.error.code == "dav_report_unsupported")
             let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
             #expect(try await client.execute(uri: "/dav/One.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
-            let onDocument = try await client.execute(uri: "/dav/One.pdf", method: Self.report, body: Self.body(token: nil))
+            let onDocument = try await client.execute(uri: "/dav/One.pdf", method: .report, body: Self.body(token: nil))
             #expect(onDocument.status == .forbidden && onDocument.error.code == "dav_report_not_collection")
-            let missing = try await client.execute(uri: "/dav/Nowhere/", method: Self.report, body: Self.body(token: nil))
+            let missing = try await client.execute(uri: "/dav/Nowhere/", method: .report, body: Self.body(token: nil))
             #expect(missing.status == .notFound)
         }
     }
