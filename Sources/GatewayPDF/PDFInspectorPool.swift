@@ -79,19 +79,19 @@ public final class PDFInspectorPool: PDFInspector {
         let reused = slot.hasWorker
         var worker = try await slot.ready(configuration)
         var outcome = await exchange(request, with: worker, in: slot)
-        switch outcome {
-        case .unreachable:
-            // It died while idle, before seeing this file: not this file's fault, try a fresh one.
+        // It died while idle, before seeing this file: not this file's fault, try a fresh one. A
+        // worker killed while idle (the OOM killer picks large idle processes) can also take the
+        // request before the kernel has closed its socket and reported its exit, and then seem to
+        // die of it: only a fresh worker's death is the file's.
+        let diedBeforeThisFile =
+            switch outcome {
+            case .unreachable: true
+            case .died: reused
+            default: false
+            }
+        if diedBeforeThisFile {
             worker = try await slot.ready(configuration)
             outcome = await exchange(request, with: worker, in: slot)
-        case .died where reused:
-            // A worker killed while idle (the OOM killer picks large idle processes) can take this
-            // request before the kernel has closed its socket and reported its exit, and then
-            // seems to die of it. Only a fresh worker's death is the file's.
-            worker = try await slot.ready(configuration)
-            outcome = await exchange(request, with: worker, in: slot)
-        default:
-            break
         }
 
         let name = PDFFileCheck.displayName(path)
