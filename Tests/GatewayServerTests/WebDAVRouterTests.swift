@@ -60,6 +60,22 @@ struct WebDAVRouterTests {
         }
     }
 
+    /// The listing's hand-written escaping and percent-encoding (their slow paths, where a name
+    /// has something to escape): the href encodes the segment, the display name escapes markup.
+    @Test func namesWithMarkupAndAccentsAreEncodedInHrefsAndEscapedInXML() async throws {
+        let gateway = try await InProcessGateway()
+        try await gateway.run { client in
+            let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            let encoded = "Q&A%20%3Cdraft%3E%20%221%22%20caf%C3%A9%20100%25.pdf"
+            #expect(try await client.execute(uri: "/dav/" + encoded, method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
+            let listing = String(buffer: try await client.execute(uri: "/dav/", method: .propfind, headers: [HTTPField.Name("Depth")!: "1"]).body)
+            #expect(listing.contains("<D:href>/dav/Q&amp;A%20%3Cdraft%3E%20%221%22%20caf%C3%A9%20100%25.pdf</D:href>"), "\(listing)")
+            #expect(listing.contains("<D:displayname>Q&amp;A &lt;draft&gt; &quot;1&quot; café 100%.pdf</D:displayname>"), "\(listing)")
+            let back = try await client.execute(uri: "/dav/" + encoded, method: .get)
+            #expect(back.status == .ok && [UInt8](buffer: back.body) == pdf, "the href listed is the one that reads it back")
+        }
+    }
+
     @Test func overwritingMovesAndFoldersGoThroughTheLibrary() async throws {
         let gateway = try await InProcessGateway()
         try await gateway.run { client in
