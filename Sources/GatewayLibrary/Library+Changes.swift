@@ -10,11 +10,11 @@ extension Library {
         return try await read { catalog in
             let page = try await catalog.changes(owner: owner, after: since?.sequence ?? 0, limit: limit + 1)
             try Self.check(since, against: page)
-            var entries = page.entries
-            let more = entries.count > limit
-            if more { entries.removeLast() }
+            // A slice, not `removeLast()` on a copy: that would copy every entry of the page.
+            let more = page.entries.count > limit
+            let entries = page.entries.prefix(limit)
             // The last page's token also passes changes of other owners and forgotten deletions.
-            let position = more ? entries[entries.count - 1].sequence : max(page.latest, page.horizon, since?.sequence ?? 0)
+            let position = more ? entries[entries.endIndex - 1].sequence : max(page.latest, page.horizon, since?.sequence ?? 0)
             let changes = entries.compactMap { entry -> LibraryChange? in
                 switch entry.item {
                 case .document(let document): return .document(document.document, ItemVersion(sequence: entry.sequence))

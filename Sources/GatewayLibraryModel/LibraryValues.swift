@@ -196,20 +196,28 @@ extension UUID {
     /// Written by hand: Foundation formats through `sprintf` and then lowercases a copy, and a
     /// page of documents formats a hundred of these.
     public var lowercased: String {
-        let hex = Array("0123456789abcdef".utf8)
-        return withUnsafeBytes(of: uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { out in
+        withLowercasedUTF8 { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The 36 bytes of `lowercased`, formatted on the stack, for a writer that copies them
+    /// straight into its output.
+    public func withLowercasedUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(of: uuid) { raw in
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
+                let hex: StaticString = "0123456789abcdef"
                 var at = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[at] = UInt8(ascii: "-")
-                        at += 1
+                hex.withUTF8Buffer { hex in
+                    for (index, byte) in raw.enumerated() {
+                        if index == 4 || index == 6 || index == 8 || index == 10 {
+                            out[at] = UInt8(ascii: "-")
+                            at += 1
+                        }
+                        out[at] = hex[Int(byte >> 4)]
+                        out[at + 1] = hex[Int(byte & 0x0F)]
+                        at += 2
                     }
-                    out[at] = hex[Int(byte >> 4)]
-                    out[at + 1] = hex[Int(byte & 0x0F)]
-                    at += 2
                 }
-                return at
+                return try body(UnsafeBufferPointer(out))
             }
         }
     }

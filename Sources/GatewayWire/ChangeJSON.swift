@@ -2,29 +2,79 @@ import Foundation
 import GatewayLibraryModel
 
 /// One entry of `GET /v1/changes`: a document or folder as it is now, or the id of one that is
-/// gone (`{"kind": "document", "id": …, "deleted": true}`).
+/// gone (`{"kind": "document", "id": …, "deleted": true}`). Documents as a listing shows them:
+/// no signed link, which a page of 500 would sign 500 times.
 public struct ChangeJSON: Encodable, Sendable {
-    public var kind: String
-    public var id: String
-    public var deleted: Bool
-    public var document: DocumentJSON?
-    public var folder: FolderJSON?
+    public var change: LibraryChange
 
-    /// Documents as a listing shows them: no signed link, which a page of 500 would sign 500 times.
     public init(_ change: LibraryChange) {
+        self.change = change
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, id, deleted, document, folder
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
         switch change {
         case .document(let document, let version):
-            (kind, id, deleted) = ("document", document.id.lowercased, false)
-            self.document = DocumentJSON(document)
-            self.document?.version = version.description
+            try container.encode("document", forKey: .kind)
+            try container.encode(document.id.lowercased, forKey: .id)
+            try container.encode(false, forKey: .deleted)
+            try container.encode(DocumentJSON(document, version: version.description), forKey: .document)
         case .folder(let folder, let version):
-            (kind, id, deleted) = ("folder", folder.id.lowercased, false)
-            self.folder = FolderJSON(folder)
-            self.folder?.version = version.description
-        case .deletedDocument(let id):
-            (kind, self.id, deleted) = ("document", id.lowercased, true)
-        case .deletedFolder(let id):
-            (kind, self.id, deleted) = ("folder", id.lowercased, true)
+            var json = FolderJSON(folder)
+            json.version = version.description
+            try container.encode("folder", forKey: .kind)
+            try container.encode(json.id, forKey: .id)
+            try container.encode(false, forKey: .deleted)
+            try container.encode(json, forKey: .folder)
+        case .deletedDocument(let id), .deletedFolder(let id):
+            try container.encode(change.kind, forKey: .kind)
+            try container.encode(id.lowercased, forKey: .id)
+            try container.encode(true, forKey: .deleted)
+        }
+    }
+
+    /// The one writer of an entry's JSON, straight from the library's value.
+    public static func write(_ change: LibraryChange, to out: inout JSONOutput) throws {
+        out.beginObject()
+        out.key("kind")
+        out.string(change.kind)
+        switch change {
+        case .document(let document, let version):
+            out.key("id")
+            out.id(document.id)
+            out.key("deleted")
+            out.bool(false)
+            out.key("document")
+            DocumentJSON.write(document, downloadURL: nil, version: version.description, to: &out)
+        case .folder(let folder, let version):
+            var json = FolderJSON(folder)
+            json.version = version.description
+            out.key("id")
+            out.id(folder.id)
+            out.key("deleted")
+            out.bool(false)
+            out.key("folder")
+            try out.encoded(json)
+        case .deletedDocument(let id), .deletedFolder(let id):
+            out.key("id")
+            out.id(id)
+            out.key("deleted")
+            out.bool(true)
+        }
+        out.endObject()
+    }
+}
+
+extension LibraryChange {
+    /// `document` or `folder`, as the change feed spells an entry's kind.
+    fileprivate var kind: String {
+        switch self {
+        case .document, .deletedDocument: "document"
+        case .folder, .deletedFolder: "folder"
         }
     }
 }
@@ -49,13 +99,13 @@ extension ChangePageJSON {
     /// Written by hand like a listing (`DocumentJSON.write`): a page is up to 1,000 documents,
     /// and the change feed is what a syncing client reads most.
     public func write(to out: inout JSONOutput) throws {
-        try Self.write(changes: changes, token: token, more: more, next: next, to: &out)
+        try Self.write(changes: changes.map(\.change), token: token, more: more, next: next, to: &out)
     }
 
-    /// The page from `changes` made one at a time (`lazy.map(ChangeJSON.init)`), so a page of
-    /// 1,000 is not first copied into an array of them.
+    /// The page straight from the library's changes, each written where it lies in the array:
+    /// no entry is copied into a wire value first.
     public static func write(
-        changes: some Sequence<ChangeJSON>,
+        changes: [LibraryChange],
         token: String,
         more: Bool,
         next: String?,
@@ -64,24 +114,7 @@ extension ChangePageJSON {
         out.beginObject()
         out.key("changes")
         out.beginArray()
-        for change in changes {
-            out.beginObject()
-            out.key("kind")
-            out.string(change.kind)
-            out.key("id")
-            out.string(change.id)
-            out.key("deleted")
-            out.bool(change.deleted)
-            if let document = change.document {
-                out.key("document")
-                document.write(to: &out)
-            }
-            if let folder = change.folder {
-                out.key("folder")
-                try out.encoded(folder)
-            }
-            out.endObject()
-        }
+        for index in changes.indices { try ChangeJSON.write(changes[index], to: &out) }
         out.endArray()
         out.key("token")
         out.string(token)

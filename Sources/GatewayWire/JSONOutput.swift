@@ -6,33 +6,34 @@ import GatewayLibraryModel
 /// what `WireJSON.encoder()` would, key order aside; a test holds the two to the same values.
 public struct JSONOutput: Sendable {
     public private(set) var bytes: [UInt8] = []
-    /// One flag per open container: does the next member need a comma?
-    private var needsComma: [Bool] = []
+    /// How many containers are open; at 0 a value needs no comma.
+    private var depth = 0
+    /// Does the next member of the innermost open container need a comma? After a container
+    /// closes this is always true (the container was a member of its parent), so one flag
+    /// serves every level and no stack is kept.
+    private var needsComma = false
 
     public init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
+        bytes.append(bracket)
+        depth += 1
+        needsComma = false
     }
 
-    public mutating func endObject() {
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma.append(false)
-    }
-
-    public mutating func endArray() {
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        precondition(depth > 0, "JSONOutput: a container closed that was never opened")
+        depth -= 1
+        needsComma = true
+        bytes.append(bracket)
     }
 
     /// The next member's key; its value follows with one of the value writers.
@@ -42,7 +43,7 @@ public struct JSONOutput: Sendable {
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
-        needsComma[needsComma.count - 1] = false  // the value is part of this member
+        needsComma = false  // the value is part of this member
     }
 
     public mutating func string(_ value: String?) {
@@ -73,6 +74,15 @@ public struct JSONOutput: Sendable {
             default: bytes.append(byte)
             }
         }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// An id as lowercase text (`UUID.lowercased`), written without making a `String` of it.
+    public mutating func id(_ value: UUID?) {
+        guard let value else { return null() }
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        value.withLowercasedUTF8 { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -142,9 +152,9 @@ public struct JSONOutput: Sendable {
 
     /// Writes the comma before a value or key when the container already has a member.
     private mutating func separate() {
-        guard let last = needsComma.last else { return }
-        if last { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+        guard depth > 0 else { return }
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
     }
 }
 
@@ -187,29 +197,35 @@ extension PDFInfo {
 
 extension DocumentJSON {
     public func write(to out: inout JSONOutput) {
+        Self.write(document, downloadURL: downloadURL, version: version, to: &out)
+    }
+
+    /// The one writer of a document's JSON, straight from the library's value: the change feed
+    /// writes pages of 500 without wrapping each document first.
+    public static func write(_ document: Document, downloadURL: String?, version: String?, to out: inout JSONOutput) {
         out.beginObject()
         out.key("id")
-        out.string(id)
+        out.id(document.id)
         out.key("name")
-        out.string(name)
+        out.string(document.name)
         out.key("folder")
-        out.string(folder)
+        out.string(document.folderPath)
         out.key("folder_id")
-        out.string(folderID)
+        out.id(document.folderID)
         out.key("path")
-        out.string(path)
+        out.string(document.relativePath)
         out.key("page_count")
-        out.int(Int64(pageCount))
+        out.int(Int64(document.info.pageCount))
         out.key("size")
-        out.int(size)
+        out.int(document.size)
         out.key("sha256")
-        out.string(sha256)
+        out.string(document.sha256)
         out.key("created_at")
-        out.date(createdAt)
+        out.date(document.createdAt)
         out.key("updated_at")
-        out.date(updatedAt)
+        out.date(document.updatedAt)
         out.key("metadata")
-        metadata.write(to: &out)
+        document.info.write(to: &out)
         if let downloadURL {
             out.key("download_url")
             out.string(downloadURL)

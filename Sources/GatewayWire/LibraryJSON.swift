@@ -3,38 +3,25 @@ import GatewayLibraryModel
 
 /// A document as the CLI's `--json` prints it and the HTTP API answers it: one shape for both.
 public struct DocumentJSON: Encodable, Sendable {
-    public var id: String
-    public var name: String
-    public var folder: String
-    @NullWhenAbsent public var folderID: String?
-    public var path: String
-    public var pageCount: Int
-    public var size: Int64
-    public var sha256: String
-    public var createdAt: Date
-    public var updatedAt: Date
-    /// The PDF's own facts; nested so its `created_at` cannot be confused with the document's.
-    public var metadata: PDFInfo
-
-    public init(_ document: Document) {
-        id = document.id.lowercased
-        name = document.name
-        folder = document.folderPath
-        folderID = document.folderID?.lowercased
-        path = document.relativePath
-        pageCount = document.info.pageCount
-        size = document.size
-        sha256 = document.sha256
-        createdAt = document.createdAt
-        updatedAt = document.updatedAt
-        metadata = document.info
-    }
-
+    /// The document as the library has it. Its wire spellings (lowercase ids, the path) are made
+    /// as it is written, so that wrapping a page of 1,000 documents copies no strings.
+    public var document: Document
     /// A signed link to the PDF, when the API adds one.
     public var downloadURL: String?
     /// The document's version (its ETag without quotes), where the answer carries one: a read
     /// or write of this one document, the change feed.
     public var version: String?
+
+    public init(_ document: Document) {
+        self.document = document
+    }
+
+    public init(_ document: Document, version: String) {
+        self.document = document
+        self.version = version
+    }
+
+    public var id: String { document.id.lowercased }
 
     enum CodingKeys: String, CodingKey {
         case id, name, folder
@@ -44,9 +31,27 @@ public struct DocumentJSON: Encodable, Sendable {
         case size, sha256
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        /// The PDF's own facts; nested so its `created_at` cannot be confused with the document's.
         case metadata
         case downloadURL = "download_url"
         case version
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(document.id.lowercased, forKey: .id)
+        try container.encode(document.name, forKey: .name)
+        try container.encode(document.folderPath, forKey: .folder)
+        try container.encode(document.folderID?.lowercased, forKey: .folderID)  // null at the root: openapi.yaml requires the key
+        try container.encode(document.relativePath, forKey: .path)
+        try container.encode(document.info.pageCount, forKey: .pageCount)
+        try container.encode(document.size, forKey: .size)
+        try container.encode(document.sha256, forKey: .sha256)
+        try container.encode(document.createdAt, forKey: .createdAt)
+        try container.encode(document.updatedAt, forKey: .updatedAt)
+        try container.encode(document.info, forKey: .metadata)
+        try container.encodeIfPresent(downloadURL, forKey: .downloadURL)
+        try container.encodeIfPresent(version, forKey: .version)
     }
 }
 

@@ -26,37 +26,51 @@ public enum WireJSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The same, appended to `bytes`: a JSON writer puts it straight into its output.
+    /// The same, appended to `bytes`: a JSON writer puts it straight into its output. The
+    /// calendar date comes from Howard Hinnant's `civil_from_days`, plain integer arithmetic:
+    /// `gmtime_r` took a lock and the time zone machinery for every date of a page.
     static func iso8601(_ date: Date, into bytes: inout [UInt8]) {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds.floorDivided(by: 1000))
-        let fraction = Int(milliseconds - Int64(seconds) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
+        let seconds = milliseconds.floorDivided(by: 1000)
+        let fraction = Int(milliseconds - seconds * 1000)
+        let days = seconds.floorDivided(by: 86_400)
+        let secondOfDay = Int(seconds - days * 86_400)
+        // Days since 0000-03-01 in eras of 400 years, so that leap days fall at a year's end.
+        let shifted = days + 719_468
+        let era = shifted.floorDivided(by: 146_097)
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthFromMarch + 2) / 5 + 1)
+        let month = Int(monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9)
+        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
+        // Written into 24 bytes on the stack and appended once: a byte at a time, each append
+        // checked the array's capacity and uniqueness.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func put(_ value: Int, width: Int, at offset: Int) {
+                var rest = value.magnitude  // a year before 0 prints its digits, as a later one does
+                for index in (offset..<offset + width).reversed() {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
             }
+            put(year, width: 4, at: 0)
+            text[4] = UInt8(ascii: "-")
+            put(month, width: 2, at: 5)
+            text[7] = UInt8(ascii: "-")
+            put(day, width: 2, at: 8)
+            text[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, width: 2, at: 11)
+            text[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, width: 2, at: 14)
+            text[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, width: 2, at: 17)
+            text[19] = UInt8(ascii: ".")
+            put(fraction, width: 3, at: 20)
+            text[23] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
-        digits(Int(parts.tm_year) + 1900, 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
-        bytes.append(UInt8(ascii: "."))
-        digits(fraction, 3)
-        bytes.append(UInt8(ascii: "Z"))
     }
 }
 

@@ -70,6 +70,28 @@ struct JSONOutputTests {
         #expect(WireJSON.iso8601(dates[1]) == "1969-12-31T23:59:58.500Z")
     }
 
+    @Test("a page of the change feed, every kind of entry, decodes to the same values from both writers")
+    func changePageSameValues() throws {
+        let folder = Folder(id: UUID(), owner: "alice", parentID: nil, name: "Invoices", path: "Invoices", createdAt: Date(), updatedAt: Date())
+        let changes: [LibraryChange] = [
+            .document(Self.document(name: "Résumé \"1\"", title: "T", folderID: folder.id), ItemVersion(sequence: 41)),
+            .folder(folder, ItemVersion(sequence: 42)),
+            .deletedDocument(UUID()),
+            .deletedFolder(UUID()),
+        ]
+        let page = ChangePageJSON(changes: changes.map(ChangeJSON.init), token: "t0k", more: true, next: "http://127.0.0.1/v1/changes?since=t0k")
+        var out = JSONOutput()
+        try page.write(to: &out)
+        let ours = try JSONSerialization.jsonObject(with: Data(out.bytes)) as? NSDictionary
+        let foundation = try JSONSerialization.jsonObject(with: WireJSON.encoder().encode(page)) as? NSDictionary
+        #expect(ours != nil && ours == foundation, "\(String(decoding: out.bytes, as: UTF8.self))")
+        let entries = ours?["changes"] as? [[String: Any]] ?? []
+        #expect(entries.map { $0["kind"] as? String } == ["document", "folder", "document", "folder"])
+        #expect(entries.map { $0["deleted"] as? Bool } == [false, false, true, true])
+        #expect((entries.first?["document"] as? [String: Any])?["version"] as? String == "41")
+        #expect(entries.first?["id"] as? String == changes.first.flatMap { if case .document(let d, _) = $0 { d.id.lowercased } else { nil } })
+    }
+
     @Test("a folder at the root has parent_id null, not a missing key")
     func rootFolderParentIsNull() throws {
         let root = Folder(id: UUID(), owner: "alice", parentID: nil, name: "Invoices", path: "Invoices", createdAt: Date(), updatedAt: Date())

@@ -94,6 +94,28 @@ struct WireDateTests {
         }
     }
 
+    @Test("the calendar arithmetic agrees with the C library's gmtime_r on every day from 1601 to 2500")
+    func matchesGmtimeOnEveryDay() {
+        var mismatches: [String] = []
+        // Each day at a different second, so that hours, minutes and seconds vary too.
+        for day in Int64(-134_774)...Int64(194_800) {
+            let secondOfDay = Int64(bitPattern: (day * 7_919).magnitude % 86_400)
+            var seconds = time_t(day * 86_400 + secondOfDay)
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            func padded(_ value: Int32, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            let day = [padded(parts.tm_year + 1900, 4), padded(parts.tm_mon + 1, 2), padded(parts.tm_mday, 2)].joined(separator: "-")
+            let time = [padded(parts.tm_hour, 2), padded(parts.tm_min, 2), padded(parts.tm_sec, 2)].joined(separator: ":")
+            let expected = day + "T" + time + ".000Z"
+            let ours = WireJSON.iso8601(Date(timeIntervalSince1970: Double(seconds)))
+            if ours != expected, mismatches.count < 5 { mismatches.append("\(seconds): \(ours) != \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
     @Test("where the binary fraction is exact, Foundation's formatter agrees")
     func matchesFoundation() {
         for seconds in [0, 1_795_335_087.25, 951_782_400.5, 4_102_444_799.75] {

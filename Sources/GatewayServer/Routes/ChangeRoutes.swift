@@ -25,7 +25,7 @@ struct ChangeController: Sendable {
         let base = links.baseURL(for: request)
         let next = page.more ? "\(base)/v1/changes?since=\(page.token)&limit=\(limit)" : nil
         var out = JSONOutput(capacity: 1200 * page.changes.count + 256)
-        try ChangePageJSON.write(changes: page.changes.lazy.map(ChangeJSON.init), token: page.token, more: page.more, next: next, to: &out)
+        try ChangePageJSON.write(changes: page.changes, token: page.token, more: page.more, next: next, to: &out)
         return jsonResponse(bytes: out.bytes)
     }
 }
