@@ -182,6 +182,10 @@ public final class GatewayDatabase: Sendable {
             // Where items left, for WebDAV's sync-collection (ChangeJournalSchema.migrateDepartures).
             try ChangeJournalSchema.migrateDepartures(db)
         }
+        migrator.registerMigration("v12-change-feed-index") { db in
+            // The feed reads its columns from the index (ChangeJournalSchema.migrateFeedIndex).
+            try ChangeJournalSchema.migrateFeedIndex(db)
+        }
         return migrator
     }
 }

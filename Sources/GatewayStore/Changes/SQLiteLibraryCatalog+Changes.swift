@@ -48,34 +48,50 @@ extension SQLiteLibraryCatalog {
     /// columns as `DocumentWithPath.init(row:)` reads them, then `seq`, `kind`, `item_id` and
     /// `deleted`. One statement, cached, rather than a second one with an id list per page: the
     /// change feed is what a syncing client reads most.
+    /// The folder's path is not joined: a page's documents lie in a few folders, looked up once
+    /// each (`FolderPaths`), where a join sought the folder again for every row.
     private static let journalColumns =
         DocumentWithPath.columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
-        + ", COALESCE(folders.path, '') AS folder_path, c.seq, c.kind, c.item_id, c.deleted"
+        + ", '' AS folder_path, c.seq, c.kind, c.item_id, c.deleted"
     private static let shownDocument = """
         LEFT JOIN documents ON c.kind = 'document' AND NOT c.deleted AND documents.id = c.item_id
-        LEFT JOIN folders ON folders.id = documents.folder_id
         """
 
     /// Rows of `journalColumns`, each with its item as it is now. Read from the cursor, so each
-    /// document is decoded straight from the statement, without a copy of the row first.
+    /// document is decoded straight from the statement into the page, without a copy of the row
+    /// or of the document first. Folders are few; they are read after, in one statement.
     private static func page(_ db: Database, rows: RowCursor) throws -> JournalPage {
         let at = DocumentWithPath.columns.count + 1
-        var read: [(sequence: Int64, kind: String, id: String, deleted: Bool, document: DocumentWithPath?)] = []
+        var entries: [(sequence: Int64, item: JournalItem)] = []
+        var folderAt: [String: Int] = [:]
+        var paths = FolderPaths()
         while let row = try rows.next() {
+            let sequence: Int64 = row[at]
             let kind: String = row[at + 1]
+            let isDocument = kind == "document"
+            let id: String = row[at + 2]
             let deleted: Bool = row[at + 3]
-            let shown = kind == "document" && !deleted && !row.hasNull(atIndex: 0)
-            read.append((row[at], kind, row[at + 2], deleted, shown ? try DocumentWithPath(row: row) : nil))
+            if isDocument {
+                guard !deleted, !row.hasNull(atIndex: 0) else {
+                    entries.append((sequence, .deletedDocument(id)))
+                    continue
+                }
+                var document = try DocumentWithPath(row: row)
+                document.folderPath = try paths.path(of: document.record.folderID, in: db)
+                entries.append((sequence, .document(document)))
+            } else {
+                // Gone unless the folder read below shows it.
+                if !deleted { folderAt[id] = entries.count }
+                entries.append((sequence, .deletedFolder(id)))
+            }
+        }
+        if !folderAt.isEmpty {
+            for folder in try FolderRecord.filter(keys: Array(folderAt.keys)).fetchAll(db) {
+                if let index = folderAt[folder.id] { entries[index].item = .folder(folder) }
+            }
         }
         let journal = try Row.fetchOne(db, sql: "SELECT epoch, horizon FROM library_journal")
         let latest = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'library_changes'") ?? 0
-        let folderIDs = read.filter { $0.kind == "folder" && !$0.deleted }.map(\.id)
-        let folders = try FolderRecord.filter(keys: folderIDs).fetchAll(db)
-        let foldersByID = Dictionary(folders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let entries = read.map { row -> (sequence: Int64, item: JournalItem) in
-            if row.kind == "document" { return (row.sequence, row.document.map(JournalItem.document) ?? .deletedDocument(row.id)) }
-            return (row.sequence, (row.deleted ? nil : foldersByID[row.id]).map(JournalItem.folder) ?? .deletedFolder(row.id))
-        }
         return JournalPage(epoch: journal?["epoch"] ?? "", horizon: journal?["horizon"] ?? 0, latest: latest, entries: entries)
     }
 
@@ -113,5 +129,19 @@ extension SQLiteLibraryCatalog {
 
     package func owner(ofFolder id: String) async throws -> String? {
         try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM folders WHERE id = ?", arguments: [id]) }
+    }
+}
+
+/// Folder paths by id for one page of the feed; the root (`""`) and a folder gone read as `""`,
+/// as the listing's `COALESCE(folders.path, '')` does.
+private struct FolderPaths {
+    private var known: [String: String] = ["": ""]
+
+    mutating func path(of folderID: String, in db: Database) throws -> String {
+        if let path = known[folderID] { return path }
+        let path =
+            try String.fetchOne(db.cachedStatement(sql: "SELECT path FROM folders WHERE id = ?"), arguments: [folderID]) ?? ""
+        known[folderID] = path
+        return path
     }
 }
