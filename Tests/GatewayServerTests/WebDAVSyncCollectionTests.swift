@@ -135,4 +135,23 @@ struct WebDAVSyncCollectionTests {
             #expect(missing.status == .notFound)
         }
     }
+
+    @Test func aTokenOlderThanTheHistoryKeptIsRefusedAsExpired() async throws {
+        let gateway = try await InProcessGateway()
+        let library = gateway.server.assembly.library
+        try await gateway.run { client in
+            let pdf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf"))))
+            #expect(try await client.execute(uri: "/dav/Gone.pdf", method: .put, body: ByteBuffer(bytes: pdf)).status == .created)
+            let token = try #require(Self.read(try await client.execute(uri: "/dav/", method: .report, body: Self.body(token: nil)).body).token)
+            #expect(try await client.execute(uri: "/dav/Gone.pdf", method: .delete).status == .noContent)
+            // The pruner forgets the deletion, and with it the history the token needs.
+            #expect(try await library.forgetChanges(olderThan: .zero) >= 1)
+            let refused = try await client.execute(uri: "/dav/", method: .report, body: Self.body(token: token))
+            let xml = String(buffer: refused.body)
+            #expect(refused.status == .forbidden && xml.contains("<D:valid-sync-token/>") && xml.contains("sync_token_expired"), "\(xml)")
+            // Starting over works.
+            let again = try await client.execute(uri: "/dav/", method: .report, body: Self.body(token: nil))
+            #expect(again.status.code == 207 && Self.read(again.body).token != nil)
+        }
+    }
 }

@@ -69,11 +69,10 @@ extension SQLiteLibraryCatalog {
             let sequence: Int64 = row[at]
             let kind: String = row[at + 1]
             let isDocument = kind == "document"
-            let id: String = row[at + 2]
             let deleted: Bool = row[at + 3]
             if isDocument {
                 guard !deleted, !row.hasNull(atIndex: 0) else {
-                    entries.append((sequence, .deletedDocument(id)))
+                    entries.append((sequence, .deletedDocument(row[at + 2])))
                     continue
                 }
                 var document = try DocumentWithPath(row: row)
@@ -81,6 +80,7 @@ extension SQLiteLibraryCatalog {
                 entries.append((sequence, .document(document)))
             } else {
                 // Gone unless the folder read below shows it.
+                let id: String = row[at + 2]
                 if !deleted { folderAt[id] = entries.count }
                 entries.append((sequence, .deletedFolder(id)))
             }
