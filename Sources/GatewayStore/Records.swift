@@ -40,6 +40,12 @@ extension DocumentWithPath: FetchableRecord {
     /// `StatementColumnConvertible` path) and dates parsed by `StoredDate`; a test holds this
     /// decoder to the `Codable` one.
     package init(row: Row) throws {
+        self.init(record: try Self.record(row: row), folderPath: try row.decode(String.self, atIndex: Self.columns.count))
+    }
+
+    /// The document's own columns (`columns`, from the first), without its folder's path: the
+    /// change feed looks paths up once a folder rather than joining them on every row.
+    package static func record(row: Row) throws -> DocumentRecord {
         var column = 0
         func next<Value: DatabaseValueConvertible & StatementColumnConvertible>() throws -> Value {
             defer { column += 1 }
@@ -64,7 +70,7 @@ extension DocumentWithPath: FetchableRecord {
             return state
         }
         let id: String = try next()
-        let record = DocumentRecord(
+        return DocumentRecord(
             id: id,
             owner: try next(),
             folderID: try next(),
@@ -92,7 +98,6 @@ extension DocumentWithPath: FetchableRecord {
             createdAt: try required(nextDate()),
             updatedAt: try required(nextDate())
         )
-        self.init(record: record, folderPath: try next())
     }
 
     /// The columns to select for `init(row:)`.

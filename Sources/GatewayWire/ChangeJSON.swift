@@ -17,23 +17,16 @@ public struct ChangeJSON: Encodable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(change.kind, forKey: .kind)
+        try container.encode(change.id.lowercased, forKey: .id)
+        try container.encode(change.isDeletion, forKey: .deleted)
         switch change {
         case .document(let document, let version):
-            try container.encode("document", forKey: .kind)
-            try container.encode(document.id.lowercased, forKey: .id)
-            try container.encode(false, forKey: .deleted)
             try container.encode(DocumentJSON(document, version: version.description), forKey: .document)
         case .folder(let folder, let version):
-            var json = FolderJSON(folder)
-            json.version = version.description
-            try container.encode("folder", forKey: .kind)
-            try container.encode(json.id, forKey: .id)
-            try container.encode(false, forKey: .deleted)
-            try container.encode(json, forKey: .folder)
-        case .deletedDocument(let id), .deletedFolder(let id):
-            try container.encode(change.kind, forKey: .kind)
-            try container.encode(id.lowercased, forKey: .id)
-            try container.encode(true, forKey: .deleted)
+            try container.encode(FolderJSON(folder, version: version.description), forKey: .folder)
+        case .deletedDocument, .deletedFolder:
+            break
         }
     }
 
@@ -42,28 +35,19 @@ public struct ChangeJSON: Encodable, Sendable {
         out.beginObject()
         out.key("kind")
         out.string(change.kind)
+        out.key("id")
+        out.id(change.id)
+        out.key("deleted")
+        out.bool(change.isDeletion)
         switch change {
         case .document(let document, let version):
-            out.key("id")
-            out.id(document.id)
-            out.key("deleted")
-            out.bool(false)
             out.key("document")
             DocumentJSON.write(document, downloadURL: nil, version: version.description, to: &out)
         case .folder(let folder, let version):
-            var json = FolderJSON(folder)
-            json.version = version.description
-            out.key("id")
-            out.id(folder.id)
-            out.key("deleted")
-            out.bool(false)
             out.key("folder")
-            try out.encoded(json)
-        case .deletedDocument(let id), .deletedFolder(let id):
-            out.key("id")
-            out.id(id)
-            out.key("deleted")
-            out.bool(true)
+            try out.encoded(FolderJSON(folder, version: version.description))
+        case .deletedDocument, .deletedFolder:
+            break
         }
         out.endObject()
     }
@@ -75,6 +59,21 @@ extension LibraryChange {
         switch self {
         case .document, .deletedDocument: "document"
         case .folder, .deletedFolder: "folder"
+        }
+    }
+
+    fileprivate var id: UUID {
+        switch self {
+        case .document(let document, _): document.id
+        case .folder(let folder, _): folder.id
+        case .deletedDocument(let id), .deletedFolder(let id): id
+        }
+    }
+
+    fileprivate var isDeletion: Bool {
+        switch self {
+        case .document, .folder: false
+        case .deletedDocument, .deletedFolder: true
         }
     }
 }

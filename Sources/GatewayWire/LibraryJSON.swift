@@ -21,8 +21,6 @@ public struct DocumentJSON: Encodable, Sendable {
         self.version = version
     }
 
-    public var id: String { document.id.lowercased }
-
     enum CodingKeys: String, CodingKey {
         case id, name, folder
         case folderID = "folder_id"
@@ -73,6 +71,11 @@ public struct FolderJSON: Encodable, Sendable {
         parentID = folder.parentID?.lowercased
         createdAt = folder.createdAt
         updatedAt = folder.updatedAt
+    }
+
+    public init(_ folder: Folder, version: String) {
+        self.init(folder)
+        self.version = version
     }
 
     enum CodingKeys: String, CodingKey {

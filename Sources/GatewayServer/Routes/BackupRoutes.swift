@@ -79,8 +79,7 @@ struct BackupController: Sendable {
         let parent = try body.folder(idKey: "parent_id", pathKey: "parent")
         do {
             let result = try await library.putFolder(id: id, owner: owner, name: name, parent: parent, precondition: precondition)
-            var json = FolderJSON(result.item)
-            json.version = result.version.description
+            let json = FolderJSON(result.item, version: result.version.description)
             return try jsonResponse(json, status: result.created ? .created : .ok, headers: Self.etag(result.version))
         } catch let error as LibraryError where error.kind == .preconditionFailed {
             let current = try? await library.folder(.id(id), owner: owner)

@@ -75,10 +75,9 @@ struct FolderController: Sendable {
 
     func getFolder(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let folder = try await ownedFolder(context)
-        var json = FolderJSON(folder)
         // The version a backup client sends back in If-Match.
         let version = try await library.version(ofFolder: folder.id, owner: folder.owner)
-        json.version = version.description
+        let json = FolderJSON(folder, version: version.description)
         var headers = HTTPFields()
         headers[.eTag] = version.etag
         return try jsonResponse(json, headers: headers)

@@ -29,7 +29,7 @@ extension SQLiteLibraryCatalog {
                         SELECT \(Self.journalColumns) FROM library_changes c \(Self.shownDocument)
                             JOIN folders f ON c.kind = 'folder' AND f.id = c.item_id
                             WHERE f.owner = ? AND f.parent_id = ? AND f.state = 'ready' AND c.seq > ?
-                        ORDER BY \(DocumentWithPath.columns.count + 2)
+                        ORDER BY \(DocumentWithPath.columns.count + 1)
                         """
                 ),
                 arguments: [owner, folderID, sequence, owner, folderID, sequence]
@@ -45,14 +45,14 @@ extension SQLiteLibraryCatalog {
     }
 
     /// A journal row with its document, if it is one that is shown, in one read: the document's
-    /// columns as `DocumentWithPath.init(row:)` reads them, then `seq`, `kind`, `item_id` and
+    /// columns as `DocumentWithPath.record(row:)` reads them, then `seq`, `kind`, `item_id` and
     /// `deleted`. One statement, cached, rather than a second one with an id list per page: the
-    /// change feed is what a syncing client reads most.
-    /// The folder's path is not joined: a page's documents lie in a few folders, looked up once
-    /// each (`FolderPaths`), where a join sought the folder again for every row.
+    /// change feed is what a syncing client reads most. The folder's path is not joined: a
+    /// page's documents lie in a few folders, looked up once each (`FolderPaths`), where a join
+    /// sought the folder again for every row.
     private static let journalColumns =
         DocumentWithPath.columns.map { "documents." + $0.rawValue }.joined(separator: ", ")
-        + ", '' AS folder_path, c.seq, c.kind, c.item_id, c.deleted"
+        + ", c.seq, c.kind, c.item_id, c.deleted"
     private static let shownDocument = """
         LEFT JOIN documents ON c.kind = 'document' AND NOT c.deleted AND documents.id = c.item_id
         """
@@ -61,7 +61,7 @@ extension SQLiteLibraryCatalog {
     /// document is decoded straight from the statement into the page, without a copy of the row
     /// or of the document first. Folders are few; they are read after, in one statement.
     private static func page(_ db: Database, rows: RowCursor) throws -> JournalPage {
-        let at = DocumentWithPath.columns.count + 1
+        let at = DocumentWithPath.columns.count
         var entries: [(sequence: Int64, item: JournalItem)] = []
         var folderAt: [String: Int] = [:]
         var paths = FolderPaths()
@@ -75,8 +75,8 @@ extension SQLiteLibraryCatalog {
                     entries.append((sequence, .deletedDocument(row[at + 2])))
                     continue
                 }
-                var document = try DocumentWithPath(row: row)
-                document.folderPath = try paths.path(of: document.record.folderID, in: db)
+                let record = try DocumentWithPath.record(row: row)
+                let document = DocumentWithPath(record: record, folderPath: try paths.path(of: record.folderID, in: db))
                 entries.append((sequence, .document(document)))
             } else {
                 // Gone unless the folder read below shows it.
