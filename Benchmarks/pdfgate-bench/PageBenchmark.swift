@@ -6,32 +6,32 @@ import GatewayTestSupport
 /// to the first 50 rows on screen, as the page's own `pdfgate:library-loaded` mark says), and
 /// how long "Load more" takes to show the next 50. Medians of `rounds` fresh loads; each load
 /// gets a new browser tab state but the same warm server, as a user reloading would.
-func pageBenchmark(base: String, token: String, folder: String, rounds: Int = 7) throws {
-    let browser = try HeadlessBrowser()
+func pageBenchmark(base: String, token: String, folder: String, rounds: Int = 7) async throws {
+    let browser = try await HeadlessBrowser()
     defer { browser.stop() }
     // The token goes where the sign-in form puts it; the folder in the page's address.
-    try browser.open(base + "/")
+    try await browser.open(base + "/")
     // After the page's own first request: its 401 would otherwise clear the token set here.
-    try browser.waitUntil("document.body.dataset.ready === 'true'", "the sign-in form")
-    try browser.evaluate("sessionStorage.setItem('pdfgate.token', \(HeadlessBrowser.quoted(token)))")
+    try await browser.waitUntil("document.body.dataset.ready === 'true'", "the sign-in form")
+    try await browser.evaluate("sessionStorage.setItem('pdfgate.token', \(HeadlessBrowser.quoted(token)))")
     var loads: [Double] = []
     var nextPages: [Double] = []
     for round in 0..<rounds {
-        try browser.open("about:blank")  // a fragment change alone would not load the page again
-        try browser.open(base + "/#folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder))
+        try await browser.open("about:blank")  // a fragment change alone would not load the page again
+        try await browser.open(base + "/#folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder))
         do {
-            try browser.waitUntil(
+            try await browser.waitUntil(
                 "performance.getEntriesByName('pdfgate:library-loaded').length > 0 && document.querySelectorAll('#documents tbody tr[data-document-id]').length >= 50",
                 "the first page of documents"
             )
         } catch {
-            let page = try? browser.evaluate(
+            let page = try? await browser.evaluate(
                 "location.href + ' ready=' + document.body.dataset.ready + ' library=' + document.body.dataset.library + ' resources=' + performance.getEntriesByType('resource').map(r => r.name.replace(location.origin, '') + '@' + Math.round(r.responseEnd)).join(' ')"
             )
             throw HeadlessBrowser.Failure(description: "round \(round): \(error); the page shows \(page ?? "nothing"); \(browser.problems)")
         }
-        loads.append(try browser.evaluate("performance.getEntriesByName('pdfgate:library-loaded')[0].startTime") as? Double ?? .nan)
-        let next = try browser.evaluate(
+        loads.append(try await browser.evaluate("performance.getEntriesByName('pdfgate:library-loaded')[0].startTime") as? Double ?? .nan)
+        let next = try await browser.evaluate(
             """
             new Promise((resolve) => {
               const rows = () => document.querySelectorAll('#documents tbody tr[data-document-id]').length;

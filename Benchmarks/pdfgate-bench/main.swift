@@ -231,7 +231,7 @@ case "url" where arguments.count == 4:
 case "polling" where arguments.count == 4:
     try await pollingBenchmark(pdf: arguments[2], work: arguments[3])
 case "page" where arguments.count == 5:
-    try pageBenchmark(base: arguments[2], token: arguments[3], folder: arguments[4])
+    try await pageBenchmark(base: arguments[2], token: arguments[3], folder: arguments[4])
 case "fake-gotenberg" where arguments.count == 3 || arguments.count == 4:
     try await fakeGotenberg(pdf: arguments[2], delay: arguments.count == 4 ? Double(arguments[3]) ?? 0 : 0)
 case "pipeline-indexed" where arguments.count == 5:

@@ -13,9 +13,8 @@ import Synchronization
 /// namespace, bound there by `pdfgate sandbox-exec` and handed to us; its `ProxyListener` routes
 /// that to the current job's `VettingProxy`.
 ///
-/// The DevTools conversation blocks (`DevToolsPipe`, and the synchronous protocol code over it),
-/// so each print runs on a thread of its own (`onThreadOfItsOwn`), never on the cooperative pool
-/// nor a shared one. The pool leases a browser to one caller at a time; only `interrupt()` and
+/// The DevTools conversation awaits Chromium's messages without holding a thread
+/// (`DevToolsPipe`). The pool leases a browser to one caller at a time; only `interrupt()` and
 /// `shutDown()` may be called concurrently with a print.
 final class ChromiumBrowser: Sendable {
     /// Where the browser's program, profile and logs are.
@@ -114,20 +113,15 @@ final class ChromiumBrowser: Sendable {
 
     // MARK: - Printing
 
-    /// Prints `page` by `deadline` in a fresh browser context, on a thread of its own.
+    /// Prints `page` by `deadline` in a fresh browser context.
     func print(_ page: Page, deadline: ContinuousClock.Instant) async -> Outcome {
-        await life.whileBusy(
-            { await onThreadOfItsOwn(named: "pdfgate-chromium") { [self] in printNow(page, deadline: deadline) } },
-            retire: { await retireAfterUse($0) }
-        )
+        await life.whileBusy({ await printNow(page, deadline: deadline) }, retire: { await retire($0) })
     }
 
-    // MARK: - On the print's own thread
-
-    private func printNow(_ page: Page, deadline: ContinuousClock.Instant) -> Outcome {
+    private func printNow(_ page: Page, deadline: ContinuousClock.Instant) async -> Outcome {
         if ContinuousClock.now >= deadline { return .timedOut }
         let instance: Instance
-        switch warmInstance(deadline: deadline) {
+        switch await warmInstance(deadline: deadline) {
         case .ready(let ready): instance = ready
         case .done(let outcome): return outcome
         }
@@ -135,24 +129,29 @@ final class ChromiumBrowser: Sendable {
         instance.listener.route(to: page.proxy)
         instance.pipe.deadline = deadline
         let watch = SandboxWatchdog.shared.watch(instance.group, limits: settings.sandbox.limits)
-        let result = Swift.Result {
-            try ChromiumDevToolsPrint.print(
-                page.url,
-                options: page.options,
-                pageSizeFromCSS: page.pageSizeFromCSS,
-                settle: page.settle,
-                proxyServer: instance.listener.proxyServer,
-                pipe: instance.pipe,
-                output: page.output,
-                screenshot: page.screenshot
+        let result: Swift.Result<ChromiumDevToolsPrint.Result, any Error>
+        do {
+            result = .success(
+                try await ChromiumDevToolsPrint.print(
+                    page.url,
+                    options: page.options,
+                    pageSizeFromCSS: page.pageSizeFromCSS,
+                    settle: page.settle,
+                    proxyServer: instance.listener.proxyServer,
+                    pipe: instance.pipe,
+                    output: page.output,
+                    screenshot: page.screenshot
+                )
             )
+        } catch {
+            result = .failure(error)
         }
         SandboxWatchdog.shared.end(watch)
         instance.listener.route(to: nil)
         instance.jobs.add(1, ordering: .relaxed)
 
         if case .limit(let kind) = instance.group.stopReason {
-            retire(instance)
+            await retire(instance)
             return .limitExceeded(kind)
         }
         switch result {
@@ -160,7 +159,7 @@ final class ChromiumBrowser: Sendable {
         case .success(.pageFailed(let error)): return .pageFailed(error)
         case .success(.refused(let failure)): return .refused(failure)
         case .failure(let error):
-            retire(instance)
+            await retire(instance)
             if life.isInterrupted { return .interrupted }
             if ContinuousClock.now >= deadline { return .timedOut }
             return .broken("\(error)")
@@ -170,7 +169,7 @@ final class ChromiumBrowser: Sendable {
     /// Ends the browser: at once, since it holds nothing worth saving. A print in flight
     /// returns `.interrupted`. The slot refuses work afterwards.
     func shutDown() async {
-        if let idle = life.shutDown() { await retireAfterUse(idle) }
+        if let idle = life.shutDown() { await retire(idle) }
     }
 
     /// The tail of the browser's log, for a message.
@@ -186,23 +185,23 @@ final class ChromiumBrowser: Sendable {
     }
 
     /// The running browser if it is healthy and has jobs left, else a fresh one.
-    private func warmInstance(deadline: ContinuousClock.Instant) -> Warm {
+    private func warmInstance(deadline: ContinuousClock.Instant) async -> Warm {
         if let current = life.current {
             if current.jobs.load(ordering: .relaxed) >= settings.maxJobs || !current.isAlive {
-                retire(current)
+                await retire(current)
             } else {
                 // A cheap round trip proves the browser process still answers.
                 current.pipe.deadline = min(deadline, .now + .seconds(5))
-                if (try? current.pipe.call("Browser.getVersion")) != nil { return .ready(current) }
-                retire(current)
+                if (try? await current.pipe.call("Browser.getVersion")) != nil { return .ready(current) }
+                await retire(current)
                 if life.isInterrupted { return .done(.interrupted) }
                 if ContinuousClock.now >= deadline { return .done(.timedOut) }
             }
         }
-        return start(deadline: deadline)
+        return await start(deadline: deadline)
     }
 
-    private func start(deadline: ContinuousClock.Instant) -> Warm {
+    private func start(deadline: ContinuousClock.Instant) async -> Warm {
         let fileManager = FileManager.default
         // A fresh profile each start: nothing a crashed browser left behind carries over.
         try? fileManager.removeItem(atPath: settings.directory)
@@ -273,11 +272,11 @@ final class ChromiumBrowser: Sendable {
 
         instance.pipe.deadline = min(deadline, .now + settings.startTimeout)
         do {
-            try instance.pipe.call("Browser.getVersion")
+            try await instance.pipe.call("Browser.getVersion")
             return .ready(instance)
         } catch {
             let timedOut = ContinuousClock.now >= instance.pipe.deadline
-            retire(instance)
+            await retire(instance)
             if life.isInterrupted { return .done(.interrupted) }
             if ContinuousClock.now >= deadline { return .done(.timedOut) }
             let logs = diagnostics()
@@ -286,16 +285,8 @@ final class ChromiumBrowser: Sendable {
         }
     }
 
-    /// Stops and reaps `instance` if it is still the slot's; on the print's thread, which may
-    /// block for the moment SIGKILL takes.
-    private func retire(_ instance: Instance) {
-        guard life.release(instance) else { return }
-        instance.listener.stop()
-        instance.group.killAndReapNow()
-    }
-
-    /// `retire` from a task: the reaping is awaited, not blocked on.
-    private func retireAfterUse(_ instance: Instance) async {
+    /// Stops and reaps `instance` if it is still the slot's; the reaping is awaited, not blocked on.
+    private func retire(_ instance: Instance) async {
         guard life.release(instance) else { return }
         instance.listener.stop()
         await instance.group.killAndReap()

@@ -6,33 +6,35 @@ import GatewayJobModel
 extension ChromiumDevToolsPrint {
     /// Before navigating: user agent, media type, cookies, and request interception for extra
     /// headers. A value Chromium refuses (a cookie it cannot set) refuses the job.
-    static func prepare(_ url: String, watch: ChromiumPageWatch, pipe: DevToolsPipe) throws -> JobFailure? {
+    static func prepare(_ url: String, watch: ChromiumPageWatch, pipe: DevToolsPipe) async throws -> JobFailure? {
         let options = watch.options
         let session = watch.session
-        func call(_ method: String, _ params: [String: Any], for option: String) throws -> JobFailure? {
+        func call(_ method: String, _ params: [String: Any], for option: String) async throws -> JobFailure? {
             do {
-                try pipe.call(method, params, session: session)
+                try await pipe.call(method, params, session: session)
                 return nil
             } catch let failure as DevToolsPipe.Failure where failure.description.hasPrefix(method + ":") {
                 // A protocol error answer: the browser is fine, the value is not.
                 return JobFailure(.rejected, code: "invalid_options", "Chromium refused options.\(option): \(failure.description)")
             }
         }
-        if let userAgent = options.userAgent, let refusal = try call("Emulation.setUserAgentOverride", ["userAgent": userAgent], for: "user_agent") {
+        if let userAgent = options.userAgent,
+            let refusal = try await call("Emulation.setUserAgentOverride", ["userAgent": userAgent], for: "user_agent")
+        {
             return refusal
         }
         if let media = options.emulatedMediaType,
-            let refusal = try call("Emulation.setEmulatedMedia", ["media": media.rawValue], for: "emulated_media_type")
+            let refusal = try await call("Emulation.setEmulatedMedia", ["media": media.rawValue], for: "emulated_media_type")
         {
             return refusal
         }
         if let cookies = options.cookies, !cookies.isEmpty,
-            let refusal = try call("Network.setCookies", ["cookies": cookies.map { cookieParameters($0, page: url) }], for: "cookies")
+            let refusal = try await call("Network.setCookies", ["cookies": cookies.map { cookieParameters($0, page: url) }], for: "cookies")
         {
             return refusal
         }
         if options.omitBackground == true,
-            let refusal = try call(
+            let refusal = try await call(
                 "Emulation.setDefaultBackgroundColorOverride",
                 ["color": ["r": 0, "g": 0, "b": 0, "a": 0]],
                 for: "omit_background"
@@ -40,9 +42,9 @@ extension ChromiumDevToolsPrint {
         {
             return refusal
         }
-        if options.failOnConsoleExceptions == true { try pipe.call("Runtime.enable", session: session) }
+        if options.failOnConsoleExceptions == true { try await pipe.call("Runtime.enable", session: session) }
         if watch.intercepts {
-            try pipe.call("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]], session: session)
+            try await pipe.call("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]], session: session)
         }
         return nil
     }
@@ -62,12 +64,12 @@ extension ChromiumDevToolsPrint {
 
     /// After the page settled, in Gotenberg's order: the expression, the selector, the delay.
     /// Each ends by the time printing must start; one that has not is the job's failure, named.
-    static func waitBeforePrinting(watch: ChromiumPageWatch, pipe: DevToolsPipe) throws -> JobFailure? {
+    static func waitBeforePrinting(watch: ChromiumPageWatch, pipe: DevToolsPipe) async throws -> JobFailure? {
         let options = watch.options
         if let failure = watch.failure { return failure }
         if let expression = options.waitForExpression {
-            let refusal = try poll(until: "wait_for_expression \(quoted(expression)) to become truthy", watch: watch, pipe: pipe) {
-                try evaluate(expression, option: "wait_for_expression", booleanOnly: options.gotenbergWaits, watch: watch, pipe: pipe)
+            let refusal = try await poll(until: "wait_for_expression \(quoted(expression)) to become truthy", watch: watch, pipe: pipe) {
+                try await evaluate(expression, option: "wait_for_expression", booleanOnly: options.gotenbergWaits, watch: watch, pipe: pipe)
             }
             if let refusal { return refusal }
         }
@@ -78,8 +80,8 @@ extension ChromiumDevToolsPrint {
                 (() => { const e = document.querySelector(\(literal)); if (!e) return false;
                 const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; })()
                 """
-            let refusal = try poll(until: "wait_for_selector \(quoted(selector)) to match a visible element", watch: watch, pipe: pipe) {
-                try evaluate(script, option: "wait_for_selector", watch: watch, pipe: pipe)
+            let refusal = try await poll(until: "wait_for_selector \(quoted(selector)) to match a visible element", watch: watch, pipe: pipe) {
+                try await evaluate(script, option: "wait_for_selector", watch: watch, pipe: pipe)
             }
             if let refusal { return refusal }
         }
@@ -88,7 +90,7 @@ extension ChromiumDevToolsPrint {
             let printBy = printBy(pipe)
             if end > printBy { return waitTimedOut("wait_delay of \(delay) s", printBy: printBy) }
             // Reading events meanwhile: paused requests are answered, failures noted.
-            while try pipe.nextEvent(until: end) != nil {
+            while try await pipe.nextEvent(until: end) != nil {
                 if let failure = watch.failure { return failure }
             }
         }
@@ -100,12 +102,12 @@ extension ChromiumDevToolsPrint {
         until what: String,
         watch: ChromiumPageWatch,
         pipe: DevToolsPipe,
-        _ condition: () throws -> Evaluation
-    ) throws -> JobFailure? {
+        _ condition: () async throws -> Evaluation
+    ) async throws -> JobFailure? {
         let printBy = printBy(pipe)
         while true {
             if let failure = watch.failure { return failure }
-            switch try condition() {
+            switch try await condition() {
             case .truthy: return nil
             case .falsy: break
             case .failed(let refusal): return refusal
@@ -113,7 +115,7 @@ extension ChromiumDevToolsPrint {
             }
             let next = ContinuousClock.now + .milliseconds(100)
             if next >= printBy { return waitTimedOut(what, printBy: printBy) }
-            while try pipe.nextEvent(until: next) != nil {}
+            while try await pipe.nextEvent(until: next) != nil {}
         }
     }
 
@@ -129,14 +131,14 @@ extension ChromiumDevToolsPrint {
         booleanOnly: Bool = false,
         watch: ChromiumPageWatch,
         pipe: DevToolsPipe
-    ) throws -> Evaluation {
+    ) async throws -> Evaluation {
         // A promise that never settles must not hold the pipe past the printing time.
         let deadline = pipe.deadline
         pipe.deadline = printBy(pipe)
         defer { pipe.deadline = deadline }
         let answer: [String: Any]
         do {
-            answer = try pipe.call(
+            answer = try await pipe.call(
                 "Runtime.evaluate",
                 ["expression": expression, "awaitPromise": true, "returnByValue": true],
                 session: watch.session
@@ -197,7 +199,7 @@ extension ChromiumDevToolsPrint {
     /// (Letter, portrait, 0.4 in margins, scale 1, no backgrounds, no header or footer).
     /// `pageSizeFromCSS` is the default of `prefer_css_page_size` (true for uploaded pages, whose
     /// options come as CSS). A single page asks the page for its height first.
-    static func parameters(for options: ConversionOptions, pageSizeFromCSS: Bool, session: String, pipe: DevToolsPipe) throws -> [String: Any] {
+    static func parameters(for options: ConversionOptions, pageSizeFromCSS: Bool, session: String, pipe: DevToolsPipe) async throws -> [String: Any] {
         var parameters: [String: Any] = ["transferMode": "ReturnAsStream", "displayHeaderFooter": false]
         if let width = options.paperWidth, let height = options.paperHeight, width > 0, height > 0 {
             parameters["paperWidth"] = width
@@ -230,7 +232,7 @@ extension ChromiumDevToolsPrint {
         if browser.singlePage == true {
             // As Gotenberg does: the paper as tall as the content (96 CSS px an inch) plus the
             // margins, and only the first page kept in case the print layout runs over.
-            let metrics = try pipe.call("Page.getLayoutMetrics", session: session)
+            let metrics = try await pipe.call("Page.getLayoutMetrics", session: session)
             let content = metrics["cssContentSize"] as? [String: Any] ?? [:]
             let height = (content["height"] as? Double ?? 0) / 96
             let width = (content["width"] as? Double ?? 0) / 96

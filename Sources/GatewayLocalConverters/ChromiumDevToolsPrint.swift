@@ -41,9 +41,9 @@ enum ChromiumDevToolsPrint {
         pipe: DevToolsPipe,
         output: String,
         screenshot: ScreenshotOptions? = nil
-    ) throws -> Result {
+    ) async throws -> Result {
         pipe.discardEvents()
-        let context = try pipe.call(
+        let context = try await pipe.call(
             "Target.createBrowserContext",
             // Loopback too goes to the proxy, which decides by the allow-list.
             ["proxyServer": proxyServer, "proxyBypassList": "<-loopback>"]
@@ -51,7 +51,7 @@ enum ChromiumDevToolsPrint {
         guard let contextID = context["browserContextId"] as? String else { throw DevToolsPipe.Failure(description: "no browser context id") }
         let result: Result
         do {
-            result = try printPage(
+            result = try await printPage(
                 url,
                 in: contextID,
                 options: options,
@@ -62,11 +62,11 @@ enum ChromiumDevToolsPrint {
                 screenshot: screenshot
             )
         } catch {
-            _ = try? pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
+            _ = try? await pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
             throw error
         }
         // Its tabs close with it, and with them everything the page stored.
-        try pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
+        try await pipe.call("Target.disposeBrowserContext", ["browserContextId": contextID])
         return result
     }
 
@@ -79,33 +79,33 @@ enum ChromiumDevToolsPrint {
         pipe: DevToolsPipe,
         output: String,
         screenshot: ScreenshotOptions?
-    ) throws -> Result {
-        let target = try pipe.call("Target.createTarget", ["url": "about:blank", "browserContextId": contextID])
+    ) async throws -> Result {
+        let target = try await pipe.call("Target.createTarget", ["url": "about:blank", "browserContextId": contextID])
         guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure(description: "no target id") }
-        let attached = try pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])
+        let attached = try await pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])
         guard let session = attached["sessionId"] as? String else { throw DevToolsPipe.Failure(description: "no session id") }
         let watch = ChromiumPageWatch(page: url, options: options.browser, session: session)
         pipe.observer = { [unowned pipe] event in watch.observe(event, pipe: pipe) }
         defer { pipe.observer = nil }
-        try pipe.call("Page.enable", session: session)
-        try pipe.call("Page.setLifecycleEventsEnabled", ["enabled": true], session: session)
-        try pipe.call("Network.enable", session: session)
-        let frames = try pipe.call("Page.getFrameTree", session: session)
+        try await pipe.call("Page.enable", session: session)
+        try await pipe.call("Page.setLifecycleEventsEnabled", ["enabled": true], session: session)
+        try await pipe.call("Network.enable", session: session)
+        let frames = try await pipe.call("Page.getFrameTree", session: session)
         watch.mainFrame = ((frames["frameTree"] as? [String: Any])?["frame"] as? [String: Any])?["id"] as? String
-        if let refusal = try prepare(url, watch: watch, pipe: pipe) { return .refused(refusal) }
-        if let screenshot { try setViewport(screenshot, session: session, pipe: pipe) }
+        if let refusal = try await prepare(url, watch: watch, pipe: pipe) { return .refused(refusal) }
+        if let screenshot { try await setViewport(screenshot, session: session, pipe: pipe) }
 
-        let navigation = try pipe.call("Page.navigate", ["url": url], session: session)
+        let navigation = try await pipe.call("Page.navigate", ["url": url], session: session)
         if let failure = watch.failure { return .refused(failure) }
         if let error = navigation["errorText"] as? String, !error.isEmpty { return .pageFailed(error) }
-        try waitUntilSettled(session: session, loader: navigation["loaderId"] as? String, settle: settle, pipe: pipe)
-        if let refusal = try waitBeforePrinting(watch: watch, pipe: pipe) { return .refused(refusal) }
+        try await waitUntilSettled(session: session, loader: navigation["loaderId"] as? String, settle: settle, pipe: pipe)
+        if let refusal = try await waitBeforePrinting(watch: watch, pipe: pipe) { return .refused(refusal) }
         if let screenshot {
-            if let refusal = try capture(screenshot, session: session, pipe: pipe, output: output) { return .refused(refusal) }
+            if let refusal = try await capture(screenshot, session: session, pipe: pipe, output: output) { return .refused(refusal) }
             return .printed
         }
-        let parameters = try parameters(for: options, pageSizeFromCSS: pageSizeFromCSS, session: session, pipe: pipe)
-        if let refusal = try printToPDF(parameters, session: session, pipe: pipe, output: output) { return .refused(refusal) }
+        let parameters = try await parameters(for: options, pageSizeFromCSS: pageSizeFromCSS, session: session, pipe: pipe)
+        if let refusal = try await printToPDF(parameters, session: session, pipe: pipe, output: output) { return .refused(refusal) }
         return .printed
     }
 
@@ -118,19 +118,19 @@ enum ChromiumDevToolsPrint {
     /// `--virtual-time-budget` has it: the page's own clock says when it is done). A page whose
     /// load never comes (an ad server that hangs) is printed as it stands once its document is
     /// parsed, shortly before the deadline, rather than lost.
-    private static func waitUntilSettled(session: String, loader: String?, settle: Settle, pipe: DevToolsPipe) throws {
+    private static func waitUntilSettled(session: String, loader: String?, settle: Settle, pipe: DevToolsPipe) async throws {
         let printBy = printBy(pipe)
         var loadedAt: ContinuousClock.Instant?
         var parsed = false
         var inFlight = Set<String>()
         var budgetSpent = false
         var budgetSet = false
-        func settled() throws -> Bool {
+        func settled() async throws -> Bool {
             guard loadedAt != nil, inFlight.isEmpty else { return false }
             guard case .virtualTime(let budget) = settle else { return true }
             if !budgetSet {
                 budgetSet = true
-                try pipe.call(
+                try await pipe.call(
                     "Emulation.setVirtualTimePolicy",
                     ["policy": "pauseIfNetworkFetchesPending", "budget": budget.inMilliseconds],
                     session: session
@@ -142,7 +142,7 @@ enum ChromiumDevToolsPrint {
             guard case .requestsDone(let within) = settle, let loadedAt else { return printBy }
             return min(loadedAt + within, printBy)
         }
-        while try !settled(), let event = try pipe.nextEvent(until: limit()) {
+        while try await !settled(), let event = try await pipe.nextEvent(until: limit()) {
             guard event["sessionId"] as? String == session, let method = event["method"] as? String else { continue }
             let params = event["params"] as? [String: Any] ?? [:]
             switch method {
@@ -165,18 +165,18 @@ enum ChromiumDevToolsPrint {
         }
         if loadedAt == nil && !budgetSpent {
             guard parsed else { throw DevToolsPipe.Failure(description: "the page never loaded") }
-            try pipe.call("Page.stopLoading", session: session)  // printing would wait for the stragglers
+            try await pipe.call("Page.stopLoading", session: session)  // printing would wait for the stragglers
         }
     }
 
     /// Prints and streams the PDF into `output`. Right after a load a warm browser sometimes
     /// answers "Printing failed"; a moment later the same call succeeds. A page range the
     /// document does not have is the job's mistake, not the browser's: a refusal.
-    private static func printToPDF(_ parameters: [String: Any], session: String, pipe: DevToolsPipe, output: String) throws -> JobFailure? {
+    private static func printToPDF(_ parameters: [String: Any], session: String, pipe: DevToolsPipe, output: String) async throws -> JobFailure? {
         var printed: [String: Any] = [:]
         for attempt in 1...10 {
             do {
-                printed = try pipe.call("Page.printToPDF", parameters, session: session)
+                printed = try await pipe.call("Page.printToPDF", parameters, session: session)
                 break
             } catch let failure as DevToolsPipe.Failure where failure.description.contains("Printing failed") && attempt < 10 {
                 usleep(100_000)
@@ -197,7 +197,7 @@ enum ChromiumDevToolsPrint {
         }
         defer { try? file.close() }
         while true {
-            let chunk = try pipe.call("IO.read", ["handle": stream, "size": 1 << 20], session: session)
+            let chunk = try await pipe.call("IO.read", ["handle": stream, "size": 1 << 20], session: session)
             if let text = chunk["data"] as? String, !text.isEmpty {
                 let bytes = chunk["base64Encoded"] as? Bool == true ? Data(base64Encoded: text) : Data(text.utf8)
                 guard let bytes else { throw DevToolsPipe.Failure(description: "IO.read returned bad base64") }
@@ -205,7 +205,7 @@ enum ChromiumDevToolsPrint {
             }
             if chunk["eof"] as? Bool == true { break }
         }
-        _ = try? pipe.call("IO.close", ["handle": stream], session: session)
+        _ = try? await pipe.call("IO.close", ["handle": stream], session: session)
         return nil
     }
 

@@ -1,14 +1,15 @@
 import Foundation
-import Glibc
+import GatewayProcess
 
 #if canImport(Glibc)
+import Glibc
 #endif
 
 /// Chromium's DevTools protocol over `--remote-debugging-pipe`: JSON messages, each ended by a
-/// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). Blocking, and for one
-/// caller at a time (a warm browser's print, on that print's own thread: `ChromiumBrowser`):
-/// that is why it may be handed between threads unchecked. Cut it by killing Chromium, which
-/// closes the socket.
+/// NUL byte, on one socket (Chromium's fd 3 and 4 both point at it). A wait for the next message
+/// holds no thread (`ReadinessMonitor`). For one caller at a time (a warm browser's print:
+/// `ChromiumBrowser`), which is why it may be handed between tasks unchecked. Cut it by killing
+/// Chromium, which closes the socket.
 package final class DevToolsPipe: @unchecked Sendable {
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
@@ -41,10 +42,10 @@ package final class DevToolsPipe: @unchecked Sendable {
 
     /// Sends a command and waits for its answer; throws the protocol's error message.
     @discardableResult
-    package func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil) throws -> [String: Any] {
+    package func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil) async throws -> [String: Any] {
         let id = try send(method, params, session: session)
         while true {
-            guard let answer = try read(until: deadline) else { throw Failure(description: "Chromium did not answer \(method) in time") }
+            guard let answer = try await read(until: deadline) else { throw Failure(description: "Chromium did not answer \(method) in time") }
             guard answer["id"] as? Int == id else {
                 if answer["method"] != nil { pending.append(answer) }
                 continue
@@ -69,9 +70,9 @@ package final class DevToolsPipe: @unchecked Sendable {
     }
 
     /// The first event for which `matches` holds, waiting until `limit`; nil when none came.
-    package func event(until limit: ContinuousClock.Instant, where matches: ([String: Any]) -> Bool) throws -> [String: Any]? {
+    package func event(until limit: ContinuousClock.Instant, where matches: ([String: Any]) -> Bool) async throws -> [String: Any]? {
         if let index = pending.firstIndex(where: matches) { return pending.remove(at: index) }
-        while let message = try read(until: min(limit, deadline)) {
+        while let message = try await read(until: min(limit, deadline)) {
             if message["method"] != nil, matches(message) { return message }
             if message["method"] != nil { pending.append(message) }
         }
@@ -79,9 +80,9 @@ package final class DevToolsPipe: @unchecked Sendable {
     }
 
     /// The next event (queued ones first), or nil at `limit`.
-    package func nextEvent(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
+    package func nextEvent(until limit: ContinuousClock.Instant) async throws -> [String: Any]? {
         if !pending.isEmpty { return pending.removeFirst() }
-        while let message = try read(until: min(limit, deadline)) {
+        while let message = try await read(until: min(limit, deadline)) {
             if message["method"] != nil { return message }  // a late answer to an abandoned call is dropped
         }
         return nil
@@ -93,7 +94,7 @@ package final class DevToolsPipe: @unchecked Sendable {
     }
 
     /// The next message, or nil at `limit`. Throws when Chromium has gone.
-    private func read(until limit: ContinuousClock.Instant) throws -> [String: Any]? {
+    private func read(until limit: ContinuousClock.Instant) async throws -> [String: Any]? {
         while true {
             if let end = buffer.firstIndex(of: 0) {
                 let data = Data(buffer[..<end])
@@ -102,18 +103,14 @@ package final class DevToolsPipe: @unchecked Sendable {
                 if message["method"] != nil, let observer, observer(message) { continue }
                 return message
             }
-            let remaining = ContinuousClock.now.duration(to: limit)
-            if remaining <= .zero { return nil }
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining.inMilliseconds + 1, 250))
-            let ready = poll(&poller, 1, milliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 {
+            if ContinuousClock.now >= limit { return nil }
+            // In slices of a quarter second, to notice a browser that died with its pipe still open.
+            guard await ReadinessMonitor.shared.readable(socket, until: min(limit, .now + .milliseconds(250))) else {
                 if !alive() { throw Failure(description: "Chromium exited") }
                 continue  // re-check the limit
             }
-            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if count <= 0 { throw Failure(description: "Chromium closed the DevTools pipe") }
             buffer.append(contentsOf: chunk[0..<count])
         }

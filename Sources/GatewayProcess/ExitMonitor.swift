@@ -37,18 +37,10 @@ package final class ExitMonitor: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Written to wake the thread when the set of watches changes.
-    private let wake: (read: Int32, write: Int32)
+    /// Poked to wake the thread when the set of watches changes.
+    private let wake = WakePipe(for: "exit monitor")
 
-    private init() {
-        var pipeEnds: [Int32] = [-1, -1]
-        precondition(pipe(&pipeEnds) == 0, "no pipe for the exit monitor: \(String(cString: strerror(errno)))")
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        wake = (pipeEnds[0], pipeEnds[1])
-    }
+    private init() {}
 
     /// Calls `onEnd(true)` once `pid`, an unreaped child of ours, has exited (it stays unreaped),
     /// or `onEnd(false)` if the watch is cancelled first. `onEnd` runs on the monitor's thread
@@ -66,7 +58,7 @@ package final class ExitMonitor: Sendable {
             thread.name = "pdfgate-exit-monitor"
             thread.start()
         } else {
-            poke()
+            wake.poke()
         }
         return watch
     }
@@ -81,14 +73,9 @@ package final class ExitMonitor: Sendable {
             return entry
         }
         guard let entry else { return false }
-        poke()
+        wake.poke()
         entry.onEnd(false)
         return true
-    }
-
-    private func poke() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
     }
 
     private func run() {
@@ -107,10 +94,7 @@ package final class ExitMonitor: Sendable {
                 // Only a bug (a closed descriptor) gets here; fall back to checking by waitid.
                 usleep(50_000)
             }
-            if descriptors[0].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wake.read, &drain, drain.count) > 0 {}
-            }
+            if descriptors[0].revents != 0 { wake.drain() }
             var exited = zip(polled, descriptors.dropFirst()).filter { $0.1.revents != 0 }.map { $0.0.0 }
             exited += checked.filter { Self.hasExited($0.1) }.map { $0.0 }
             guard !exited.isEmpty else { continue }

@@ -17,21 +17,24 @@ extension WebPageTests {
         defer { site.stop() }
         try await using(await ServerProcess(arguments: ["--allow-host", "127.0.0.1"])) { server in
             let client = APIClient(base: server.baseURL)
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try Self.open(server, in: browser, dropping: [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
-                try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/terms.html'")
-                try browser.evaluate("document.querySelector('#target-name').value = 'Bundle'")
-                try browser.evaluate("document.querySelector('#merge').click()")
-                try browser.evaluate("document.querySelector('#convert').click()")
-                try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 1", "one job on the page")
-                try browser.waitUntil(
+                try await Self.open(server, in: browser, dropping: [Fixtures.pdf("many-pages.pdf"), Fixtures.pdf("one-page.pdf")])
+                try await browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/terms.html'")
+                try await browser.evaluate("document.querySelector('#target-name').value = 'Bundle'")
+                try await browser.evaluate("document.querySelector('#merge').click()")
+                try await browser.evaluate("document.querySelector('#convert').click()")
+                try await browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 1", "one job on the page")
+                try await browser.waitUntil(
                     "document.querySelector('#jobs .job-status').textContent.trim() === 'SUCCEEDED'",
                     "the merge to succeed",
                     timeout: .seconds(120)
                 )
-                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "the one document listed")
+                try await browser.waitUntil(
+                    "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1",
+                    "the one document listed"
+                )
             }
             let documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
             #expect(documents.count == 1 && documents.first?["name"] as? String == "Bundle", "\(documents)")
@@ -56,15 +59,15 @@ extension WebPageTests {
         let upsideDown = try await ScanJobTests.textPage(directory, "page-2.jpg", rotation: 180)
         try await using(await ServerProcess()) { server in
             let client = APIClient(base: server.baseURL)
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try Self.open(server, in: browser, dropping: [upright, upsideDown])
-                try browser.evaluate("document.querySelector('#merge').click()")
-                try browser.evaluate("document.querySelector('#auto-rotate').click()")
-                try browser.evaluate("document.querySelector('#ocr').click()")
-                try browser.evaluate("document.querySelector('#convert').click()")
-                try browser.waitUntil(
+                try await Self.open(server, in: browser, dropping: [upright, upsideDown])
+                try await browser.evaluate("document.querySelector('#merge').click()")
+                try await browser.evaluate("document.querySelector('#auto-rotate').click()")
+                try await browser.evaluate("document.querySelector('#ocr').click()")
+                try await browser.evaluate("document.querySelector('#convert').click()")
+                try await browser.waitUntil(
                     "document.querySelector('#jobs .job-status')?.textContent.trim() === 'SUCCEEDED'",
                     "the scan to succeed",
                     timeout: .seconds(60)
@@ -89,22 +92,22 @@ extension WebPageTests {
             let client = APIClient(base: server.baseURL)
             let hostile = "<img src=x onerror=window.pwned=1>"
             try await Self.file(hostile, with: client)
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+                try await browser.open(server.baseURL + "/")
+                try await browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
                 // The details panel shows the name too; then every image has loaded or failed, so
                 // an injected one would have run its onerror.
-                try browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
-                try browser.waitUntil(
+                try await browser.evaluate("document.querySelector('#documents tbody tr[data-document-id]').click()")
+                try await browser.waitUntil(
                     "!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('onerror')",
                     "the details panel"
                 )
-                try browser.waitUntil("[...document.images].every(image => image.complete)", "every image loaded or failed")
-                let shown = try browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
+                try await browser.waitUntil("[...document.images].every(image => image.complete)", "every image loaded or failed")
+                let shown = try await browser.evaluate("document.querySelector('#documents .doc-name').textContent.trim()") as? String
                 #expect(shown == hostile, "the name as text: \(shown ?? "nil")")
-                #expect(try browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)
+                #expect(try await browser.evaluate("window.pwned === undefined && !document.querySelector('img[src=\"x\"]')") as? Bool == true)
             }
             await server.stop()
         }

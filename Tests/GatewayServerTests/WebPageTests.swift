@@ -23,11 +23,11 @@ struct WebPageTests {
     }
 
     /// Opens the page in `browser` and drops `files` on it, as a user would before pressing Convert.
-    static func open(_ server: ServerProcess, in browser: HeadlessBrowser, dropping files: [String]) throws {
-        try browser.open(server.baseURL + "/")
-        try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
-        try browser.dropFiles(on: "#drop", files)
-        try browser.waitUntil("document.querySelector('#files').files.length === \(files.count)", "the dropped files to be taken")
+    static func open(_ server: ServerProcess, in browser: HeadlessBrowser, dropping files: [String]) async throws {
+        try await browser.open(server.baseURL + "/")
+        try await browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+        try await browser.dropFiles(on: "#drop", files)
+        try await browser.waitUntil("document.querySelector('#files').files.length === \(files.count)", "the dropped files to be taken")
     }
 
     // MARK: - Served safely
@@ -109,62 +109,68 @@ struct WebPageTests {
             #expect(earlier.status == 201 || earlier.status == 202, "\(earlier.text)")
             let earlierID = try #require(earlier.string("job_id"))
 
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
-                try browser.waitUntil("document.querySelector('li.job[data-job-id=\"\(earlierID)\"]')", "the running job started elsewhere")
-                try browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
+                try await browser.open(server.baseURL + "/")
+                try await browser.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+                try await browser.waitUntil("document.querySelector('li.job[data-job-id=\"\(earlierID)\"]')", "the running job started elsewhere")
+                try await browser.waitUntil("document.querySelector('#library .empty')", "the empty library's hint")
 
-                try browser.dropFiles(on: "#drop", [Fixtures.office("sample.docx"), broken])
-                try browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
-                try browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
-                try browser.evaluate("document.querySelector('#convert').click()")
-                try browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 4", "four jobs on the page")
-                try browser.waitUntil(
+                try await browser.dropFiles(on: "#drop", [Fixtures.office("sample.docx"), broken])
+                try await browser.waitUntil("document.querySelector('#files').files.length === 2", "the dropped files to be taken")
+                try await browser.evaluate("document.querySelector('#urls').value = '\(site.baseURL)/report.html'")
+                try await browser.evaluate("document.querySelector('#convert').click()")
+                try await browser.waitUntil("document.querySelectorAll('#jobs li.job').length === 4", "four jobs on the page")
+                try await browser.waitUntil(
                     "[...document.querySelectorAll('#jobs .job-status')].filter(s => s.textContent.trim() === 'SUCCEEDED').length === 3",
                     "the docx, the URL and the earlier job to succeed",
                     timeout: .seconds(180)
                 )
-                try browser.waitUntil(
+                try await browser.waitUntil(
                     "[...document.querySelectorAll('#jobs li.job')].some(j => j.querySelector('.job-status').textContent.trim() === 'FAILED' && !j.querySelector('.job-error').hidden && j.querySelector('.job-error').textContent.trim().length > 10)",
                     "the broken file's failure in words",
                     timeout: .seconds(120)
                 )
-                try browser.screenshot(to: Self.screenshots + "/convert.png")
-                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the three documents listed")
+                try await browser.screenshot(to: Self.screenshots + "/convert.png")
+                try await browser.waitUntil(
+                    "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3",
+                    "the three documents listed"
+                )
             }
             var documents = try await client.get("/v1/documents").json["documents"] as? [[String: Any]] ?? []
             #expect(documents.count == 3, "the API lists the three documents the page shows")
             let docx = try #require(documents.first { ($0["name"] as? String) == "sample" }?["id"] as? String)
             let web = try #require(documents.first { !["sample", "Slow page"].contains($0["name"] as? String) }?["id"] as? String)
 
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the library")
-                try browser.screenshot(to: Self.screenshots + "/library.png")
+                try await browser.open(server.baseURL + "/")
+                try await browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 3", "the library")
+                try await browser.screenshot(to: Self.screenshots + "/library.png")
                 let row = "document.querySelector('tr[data-document-id=\"\(docx)\"]')"
 
                 // Rename inline.
-                try browser.evaluate("\(row).querySelector('.doc-rename').click()")
-                try browser.waitUntil("\(row).querySelector('input.doc-name-input')", "the name to become editable")
-                try browser.evaluate(
+                try await browser.evaluate("\(row).querySelector('.doc-rename').click()")
+                try await browser.waitUntil("\(row).querySelector('input.doc-name-input')", "the name to become editable")
+                try await browser.evaluate(
                     """
                     (() => { const input = \(row).querySelector('input.doc-name-input'); input.value = 'Contract signed';
                       input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })); })()
                     """
                 )
-                try browser.waitUntil("\(row)?.querySelector('.doc-name')?.textContent.includes('Contract signed')", "the new name")
+                try await browser.waitUntil("\(row)?.querySelector('.doc-name')?.textContent.includes('Contract signed')", "the new name")
 
                 // A new folder, then drag the document onto it.
-                try browser.evaluate("document.querySelector('#new-folder').click()")
-                try browser.waitUntil("document.querySelector('#folder-dialog').open", "the folder dialog")
-                try browser.evaluate("document.querySelector('#folder-name').value = 'Contracts'; document.querySelector('#folder-ok').click()")
-                try browser.waitUntil("[...document.querySelectorAll('button.folder')].some(b => b.textContent.includes('Contracts'))", "the folder")
-                try browser.evaluate(
+                try await browser.evaluate("document.querySelector('#new-folder').click()")
+                try await browser.waitUntil("document.querySelector('#folder-dialog').open", "the folder dialog")
+                try await browser.evaluate("document.querySelector('#folder-name').value = 'Contracts'; document.querySelector('#folder-ok').click()")
+                try await browser.waitUntil(
+                    "[...document.querySelectorAll('button.folder')].some(b => b.textContent.includes('Contracts'))",
+                    "the folder"
+                )
+                try await browser.evaluate(
                     """
                     (() => { const dt = new DataTransfer(); const row = \(row);
                       const folder = [...document.querySelectorAll('button.folder')].find(b => b.textContent.includes('Contracts'));
@@ -174,21 +180,21 @@ struct WebPageTests {
                       row.dispatchEvent(new DragEvent('dragend', { bubbles: true, dataTransfer: dt })); })()
                     """
                 )
-                try browser.waitUntil("!\(row)", "the dragged document to leave the root folder")
+                try await browser.waitUntil("!\(row)", "the dragged document to leave the root folder")
             }
             var moved = try await client.get("/v1/documents/\(docx)").json
             #expect(moved["name"] as? String == "Contract signed" && moved["folder"] as? String == "Contracts", "renamed and moved: \(moved)")
 
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
+                try await browser.open(server.baseURL + "/")
                 let row = "document.querySelector('tr[data-document-id=\"\(web)\"]')"
-                try browser.waitUntil(row, "the web page's document")
+                try await browser.waitUntil(row, "the web page's document")
                 // Move with the dialog.
-                try browser.evaluate("\(row).querySelector('.doc-move').click()")
-                try browser.waitUntil("document.querySelector('#move-dialog').open", "the move dialog")
-                try browser.evaluate(
+                try await browser.evaluate("\(row).querySelector('.doc-move').click()")
+                try await browser.waitUntil("document.querySelector('#move-dialog').open", "the move dialog")
+                try await browser.evaluate(
                     """
                     (() => { const select = document.querySelector('#move-target');
                       const option = [...select.options].find(o => o.textContent.includes('Contracts'));
@@ -196,21 +202,21 @@ struct WebPageTests {
                       document.querySelector('#move-ok').click(); })()
                     """
                 )
-                try browser.waitUntil("!\(row)", "the moved document to leave the root folder")
+                try await browser.waitUntil("!\(row)", "the moved document to leave the root folder")
 
                 // Find it again by search, from the root.
-                try browser.evaluate(
+                try await browser.evaluate(
                     "(() => { const s = document.querySelector('#search'); s.value = 'Contract'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
                 )
-                try browser.waitUntil(
+                try await browser.waitUntil(
                     "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1 && document.querySelector('tr[data-document-id=\"\(docx)\"]')",
                     "the search to find the renamed document"
                 )
                 // By what the pages say: both web pages print "Figures", each row with its page and the word marked.
-                try browser.evaluate(
+                try await browser.evaluate(
                     "(() => { const s = document.querySelector('#search'); s.value = 'figures'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
                 )
-                try browser.waitUntil(
+                try await browser.waitUntil(
                     """
                     (() => { const rows = [...document.querySelectorAll('#documents tbody tr[data-document-id]')];
                       return rows.length === 2 && document.querySelector('tr[data-document-id="\(web)"]')
@@ -219,17 +225,20 @@ struct WebPageTests {
                     """,
                     "the search to find both web pages by their text"
                 )
-                try browser.screenshot(to: Self.screenshots + "/search.png")
-                try browser.evaluate(
+                try await browser.screenshot(to: Self.screenshots + "/search.png")
+                try await browser.evaluate(
                     "(() => { const s = document.querySelector('#search'); s.value = 'Contract'; s.dispatchEvent(new Event('input', { bubbles: true })); })()"
                 )
-                try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "the search by name again")
+                try await browser.waitUntil(
+                    "document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1",
+                    "the search by name again"
+                )
 
                 // Delete it, confirming.
-                try browser.evaluate("document.querySelector('tr[data-document-id=\"\(docx)\"] .doc-delete').click()")
-                try browser.waitUntil("document.querySelector('#confirm-dialog').open", "the confirmation")
-                try browser.evaluate("document.querySelector('#confirm-ok').click()")
-                try browser.waitUntil("!document.querySelector('tr[data-document-id=\"\(docx)\"]')", "the deleted document to go")
+                try await browser.evaluate("document.querySelector('tr[data-document-id=\"\(docx)\"] .doc-delete').click()")
+                try await browser.waitUntil("document.querySelector('#confirm-dialog').open", "the confirmation")
+                try await browser.evaluate("document.querySelector('#confirm-ok').click()")
+                try await browser.waitUntil("!document.querySelector('tr[data-document-id=\"\(docx)\"]')", "the deleted document to go")
                 #expect(browser.problems.filter { $0.contains("Content Security Policy") }.isEmpty, "no CSP violations: \(browser.problems)")
             }
             #expect(try await client.get("/v1/documents/\(docx)").status == 404, "deleted")
@@ -247,19 +256,22 @@ struct WebPageTests {
     func phoneDarkAndLabelled() async throws {
         try await using(await ServerProcess()) { server in
             try await Self.file("A rather long document name that must wrap or truncate", with: APIClient(base: server.baseURL))
-            try await onThread {
-                let browser = try HeadlessBrowser(width: 390, height: 844)
+            do {
+                let browser = try await HeadlessBrowser(width: 390, height: 844)
                 defer { browser.stop() }
-                try browser.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
-                try browser.screenshot(to: Self.screenshots + "/phone-dark.png")
-                #expect(try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true, "no sideways scrolling")
-                let background = try browser.evaluate("getComputedStyle(document.body).backgroundColor") as? String ?? ""
+                try await browser.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
+                try await browser.open(server.baseURL + "/")
+                try await browser.waitUntil("document.querySelector('#documents tbody tr[data-document-id]')", "the document")
+                try await browser.screenshot(to: Self.screenshots + "/phone-dark.png")
+                #expect(
+                    try await browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true,
+                    "no sideways scrolling"
+                )
+                let background = try await browser.evaluate("getComputedStyle(document.body).backgroundColor") as? String ?? ""
                 let channels = background.split { !$0.isNumber }.compactMap { Int($0) }.prefix(3)
                 #expect(channels.count == 3 && channels.reduce(0, +) < 200, "a dark background in dark mode: \(background)")
                 let unnamed =
-                    try browser.evaluate(
+                    try await browser.evaluate(
                         """
                         [...document.querySelectorAll('button, input, select, textarea')]
                           .filter(c => !(c.textContent.trim() || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || (c.labels && c.labels.length)))
@@ -288,37 +300,40 @@ struct WebPageTests {
                 try await Self.file("\(owner)-notes", with: client)
             }
             let alice = try #require(tokens["alice"])
-            try await onThread {
-                let browser = try HeadlessBrowser()
+            do {
+                let browser = try await HeadlessBrowser()
                 defer { browser.stop() }
-                try browser.open(server.baseURL + "/")
-                try browser.waitUntil(
+                try await browser.open(server.baseURL + "/")
+                try await browser.waitUntil(
                     "document.querySelector('form#sign-in') && !document.querySelector('form#sign-in').closest('[hidden]')",
                     "the sign-in form"
                 )
-                try browser.screenshot(to: Self.screenshots + "/sign-in.png")
-                try browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
-                try browser.waitUntil(
+                try await browser.screenshot(to: Self.screenshots + "/sign-in.png")
+                try await browser.evaluate("document.querySelector('#token').value = 'wrong'; document.querySelector('form#sign-in').requestSubmit()")
+                try await browser.waitUntil(
                     "!document.querySelector('#sign-in-message').hidden && document.querySelector('#sign-in-message').textContent.includes('not accepted')",
                     "a refusal in the form"
                 )
-                try browser.evaluate("document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()")
+                try await browser.evaluate(
+                    "document.querySelector('#token').value = '\(alice)'; document.querySelector('form#sign-in').requestSubmit()"
+                )
                 do {
-                    try browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
+                    try await browser.waitUntil("document.querySelectorAll('#documents tbody tr[data-document-id]').length === 1", "alice's library")
                 } catch {
-                    let state = try? browser.evaluate(
+                    let state = try? await browser.evaluate(
                         "document.body.innerText.slice(0, 600).split(String.fromCharCode(10)).join(' / ') + ' | ' + location.href + ' | ' + sessionStorage.getItem('pdfgate.token')"
                     )
                     Issue.record("\(error); page: \(state ?? "?"); problems: \(browser.problems)")
                     throw error
                 }
                 let names =
-                    try browser.evaluate("[...document.querySelectorAll('#documents .doc-name')].map(n => n.textContent.trim()).join(',')") as? String
+                    try await browser.evaluate("[...document.querySelectorAll('#documents .doc-name')].map(n => n.textContent.trim()).join(',')")
+                    as? String
                 #expect(names == "alice-notes", "only alice's documents: \(names ?? "nil")")
-                #expect(try browser.evaluate("sessionStorage.getItem('pdfgate.token')") as? String == alice)
-                #expect(try browser.evaluate("location.href.includes('\(alice)')") as? Bool == false, "the token never goes into a URL")
-                try browser.evaluate("document.querySelector('#sign-out').click()")
-                try browser.waitUntil(
+                #expect(try await browser.evaluate("sessionStorage.getItem('pdfgate.token')") as? String == alice)
+                #expect(try await browser.evaluate("location.href.includes('\(alice)')") as? Bool == false, "the token never goes into a URL")
+                try await browser.evaluate("document.querySelector('#sign-out').click()")
+                try await browser.waitUntil(
                     "sessionStorage.getItem('pdfgate.token') === null && !document.querySelector('form#sign-in').closest('[hidden]')",
                     "sign-out"
                 )

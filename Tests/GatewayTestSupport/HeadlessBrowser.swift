@@ -23,7 +23,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
     /// Console errors and CSP reports the page produced, oldest first.
     public private(set) var problems: [String] = []
 
-    public init(width: Int = 1280, height: Int = 900, timeout: Duration = .seconds(30)) throws {
+    public init(width: Int = 1280, height: Int = 900, timeout: Duration = .seconds(30)) async throws {
         guard let (ours, theirs) = socketPair() else { throw Failure(description: "no socket pair for the DevTools pipe") }
         profile = FileManager.default.temporaryDirectory.path + "/pdfgate-browser-\(UUID().uuidString.prefix(8))"
         // Chromium reads the pipe on fd 3 and writes on fd 4.
@@ -47,13 +47,13 @@ public final class HeadlessBrowser: @unchecked Sendable {
         }
         self.process = process
         pipe = DevToolsPipe(socket: ours, deadline: .now + timeout) { [process] in process.isRunning }
-        let target = try pipe.call("Target.createTarget", ["url": "about:blank"])
+        let target = try await pipe.call("Target.createTarget", ["url": "about:blank"])
         guard let targetID = target["targetId"] as? String,
-            let session = try pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])["sessionId"] as? String
+            let session = try await pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])["sessionId"] as? String
         else { throw Failure(description: "Chromium gave no page to drive") }
         self.session = session
-        for domain in ["Page", "Runtime", "Log"] { try call("\(domain).enable") }
-        try call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700])
+        for domain in ["Page", "Runtime", "Log"] { try await call("\(domain).enable") }
+        try await call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700])
     }
 
     deinit { stop() }
@@ -66,11 +66,11 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     /// One DevTools command on the page; its result.
     @discardableResult
-    public func call(_ method: String, _ params: [String: Any] = [:], timeout: Duration = .seconds(30)) throws -> [String: Any] {
+    public func call(_ method: String, _ params: [String: Any] = [:], timeout: Duration = .seconds(30)) async throws -> [String: Any] {
         pipe.deadline = .now + timeout
         do {
-            let result = try pipe.call(method, params, session: session)
-            collectProblems()
+            let result = try await pipe.call(method, params, session: session)
+            await collectProblems()
             return result
         } catch let failure as DevToolsPipe.Failure {
             throw Failure(description: failure.description)
@@ -78,23 +78,23 @@ public final class HeadlessBrowser: @unchecked Sendable {
     }
 
     /// Loads `url` and waits for its load event.
-    public func open(_ url: String, timeout: Duration = .seconds(30)) throws {
-        collectProblems()  // and with them any load event of an earlier page
+    public func open(_ url: String, timeout: Duration = .seconds(30)) async throws {
+        await collectProblems()  // and with them any load event of an earlier page
         pipe.deadline = .now + timeout
         do {
-            try pipe.call("Page.navigate", ["url": url], session: session)
+            try await pipe.call("Page.navigate", ["url": url], session: session)
         } catch let failure as DevToolsPipe.Failure {
             throw Failure(description: failure.description)
         }
-        guard try pipe.event(until: .now + timeout, where: { $0["method"] as? String == "Page.loadEventFired" }) != nil else {
+        guard try await pipe.event(until: .now + timeout, where: { $0["method"] as? String == "Page.loadEventFired" }) != nil else {
             throw Failure(description: "\(url) did not finish loading within \(timeout)")
         }
     }
 
     /// The value of a JavaScript expression (promises awaited), as JSON gives it back.
     @discardableResult
-    public func evaluate(_ expression: String, timeout: Duration = .seconds(30)) throws -> Any? {
-        let answer = try call("Runtime.evaluate", ["expression": expression, "awaitPromise": true, "returnByValue": true], timeout: timeout)
+    public func evaluate(_ expression: String, timeout: Duration = .seconds(30)) async throws -> Any? {
+        let answer = try await call("Runtime.evaluate", ["expression": expression, "awaitPromise": true, "returnByValue": true], timeout: timeout)
         if let exception = answer["exceptionDetails"] as? [String: Any] {
             let detail = (exception["exception"] as? [String: Any])?["description"] as? String ?? exception["text"] as? String ?? "\(exception)"
             throw Failure(description: "the page threw on `\(expression.prefix(120))`: \(detail)")
@@ -104,10 +104,10 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     /// Waits until `condition` (a JavaScript expression) is truthy; throws with `what` when it
     /// is not within `timeout`.
-    public func waitUntil(_ condition: String, _ what: String, timeout: Duration = .seconds(30)) throws {
+    public func waitUntil(_ condition: String, _ what: String, timeout: Duration = .seconds(30)) async throws {
         do {
-            try eventuallyOnThisThread(what, within: timeout, poll: .milliseconds(50)) {
-                try evaluate("Boolean(\(condition))") as? Bool == true
+            try await eventually(what, within: timeout, poll: .milliseconds(50)) {
+                try await evaluate("Boolean(\(condition))") as? Bool == true
             }
         } catch is WaitFailure {
             throw Failure(description: "waited \(timeout) for \(what) (`\(condition)`)")
@@ -116,14 +116,14 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     /// Drags files from outside the page and drops them on the middle of the element that
     /// `selector` matches, the way a user drops files from their file manager.
-    public func dropFiles(on selector: String, _ paths: [String]) throws {
-        let box = try evaluate(
+    public func dropFiles(on selector: String, _ paths: [String]) async throws {
+        let box = try await evaluate(
             "(() => { const r = document.querySelector(\(Self.quoted(selector))).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
         )
         guard let point = box as? [Double], point.count == 2 else { throw Failure(description: "no element matches \(selector)") }
         let data: [String: Any] = ["items": [[String: Any]](), "files": paths, "dragOperationsMask": 1]
         for type in ["dragEnter", "dragOver", "drop"] {
-            try call("Input.dispatchDragEvent", ["type": type, "x": point[0], "y": point[1], "data": data])
+            try await call("Input.dispatchDragEvent", ["type": type, "x": point[0], "y": point[1], "data": data])
         }
     }
 
@@ -134,8 +134,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
     }
 
     /// Writes a PNG of the viewport to `path`.
-    public func screenshot(to path: String) throws {
-        let shot = try call("Page.captureScreenshot", ["format": "png"])
+    public func screenshot(to path: String) async throws {
+        let shot = try await call("Page.captureScreenshot", ["format": "png"])
         guard let base64 = shot["data"] as? String, let data = Data(base64Encoded: base64) else {
             throw Failure(description: "Chromium returned no screenshot")
         }
@@ -144,8 +144,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
     }
 
     /// Keeps console errors, uncaught exceptions and CSP violations; drops other events.
-    private func collectProblems() {
-        while let event = try? pipe.nextEvent(until: .now) {
+    private func collectProblems() async {
+        while let event = try? await pipe.nextEvent(until: .now) {
             let params = event["params"] as? [String: Any] ?? [:]
             switch event["method"] as? String {
             case "Log.entryAdded":
