@@ -54,8 +54,10 @@ package final class ExitMonitor: Sendable {
             return (Watch(id: state.nextID), !state.threadStarted)
         }
         if startThread {
-            let thread = Thread { [self] in run() }
-            thread.name = "pdfgate-exit-monitor"
+            let thread = Thread { [self] in
+                Thread.current.name = "pdfgate-exits"  // on the thread itself: Linux keeps 15 bytes of it
+                run()
+            }
             thread.start()
         } else {
             wake.poke()

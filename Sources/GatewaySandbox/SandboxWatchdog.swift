@@ -71,8 +71,10 @@ package final class SandboxWatchdog: Sendable {
             return !state.scanning
         }
         if startThread {
-            let thread = Thread { [self] in scanLoop() }
-            thread.name = "pdfgate-sandbox-watchdog"
+            let thread = Thread { [self] in
+                Thread.current.name = "pdfgate-limits"  // on the thread itself: Linux keeps 15 bytes of it
+                scanLoop()
+            }
             thread.start()
         }
         return watch

@@ -71,6 +71,21 @@ import Glibc
     }
 }
 
+/// The monitors' threads carry names `top -H` and `/proc` show: Linux keeps 15 bytes of a name,
+/// and only one the thread gives itself.
+@Test func theMonitorsThreadsAreNamed() async throws {
+    let group = try ProcessGroup.start(shell("exit 0"))
+    _ = await group.killAndReap()
+    let (ours, theirs) = try #require(socketPair())
+    defer {
+        close(ours)
+        close(theirs)
+    }
+    _ = await ReadinessMonitor.shared.readable(ours, until: .now + .milliseconds(1))
+    #expect(threads(named: "pdfgate-exits") == 1)
+    #expect(threads(named: "pdfgate-pipes") == 1)
+}
+
 /// This process's threads, from `/proc/self/task`.
 private func threadCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
