@@ -8,9 +8,12 @@ import Testing
 @testable import GatewayLocalConverters
 
 /// Gotenberg 8's Chromium options on the local backend, each judged on the PDF it makes (or the
-/// failure it causes), with pages served on 127.0.0.1 and uploaded HTML alike.
+/// failure it causes), with pages served on 127.0.0.1 and uploaded HTML alike. One warm converter
+/// prints every test's pages, as the gateway's would; its URL jobs may reach loopback's ports,
+/// where each test serves its pages (the address rules have suites of their own).
 extension LocalConverterTests {
-    @Suite(.serialized) struct ChromiumOptions {
+    @Suite(.serialized, .oneConverter(LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1"])))))
+    struct ChromiumOptions {
         // MARK: - Waiting
 
         /// Content a script adds 1.5 s after the page loaded.
@@ -331,12 +334,10 @@ private func serve(_ page: @escaping @Sendable (ReceivedRequest) -> (Int, String
     }
 }
 
-/// Runs `body` with a converter whose URL jobs may reach these loopback ports.
+/// Runs `body` with the suite's converter, whose URL jobs may reach these loopback ports (and
+/// the other tests' too, which are not running).
 private func withConverter(reaching ports: [Int], _ body: (LocalConverter) async throws -> Void) async throws {
-    let allowed = Set(ports.map { "127.0.0.1:\($0)" })
-    try await withConverter(LocalConverter.Configuration(urlGuard: URLGuard(check: URLCheck(allowList: allowed)))) { converter in
-        try await body(converter)
-    }
+    try await withSuiteConverter(body)
 }
 
 /// Prints `url`; the PDF's path.
@@ -346,14 +347,12 @@ private func convert(_ converter: LocalConverter, _ url: String, _ options: Conv
     return try keep(job)
 }
 
-/// Prints `html` as an uploaded page in a converter of its own; the PDF's path.
+/// Prints `html` as an uploaded page with the suite's converter; the PDF's path.
 private func convertHTML(_ html: String, _ options: ConversionOptions = ConversionOptions()) async throws -> PrintedPDF {
     let job = JobFixture()
     let page = job.directory.file("page.html")
     try html.write(toFile: page, atomically: true, encoding: .utf8)
-    try await withConverter { converter in
-        try await converter.convert(job.request(.docToPDF, job.file(page), options: options), events: { _ in })
-    }
+    try await withSuiteConverter { try await $0.convert(job.request(.docToPDF, job.file(page), options: options), events: { _ in }) }
     return try keep(job)
 }
 
@@ -382,10 +381,9 @@ private func conversionFailure(html: String, _ options: ConversionOptions, timeo
     let job = JobFixture()
     let page = job.directory.file("page.html")
     try html.write(toFile: page, atomically: true, encoding: .utf8)
-    return try await withConverter { converter in
-        try await failureOf {
-            try await converter.convert(job.request(.docToPDF, job.file(page), options: options, timeout: timeout), events: { _ in })
-        }
+    let converter = try SuiteConverter.shared()
+    return try await failureOf {
+        try await converter.convert(job.request(.docToPDF, job.file(page), options: options, timeout: timeout), events: { _ in })
     }
 }
 

@@ -8,9 +8,11 @@ import Testing
 @testable import GatewayLocalConverters
 
 extension LocalConverterTests {
-    @Suite(.serialized) struct Chromium {
+    /// The tests on the default address rules share one warm converter; those that allow a
+    /// loopback port start one of their own with that rule.
+    @Suite(.serialized, .oneConverter()) struct Chromium {
         @Test func uploadedHTMLIsPrintedByChromium() async throws {
-            try await withConverter { converter in
+            try await withSuiteConverter { converter in
                 let job = JobFixture()
                 let request = job.request(.docToPDF, job.file(Fixtures.office("sample.html")))
                 #expect(converter.backend(for: request) is ChromiumConverter)
@@ -22,7 +24,7 @@ extension LocalConverterTests {
         }
 
         @Test func paperOptionsApplyToUploadedHTML() async throws {
-            try await withConverter { converter in
+            try await withSuiteConverter { converter in
                 let job = JobFixture()
                 let options = ConversionOptions(paperWidth: 8.27, paperHeight: 11.69, landscape: true, margin: 0.5)
                 try await converter.convert(job.request(.docToPDF, job.file(Fixtures.office("sample.html")), options: options), events: { _ in })
@@ -42,7 +44,7 @@ extension LocalConverterTests {
             var options = ConversionOptions(margin: 0.1)
             options.marginLeft = 2
             options.marginTop = 1
-            try await withConverter { converter in
+            try await withSuiteConverter { converter in
                 try await converter.convert(job.request(.docToPDF, job.file(page), options: options), events: { _ in })
                 let word = try await WordBox.of("Corner", in: job.output)
                 // 2 in is 144 pt from the left, 1 in 72 pt from the top (not 0.1 in, the margin of the other sides).
@@ -57,7 +59,7 @@ extension LocalConverterTests {
             let page = job.directory.file("page.html")
             try "<!DOCTYPE html><html><head><title>t</title></head><body><p>visible</p><iframe src=\"file://\(secret)\"></iframe></body></html>"
                 .write(toFile: page, atomically: true, encoding: .utf8)
-            try await withConverter { converter in
+            try await withSuiteConverter { converter in
                 try await converter.convert(job.request(.docToPDF, job.file(page)), events: { _ in })
                 let text = try await run("pdftotext", [job.output, "-"]).stdout
                 #expect(text.contains("visible"))
@@ -165,7 +167,7 @@ extension LocalConverterTests {
             try "<html><body>internal</body></html>".write(toFile: site.file("page.html"), atomically: true, encoding: .utf8)
             let server = try StaticFileServer(directory: site.path)
             defer { server.stop() }
-            try await withConverter { converter in
+            try await withSuiteConverter { converter in
                 let job = JobFixture()
                 let error = await conversionError {
                     try await converter.convert(job.request(.urlToPDF, .url("http://127.0.0.1:\(server.port)/page.html")), events: { _ in })
@@ -178,7 +180,7 @@ extension LocalConverterTests {
         }
 
         @Test func nonWebURLsAreRejected() async throws {
-            try await withConverter { converter in
+            try await withSuiteConverter { converter in
                 let job = JobFixture()
                 let error = await conversionError {
                     try await converter.convert(job.request(.urlToPDF, .url("file:///etc/passwd")), events: { _ in })

@@ -59,6 +59,40 @@ func withConverter<R>(
     }
 }
 
+/// One warm converter for every test of a suite, as the gateway keeps one for every job: a
+/// suite of many short jobs then starts its tool once rather than once a test. For suites whose
+/// tests only convert (no start counts, kills or limits); the suite must be `.serialized`.
+struct SuiteConverter: SuiteTrait, TestScoping {
+    /// The converter of the suite being run.
+    @TaskLocal static var current: LocalConverter?
+
+    let configuration: LocalConverter.Configuration
+    var isRecursive: Bool { false }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        try await withConverter(configuration) { converter in
+            try await Self.$current.withValue(converter) { try await function() }
+        }
+    }
+
+    /// The converter of the suite being run; a test outside such a suite fails here.
+    static func shared() throws -> LocalConverter {
+        try #require(current, "the suite has no SuiteConverter trait")
+    }
+}
+
+/// Runs `body` with the suite's converter (`SuiteConverter`), which outlives it.
+func withSuiteConverter<R>(_ body: (LocalConverter) async throws -> R) async throws -> R {
+    try await body(try SuiteConverter.shared())
+}
+
+extension Trait where Self == SuiteConverter {
+    /// One converter, made with `configuration`, for all of the suite's tests.
+    static func oneConverter(_ configuration: LocalConverter.Configuration = .init()) -> Self {
+        SuiteConverter(configuration: configuration)
+    }
+}
+
 /// Records the phases a converter reports.
 final class EventLog: Sendable {
     private let events = Mutex<[ConversionEvent]>([])
