@@ -9,7 +9,10 @@ import Testing
 /// Gotenberg 8's LibreOffice options on the local backend, each judged on the PDF a real
 /// LibreOffice makes with it and without it.
 extension LocalConverterTests {
-    @Suite(.serialized) struct LibreOfficeOptions {
+    /// One warm LibreOffice converts every test's documents, as the gateway's would: one
+    /// job's options must not reach the next. The password and cold-fallback tests start
+    /// their own.
+    @Suite(.serialized, .oneConverter(.init(libreOfficeSlots: 1))) struct LibreOfficeOptions {
         // MARK: - Pages
 
         @Test func pageRangesKeepThePagesAsked() async throws {
@@ -246,10 +249,10 @@ private struct ConvertedPDF {
     var path: String { job.output }
 }
 
-/// Converts `path` in a converter of its own with one slot.
+/// Converts `path` with the suite's converter.
 private func convert(_ path: String, _ options: ConversionOptions = ConversionOptions()) async throws -> ConvertedPDF {
     let job = JobFixture()
-    try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+    try await withSuiteConverter { converter in
         try await converter.convert(job.request(.docToPDF, job.file(path), options: options, timeout: .seconds(120)), events: { _ in })
     }
     return ConvertedPDF(job: job)
@@ -257,7 +260,7 @@ private func convert(_ path: String, _ options: ConversionOptions = ConversionOp
 
 private func failure(converting path: String, _ options: ConversionOptions) async throws -> JobFailure {
     let job = JobFixture()
-    return try await withConverter(.init(libreOfficeSlots: 1)) { converter in
+    return try await withSuiteConverter { converter in
         let error = await conversionError {
             try await converter.convert(job.request(.docToPDF, job.file(path), options: options), events: { _ in })
         }
