@@ -32,7 +32,9 @@ demo: build
 # time through the pass), so more width, or a long test moved into a process of its own beside
 # the pass, gains nothing, and more would starve real converters into false timeouts. Suites whose tests share a tool or a bound are `.serialized` in themselves.
 # The suites whose subject is a deadline or a delay (TIMED_SUITES) run afterwards, one test at a
-# time, so what they measure is the code and not the machine's load.
+# time, so what they measure is the code and not a saturated machine. They wait far more than
+# they compute (under half a core), so the upstream gotenberg-client suite (about one core, in
+# a network namespace of its own) runs beside them; its output is shown when both have ended.
 TEST_WIDTH ?= 4
 TIMED_SUITES := LocalConverterTests/Calibre/|HTTPClientSharedLoopTests|ConvertCLITests|RemoteGatewayConverterTests|RemoteGatewayPollingTests|GotenbergConverterTests|HTTPClientFailureTests|HTTPClientConcurrencyTests|MisbehavingConverterJobTests|PoolBehaviourTests|HostileFixtureTests
 test: deps lint
@@ -41,8 +43,11 @@ test: deps lint
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --skip '$(TIMED_SUITES)'
-	$(SWIFT) test --skip-build --disable-xctest --no-parallel --filter '$(TIMED_SUITES)'
-	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate
+	@echo "the timed suites, with the upstream gotenberg-client suite beside them (.build/gotenberg-upstream.log)"
+	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate >.build/gotenberg-upstream.log 2>&1 & upstream=$$!; \
+	  $(SWIFT) test --skip-build --disable-xctest --no-parallel --filter '$(TIMED_SUITES)'; timed=$$?; \
+	  wait $$upstream; status=$$?; cat .build/gotenberg-upstream.log; \
+	  [ $$timed -eq 0 ] && [ $$status -eq 0 ]
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
