@@ -8,7 +8,8 @@ import Testing
 import Glibc
 #endif
 
-@Suite("HTTPClient drives every transfer from one loop")
+/// One test at a time: each counts the process's transfer-loop threads.
+@Suite("HTTPClient drives every transfer from one loop", .serialized)
 struct HTTPClientSharedLoopTests {
     /// A thousand exchanges in flight at once must not cost a thousand threads: the process's
     /// thread count (`/proc/self/task`) stays within a few of what it was before.
