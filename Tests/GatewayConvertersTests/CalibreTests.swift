@@ -109,7 +109,7 @@ extension LocalConverterTests {
                 let warmUp = JobFixture()
                 try await converter.convert(warmUp.request(.ebookToPDF, warmUp.file(Fixtures.ebook("sample.epub"))), events: { _ in })
                 // A long book (72 pages with tables and listings, seconds of work even warm),
-                // killed a second in; the cold Calibre then converts it whole.
+                // killed once the worker is well into it; the cold Calibre then converts it whole.
                 let job = JobFixture()
                 let book = Fixtures.root + "/ebook-set/technical-book.epub"
                 let request = job.request(.ebookToPDF, job.file(book))

@@ -28,8 +28,8 @@ suite="$root/.build/gotenberg-client-$version"
 if [ ! -f "$suite/.unpacked" ]; then
   download="$(mktemp -d)"
   trap 'rm -rf "$download"' EXIT
-  # `--no-binary` names the package alone: with `:all:` pip also builds the sdist's build
-  # backend (hatchling) and everything it needs from source, 90 s of two cores for one tarball.
+  # `--no-binary` names the package alone: with `:all:` pip would also build the sdist's build
+  # backend (hatchling) and everything it needs from source, just to read its metadata.
   "$bin/python" -m pip download -q --disable-pip-version-check --no-binary gotenberg-client --no-deps \
     "gotenberg-client==$version" -d "$download" >&2
   archive="$download/gotenberg_client-$version.tar.gz"
