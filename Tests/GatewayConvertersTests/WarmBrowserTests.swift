@@ -31,7 +31,7 @@ extension LocalConverterTests {
             </script></body></html>
             """
 
-        @Test func fiftyJobsOnOneBrowserSeeNothingOfEachOther() async throws {
+        @Test func twentyJobsOnOneBrowserSeeNothingOfEachOther() async throws {
             let visits = Visits()
             let site = try LoopbackHTTPServer { request, response in
                 _ = try request.discardBody()
@@ -46,15 +46,15 @@ extension LocalConverterTests {
                 urlGuard: URLGuard(check: URLCheck(allowList: ["127.0.0.1:\(site.port)"]))
             )
             try await withConverter(configuration) { converter in
-                for index in 0..<50 {
+                for index in 0..<20 {
                     let job = JobFixture()
                     try await converter.convert(job.request(.urlToPDF, .url("http://127.0.0.1:\(site.port)/page?job=\(index)")), events: { _ in })
                     let text = try await run("pdftotext", [job.output, "-"]).stdout
                     #expect(text.contains("cookie=[] local=[null] session=[null]"), "job \(index) saw an earlier page's state: \(text)")
                 }
-                #expect(converter.chromium.slots.slots[0].startCount == 1, "all fifty ran on one browser")
+                #expect(converter.chromium.slots.slots[0].startCount == 1, "all twenty ran on one browser")
             }
-            #expect(visits.pages.load(ordering: .relaxed) == 50)
+            #expect(visits.pages.load(ordering: .relaxed) == 20)
             #expect(visits.cookies.withLock { $0 }.isEmpty, "no request carried a cookie: \(visits.cookies.withLock { $0 })")
         }
 
