@@ -30,11 +30,13 @@ demo: build
 
 # Tests run side by side, TEST_WIDTH at a time: that keeps two cores busy (vmstat shows no idle
 # time through the pass), so more width, or a long test moved into a process of its own beside
-# the pass, gains nothing, and more would starve real converters into false timeouts. Suites whose tests share a tool or a bound are `.serialized` in themselves.
-# The suites whose subject is a deadline or a delay (TIMED_SUITES) run afterwards, one test at a
-# time, so what they measure is the code and not a saturated machine. They wait far more than
-# they compute (under half a core), so the upstream gotenberg-client suite (about one core, in
-# a network namespace of its own) runs beside them; its output is shown when both have ended.
+# the pass, gains nothing, and more would starve real converters into false timeouts. Suites
+# whose tests share a tool or a bound are `.serialized` in themselves.
+# The suites whose subject is a deadline or a delay (TIMED_SUITES) run afterwards, away from the
+# first pass's converters, whose load would bury the deadlines they measure. They wait far more
+# than they compute, so they too run side by side, and the upstream
+# gotenberg-client suite (about one core, in a network namespace of its own) runs beside them;
+# its output is shown when both have ended, and either failing fails the step.
 TEST_WIDTH ?= 4
 TIMED_SUITES := LocalConverterTests/Calibre/|HTTPClientSharedLoopTests|ConvertCLITests|RemoteGatewayConverterTests|RemoteGatewayPollingTests|GotenbergConverterTests|HTTPClientFailureTests|HTTPClientConcurrencyTests|MisbehavingConverterJobTests|PoolBehaviourTests|HostileFixtureTests
 test: deps lint
@@ -45,17 +47,17 @@ test: deps lint
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --skip '$(TIMED_SUITES)'
 	@echo "the timed suites, with the upstream gotenberg-client suite beside them (.build/gotenberg-upstream.log)"
 	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate >.build/gotenberg-upstream.log 2>&1 & upstream=$$!; \
-	  $(SWIFT) test --skip-build --disable-xctest --no-parallel --filter '$(TIMED_SUITES)'; timed=$$?; \
+	  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --filter '$(TIMED_SUITES)'; timed=$$?; \
 	  wait $$upstream; status=$$?; cat .build/gotenberg-upstream.log; \
 	  [ $$timed -eq 0 ] && [ $$status -eq 0 ]
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+	$(SWIFT) format lint --strict --parallel --recursive Package.swift Sources Tests Benchmarks
 	/usr/bin/python3 -m pyflakes scripts Sources/GatewayLocalConverters/Python
 	PYTHONPYCACHEPREFIX=.build/pycache /usr/bin/python3 -m py_compile Sources/GatewayLocalConverters/Python/*.py
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
+	$(SWIFT) format --in-place --parallel --recursive Package.swift Sources Tests Benchmarks
 
 bench: deps
 	@bash scripts/bench/bench.sh
