@@ -87,7 +87,7 @@ let package = Package(
         // pool that leases workers out. Used by the converters and the PDF inspector.
         .target(
             name: "GatewayProcess",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["GatewayCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The only Swift that touches Poppler; the worker (`pdfgate inspect-worker`) that runs it; the pool that drives workers.

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import GatewayCore
 import Synchronization
 
 /// One libcurl multi handle and the one thread that drives it: every transfer of every
@@ -46,13 +47,7 @@ final class TransferLoop: Sendable {
                 return false
             case .idle:
                 inbox.state = .running
-                let thread = Thread { [self] in
-                    // Named from inside: Foundation does not pass a name set before start() to the
-                    // kernel, where ps, top and /proc show it.
-                    Thread.current.name = "pdfgate-http"
-                    drive()
-                }
-                thread.start()
+                startThread(named: "pdfgate-http") { [self] in drive() }
             case .running:
                 break
             }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -47,18 +48,14 @@ package final class ExitMonitor: Sendable {
     /// (or the cancelling one) and must not block.
     package func watch(_ pid: pid_t, _ onEnd: @escaping @Sendable (Bool) -> Void) -> Watch {
         let descriptor = Self.pidfdOpen.map { $0(pid, 0) } ?? -1
-        let (watch, startThread) = state.withLock { state in
+        let (watch, startsThread) = state.withLock { state in
             defer { state.nextID += 1 }
             state.entries[state.nextID] = Entry(pid: pid, descriptor: descriptor, onEnd: onEnd)
             defer { state.threadStarted = true }
             return (Watch(id: state.nextID), !state.threadStarted)
         }
-        if startThread {
-            let thread = Thread { [self] in
-                Thread.current.name = "pdfgate-exits"  // on the thread itself: Linux keeps 15 bytes of it
-                run()
-            }
-            thread.start()
+        if startsThread {
+            startThread(named: "pdfgate-exits") { [self] in run() }
         } else {
             wake.poke()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -39,18 +40,14 @@ package final class ReadinessMonitor: Sendable {
     package func readable(_ descriptor: Int32, until deadline: ContinuousClock.Instant) async -> Bool {
         guard ContinuousClock.now < deadline else { return false }
         return await withCheckedContinuation { continuation in
-            let startThread = state.withLock { state -> Bool in
+            let startsThread = state.withLock { state -> Bool in
                 state.waiters[state.nextID] = Waiter(descriptor: descriptor, deadline: deadline, continuation: continuation)
                 state.nextID += 1
                 defer { state.threadStarted = true }
                 return !state.threadStarted
             }
-            if startThread {
-                let thread = Thread { [self] in
-                    Thread.current.name = "pdfgate-pipes"  // set on the thread itself, where Linux sees it
-                    run()
-                }
-                thread.start()
+            if startsThread {
+                startThread(named: "pdfgate-pipes") { [self] in run() }
             } else {
                 wake.poke()
             }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GatewayProcess
 import Synchronization
 
@@ -65,17 +66,13 @@ package final class SandboxWatchdog: Sendable {
     package func watch(_ group: ProcessGroup, limits: ResourceLimits) -> Watch {
         let baseline = Self.usage(of: [group.id])[group.id]?.cpuSeconds ?? 0
         let watch = Watch(group: group, limits: limits, cpuBaseline: baseline)
-        let startThread = state.withLock { state in
+        let startsThread = state.withLock { state in
             state.watches[ObjectIdentifier(watch)] = watch
             defer { state.scanning = true }
             return !state.scanning
         }
-        if startThread {
-            let thread = Thread { [self] in
-                Thread.current.name = "pdfgate-limits"  // on the thread itself: Linux keeps 15 bytes of it
-                scanLoop()
-            }
-            thread.start()
+        if startsThread {
+            startThread(named: "pdfgate-limits") { [self] in scanLoop() }
         }
         return watch
     }

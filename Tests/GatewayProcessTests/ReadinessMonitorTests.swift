@@ -50,8 +50,7 @@ import Glibc
             }
         }
         try #require(pairs.count == 200)
-        // The monitor's thread exists by now (the other tests, or this first wait).
-        _ = await ReadinessMonitor.shared.readable(pairs[0].ours, until: .now + .milliseconds(1))
+        try await startTheMonitor()
         let baseline = threadCount()
         let results = await withTaskGroup(of: Bool.self) { group in
             for pair in pairs { group.addTask { await ReadinessMonitor.shared.readable(pair.ours, until: .now + .seconds(20)) } }
@@ -76,14 +75,23 @@ import Glibc
 @Test func theMonitorsThreadsAreNamed() async throws {
     let group = try ProcessGroup.start(shell("exit 0"))
     _ = await group.killAndReap()
+    try await startTheMonitor()
+    #expect(threads(named: "pdfgate-exits") == 1)
+    #expect(threads(named: "pdfgate-pipes") == 1)
+}
+
+/// Returns once the monitor's thread runs: a wait on a socket that is already readable ends only
+/// when that thread has polled it. (A short wait proves nothing: one whose deadline has passed
+/// by the time it begins, as on a loaded machine, ends at once and starts no thread.)
+private func startTheMonitor() async throws {
     let (ours, theirs) = try #require(socketPair())
     defer {
         close(ours)
         close(theirs)
     }
-    _ = await ReadinessMonitor.shared.readable(ours, until: .now + .milliseconds(1))
-    #expect(threads(named: "pdfgate-exits") == 1)
-    #expect(threads(named: "pdfgate-pipes") == 1)
+    var byte: UInt8 = 1
+    try #require(write(theirs, &byte, 1) == 1)
+    try #require(await ReadinessMonitor.shared.readable(ours, until: .now + .seconds(20)), "the monitor saw the byte")
 }
 
 /// This process's threads, from `/proc/self/task`.

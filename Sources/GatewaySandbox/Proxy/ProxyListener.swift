@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GatewayJobModel
 import Glibc
 import NIOCore
@@ -63,8 +64,7 @@ package final class ProxyListener: Sendable {
             self.port = port
             routes.state.withLock { $0.channel = channel }
             let routes = routes
-            let thread = Thread {
-                Thread.current.name = "pdfgate-proxy"  // on the thread itself: Linux keeps 15 bytes of it
+            startThread(named: "pdfgate-proxy") {
                 // The browser starts only after the helper sent it, so this wait is short.
                 let received = DescriptorPassing.receive(over: channel, timeout: .seconds(60))
                 let accepted = routes.state.withLock { state in
@@ -85,7 +85,6 @@ package final class ProxyListener: Sendable {
                     if !keep { server.close(promise: nil) }
                 }
             }
-            thread.start()
         }
     }
 
