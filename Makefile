@@ -34,20 +34,21 @@ demo: build
 # whose tests share a tool or a bound are `.serialized` in themselves.
 # The suites whose subject is a deadline or a delay (TIMED_SUITES) run afterwards, away from the
 # first pass's converters, whose load would bury the deadlines they measure. They wait far more
-# than they compute, so they too run side by side, and the upstream
-# gotenberg-client suite (about one core, in a network namespace of its own) runs beside them;
-# its output is shown when both have ended, and either failing fails the step.
+# than they compute, so they too run side by side, and the upstream gotenberg-client suite (about
+# one core, in a network namespace of its own) runs beside them; its output is shown when both
+# have ended, and either failing fails the step.
 TEST_WIDTH ?= 4
+SWIFT_TEST = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest
 TIMED_SUITES := LocalConverterTests/Calibre/|HTTPClientSharedLoopTests|ConvertCLITests|RemoteGatewayConverterTests|RemoteGatewayPollingTests|GotenbergConverterTests|HTTPClientFailureTests|HTTPClientConcurrencyTests|MisbehavingConverterJobTests|PoolBehaviourTests|HostileFixtureTests
 test: deps lint
 	@bash scripts/check-compose.sh
 	@bash scripts/python-venv.sh > /dev/null
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
 	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --skip '$(TIMED_SUITES)'
+	$(SWIFT_TEST) --skip '$(TIMED_SUITES)'
 	@echo "the timed suites, with the upstream gotenberg-client suite beside them (.build/gotenberg-upstream.log)"
 	@bash scripts/gotenberg-upstream/run.sh .build/debug/pdfgate >.build/gotenberg-upstream.log 2>&1 & upstream=$$!; \
-	  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --disable-xctest --filter '$(TIMED_SUITES)'; timed=$$?; \
+	  $(SWIFT_TEST) --filter '$(TIMED_SUITES)'; timed=$$?; \
 	  wait $$upstream; status=$$?; cat .build/gotenberg-upstream.log; \
 	  [ $$timed -eq 0 ] && [ $$status -eq 0 ]
 

@@ -7,10 +7,10 @@ import Glibc
 /// Starts a thread of the gateway's own that `top -H`, `ps -L` and `/proc/<pid>/task/*/comm`
 /// show by `name` (Linux keeps 15 bytes of it).
 ///
-/// The thread names itself with `pthread_setname_np` before `body` runs. Foundation's
-/// `Thread.name`, set from inside the new thread, is dropped whenever that thread runs before
-/// `Thread.start()` has stored its handle, which a busy machine makes common: the name is then
-/// missing, at random, from the one place it is for.
+/// The thread names itself before `body` runs. Foundation's `Thread.name`, set from inside the
+/// new thread, is dropped whenever that thread runs before `Thread.start()` has stored its
+/// handle, which a busy machine makes common: the name is then missing, at random, from the one
+/// place it is for (`NamedThreadTests`).
 public func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     precondition(name.utf8.count <= 15, "Linux keeps 15 bytes of a thread's name: \(name)")
     let thread = Thread {
