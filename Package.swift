@@ -263,7 +263,7 @@ let package = Package(
         .target(
             name: "GatewayServer",
             dependencies: [
-                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
+                "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire", "GatewayLocalConverters",
                 "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI", "GatewayDAV",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

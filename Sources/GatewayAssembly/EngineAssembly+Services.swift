@@ -71,7 +71,7 @@ extension EngineAssembly {
                 await textReader.shutdown()
             }
         )
-        parts.append(StopInTurn(description: "local-converters") { await local.shutdown() })
+        if ownsLocal { parts.append(StopInTurn(description: "local-converters") { await local.shutdown() }) }
         return parts
     }
 }

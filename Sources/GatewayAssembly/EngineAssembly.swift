@@ -28,6 +28,8 @@ public final class EngineAssembly: Sendable {
     /// The indexer's own inspector: one worker, niced.
     let textReader: PDFInspectorPool
     public let local: LocalConverter
+    /// False when `local` was lent by the caller, who then shuts it down.
+    let ownsLocal: Bool
     /// The backend each job type goes to, as configured.
     public var routes: [JobType: BackendChoice] { configuration.routes }
     /// The configured backends by name, for readiness checks.
@@ -46,18 +48,27 @@ public final class EngineAssembly: Sendable {
     let logger: Logger
 
     /// Opens the store (creating and migrating what is missing) and builds everything on it.
-    public static func open(_ configuration: EngineConfiguration, logger: Logger) async throws -> EngineAssembly {
+    ///
+    /// `lentConverter` lets assemblies in one process share one set of warm tools (a test
+    /// harness's many gateways): this assembly converts with it but leaves its shutdown to the
+    /// lender, and the converter's URL rules and sandbox are the ones it was made with, not this
+    /// configuration's.
+    public static func open(
+        _ configuration: EngineConfiguration,
+        logger: Logger,
+        lentConverter: LocalConverter? = nil
+    ) async throws -> EngineAssembly {
         let stores = try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
         do {
             if stores.shared, let refusal = configuration.sharedDatabaseRefusal { throw LibraryError(.invalidArgument, refusal) }
-            return try EngineAssembly(stores: stores, configuration: configuration, logger: logger)
+            return try EngineAssembly(stores: stores, configuration: configuration, logger: logger, lentConverter: lentConverter)
         } catch {
             await stores.close()
             throw error
         }
     }
 
-    init(stores: GatewayStores, configuration: EngineConfiguration, logger: Logger) throws {
+    init(stores: GatewayStores, configuration: EngineConfiguration, logger: Logger, lentConverter: LocalConverter? = nil) throws {
         self.configuration = configuration
         self.stores = stores
         self.logger = logger
@@ -77,19 +88,24 @@ public final class EngineAssembly: Sendable {
         // purpose for downloads and webhooks (`URLCheck.serving`).
         let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns, purpose: .page)
         // Tools start lazily, so an unused local converter costs nothing.
-        local = try LocalConverter(
-            configuration: .init(
-                libreOfficeSlots: configuration.toolSlots.libreOffice,
-                chromiumSlots: configuration.toolSlots.chromium,
-                calibreSlots: configuration.toolSlots.calibre,
-                // Warm tools' profiles and scratch files stay on this machine: a shared store is
-                // a network file system, and its files are every node's.
-                baseDirectory: stores.shared ? FileManager.default.temporaryDirectory.path : library.paths.meta + "/converters",
-                urlGuard: URLGuard(check: urlCheck),
-                // The store is never a converter's business; its own directories are bound back in.
-                sandbox: configuration.sandbox.hiding([library.paths.root])
+        ownsLocal = lentConverter == nil
+        if let lentConverter {
+            local = lentConverter
+        } else {
+            local = try LocalConverter(
+                configuration: .init(
+                    libreOfficeSlots: configuration.toolSlots.libreOffice,
+                    chromiumSlots: configuration.toolSlots.chromium,
+                    calibreSlots: configuration.toolSlots.calibre,
+                    // Warm tools' profiles and scratch files stay on this machine: a shared store is
+                    // a network file system, and its files are every node's.
+                    baseDirectory: stores.shared ? FileManager.default.temporaryDirectory.path : library.paths.meta + "/converters",
+                    urlGuard: URLGuard(check: urlCheck),
+                    // The store is never a converter's business; its own directories are bound back in.
+                    sandbox: configuration.sandbox.hiding([library.paths.root])
+                )
             )
-        )
+        }
         // One converter (and one slot budget) per distinct backend, shared by the types routed to it.
         var byChoice: [String: ConverterRouter.Route] = ["local": ConverterRouter.Route(converter: local, slots: 8)]
         var table: [JobType: ConverterRouter.Route] = [:]

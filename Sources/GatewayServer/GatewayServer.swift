@@ -5,6 +5,7 @@ import GatewayEngine
 import GatewayGotenbergAPI
 import GatewayHTTPServing
 import GatewayLibraryModel
+import GatewayLocalConverters
 import GatewaySettings
 import HTTPTypes
 import Hummingbird
@@ -29,11 +30,11 @@ public struct GatewayServer {
     let hangUps = HangUpWatch()
     let logger: Logger
 
-    /// Opens the store, wires the engine (`EngineAssembly.open`) and builds the router; nothing
-    /// listens yet.
-    public init(configuration: ServerConfiguration, logger: Logger) async throws {
+    /// Opens the store, wires the engine (`EngineAssembly.open`, which `lentConverter` is passed
+    /// on to) and builds the router; nothing listens yet.
+    public init(configuration: ServerConfiguration, logger: Logger, lentConverter: LocalConverter? = nil) async throws {
         try configuration.validate()
-        let assembly = try await EngineAssembly.open(configuration.servedEngine, logger: logger)
+        let assembly = try await EngineAssembly.open(configuration.servedEngine, logger: logger, lentConverter: lentConverter)
         let library = assembly.library
         let keys = configuration.signingKeys.isEmpty ? assembly.secrets.signingKeys : configuration.signingKeys
         self.configuration = configuration

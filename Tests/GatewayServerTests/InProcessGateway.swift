@@ -1,6 +1,8 @@
 import Foundation
+import GatewayAssembly
 import GatewayEngine
 import GatewayJobModel
+import GatewayLocalConverters
 import GatewayTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -13,6 +15,11 @@ import Testing
 /// The whole API in this process, driven through its router with no socket: for behaviour that
 /// needs none (validation, status codes, the library's routes). The real-process tests stay for
 /// what does: the mobile-client flow, event streams, libcurl, kill and restart.
+///
+/// Gateways whose converter settings are the defaults convert with one warm converter lent to
+/// them all (`EngineAssembly.open`'s `lentConverter`), as one gateway's jobs share its tools:
+/// a LibreOffice or a Chromium then starts a few times in the whole run, not once or twice a
+/// test. A gateway with URL rules, tool slots or a sandbox of its own gets a converter of its own.
 struct InProcessGateway {
     let directory = TemporaryDirectory("router")
     let server: GatewayServer
@@ -21,7 +28,22 @@ struct InProcessGateway {
         var configuration = ServerConfiguration()
         configuration.store = directory.path + "/store"
         configure(&configuration)
-        server = try await GatewayServer(configuration: configuration, logger: Logger(label: "test"))
+        let lent = Self.convertsAsDefault(configuration.engine) ? try Self.sharedConverter.get() : nil
+        server = try await GatewayServer(configuration: configuration, logger: Logger(label: "test"), lentConverter: lent)
+    }
+
+    /// Made on first use and never shut down: its tools end with this process (a sealed
+    /// LibreOffice or Calibre worker when its socket closes, Chromium when its DevTools pipe does).
+    private static let sharedConverter = Result { try LocalConverter(configuration: .init()) }
+
+    /// Whether `engine` would make the converter the shared one was made as: the sandbox, limits,
+    /// slots and URL rules of a default configuration (a gateway's own store is hidden from its
+    /// converter; the shared one hides none of theirs, which no test here looks for).
+    private static func convertsAsDefault(_ engine: EngineConfiguration) -> Bool {
+        let defaults = EngineConfiguration()
+        return engine.urlAllowList == defaults.urlAllowList && engine.urlPatterns == defaults.urlPatterns
+            && engine.toolSlots == defaults.toolSlots && engine.converterLimits == defaults.converterLimits
+            && engine.unsandboxedConverters == defaults.unsandboxedConverters && engine.hiddenPaths == defaults.hiddenPaths
     }
 
     /// Runs `body` with a client of the router, then ends the engine's helper processes. With

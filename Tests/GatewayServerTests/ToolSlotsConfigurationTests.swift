@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayJobModel
 import GatewayLocalConverters
 import GatewayServer
 import GatewaySettings
@@ -26,6 +27,34 @@ struct ToolSlotsConfigurationTests {
         let local = assembly.local.configuration
         #expect(local.libreOfficeSlots == 3 && local.chromiumSlots == 4 && local.calibreSlots == 1)
         await assembly.shutdown()
+    }
+
+    /// Assemblies in one process may share one set of warm tools: the lent converter is the
+    /// one the assembly converts with, and it still converts after the assembly has shut down.
+    @Test func aLentConverterServesTheAssemblyAndOutlivesIt() async throws {
+        let directory = TemporaryDirectory("pdfgate-lent")
+        let lent = try LocalConverter(configuration: .init())
+        var engine = EngineConfiguration()
+        engine.store = directory.file("store")
+        let assembly = try await EngineAssembly.open(engine, logger: Logger(label: "test"), lentConverter: lent)
+        #expect(assembly.local === lent)
+        await assembly.shutdown()
+
+        let page = directory.file("page.html")
+        try "<h1>Still warm</h1>".write(toFile: page, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory.file("work"), withIntermediateDirectories: true)
+        let request = ConversionRequest(
+            jobID: UUID(),
+            type: .docToPDF,
+            source: .file(path: page, originalFilename: "page.html"),
+            options: ConversionOptions(),
+            workDirectory: directory.file("work"),
+            outputPath: directory.file("out.pdf"),
+            deadline: .now + .seconds(60)
+        )
+        try await lent.convert(request, events: { _ in })
+        await lent.shutdown()
+        #expect(try await run("pdftotext", [directory.file("out.pdf"), "-"]).stdout.contains("Still warm"))
     }
 
     @Test func aPoolThatCannotWorkIsRefusedNamingTheSetting() {
