@@ -1,4 +1,8 @@
 import ArgumentParser
+import Foundation
+import GatewayCore
+import GatewayPDF
+import GatewaySandbox
 
 /// `pdfgate`: the gateway's command line. Every subcommand drives the same library and
 /// inspector the server uses.
@@ -17,4 +21,16 @@ struct PDFGate: AsyncParsableCommand {
             SandboxExecCommand.self, StampPageCommand.self,
         ]
     )
+
+    /// The sandbox's launcher starts before every sandboxed tool, and an inspector worker with
+    /// every pool: both read their own arguments, so they go straight to their bodies without the
+    /// command tree, whose type checks take a few milliseconds of each start.
+    static func main() async {
+        let arguments = CommandLine.arguments
+        switch arguments.dropFirst().first.flatMap(HelperExecutable.Subcommand.init(rawValue:)) {
+        case .sandboxExec: SandboxExecMain.run(arguments: Array(arguments.dropFirst(2)))
+        case .inspectWorker: InspectWorkerMain.run(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        case .stampPage, nil: await main(nil)
+        }
+    }
 }
