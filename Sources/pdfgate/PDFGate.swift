@@ -17,14 +17,15 @@ struct PDFGate: AsyncParsableCommand {
             ConvertCommand.self, ScanCommand.self, MergeCommand.self, SplitCommand.self, PDFACommand.self, MetaCommand.self,
             RotateCommand.self, EncryptCommand.self, WatermarkCommand.self, OptimizeCommand.self, OCRCommand.self, JobsCommand.self,
             SearchCommand.self, ServeCommand.self, GotenbergCommand.self, TokenCommand.self,
-            InspectWorkerCommand.self,
-            SandboxExecCommand.self, StampPageCommand.self,
+            StampPageCommand.self,
         ]
     )
 
-    /// The sandbox's launcher starts before every sandboxed tool, and an inspector worker with
-    /// every pool: both read their own arguments, so they go straight to their bodies without the
-    /// command tree, whose type checks take a few milliseconds of each start.
+    /// Two hidden helpers bypass the command tree, whose type checks take a few milliseconds of
+    /// each start: `sandbox-exec` (rlimits, the proxy listener if asked, then `execv` of the
+    /// converter, whose arguments must pass through untouched; see `SandboxExecMain`) starts
+    /// before every sandboxed tool, and `inspect-worker` (a Poppler worker of `PDFInspectorPool`;
+    /// see `InspectWorkerMain`) with every pool. Both read their own arguments.
     static func main() async {
         let arguments = CommandLine.arguments
         switch arguments.dropFirst().first.flatMap(HelperExecutable.Subcommand.init(rawValue:)) {
