@@ -4,8 +4,6 @@
 #
 #   bash scripts/fuzz-api.sh [path/to/pdfgate] [extra `st run` arguments…]
 #
-# (with extra arguments, one run with them; without, the two halves described below)
-#
 # Both the server and schemathesis run in a network namespace of their own with only a
 # loopback interface: the fuzzer makes up callback and download URLs on real host names, and
 # nothing it sends may leave the machine. Exits with schemathesis's status (0: nothing found).
@@ -33,17 +31,7 @@ token="$("$pdfgate" token create --owner fuzz --name schemathesis --store "$stor
 userns=()
 [ "$(id -u)" = 0 ] || userns=(--map-root-user)
 
-# Without extra arguments the run is split in two, side by side on one server: the coverage
-# phase of createJob (well over half of all the cases: JobOptions four ways, every query key),
-# and everything else, from a copy of schemathesis.toml that leaves that phase of createJob out.
-# Together they try exactly the cases one run tries, in about half the time on two cores.
-rest="$work/schemathesis-rest.toml"
-sed '/^include-operation-id = "createJob"$/a phases.coverage.enabled = false' "$root/schemathesis.toml" >"$rest"
-grep -q '^phases.coverage.enabled = false$' "$rest" || { echo "fuzz-api: schemathesis.toml has no createJob block to split on" >&2; exit 2; }
-mkdir -p "$work/create-job"
-
 export PDFGATE_FUZZ_TOKEN="$token" FUZZ_PDFGATE="$pdfgate" FUZZ_STORE="$store" FUZZ_BIN="$bin" FUZZ_ROOT="$root"
-export FUZZ_REST_CONFIG="$rest" FUZZ_CREATE_JOB_DIRECTORY="$work/create-job"
 exec unshare --net "${userns[@]}" /bin/bash -c '
   set -euo pipefail
   ip link set lo up
@@ -61,23 +49,11 @@ exec unshare --net "${userns[@]}" /bin/bash -c '
   [ -n "$port" ] || { echo "fuzz-api: the server did not start" >&2; cat "$FUZZ_STORE.log" >&2; exit 2; }
   # Its cache and reports go to the throwaway directory, not the checkout.
   cd "$(dirname "$FUZZ_STORE")"
-  # scripts/schemathesis_hooks.py: a workaround for one quirk of the fuzzer (read it there).
-  fuzz() {
-    PYTHONPATH="$FUZZ_ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks \
-    "$FUZZ_BIN/st" --config-file "$1" run "$FUZZ_ROOT/openapi.yaml" --url "http://127.0.0.1:$port" "${@:2}"
-  }
   status=0
-  if [ $# -gt 0 ]; then
-    fuzz "$FUZZ_ROOT/schemathesis.toml" "$@" || status=$?
-  else
-    (cd "$FUZZ_CREATE_JOB_DIRECTORY" && fuzz "$FUZZ_ROOT/schemathesis.toml" --phases coverage --include-operation-id createJob) \
-      >"$FUZZ_CREATE_JOB_DIRECTORY/output.txt" 2>&1 &
-    half=$!
-    fuzz "$FUZZ_REST_CONFIG" || status=$?
-    wait $half || status=$?
-    printf "\n--- beside it: the coverage phase of createJob ---\n"
-    cat "$FUZZ_CREATE_JOB_DIRECTORY/output.txt"
-  fi
+  # scripts/schemathesis_hooks.py: a workaround for one quirk of the fuzzer (read it there).
+  PYTHONPATH="$FUZZ_ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks \
+  "$FUZZ_BIN/st" --config-file "$FUZZ_ROOT/schemathesis.toml" run \
+    "$FUZZ_ROOT/openapi.yaml" --url "http://127.0.0.1:$port" "$@" || status=$?
   # A server that died under the fuzzer is a failure even if every answer looked right.
   kill -0 $server 2>/dev/null || { echo "fuzz-api: the server is gone" >&2; tail -50 "$FUZZ_STORE.log" >&2; exit 3; }
   exit $status

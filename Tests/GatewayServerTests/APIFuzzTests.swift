@@ -5,8 +5,7 @@ import Testing
 /// Schemathesis (pinned in scripts/python-venv.sh) fuzzes the API from
 /// openapi.yaml against a live `pdfgate serve` that requires tokens, every check on, with the
 /// fixed seed and example count of schemathesis.toml; server and fuzzer share a network
-/// namespace with only a loopback interface (scripts/fuzz-api.sh, which runs the coverage
-/// phase of createJob beside everything else). What it found is in
+/// namespace with only a loopback interface (scripts/fuzz-api.sh). What it found is in
 /// HostileInputTests, one regression test each.
 @Suite("the API under schemathesis")
 struct APIFuzzTests {
@@ -17,13 +16,12 @@ struct APIFuzzTests {
         let result = try await run("/bin/bash", [Self.repository + "/scripts/fuzz-api.sh", builtProduct("pdfgate")])
         let summary = result.stdout.split(separator: "\n").suffix(40).joined(separator: "\n")
         #expect(result.status == 0, "schemathesis found something (rerun: bash scripts/fuzz-api.sh):\n\(summary)\n\(result.stderr.suffix(2000))")
-        // It really ran, in its two halves: every operation was tried, and thousands of cases passed.
+        // It really ran: every operation was tried, and thousands of cases passed.
         let spec = try String(contentsOfFile: Self.repository + "/openapi.yaml", encoding: .utf8)
         let operations = spec.matches(of: /\n\s+operationId:/).count
         #expect(operations > 20 && result.stdout.contains("\(operations) selected / \(operations) total"), "\(summary)")
-        #expect(result.stdout.contains("1 selected / \(operations) total"), "the createJob half ran: \(summary)")
-        let halves = result.stdout.matches(of: /(\d+) generated, (\d+) passed/).compactMap { Int($0.2) }
-        #expect(halves.count == 2 && halves.reduce(0, +) > 10_000, "\(halves): \(summary)")
+        let passed = result.stdout.firstMatch(of: /(\d+) generated, (\d+) passed/).flatMap { Int($0.2) } ?? 0
+        #expect(passed > 1000, "\(summary)")
     }
 
     @Test("header and path values with NUL, CR/LF or 64 KiB get an answer, and the server stays up")
