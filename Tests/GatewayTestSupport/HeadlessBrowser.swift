@@ -1,6 +1,7 @@
 import Foundation
 import GatewayLocalConverters
 import GatewayProcess
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,58 +11,64 @@ import Glibc
 /// converter uses): what the web page's tests and benchmarks click through. One page, one
 /// caller at a time; every wait is bounded. It loads only what the tests point it at (loopback),
 /// with Chromium's own background traffic switched off.
+///
+/// Each browser is a browser context of its own (its own cookies and storage, as a new profile
+/// has) in one Chromium that the test process starts once: a start costs about a CPU-second,
+/// and the web page's tests open eight browsers one after another. One opened while another is
+/// still open gets a Chromium of its own.
 public final class HeadlessBrowser: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
         public init(description: String) { self.description = description }
     }
 
-    private let process: Child
+    private let chromium: Chromium
     private let pipe: DevToolsPipe
+    private let context: String
     private let session: String
-    private let profile: String
+    private let stopped = Mutex(false)
     /// Console errors and CSP reports the page produced, oldest first.
     public private(set) var problems: [String] = []
 
     public init(width: Int = 1280, height: Int = 900, timeout: Duration = .seconds(30)) async throws {
-        guard let (ours, theirs) = socketPair() else { throw Failure(description: "no socket pair for the DevTools pipe") }
-        profile = FileManager.default.temporaryDirectory.path + "/pdfgate-browser-\(UUID().uuidString.prefix(8))"
-        // Chromium reads the pipe on fd 3 and writes on fd 4.
-        let process: Child
+        chromium = try Chromium.lend(timeout: timeout)
+        pipe = chromium.pipe
+        pipe.deadline = .now + timeout
         do {
-            process = try Child(
-                "/usr/bin/chromium",
-                [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
-                    "--disable-extensions", "--disable-domain-reliability", "--metrics-recording-only", "--hide-scrollbars",
-                    "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--remote-debugging-pipe", "about:blank",
-                ],
-                inherited: [3: theirs, 4: theirs]
+            let context = try await pipe.call("Target.createBrowserContext")["browserContextId"] as? String
+            guard let context else { throw Failure(description: "Chromium made no browser context") }
+            self.context = context
+            let target = try await pipe.call(
+                "Target.createTarget",
+                ["url": "about:blank", "browserContextId": context, "width": width, "height": height]
             )
-            close(theirs)
+            guard let targetID = target["targetId"] as? String,
+                let session = try await pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])["sessionId"] as? String
+            else { throw Failure(description: "Chromium gave no page to drive") }
+            self.session = session
+        } catch let failure as DevToolsPipe.Failure {
+            chromium.giveBack()
+            throw Failure(description: failure.description)
         } catch {
-            close(ours)
-            close(theirs)
-            throw Failure(description: "Chromium could not be started (install Debian's chromium): \(error)")
+            chromium.giveBack()
+            throw error
         }
-        self.process = process
-        pipe = DevToolsPipe(socket: ours, deadline: .now + timeout) { [process] in process.isRunning }
-        let target = try await pipe.call("Target.createTarget", ["url": "about:blank"])
-        guard let targetID = target["targetId"] as? String,
-            let session = try await pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])["sessionId"] as? String
-        else { throw Failure(description: "Chromium gave no page to drive") }
-        self.session = session
         for domain in ["Page", "Runtime", "Log"] { try await call("\(domain).enable") }
         try await call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700])
     }
 
     deinit { stop() }
 
-    /// Kills Chromium and removes its profile.
+    /// Closes the page and its context; the shared Chromium stays for the next browser.
     public func stop() {
-        process.killNow()
-        try? FileManager.default.removeItem(atPath: profile)
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        // Its answer is dropped when it comes: nothing waits for a context to go.
+        _ = try? pipe.send("Target.disposeBrowserContext", ["browserContextId": context])
+        chromium.giveBack()
     }
 
     /// One DevTools command on the page; its result.
@@ -86,7 +93,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
         } catch let failure as DevToolsPipe.Failure {
             throw Failure(description: failure.description)
         }
-        guard try await pipe.event(until: .now + timeout, where: { $0["method"] as? String == "Page.loadEventFired" }) != nil else {
+        guard try await pipe.event(until: .now + timeout, where: { ours($0) && $0["method"] as? String == "Page.loadEventFired" }) != nil else {
             throw Failure(description: "\(url) did not finish loading within \(timeout)")
         }
     }
@@ -143,9 +150,14 @@ public final class HeadlessBrowser: @unchecked Sendable {
         try data.write(to: URL(fileURLWithPath: path))
     }
 
+    /// Whether `event` is this page's (not a closed one's in the same Chromium).
+    private func ours(_ event: [String: Any]) -> Bool {
+        event["sessionId"] as? String == session
+    }
+
     /// Keeps console errors, uncaught exceptions and CSP violations; drops other events.
     private func collectProblems() async {
-        while let event = try? await pipe.nextEvent(until: .now) {
+        while let event = try? await pipe.event(until: .now, where: ours) {
             let params = event["params"] as? [String: Any] ?? [:]
             switch event["method"] as? String {
             case "Log.entryAdded":
@@ -161,5 +173,79 @@ public final class HeadlessBrowser: @unchecked Sendable {
                 break
             }
         }
+    }
+}
+
+/// A headless Chromium and its DevTools pipe, lent to one `HeadlessBrowser` at a time.
+private final class Chromium: @unchecked Sendable {
+    let pipe: DevToolsPipe
+    private let process: Child
+    private let profile: String
+    private let lent = Mutex(true)
+    /// Kept for the next browser when given back, unless it is a second one.
+    private let shared: Bool
+
+    /// The process's one Chromium, started on first use (again if it died).
+    private static let current = Mutex<Chromium?>(nil)
+
+    /// The shared Chromium if no browser has it, else a new one of the caller's own.
+    static func lend(timeout: Duration) throws -> Chromium {
+        try current.withLock { current throws -> Chromium in
+            if let chromium = current, chromium.process.isRunning {
+                let taken = chromium.lent.withLock { lent in
+                    defer { lent = true }
+                    return !lent
+                }
+                guard taken else { return try Chromium(timeout: timeout, shared: false) }
+                chromium.pipe.discardEvents()  // closed pages' stragglers
+                return chromium
+            }
+            if current == nil {
+                atexit { Chromium.current.withLock { $0?.stop() } }
+            }
+            current?.stop()
+            let chromium = try Chromium(timeout: timeout, shared: true)
+            current = chromium
+            return chromium
+        }
+    }
+
+    private init(timeout: Duration, shared: Bool) throws {
+        guard let (ours, theirs) = socketPair() else { throw HeadlessBrowser.Failure(description: "no socket pair for the DevTools pipe") }
+        profile = FileManager.default.temporaryDirectory.path + "/pdfgate-browser-\(UUID().uuidString.prefix(8))"
+        // Chromium reads the pipe on fd 3 and writes on fd 4.
+        let process: Child
+        do {
+            process = try Child(
+                "/usr/bin/chromium",
+                [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
+                    "--disable-extensions", "--disable-domain-reliability", "--metrics-recording-only", "--hide-scrollbars",
+                    "--user-data-dir=\(profile)", "--remote-debugging-pipe", "about:blank",
+                ],
+                inherited: [3: theirs, 4: theirs]
+            )
+            close(theirs)
+        } catch {
+            close(ours)
+            close(theirs)
+            throw HeadlessBrowser.Failure(description: "Chromium could not be started (install Debian's chromium): \(error)")
+        }
+        self.process = process
+        self.shared = shared
+        pipe = DevToolsPipe(socket: ours, deadline: .now + timeout) { [process] in process.isRunning }
+    }
+
+    /// Back for the next browser; a browser's own Chromium ends here.
+    func giveBack() {
+        lent.withLock { $0 = false }
+        if !shared { stop() }
+    }
+
+    /// Kills Chromium and removes its profile.
+    func stop() {
+        process.killNow()
+        try? FileManager.default.removeItem(atPath: profile)
     }
 }
