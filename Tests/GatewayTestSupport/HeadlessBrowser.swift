@@ -46,11 +46,9 @@ public final class HeadlessBrowser: @unchecked Sendable {
                 let session = try await pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])["sessionId"] as? String
             else { throw Failure(description: "Chromium gave no page to drive") }
             self.session = session
-        } catch let failure as DevToolsPipe.Failure {
-            chromium.giveBack()
-            throw Failure(description: failure.description)
         } catch {
             chromium.giveBack()
+            if let failure = error as? DevToolsPipe.Failure { throw Failure(description: failure.description) }
             throw error
         }
         for domain in ["Page", "Runtime", "Log"] { try await call("\(domain).enable") }
