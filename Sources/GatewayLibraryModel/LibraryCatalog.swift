@@ -30,8 +30,9 @@ package protocol LibraryCatalog: Sendable {
     /// three. Nil when the owner has no such ready document.
     func placement(ofDocument id: String, owner: String, to destination: FolderLookup?, name: String?) async throws -> DocumentPlacement?
     func insert(_ document: DocumentRecord) async throws
-    /// Many ready documents at once, in few transactions (seeding a benchmark library).
-    func insertAll(_ documents: [DocumentRecord]) async throws
+    /// Many ready documents at once, in few transactions (seeding a benchmark library): rows
+    /// `record(0)` to `record(count - 1)`, each made when it is written.
+    func insertAll(count: Int, _ record: @escaping @Sendable (Int) -> DocumentRecord) async throws
     /// Writes `document` and answers the row as it now stands, with its folder's path, in the
     /// same call: dates carry exactly the precision the database keeps, so a caller returns what
     /// a later read would, without reading again.

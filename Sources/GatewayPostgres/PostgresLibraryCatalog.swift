@@ -80,11 +80,10 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
 
     /// In transactions of 5,000 rows: a whole seeding in one can outlast the time a call may wait
     /// for PostgreSQL (`PostgresDatabase.answerTimeout`) on a busy machine.
-    package func insertAll(_ documents: [DocumentRecord]) async throws {
-        for start in stride(from: 0, to: documents.count, by: 5_000) {
-            let chunk = documents[start..<min(start + 5_000, documents.count)]
+    package func insertAll(count: Int, _ record: @escaping @Sendable (Int) -> DocumentRecord) async throws {
+        for start in stride(from: 0, to: count, by: 5_000) {
             try await database.transaction { session in
-                for document in chunk { try await Self.insert(document, in: session) }
+                for i in start..<min(start + 5_000, count) { try await Self.insert(record(i), in: session) }
             }
         }
     }

@@ -169,6 +169,12 @@ enum PostgresMigrations {
         ("v7-search", PostgresSearchSchema.migration),
         ("v8-change-journal", PostgresChangeJournalSchema.migration),
         ("v9-change-departures", PostgresChangeJournalSchema.departures),
+        ("v10-change-journal-visible-columns", PostgresChangeJournalSchema.visibleColumns),
+        (
+            "v11-staged-path-index",
+            // A start and fsck ask which staged files a row claims: a few rows, not a scan.
+            ["CREATE INDEX documents_staged ON documents (staged_path) WHERE staged_path IS NOT NULL"]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

@@ -22,6 +22,11 @@ public final class GatewayDatabase: Sendable {
             try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
             // And keep more of them decoded per connection (8 MiB, not SQLite's 2).
             try db.execute(sql: "PRAGMA cache_size = -8192")
+            // A write that fires the change journal's triggers keeps a statement journal: the
+            // first image of every page it touches, to undo just that statement. SQLite writes it
+            // to a temporary file once it passes 64 KiB, which a document's row and twelve
+            // indexes do: two system calls a page. In memory it is a copy.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
@@ -185,6 +190,15 @@ public final class GatewayDatabase: Sendable {
         migrator.registerMigration("v12-change-feed-index") { db in
             // The feed reads its columns from the index (ChangeJournalSchema.migrateFeedIndex).
             try ChangeJournalSchema.migrateFeedIndex(db)
+        }
+        migrator.registerMigration("v13-change-journal-visible-columns") { db in
+            // Bookkeeping writes are not changes (ChangeJournalSchema.migrateVisibleColumns).
+            try ChangeJournalSchema.migrateVisibleColumns(db)
+        }
+        migrator.registerMigration("v14-staged-path-index") { db in
+            // Opening the store and fsck ask which files in `filing/` a row claims; without an
+            // index that read every document row, and through the map every page of the file.
+            try db.execute(sql: "CREATE INDEX documents_staged ON documents (staged_path) WHERE staged_path IS NOT NULL")
         }
         return migrator
     }

@@ -111,4 +111,19 @@ enum PostgresChangeJournalSchema {
         "CREATE TRIGGER folders_journal AFTER INSERT OR UPDATE OR DELETE ON folders FOR EACH ROW EXECUTE FUNCTION library_journal_row()",
         "CREATE TRIGGER documents_journal AFTER INSERT OR UPDATE OR DELETE ON documents FOR EACH ROW EXECUTE FUNCTION library_journal_row()",
     ]
+
+    /// Renumbers an item only when a value a client can see changed, as SQLite's
+    /// `ChangeJournalSchema.migrateVisibleColumns` does: a rename's second write, which clears
+    /// `path_before`, and a filing's `staged_path` are bookkeeping, not changes.
+    static let visibleColumns: [String] = ["folders", "documents"].flatMap { table in
+        [
+            "DROP TRIGGER \(table)_journal ON \(table)",
+            "CREATE TRIGGER \(table)_journal AFTER INSERT OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION library_journal_row()",
+            """
+            CREATE TRIGGER \(table)_journal_update AFTER UPDATE ON \(table) FOR EACH ROW
+                WHEN ((to_jsonb(OLD) - 'path_before' - 'staged_path') IS DISTINCT FROM (to_jsonb(NEW) - 'path_before' - 'staged_path'))
+                EXECUTE FUNCTION library_journal_row()
+            """,
+        ]
+    }
 }

@@ -87,10 +87,31 @@ enum ChangeJournalSchema {
         }
     }
 
+    /// Renumbers an item only when a write names a column a client can see. A rename or move
+    /// writes twice (the intent with `path_before`, then clearing it once the file has moved)
+    /// and a filing sets `staged_path`: those bookkeeping columns alone are not a change, so the
+    /// second write neither renumbers the item nor writes the journal's pages again. The
+    /// catalog writes only the columns that changed (`updateChanges`), so the list holds.
+    /// A column added to either table later must be added here by a migration of its own.
+    static func migrateVisibleColumns(_ db: Database) throws {
+        for table in ["folders", "documents"] {
+            for event in ["insert", "update", "hide", "delete"] {
+                try db.execute(sql: "DROP TRIGGER IF EXISTS \(table)_journal_\(event)")
+            }
+        }
+        let bookkeeping: Set = ["path_before", "staged_path"]
+        for (table, kind, parent) in [("folders", "folder", "parent_id"), ("documents", "document", "folder_id")] {
+            let visible = try db.columns(in: table).map(\.name).filter { !bookkeeping.contains($0) }
+            try db.execute(sql: triggers(table: table, kind: kind, parent: parent, updateOf: visible))
+        }
+    }
+
     /// The current time as GRDB writes a `Date`, so `changed_at` compares with a bound date.
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
-    private static func triggers(table: String, kind: String, parent: String) -> String {
+    /// `updateOf`: the columns whose writes fire the update triggers; nil for any write.
+    private static func triggers(table: String, kind: String, parent: String, updateOf columns: [String]? = nil) -> String {
+        let update = columns.map { "UPDATE OF " + $0.joined(separator: ", ") } ?? "UPDATE"
         func record(_ row: String, deleted: Int) -> String {
             """
             DELETE FROM library_changes WHERE kind = '\(kind)' AND item_id = \(row).id;
@@ -113,9 +134,9 @@ enum ChangeJournalSchema {
         return """
             CREATE TRIGGER \(table)_journal_insert AFTER INSERT ON \(table) WHEN NEW.state = 'ready'
             BEGIN \(record("NEW", deleted: 0)) END;
-            CREATE TRIGGER \(table)_journal_update AFTER UPDATE ON \(table) WHEN NEW.state = 'ready'
+            CREATE TRIGGER \(table)_journal_update AFTER \(update) ON \(table) WHEN NEW.state = 'ready'
             BEGIN \(record("NEW", deleted: 0)) \(departure(when: moved)) END;
-            CREATE TRIGGER \(table)_journal_hide AFTER UPDATE ON \(table)
+            CREATE TRIGGER \(table)_journal_hide AFTER \(update) ON \(table)
                 WHEN NEW.state != 'ready' AND \(shown("NEW"))
             BEGIN \(record("NEW", deleted: 1)) \(departure(when: "OLD.state = 'ready'")) END;
             CREATE TRIGGER \(table)_journal_delete AFTER DELETE ON \(table)
