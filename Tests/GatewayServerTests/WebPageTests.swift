@@ -32,7 +32,7 @@ struct WebPageTests {
 
     // MARK: - Served safely
 
-    @Test("/ is the page: strict CSP, no framing, ETag revalidation, under 150 KB, no inline code")
+    @Test("/ is the page: strict CSP, no framing, ETag revalidation, its files cached for good under a version, under 150 KB, no inline code")
     func servedWithItsHeaders() async throws {
         try await using(await ServerProcess()) { server in
             let client = APIClient(base: server.baseURL)
@@ -55,6 +55,13 @@ struct WebPageTests {
             let html = page.text
             #expect(!html.contains("style=\"") && !html.contains(" on"), "no inline style or handler attributes")
             #expect(html.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "no inline script")
+            // Its files under a version, cached for good; another version's name is today's file, revalidated.
+            let pinnedPath = try #require(html.range(of: #"/ui/[0-9a-f]{12}/app\.js"#, options: .regularExpression).map { String(html[$0]) })
+            #expect(!html.contains("\"/ui/app.js\""), "every file under the version")
+            let pinned = try await client.get(pinnedPath)
+            #expect(pinned.status == 200 && pinned.headers["Cache-Control"] == "public, max-age=31536000, immutable")
+            let stale = try await client.get("/ui/000000000000/app.js")
+            #expect(stale.status == 200 && stale.headers["Cache-Control"] == "no-cache" && stale.body == pinned.body)
             var weight = page.body.count
             // Every file of the page's directory, so a module added there but not embedded (or not
             // in WebAssets' table) fails here rather than in a browser.

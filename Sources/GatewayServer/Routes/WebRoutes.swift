@@ -8,8 +8,10 @@ import Hummingbird
 /// The web page: `/` and its files under `/ui/`, embedded in the binary. The page
 /// speaks only the public v1 API, so it needs nothing here but its bytes and the headers that
 /// keep it safe: a strict Content-Security-Policy (no inline script or style, nothing from
-/// another origin), no framing, no sniffing. Files are revalidated with ETags: their names do
-/// not change between versions, their content does.
+/// another origin), no framing, no sniffing. `/` is revalidated with an ETag on every load; it
+/// names its files under `/ui/VERSION/`, a digest of them all, which never changes content and
+/// is cached for good, so a reload asks for one file, not twenty. The modules import each other
+/// by relative paths, which stay under the same version.
 struct WebController: Sendable {
     let assets: WebAssets
     /// Gotenberg's routes are mounted at `/` too: a client that does not ask for HTML (an API
@@ -29,18 +31,24 @@ struct WebController: Sendable {
             if gotenbergRoot { page.headers[.vary] = "Accept" }
             return page
         }
-        router.on("/ui/:file", method: .get) { request, context in
-            try self.serve(try context.parameters.require("file"), request)
+        // One parameter name for the first segment: the router keeps one per place in a path.
+        router.on("/ui/:segment", method: .get) { request, context in
+            try self.serve(try context.parameters.require("segment"), request)
+        }
+        router.on("/ui/:segment/:file", method: .get) { request, context in
+            // Another version's name (a page loaded before an upgrade) gets today's file, revalidated.
+            let current = try context.parameters.require("segment") == assets.version
+            return try self.serve(try context.parameters.require("file"), request, forGood: current)
         }
     }
 
-    private func serve(_ name: String, _ request: Request) throws -> Response {
+    private func serve(_ name: String, _ request: Request, forGood: Bool = false) throws -> Response {
         guard let asset = try assets.asset(named: name) else {
             throw APIError(.notFound, "not_found", "the web page has no file '\(name)'; open / for the page")
         }
         var headers = PageSecurity.headers
         headers[.eTag] = asset.etag
-        headers[.cacheControl] = "no-cache"
+        headers[.cacheControl] = forGood ? "public, max-age=31536000, immutable" : "no-cache"
         if let seen = request.headers[.ifNoneMatch],
             seen.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
         {
@@ -69,6 +77,9 @@ struct WebAssets: Sendable {
 
     private let embedded: [String: Asset]
     private let directory: String?
+    /// The path segment the page names its files under: a digest of them all. Nil while the
+    /// files are read from a directory, which change without a new version.
+    let version: String?
 
     init(directory: String?) {
         self.directory = directory
@@ -87,7 +98,17 @@ struct WebAssets: Sendable {
             "library-search.js": PackageResources.library_search_js, "library-actions.js": PackageResources.library_actions_js,
             "library-details.js": PackageResources.library_details_js,
         ]
-        embedded = files.reduce(into: [:]) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
+        var assets = files.reduce(into: [String: Asset]()) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
+        if directory == nil {
+            let version = assets.keys.sorted().filter { $0 != "index.html" }.map { assets[$0]!.etag }.joined()
+            let digest = SHA256.hash(data: Array(version.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let page = String(decoding: PackageResources.index_html, as: UTF8.self).replacingOccurrences(of: "\"/ui/", with: "\"/ui/\(digest)/")
+            assets["index.html"] = Asset(bytes: Array(page.utf8), name: "index.html")
+            self.version = digest
+        } else {
+            self.version = nil
+        }
+        embedded = assets
     }
 
     func asset(named name: String) throws -> Asset? {
