@@ -62,11 +62,6 @@ enum ChangeJournalSchema {
     /// change re-numbers the row and forgets where the item was. Replaces the triggers with ones
     /// that write both tables.
     static func migrateDepartures(_ db: Database) throws {
-        for table in ["folders", "documents"] {
-            for event in ["insert", "update", "hide", "delete"] {
-                try db.execute(sql: "DROP TRIGGER IF EXISTS \(table)_journal_\(event)")
-            }
-        }
         try db.execute(
             sql: """
                 CREATE TABLE library_departures (
@@ -82,9 +77,7 @@ enum ChangeJournalSchema {
                 CREATE INDEX library_departures_age ON library_departures (changed_at);
                 """
         )
-        for (table, kind, parent) in [("folders", "folder", "parent_id"), ("documents", "document", "folder_id")] {
-            try db.execute(sql: triggers(table: table, kind: kind, parent: parent))
-        }
+        try installTriggers(db) { _ in nil }
     }
 
     /// Renumbers an item only when a write names a column a client can see. A rename or move
@@ -94,15 +87,18 @@ enum ChangeJournalSchema {
     /// catalog writes only the columns that changed (`updateChanges`), so the list holds.
     /// A column added to either table later must be added here by a migration of its own.
     static func migrateVisibleColumns(_ db: Database) throws {
-        for table in ["folders", "documents"] {
+        let bookkeeping: Set = ["path_before", "staged_path"]
+        try installTriggers(db) { table in try db.columns(in: table).map(\.name).filter { !bookkeeping.contains($0) } }
+    }
+
+    /// Replaces both tables' journal triggers; `updateOf` names the columns whose writes fire a
+    /// table's update triggers (nil: any write).
+    private static func installTriggers(_ db: Database, updateOf: (String) throws -> [String]?) throws {
+        for (table, kind, parent) in [("folders", "folder", "parent_id"), ("documents", "document", "folder_id")] {
             for event in ["insert", "update", "hide", "delete"] {
                 try db.execute(sql: "DROP TRIGGER IF EXISTS \(table)_journal_\(event)")
             }
-        }
-        let bookkeeping: Set = ["path_before", "staged_path"]
-        for (table, kind, parent) in [("folders", "folder", "parent_id"), ("documents", "document", "folder_id")] {
-            let visible = try db.columns(in: table).map(\.name).filter { !bookkeeping.contains($0) }
-            try db.execute(sql: triggers(table: table, kind: kind, parent: parent, updateOf: visible))
+            try db.execute(sql: triggers(table: table, kind: kind, parent: parent, updateOf: try updateOf(table)))
         }
     }
 
@@ -110,7 +106,7 @@ enum ChangeJournalSchema {
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
     /// `updateOf`: the columns whose writes fire the update triggers; nil for any write.
-    private static func triggers(table: String, kind: String, parent: String, updateOf columns: [String]? = nil) -> String {
+    private static func triggers(table: String, kind: String, parent: String, updateOf columns: [String]?) -> String {
         let update = columns.map { "UPDATE OF " + $0.joined(separator: ", ") } ?? "UPDATE"
         func record(_ row: String, deleted: Int) -> String {
             """
