@@ -30,6 +30,10 @@ public struct ConverterSandbox: Sendable {
     private let systemArguments: [String]
     /// `helper` with symlinks resolved: what runs inside the sandbox, bound at its real path.
     private let sealedHelper: String
+    /// util-linux's `prlimit`, when installed: it sets a tool's rlimits and runs it, a C program
+    /// that starts in a millisecond where the helper loads all of `pdfgate` (some 30 ms of every
+    /// qpdf run). The helper still starts Chromium, whose proxy listener it binds in the sandbox.
+    private let limiter: String?
 
     /// Sandboxed with Debian's bubblewrap, default limits.
     public init(
@@ -43,6 +47,7 @@ public struct ConverterSandbox: Sendable {
         self.hiddenPaths = hiddenPaths
         self.helper = helper
         sealedHelper = Self.realPath(helper)
+        limiter = FileManager.default.isExecutableFile(atPath: Self.defaultLimiter) ? Self.defaultLimiter : nil
         systemArguments = Self.systemArguments(helper: sealedHelper, hiddenPaths: hiddenPaths)
     }
 
@@ -52,6 +57,8 @@ public struct ConverterSandbox: Sendable {
     }
 
     public static let defaultBubblewrap = "/usr/bin/bwrap"
+    /// Debian's util-linux, which every Debian system has (it is essential).
+    static let defaultLimiter = "/usr/bin/prlimit"
 
     /// What one tool process needs besides the read-only system.
     package struct Mounts: Sendable {
@@ -82,28 +89,38 @@ public struct ConverterSandbox: Sendable {
     /// `spec` run inside the sandbox. `listenerChannel`, when given, is a socket on which the
     /// helper sends back a TCP listener it bound to 127.0.0.1 inside the sandbox's network
     /// namespace: the one address Chromium may reach, answered by the gateway's vetting proxy.
-    package func wrap(_ spec: ChildSpec, mounts: Mounts, backstops: Backstops, listenerChannel: Int32? = nil) -> ChildSpec {
-        var helperArguments = [HelperExecutable.Subcommand.sandboxExec.rawValue]
-        if backstops.addressSpace {
-            // The cap counts mappings, not memory: leave room for what the tool maps at start.
-            helperArguments += ["--address-space", String(limits.memoryBytes + Self.addressSpaceHeadroom)]
+    /// Other tools start through `prlimit` unless `throughHelper` asks for the helper (the probe,
+    /// which checks that Chromium's way in works).
+    package func wrap(
+        _ spec: ChildSpec,
+        mounts: Mounts,
+        backstops: Backstops,
+        listenerChannel: Int32? = nil,
+        throughHelper: Bool = false
+    ) -> ChildSpec {
+        let rlimits = RLimits(limits: limits, backstops: backstops, root: getuid() == 0)
+        let launcher: [String]
+        if listenerChannel == nil, !throughHelper, let limiter {
+            launcher = [limiter] + rlimits.prlimitOptions
+        } else {
+            var helperArguments = [isSealed ? sealedHelper : helper, HelperExecutable.Subcommand.sandboxExec.rawValue]
+            helperArguments += rlimits.helperOptions
+            if listenerChannel != nil {
+                helperArguments += ["--send-listener", String(Self.listenerDescriptor), "--listen-port", String(Self.proxyPort)]
+            }
+            launcher = helperArguments
         }
-        if backstops.cpu { helperArguments += ["--cpu-seconds", String(limits.cpuSeconds + 5)] }
-        helperArguments += ["--processes", String(limits.processes)]
-        if listenerChannel != nil {
-            helperArguments += ["--send-listener", String(Self.listenerDescriptor), "--listen-port", String(Self.proxyPort)]
-        }
-        helperArguments += ["--", spec.executable] + spec.arguments
+        let command = launcher + ["--", spec.executable] + spec.arguments
 
         var wrapped = spec
         wrapped.inherited = listenerChannel.map { [Self.listenerDescriptor: $0] } ?? [:]
         switch isolation {
         case .none:
-            wrapped.executable = helper
-            wrapped.arguments = helperArguments
+            wrapped.executable = command[0]
+            wrapped.arguments = Array(command.dropFirst())
         case .bubblewrap(let bubblewrap):
             wrapped.executable = bubblewrap
-            wrapped.arguments = bubblewrapArguments(mounts: mounts, workingDirectory: spec.workingDirectory) + ["--", sealedHelper] + helperArguments
+            wrapped.arguments = bubblewrapArguments(mounts: mounts, workingDirectory: spec.workingDirectory) + ["--"] + command
         }
         return wrapped
     }

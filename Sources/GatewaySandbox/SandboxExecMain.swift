@@ -4,9 +4,10 @@ import Foundation
 import Glibc
 #endif
 
-/// The body of `pdfgate sandbox-exec` (hidden), the first program inside a converter's sandbox:
-/// it sets the rlimits that back the watchdog up, optionally binds the TCP listener Chromium's
-/// proxy traffic will reach and sends it to the gateway, then becomes the converter (`execv`).
+/// The body of `pdfgate sandbox-exec` (hidden), the first program inside a sandbox that needs
+/// more than rlimits (Chromium's, and every one where util-linux's `prlimit` is missing): it sets
+/// the rlimits (`RLimits`), binds the TCP listener Chromium's proxy traffic will reach if asked
+/// and sends it to the gateway, then becomes the converter (`execv`).
 ///
 ///     pdfgate sandbox-exec [--address-space BYTES] [--cpu-seconds N] [--processes N]
 ///                          [--send-listener FD] -- TOOL ARGUMENTS…
@@ -24,9 +25,8 @@ package enum SandboxExecMain {
         // A crash of a converter on a hostile document is expected, not a bug to keep a core of.
         limit(RLIMIT_CORE, 0)
         if let bytes = value("--address-space") { limit(RLIMIT_AS, bytes) }
-        if let seconds = value("--cpu-seconds") { limit(RLIMIT_CPU, seconds, hard: seconds + 2) }
-        // The kernel never applies RLIMIT_NPROC to root; the watchdog's count covers that case.
-        if let processes = value("--processes"), getuid() != 0 { limit(__RLIMIT_NPROC, processes) }
+        if let seconds = value("--cpu-seconds") { limit(RLIMIT_CPU, seconds, hard: seconds + RLimits.cpuGrace) }
+        if let processes = value("--processes") { limit(__RLIMIT_NPROC, processes) }
 
         if let channel = value("--send-listener").map(Int32.init) {
             let listener = bindLoopbackListener(port: value("--listen-port") ?? 0)

@@ -20,7 +20,9 @@ extension ConverterSandbox {
         let spec = wrap(
             ChildSpec(executable: "/bin/true", arguments: [], environment: [:], workingDirectory: directory, stdout: .file(log), stderr: .file(log)),
             mounts: .init(writable: [directory]),
-            backstops: .init(addressSpace: false, cpu: true)
+            backstops: .init(addressSpace: false, cpu: true),
+            // The helper's way in, which Chromium takes: `prlimit` is a file of the system.
+            throughHelper: true
         )
         let outcome: OneShotOutcome
         do throws(SpawnFailure) {

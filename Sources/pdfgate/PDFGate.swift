@@ -24,7 +24,7 @@ struct PDFGate: AsyncParsableCommand {
     /// Two hidden helpers bypass the command tree, whose type checks take a few milliseconds of
     /// each start: `sandbox-exec` (rlimits, the proxy listener if asked, then `execv` of the
     /// converter, whose arguments must pass through untouched; see `SandboxExecMain`) starts
-    /// before every sandboxed tool, and `inspect-worker` (a Poppler worker of `PDFInspectorPool`;
+    /// before every browser, and `inspect-worker` (a Poppler worker of `PDFInspectorPool`;
     /// see `InspectWorkerMain`) with every pool. Both read their own arguments.
     static func main() async {
         let arguments = CommandLine.arguments

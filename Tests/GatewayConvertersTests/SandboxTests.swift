@@ -193,6 +193,43 @@ extension LocalConverterTests {
             #expect(listener.connections.isEmpty)
         }
 
+        /// Either way into the sandbox (`prlimit`, or the helper that Chromium takes) leaves the
+        /// tool with the same rlimits, the backstops behind the watchdog.
+        @Test(arguments: [false, true])
+        func aToolStartsWithItsRLimits(throughHelper: Bool) async throws {
+            let work = TemporaryDirectory("pdfgate-work")
+            let limits = ResourceLimits(memoryBytes: 512 << 20, cpuSeconds: 30, processes: 40)
+            let sandbox = ConverterSandbox(limits: limits)
+            let spec = sandbox.wrap(
+                ChildSpec(
+                    executable: "/bin/cat",
+                    arguments: ["/proc/self/limits"],
+                    environment: [:],
+                    workingDirectory: work.path,
+                    stdout: .file(work.file("limits.txt")),
+                    stderr: .file(work.file("err.log"))
+                ),
+                mounts: .init(writable: [work.path]),
+                backstops: .init(addressSpace: true, cpu: true),
+                throughHelper: throughHelper
+            )
+            #expect(spec.arguments.contains("sandbox-exec") == throughHelper)
+            let outcome = try await runOneShot(spec, deadline: .now + .seconds(20), limits: limits)
+            let said = (try? String(contentsOfFile: work.file("err.log"), encoding: .utf8)) ?? ""
+            #expect(outcome == .finished(.exited(0)), "\(said)")
+            // "Max cpu time   35   37   seconds": the name, then soft and hard.
+            let table = try String(contentsOfFile: work.file("limits.txt"), encoding: .utf8)
+            func limit(_ name: String) -> [String] {
+                let line = table.split(separator: "\n").first { $0.hasPrefix(name) } ?? ""
+                return line.dropFirst(name.count).split(separator: " ").prefix(2).map(String.init)
+            }
+            let addressSpace = String(limits.memoryBytes + ConverterSandbox.addressSpaceHeadroom)
+            #expect(limit("Max cpu time") == ["35", "37"])
+            #expect(limit("Max address space") == [addressSpace, addressSpace])
+            #expect(limit("Max core file size") == ["0", "0"])
+            if getuid() != 0 { #expect(limit("Max processes") == ["40", "40"]) }
+        }
+
         /// Tight limits so each case ends in seconds; each document must be stopped at one of them.
         /// Four CPU-seconds are ten times what a sample document takes, its slot's start included.
         static let tightLimits = ResourceLimits(memoryBytes: 768 << 20, cpuSeconds: 4, processes: 24)
