@@ -108,17 +108,18 @@ package final class SandboxWatchdog: Sendable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard let pid = Int32(name), let stat = read("/proc/\(pid)/stat") else { continue }
             // The command name may hold spaces and parentheses: fields start after the last ')'.
+            // Only the process group is read of every process on the machine, each scan.
             guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { continue }
-            let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
-            // Field N of stat(5) is fields[N - 3] here: pgrp (5) is 2.
-            guard fields.count > 21, let group = number(fields[2]).map(pid_t.init), groups.contains(group) else { continue }
+            let fields = stat[(close + 1)...]
+            // Field N of stat(5) is number N - 3 here: pgrp (5) is 2.
+            guard let group = numbers(fields, count: 3)[2].map(pid_t.init), groups.contains(group) else { continue }
             var usage = result[group] ?? Usage()
             usage.processes += 1
             // utime, stime, cutime, cstime: fields 14–17.
-            let ticks = (11...14).compactMap { number(fields[$0]) }.reduce(0, +)
+            let ticks = numbers(fields, count: 15)[11...].compactMap { $0 }.reduce(0, +)
             usage.cpuSeconds += Double(ticks) / ticksPerSecond
             if let statm = read("/proc/\(pid)/statm") {
-                let pages = statm.split(separator: UInt8(ascii: " ")).prefix(3).compactMap(number)
+                let pages = numbers(statm[...], count: 3).compactMap { $0 }
                 if pages.count == 3 { usage.memoryBytes += max(0, pages[1] - pages[2]) * pageSize }
             }
             result[group] = usage
@@ -126,8 +127,28 @@ package final class SandboxWatchdog: Sendable {
         return result
     }
 
-    private static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
-        Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    /// The first `count` space-separated fields of `bytes` as numbers (nil for one that is not,
+    /// or is missing), read in place: a scan reads every process's stat.
+    static func numbers(_ bytes: ArraySlice<UInt8>, count: Int) -> [Int?] {
+        var result: [Int?] = []
+        result.reserveCapacity(count)
+        var value: Int? = 0  // the field being read; nil once a byte of it is not a digit
+        var inField = false
+        for byte in bytes {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                if inField {
+                    result.append(value)
+                    if result.count == count { return result }
+                }
+                inField = false
+            } else {
+                if !inField { (value, inField) = (0, true) }
+                let digit = Int(byte) - Int(UInt8(ascii: "0"))
+                value = (0...9).contains(digit) ? value.map { $0 * 10 + digit } : nil
+            }
+        }
+        if inField { result.append(value) }
+        return result + Array(repeating: nil, count: max(0, count - result.count))
     }
 
     private static func read(_ path: String) -> [UInt8]? {
