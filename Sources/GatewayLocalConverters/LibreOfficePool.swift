@@ -75,7 +75,7 @@ final class LibreOfficePool: Converter {
         socket: Int32
     ) -> ChildSpec {
         let profile = directory + "/profile"
-        LibreOfficeProfile.prepare(profile)
+        LibreOfficeProfile.prepare(profile, soffice: configuration.sofficePath)
         let sofficeArguments = [
             configuration.sofficePath, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
             "--nofirststartwizard", "--accept=pipe,name=\(pipeName);urp;StarOffice.ComponentContext",
@@ -159,7 +159,7 @@ final class LibreOfficePool: Converter {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = try InputStaging.stage(path, originalFilename: originalFilename, in: work)
         let log = work + "/soffice.log"
-        LibreOfficeProfile.prepare(work + "/profile")
+        LibreOfficeProfile.prepare(work + "/profile", soffice: sofficePath)
         let spec = sandbox.wrap(
             ChildSpec(
                 executable: sofficePath,

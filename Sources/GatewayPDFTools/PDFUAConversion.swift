@@ -27,7 +27,7 @@ struct PDFUAConversion {
         let scratch = step.work + "/" + directory
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let profile = scratch + "/profile"
-        LibreOfficeProfile.prepare(profile)
+        LibreOfficeProfile.prepare(profile, soffice: soffice)
         let finished = try await step.runner.run(
             .libreOffice,
             [

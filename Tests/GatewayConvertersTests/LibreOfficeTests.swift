@@ -4,6 +4,7 @@ import GatewayTestSupport
 import Testing
 
 @testable import GatewayLocalConverters
+@testable import GatewayPDFTools
 
 extension LocalConverterTests {
     @Suite(.serialized) struct LibreOffice {
@@ -28,6 +29,13 @@ extension LocalConverterTests {
                     #expect((try? FileManager.default.contentsOfDirectory(atPath: job.work)) == [], "\(name)")
                 }
                 #expect(converter.libreOffice.workers.slots.slots[0].startCount == 1)
+                // The profile we made names the installation's version, so LibreOffice skipped
+                // its graphics self-tests (see `LibreOfficeProfile`), which leave their log there.
+                let version = try #require(LibreOfficeProfile.productVersion(soffice: converter.configuration.sofficePath))
+                #expect(version.split(separator: ".").count == 2)
+                let files = FileManager.default.enumerator(atPath: converter.directory)?.allObjects as? [String] ?? []
+                #expect(files.contains { $0.hasSuffix("user/registrymodifications.xcu") })
+                #expect(!files.contains { $0.hasSuffix("GraphicsRenderTests.log") })
             }
         }
 
