@@ -16,6 +16,10 @@ pdfgate="${1:-$root/.build/debug/pdfgate}"
 shift || true
 [ -x "$pdfgate" ] || { echo "fuzz-api: no pdfgate at '$pdfgate'; build first (swift build)" >&2; exit 2; }
 pdfgate="$(realpath "$pdfgate")"
+# In `make test` the fuzz is the first pass's longest test, and the others keep both cores busy
+# until it is nearly done: a higher priority (root only; otherwise nothing changes) lets it end
+# with them instead of alone on one core after them.
+renice -n -5 -p $$ >/dev/null 2>&1 || true
 
 bin="$(bash "$root/scripts/python-venv.sh" | tail -1)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/pdfgate-fuzz.XXXXXX")"
