@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import GatewayGotenbergAPI
 import GatewayHTTPServing
 import HTTPTypes
@@ -71,7 +72,7 @@ struct WebAssets: Sendable {
         init(bytes: [UInt8], name: String) {
             self.bytes = bytes
             contentType = WebAssets.contentType(of: name)
-            etag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+            etag = "\"" + hexString(SHA256.hash(data: bytes).prefix(12)) + "\""
         }
     }
 
@@ -101,7 +102,7 @@ struct WebAssets: Sendable {
         var assets = files.reduce(into: [String: Asset]()) { $0[$1.key] = Asset(bytes: $1.value, name: $1.key) }
         if directory == nil {
             let version = assets.keys.sorted().filter { $0 != "index.html" }.map { assets[$0]!.etag }.joined()
-            let digest = SHA256.hash(data: Array(version.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let digest = hexString(SHA256.hash(data: Array(version.utf8)).prefix(6))
             let page = String(decoding: PackageResources.index_html, as: UTF8.self).replacingOccurrences(of: "\"/ui/", with: "\"/ui/\(digest)/")
             assets["index.html"] = Asset(bytes: Array(page.utf8), name: "index.html")
             self.version = digest
