@@ -11,9 +11,8 @@ import Synchronization
 ///
 /// `ooSetupLastVersion`, the installation's own version: LibreOffice takes a profile without it
 /// for one of an older release and runs its graphics self-tests (`GraphicsRenderTests`, with
-/// 4096×4096 surfaces) at every start, since only its GUI records the version. That was two
-/// thirds of a one-page conversion: 0.89 CPU-s and 0.93 s against 0.24 and 0.30 seeded
-/// (LibreOffice 7.4, `soffice --convert-to pdf` of a text file, profile already made).
+/// 4096×4096 surfaces) at every start, since only its GUI records the version; in a headless
+/// start they cost more than a short document's conversion (README, "Jobs and converters").
 package enum LibreOfficeProfile {
     static func settings(version: String?) -> String {
         let lastVersion = version.map {

@@ -30,9 +30,9 @@ public struct ConverterSandbox: Sendable {
     private let systemArguments: [String]
     /// `helper` with symlinks resolved: what runs inside the sandbox, bound at its real path.
     private let sealedHelper: String
-    /// util-linux's `prlimit`, when installed: it sets a tool's rlimits and runs it, a C program
-    /// that starts in a millisecond where the helper loads all of `pdfgate` (some 30 ms of every
-    /// qpdf run). The helper still starts Chromium, whose proxy listener it binds in the sandbox.
+    /// util-linux's `prlimit`, when installed: it sets a tool's rlimits and runs it, a small C
+    /// program where the helper loads all of `pdfgate` first. The helper still starts Chromium,
+    /// whose proxy listener it binds in the sandbox.
     private let limiter: String?
 
     /// Sandboxed with Debian's bubblewrap, default limits.

@@ -1,7 +1,7 @@
 /// The rlimits a sandboxed tool starts with, the backstops behind `SandboxWatchdog` for what
 /// grows faster than one of its scans, written for whichever launcher sets them: util-linux's
 /// `prlimit` or `pdfgate sandbox-exec` (`SandboxExecMain`).
-struct RLimits: Equatable {
+struct RLimits {
     /// RLIMIT_AS, soft and hard; nil for tools that reserve terabytes (Chromium, Qt WebEngine).
     var addressSpace: Int?
     /// RLIMIT_CPU's soft limit (SIGXCPU); the hard one (SIGKILL) is `cpuGrace` later. Nil for

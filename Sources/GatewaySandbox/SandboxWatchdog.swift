@@ -108,15 +108,14 @@ package final class SandboxWatchdog: Sendable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard let pid = Int32(name), let stat = read("/proc/\(pid)/stat") else { continue }
             // The command name may hold spaces and parentheses: fields start after the last ')'.
-            // Only the process group is read of every process on the machine, each scan.
             guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { continue }
-            let fields = stat[(close + 1)...]
-            // Field N of stat(5) is number N - 3 here: pgrp (5) is 2.
-            guard let group = numbers(fields, count: 3)[2].map(pid_t.init), groups.contains(group) else { continue }
+            // Field N of stat(5) is number N - 3 here: pgrp (5) is 2; utime, stime, cutime and
+            // cstime (14–17) are 11–14.
+            let fields = numbers(stat[(close + 1)...], count: 15)
+            guard let group = fields[2].map(pid_t.init), groups.contains(group) else { continue }
             var usage = result[group] ?? Usage()
             usage.processes += 1
-            // utime, stime, cutime, cstime: fields 14–17.
-            let ticks = numbers(fields, count: 15)[11...].compactMap { $0 }.reduce(0, +)
+            let ticks = fields[11...].compactMap { $0 }.reduce(0, +)
             usage.cpuSeconds += Double(ticks) / ticksPerSecond
             if let statm = read("/proc/\(pid)/statm") {
                 let pages = numbers(statm[...], count: 3).compactMap { $0 }
