@@ -40,7 +40,10 @@ FROM debian:bookworm-slim
 # - bubblewrap: the sandbox every converter process runs in (no network, read-only system).
 # - tini: PID 1 that forwards SIGTERM to pdfgate (graceful shutdown) and reaps the grandchildren
 #   that converters (soffice, chromium, ebook-convert) leave behind when they are killed.
-# - the converters themselves, and fonts so documents render with real glyphs.
+# - the converters themselves, and fonts for every script (the same set as scripts/install-deps.sh:
+#   metric-compatible Carlito, Caladea and Liberation for the Microsoft names, Noto for CJK, Thai,
+#   Indic, Arabic, Hebrew and the rest, colour emoji); fc-cache builds their cache in the image, so
+#   no converter scans them at its first start.
 # - qpdf and ghostscript: the PDF operations (merge, split, rotate, encrypt, optimize, PDF/A);
 #   libreoffice-draw imports a PDF for pdfua (PDF/UA), which it exports again tagged.
 # - img2pdf, heif-convert, ImageMagick and Tesseract (English, German): scans and OCR.
@@ -57,7 +60,10 @@ RUN export DEBIAN_FRONTEND=noninteractive \
         calibre \
         qpdf ghostscript \
         img2pdf libheif-examples imagemagick tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu \
-        fonts-dejavu-core fonts-liberation2 \
+        fontconfig fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 fonts-urw-base35 \
+        fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-core fonts-noto-cjk \
+        fonts-noto-color-emoji fonts-noto-ui-core fonts-noto-mono \
+    && fc-cache -s \
     && rm -rf /var/lib/apt/lists/*
 
 COPY --from=build /out/pdfgate /usr/local/bin/

@@ -118,6 +118,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The fonts every converter sees (DESIGN §16): the gateway's fontconfig file with the
+        // Office families' aliases and the operator's folder, and the catalog of what is installed.
+        .target(
+            name: "GatewayFonts",
+            dependencies: ["GatewayCore", "GatewayProcess", "GatewaySandbox"],
+            swiftSettings: strict
+        ),
         // What a conversion's input and options become for the tools that do it, local or remote:
         // the HTML bundle (a page with its files as one zip), LibreOffice's PDF export settings.
         .target(
@@ -137,7 +144,8 @@ let package = Package(
         .target(
             name: "GatewayLocalConverters",
             dependencies: [
-                "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewaySandbox", "GatewayConversionFormats", "GatewayPDFTools",
+                "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewaySandbox", "GatewayFonts", "GatewayConversionFormats",
+                "GatewayPDFTools",
                 // HTTP's reason phrases, for the statuses Chromium's page watch reports.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -198,8 +206,8 @@ let package = Package(
             name: "GatewayAssembly",
             dependencies: [
                 "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayURLSecurity", "GatewayEngine", "GatewayWire",
-                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewaySandbox", "GatewayLocalConverters",
-                "GatewayRemoteConverters", "GatewayHTTPClient",
+                "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewayPostgres", "GatewaySandbox", "GatewayFonts",
+                "GatewayLocalConverters", "GatewayRemoteConverters", "GatewayHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -212,7 +220,7 @@ let package = Package(
         // environment, flags, `--help`), Gotenberg's flags as aliases. No HTTP.
         .target(
             name: "GatewaySettings",
-            dependencies: ["GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayAssembly"],
+            dependencies: ["GatewayCore", "GatewayJobModel", "GatewayURLSecurity", "GatewayFonts", "GatewayAssembly"],
             swiftSettings: strict
         ),
         // What both doors serve with: the request context, API errors and their middleware, auth,
@@ -264,7 +272,7 @@ let package = Package(
             name: "GatewayServer",
             dependencies: [
                 "GatewayCore", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire", "GatewayLocalConverters",
-                "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI", "GatewayDAV",
+                "GatewayAssembly", "GatewaySettings", "GatewayHTTPServing", "GatewayGotenbergAPI", "GatewayDAV", "GatewayFonts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -295,7 +303,7 @@ let package = Package(
             dependencies: [
                 "GatewayCore", "GatewaySearchText", "GatewayLibraryModel", "GatewayJobModel", "GatewayEngine", "GatewayWire",
                 "GatewayLibrary", "GatewayPDF", "GatewayStore", "GatewaySandbox", "GatewayAssembly", "GatewaySettings",
-                "GatewayHTTPServing", "GatewayServer",
+                "GatewayHTTPServing", "GatewayServer", "GatewayFonts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -371,7 +379,7 @@ let package = Package(
             // NIOHTTP1 for the request heads the proxy's parsing tests build.
             dependencies: [
                 "GatewayJobModel", "GatewayURLSecurity", "GatewayProcess", "GatewaySandbox", "GatewayConversionFormats", "GatewayPDFTools",
-                "GatewayLocalConverters", "GatewayRemoteConverters", "GatewayTestSupport",
+                "GatewayFonts", "GatewayLocalConverters", "GatewayRemoteConverters", "GatewayTestSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict

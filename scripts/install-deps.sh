@@ -26,7 +26,16 @@ if [ "${1:-}" != "--build-only" ]; then
   # /etc/mime.types: a file sent without a name is named by its Content-Type.
   wanted+=(media-types)
   wanted+=(bubblewrap libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw libreoffice-math
-           python3-uno chromium calibre fonts-dejavu-core fonts-liberation)
+           python3-uno chromium calibre)
+  # Fonts for every script, the set Gotenberg's image ships and more: metric-compatible families
+  # for the Microsoft names (Carlito for Calibri, Caladea for Cambria, Liberation for Arial, Times
+  # New Roman and Courier New) and URW's for the PostScript ones (Helvetica, Times), Noto for CJK, Thai, Indic, Arabic, Hebrew and the rest, and colour
+  # emoji. The gateway's own fontconfig file (FontConfiguration) maps the East Asian Office names
+  # onto Noto CJK. Debian's fontconfig trigger builds the system font cache as they install, so
+  # no converter scans the fonts at its first start.
+  wanted+=(fontconfig fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 fonts-urw-base35
+           fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
+           fonts-noto-ui-core fonts-noto-mono)
   # LibreOffice 24.2 and later encrypt an ODF file whole (one AES-256-GCM `encrypted-package`,
   # its key from Argon2id), which Debian 12's LibreOffice 7.4 cannot open: the UNO worker
   # decrypts such a file itself with these two before LibreOffice loads it.
@@ -50,3 +59,5 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 bash "$(dirname "$0")/apt-install.sh" "${missing[@]}"
+# The trigger already ran; this only makes sure of it where a package's trigger was deferred.
+if command -v fc-cache >/dev/null; then fc-cache -s >/dev/null 2>&1 || true; fi

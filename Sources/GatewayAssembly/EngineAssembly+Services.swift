@@ -1,4 +1,5 @@
 import GatewayEngine
+import GatewayFonts
 import GatewayHTTPClient
 import GatewayLibrary
 import Logging
@@ -35,6 +36,9 @@ extension EngineAssembly {
         if indexing {
             services.append(SearchIndexerService(indexer: indexer))
             services.append(ChangeJournalPruner(library: library, history: configuration.changeHistory))
+        }
+        if ownsLocal, let folder = configuration.fontFolder {
+            services.append(FontFolderWatchService(watch: FontFolderWatch(folder: folder, generation: local.fonts.generation), logger: logger))
         }
         services.append(EngineService(engine: engine, stopsEarly: engineStopsEarly))
         // A part that fails still lets the others stop in order, and the group then rethrows.
@@ -130,6 +134,22 @@ struct ChangeJournalPruner: Service, CustomStringConvertible {
             }
         }
         try? await gracefulShutdown()
+    }
+}
+
+/// Restarts the warm converters when the operator's font folder changes, until shutdown begins.
+struct FontFolderWatchService: Service, CustomStringConvertible {
+    let watch: FontFolderWatch
+    let logger: Logger
+    var description: String { "font-folder-watch" }
+
+    func run() async throws {
+        let (watch, logger) = (watch, logger)
+        await cancelWhenGracefulShutdown {
+            await watch.run {
+                logger.info("fonts changed; warm converters restart before their next job", metadata: ["fonts.folder": "\(watch.folder.path)"])
+            }
+        }
     }
 }
 

@@ -102,7 +102,8 @@ public final class EngineAssembly: Sendable {
                     baseDirectory: stores.shared ? FileManager.default.temporaryDirectory.path : library.paths.meta + "/converters",
                     urlGuard: URLGuard(check: urlCheck),
                     // The store is never a converter's business; its own directories are bound back in.
-                    sandbox: configuration.sandbox.hiding([library.paths.root])
+                    sandbox: configuration.sandbox.hiding([library.paths.root]),
+                    fontFolder: configuration.fontFolder
                 )
             )
         }

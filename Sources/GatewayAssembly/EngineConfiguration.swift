@@ -1,5 +1,6 @@
 import Foundation
 import GatewayEngine
+import GatewayFonts
 import GatewayJobModel
 import GatewayLocalConverters
 import GatewaySandbox
@@ -48,6 +49,9 @@ public struct EngineConfiguration: Sendable {
     /// Run local converters without their sandbox: only when the kernel or container refuses
     /// namespaces, and knowing documents can then reach the network and the gateway's files.
     public var unsandboxedConverters = false
+    /// The operator's folder of fonts (`--fonts`): every local converter uses them, and picks up
+    /// a change while running.
+    public var fontFolder: FontFolder?
     /// Memory, CPU time and processes one local conversion may use.
     public var converterLimits = ResourceLimits()
     /// Warm LibreOffice, Chromium and Calibre instances.

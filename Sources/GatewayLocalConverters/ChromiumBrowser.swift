@@ -68,13 +68,16 @@ final class ChromiumBrowser: Sendable {
         let pipe: DevToolsPipe
         let listener: ProxyListener
         let jobs = Atomic<Int>(0)
+        /// The sandbox's font generation when it started: fontconfig reads fonts once per process.
+        let fontGeneration: Int
         private let socket: Int32
 
         /// Unsealed only: a short TMPDIR of its own (Chromium's socket paths are capped at 108 bytes).
         let scratch: String?
 
-        init(group: ProcessGroup, socket: Int32, listener: ProxyListener, scratch: String?) {
+        init(group: ProcessGroup, socket: Int32, listener: ProxyListener, scratch: String?, fontGeneration: Int) {
             self.group = group
+            self.fontGeneration = fontGeneration
             self.socket = socket
             self.listener = listener
             self.scratch = scratch
@@ -184,10 +187,12 @@ final class ChromiumBrowser: Sendable {
         case done(Outcome)
     }
 
-    /// The running browser if it is healthy and has jobs left, else a fresh one.
+    /// The running browser if it is healthy, has jobs left and sees today's fonts, else a fresh one.
     private func warmInstance(deadline: ContinuousClock.Instant) async -> Warm {
         if let current = life.current {
-            if current.jobs.load(ordering: .relaxed) >= settings.maxJobs || !current.isAlive {
+            if current.jobs.load(ordering: .relaxed) >= settings.maxJobs || !current.isAlive
+                || current.fontGeneration != settings.sandbox.fontGeneration
+            {
                 await retire(current)
             } else {
                 // A cheap round trip proves the browser process still answers.
@@ -236,6 +241,7 @@ final class ChromiumBrowser: Sendable {
             sealed ? nil : FileManager.default.temporaryDirectory.path + "/pdfgate-chromium-" + UUID().uuidString.prefix(8).lowercased()
         if let scratch { try? fileManager.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
         let environment = childEnvironment(privateDirectory: settings.directory, extra: ["TMPDIR": scratch ?? "/tmp"])
+        let fontGeneration = settings.sandbox.fontGeneration
         // Chromium reads the pipe on fd 3 and writes on fd 4: a shell puts our socket there.
         // (`--no-pdf-header-footer` must not be among the flags: in this mode it makes Chromium
         // kill the page's renderer; `displayHeaderFooter: false` does its job here.)
@@ -261,7 +267,13 @@ final class ChromiumBrowser: Sendable {
         )
         let instance: Instance
         do throws(SpawnFailure) {
-            instance = Instance(group: try ProcessGroup.start(spec), socket: ours, listener: listener, scratch: scratch)
+            instance = Instance(
+                group: try ProcessGroup.start(spec),
+                socket: ours,
+                listener: listener,
+                scratch: scratch,
+                fontGeneration: fontGeneration
+            )
         } catch {
             if let scratch { try? fileManager.removeItem(atPath: scratch) }
             listener.stop()

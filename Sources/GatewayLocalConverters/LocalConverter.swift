@@ -1,4 +1,5 @@
 import Foundation
+import GatewayFonts
 import GatewayJobModel
 import GatewayPDFTools
 import GatewaySandbox
@@ -54,6 +55,8 @@ public final class LocalConverter: Converter {
         public var urlGuard: URLGuard
         /// How every tool process is sealed and what it may use (DESIGN §8).
         public var sandbox: ConverterSandbox
+        /// The operator's folder of fonts (`--fonts`), which every tool sees besides the system's.
+        public var fontFolder: FontFolder?
 
         /// Defaults suit a 2-core machine with Debian's packages installed.
         public init(
@@ -71,7 +74,8 @@ public final class LocalConverter: Converter {
             chromiumVirtualTimeBudget: Duration = .seconds(5),
             baseDirectory: String = FileManager.default.temporaryDirectory.path,
             urlGuard: URLGuard = URLGuard(),
-            sandbox: ConverterSandbox = ConverterSandbox()
+            sandbox: ConverterSandbox = ConverterSandbox(),
+            fontFolder: FontFolder? = nil
         ) {
             self.libreOfficeSlots = libreOfficeSlots
             self.maxConversionsPerLibreOfficeInstance = maxConversionsPerLibreOfficeInstance
@@ -88,6 +92,7 @@ public final class LocalConverter: Converter {
             self.baseDirectory = baseDirectory
             self.urlGuard = urlGuard
             self.sandbox = sandbox
+            self.fontFolder = fontFolder
         }
 
         /// `preferred` when it is executable, else `name` found on PATH, else `preferred` anyway
@@ -99,10 +104,12 @@ public final class LocalConverter: Converter {
 
     /// `local`; the backends report `local.libreoffice`, `local.chromium`, `local.calibre`.
     public let name = "local"
-    /// The configuration the converter was created with.
+    /// The configuration the converter was created with, its sandbox showing tools its fonts.
     public let configuration: Configuration
     /// This converter's private directory under `baseDirectory`; removed by `shutdown()`.
     public let directory: String
+    /// The fonts every tool sees; its generation moves on when the operator's folder changes.
+    public let fonts: SandboxFonts
     let libreOffice: LibreOfficePool
     let chromium: ChromiumConverter
     let calibre: CalibreConverter
@@ -127,11 +134,16 @@ public final class LocalConverter: Converter {
 
     /// Creates the converter; no tool starts until the first conversion needs it.
     public init(configuration: Configuration = Configuration()) throws {
-        self.configuration = configuration
         // Absolute, because the tools run with their slot directory as working directory and
         // LibreOffice takes its profile as a file:// URL.
         let base = URL(fileURLWithPath: configuration.baseDirectory).standardizedFileURL.path
         directory = base + "/pdfgate-local-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        // Every tool, sealed or not, reads the same fontconfig file: the Office aliases and the
+        // operator's folder reach LibreOffice, Chromium, Calibre and Ghostscript alike.
+        var configuration = configuration
+        fonts = try ConverterFonts.prepare(in: directory + "/fonts", folder: configuration.fontFolder)
+        configuration.sandbox = configuration.sandbox.with(fonts: fonts)
+        self.configuration = configuration
         libreOffice = try LibreOfficePool(configuration: configuration, directory: directory + "/libreoffice")
         toolCheck = ToolCheck(configuration: configuration)
         versions = ToolVersions(configuration: configuration)
@@ -203,6 +215,11 @@ public final class LocalConverter: Converter {
             SourceFormats.html.contains(InputStaging.fileExtension(of: originalFilename)) ? .chromium : .libreOffice
         case (.ebookToPDF, .file): .calibre
         }
+    }
+
+    /// What fontconfig offers the tools: families, their scripts, the stand-ins for missing ones.
+    public var fontCatalog: FontCatalog {
+        FontCatalog(fonts: fonts, folder: configuration.fontFolder)
     }
 
     /// Each tool's version as it prints it, by Gotenberg's module name (`qpdf`, `chromium`,

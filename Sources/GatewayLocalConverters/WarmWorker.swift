@@ -57,9 +57,12 @@ final class WarmWorker: Sendable {
         /// Led by the sandbox (or, unsandboxed, by the worker's launcher).
         let worker: LineWorker
         let conversions = Atomic<Int>(0)
+        /// The sandbox's font generation when it started: fontconfig reads fonts once per process.
+        let fontGeneration: Int
 
-        init(worker: LineWorker) {
+        init(worker: LineWorker, fontGeneration: Int) {
             self.worker = worker
+            self.fontGeneration = fontGeneration
         }
 
         var group: ProcessGroup { worker.group }
@@ -169,10 +172,13 @@ final class WarmWorker: Sendable {
         case done(Outcome)
     }
 
-    /// The running worker if it is healthy and has conversions left, else a fresh one.
+    /// The running worker if it is healthy, has conversions left and sees today's fonts, else a
+    /// fresh one.
     private func warmInstance(deadline: ContinuousClock.Instant) async -> Warm {
         if let current = life.current {
-            if current.conversions.load(ordering: .relaxed) >= settings.maxConversions {
+            if current.conversions.load(ordering: .relaxed) >= settings.maxConversions
+                || current.fontGeneration != settings.sandbox.fontGeneration
+            {
                 await retire(current, gracefully: true)
             } else if !current.isAlive {
                 await retire(current, gracefully: false)
@@ -204,7 +210,8 @@ final class WarmWorker: Sendable {
 
         let instance: Instance
         do throws(SpawnFailure) {
-            instance = Instance(worker: try await LineWorker.start(settings.launch))
+            let fontGeneration = settings.sandbox.fontGeneration
+            instance = Instance(worker: try await LineWorker.start(settings.launch), fontGeneration: fontGeneration)
         } catch {
             return .done(.failed(Self.unavailable(error.message)))
         }

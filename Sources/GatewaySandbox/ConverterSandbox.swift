@@ -25,6 +25,9 @@ public struct ConverterSandbox: Sendable {
     public let hiddenPaths: [String]
     /// The `pdfgate` executable, which applies rlimits inside the sandbox (`sandbox-exec`).
     public let helper: String
+    /// The gateway's fontconfig file and the operator's font folder, when set: every tool sees
+    /// the same fonts, sealed or not.
+    public let fonts: SandboxFonts?
     /// bubblewrap's options that are the same for every tool: worked out once (they read the
     /// file system and this process's mappings), not per conversion.
     private let systemArguments: [String]
@@ -40,12 +43,14 @@ public struct ConverterSandbox: Sendable {
         isolation: Isolation = .bubblewrap(ConverterSandbox.defaultBubblewrap),
         limits: ResourceLimits = ResourceLimits(),
         hiddenPaths: [String] = [],
-        helper: String = HelperExecutable.path
+        helper: String = HelperExecutable.path,
+        fonts: SandboxFonts? = nil
     ) {
         self.isolation = isolation
         self.limits = limits
         self.hiddenPaths = hiddenPaths
         self.helper = helper
+        self.fonts = fonts
         sealedHelper = Self.realPath(helper)
         limiter = FileManager.default.isExecutableFile(atPath: Self.defaultLimiter) ? Self.defaultLimiter : nil
         systemArguments = Self.systemArguments(helper: sealedHelper, hiddenPaths: hiddenPaths)
@@ -53,8 +58,16 @@ public struct ConverterSandbox: Sendable {
 
     /// The same sandbox, hiding `paths` as well.
     public func hiding(_ paths: [String]) -> ConverterSandbox {
-        ConverterSandbox(isolation: isolation, limits: limits, hiddenPaths: hiddenPaths + paths, helper: helper)
+        ConverterSandbox(isolation: isolation, limits: limits, hiddenPaths: hiddenPaths + paths, helper: helper, fonts: fonts)
     }
+
+    /// The same sandbox, its tools seeing `fonts`.
+    public func with(fonts: SandboxFonts) -> ConverterSandbox {
+        ConverterSandbox(isolation: isolation, limits: limits, hiddenPaths: hiddenPaths, helper: helper, fonts: fonts)
+    }
+
+    /// The font generation a tool starting now sees (0 without fonts of the gateway's own).
+    package var fontGeneration: Int { fonts?.generation.current ?? 0 }
 
     public static let defaultBubblewrap = "/usr/bin/bwrap"
     /// Debian's util-linux, which every Debian system has (it is essential).
@@ -114,6 +127,7 @@ public struct ConverterSandbox: Sendable {
 
         var wrapped = spec
         wrapped.inherited = listenerChannel.map { [Self.listenerDescriptor: $0] } ?? [:]
+        if let fonts { wrapped.environment.merge(fonts.environment) { $1 } }
         switch isolation {
         case .none:
             wrapped.executable = command[0]
@@ -143,6 +157,8 @@ public struct ConverterSandbox: Sendable {
     /// bubblewrap's options for one tool: the system's, then its own directories.
     func bubblewrapArguments(mounts: Mounts, workingDirectory: String?) -> [String] {
         var arguments = systemArguments
+        // After the covers over the store: the gateway's font file may live in it.
+        for path in fonts?.readable ?? [] { arguments += ["--ro-bind-try", path, path] }
         for path in mounts.readable { arguments += ["--ro-bind", path, path] }
         for path in mounts.writable { arguments += ["--bind", path, path] }
         if let workingDirectory { arguments += ["--chdir", workingDirectory] }

@@ -103,6 +103,7 @@ public struct GatewayServer {
         DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated)
         FolderController(library: assembly.library).addRoutes(to: authenticated)
         ChangeController(library: assembly.library, links: links).addRoutes(to: authenticated)
+        FontController(catalog: assembly.local.fontCatalog).addRoutes(to: authenticated)
         BackupController(library: assembly.library, intake: assembly.intake, links: links, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: authenticated)
         DAVController(

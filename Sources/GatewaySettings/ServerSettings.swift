@@ -1,5 +1,6 @@
 import GatewayAssembly
 import GatewayCore
+import GatewayFonts
 import GatewayJobModel
 import GatewayURLSecurity
 
@@ -264,6 +265,14 @@ enum ServerSettings {
             help:
                 "Run local converters without their sandbox. Only where the kernel refuses namespaces: documents can then reach the network and this machine's files."
         ) { c, v, s in c.unsandboxedConverters = try SettingText.toggle(v[0], s) },
+        Setting(
+            "fonts",
+            environment: "PDFGATE_FONTS",
+            flag: "fonts",
+            help: "A folder of .ttf/.otf/.ttc fonts every converter uses besides the system's (read-only; changes are picked up while running)."
+        ) { c, v, s in
+            do { c.fontFolder = try FontFolder(path: v[0]) } catch { throw ConfigurationError("\(s): \(error)") }
+        },
         // A zero cap would fail every conversion with a misleading message.
         Setting("converter_memory_mb", environment: "PDFGATE_CONVERTER_MEMORY_MB", help: "Memory one local conversion may use, in MB.") { c, v, s in
             c.converterLimits.memoryBytes = try SettingText.positive(v[0], "\(s) (converter memory, MB)") << 20

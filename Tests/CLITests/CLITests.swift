@@ -13,9 +13,10 @@ struct CLI {
         environment = database.map { ProcessInfo.processInfo.environment.merging(["PDFGATE_DATABASE_URL": $0]) { _, new in new } }
     }
 
-    /// `inspect` works on a file, not a store; every other command gets this test's store.
+    /// `inspect` works on a file and `fonts` on the system, not a store; every other command
+    /// gets this test's store.
     func withStore(_ arguments: [String]) -> [String] {
-        arguments.first == "inspect" ? arguments : arguments + ["--store", store.path + "/data"]
+        ["inspect", "fonts"].contains(arguments.first) ? arguments : arguments + ["--store", store.path + "/data"]
     }
 
     @discardableResult
