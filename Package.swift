@@ -122,7 +122,7 @@ let package = Package(
         // Office families' aliases and the operator's folder, and the catalog of what is installed.
         .target(
             name: "GatewayFonts",
-            dependencies: ["GatewayCore", "GatewayProcess", "GatewaySandbox"],
+            dependencies: ["GatewayCore", "GatewayProcess", "GatewaySandbox", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strict
         ),
         // What a conversion's input and options become for the tools that do it, local or remote:

@@ -21,9 +21,10 @@ final class GotenbergWarnings: Sendable {
         current?.notes.withLock { $0.append(warning) }
     }
 
-    /// What was noted, then what the outputs show was left out (`pagesPastTheEnd`).
+    /// What was noted, then what the outputs show was left out (`pagesPastTheEnd`), then what
+    /// the converters said of their results (a substituted font).
     func all(after outputs: [GotenbergJobs.Output]) -> [String] {
-        notes.withLock { $0 } + outputs.flatMap(Self.pagesPastTheEnd)
+        notes.withLock { $0 } + outputs.flatMap(Self.pagesPastTheEnd) + outputs.flatMap(\.job.state.warnings)
     }
 
     /// Pages a job asked for past the end of its document, which its lenient run left out

@@ -152,6 +152,9 @@ public enum ConversionEvent: Sendable, Equatable {
     case entered(JobPhase)
     /// A remote backend created its job: the engine stores the id before polling.
     case remoteJobCreated(String)
+    /// What the result does not show of the original, each a sentence (a font that is not
+    /// installed here, and what drew it instead): kept on the job, answered with it.
+    case warned([String])
 }
 
 /// A backend that turns a `ConversionRequest` into a PDF at `outputPath` (DESIGN §4).

@@ -55,6 +55,9 @@ public struct JobStateMachine: Sendable, Equatable {
     /// How many documents the job filed: more than one after a split, whose ids follow from the
     /// first (`Job.documentID(for:part:)`).
     public private(set) var parts: Int = 1
+    /// What the result does not show of the original (a substituted font…), each once, in the
+    /// order the converter said them.
+    public private(set) var warnings: [String] = []
 
     /// A new job: URL jobs are queued at once, file jobs wait for their upload.
     public init(needsUpload: Bool, deadline: Date, maxAttempts: Int = 3) {
@@ -128,6 +131,8 @@ public struct JobStateMachine: Sendable, Equatable {
         case started
         case entered(JobPhase)
         case remoteCreated(String)
+        /// The converter's warnings about its result (`ConversionEvent.warned`).
+        case warned([String])
         case failed(JobFailure)
         /// The PDF is in the library; `parts` documents when the job split it.
         case filed(UUID, parts: Int = 1)
@@ -199,6 +204,9 @@ public struct JobStateMachine: Sendable, Equatable {
             return [.publish]
         case (.remoteCreated(let id), .processing):
             remoteID = id
+            return []
+        case (.warned(let said), .processing):
+            warnings += said.filter { !warnings.contains($0) }
             return []
         case (.failed(let error), .processing):
             return retryOrFail(error, now: now, backoff: backoff, random: &random)
@@ -299,6 +307,7 @@ extension JobStateMachine: Codable {
         var failure: JobFailure?
         var documentID: UUID?
         var parts: Int?
+        var warnings: [String]?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -309,6 +318,7 @@ extension JobStateMachine: Codable {
         timeout = stored.timeout
         remoteID = stored.remoteID
         parts = stored.parts ?? 1
+        warnings = stored.warnings ?? []
         switch stored.status {
         case .created: stage = .created(uploaded: stored.inputReady)
         case .queued:
@@ -339,7 +349,8 @@ extension JobStateMachine: Codable {
             notBefore: notBefore,
             failure: failure,
             documentID: documentID,
-            parts: parts == 1 ? nil : parts
+            parts: parts == 1 ? nil : parts,
+            warnings: warnings.isEmpty ? nil : warnings
         ).encode(to: encoder)
     }
 }

@@ -131,6 +131,8 @@ public final class LocalConverter: Converter {
     private let versions: ToolVersions
     /// The sandbox's latest check: nil when it works.
     private let sandboxCheck = Mutex<Task<String?, Never>?>(nil)
+    /// The installed families, lowercased, and the font generation they were read at.
+    private let installedFamilies = Mutex<(generation: Int, families: Set<String>)?>(nil)
 
     /// Creates the converter; no tool starts until the first conversion needs it.
     public init(configuration: Configuration = Configuration()) throws {
@@ -172,7 +174,33 @@ public final class LocalConverter: Converter {
         if let problem = await toolCheck.problem(Self.tool(for: request)) {
             throw JobFailure.converterCannotStart(problem)
         }
+        let warnings = await fontWarnings(for: request)
         try await backend(for: request).convert(request, events: events)
+        if !warnings.isEmpty { await events(.warned(warnings)) }
+    }
+
+    /// The families the document asks for that are not installed, each with what draws it
+    /// instead, as the job's warnings: office files, uploaded pages and ebooks, read from their
+    /// own markup before the conversion (a converter may consume its input).
+    func fontWarnings(for request: ConversionRequest) async -> [String] {
+        guard case .file(let path, let name) = request.source, [.libreOffice, .chromium, .calibre].contains(Self.tool(for: request)) else {
+            return []
+        }
+        let document = DocumentFonts.read(path, name: name)
+        guard !document.stacks.isEmpty else { return [] }
+        let catalog = fontCatalog
+        let generation = fonts.generation.current
+        let known = installedFamilies.withLock { $0?.generation == generation ? $0?.families : nil }
+        let installed: Set<String>
+        if let known {
+            installed = known
+        } else {
+            // Without fontconfig's answer nothing can be said; the conversion goes on regardless.
+            guard let families = try? await catalog.families() else { return [] }
+            installed = Set(families.map { $0.family.lowercased() })
+            installedFamilies.withLock { $0 = (generation, installed) }
+        }
+        return await catalog.substitutions(in: document, installed: installed).map(\.warning)
     }
 
     /// True when every tool's executable is present and the sandbox starts.

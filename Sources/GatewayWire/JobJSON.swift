@@ -53,6 +53,8 @@ public struct JobJSON: Sendable {
     public var inputSize: Int64?
     public var error: String?
     public var errorMessage: String?
+    /// What the result does not show of the original (a substituted font…); empty: nothing.
+    public var warnings: [String] = []
 
     public init(_ job: Job) {
         jobID = job.id.lowercased
@@ -74,6 +76,7 @@ public struct JobJSON: Sendable {
         operations = job.spec.operations
         replaceOriginal = job.spec.replaceOriginal
         inputSize = job.spec.inputSize
+        warnings = job.state.warnings
         if let failure = job.state.failure, job.state.status == .failed || job.state.status == .cancelled {
             error = failure.code
             errorMessage = failure.message
@@ -169,6 +172,12 @@ extension JobJSON {
         }
         present("error", error)
         present("error_message", errorMessage)
+        if !warnings.isEmpty {
+            out.key("warnings")
+            out.beginArray()
+            for warning in warnings { out.string(warning) }
+            out.endArray()
+        }
         out.endObject()
     }
 

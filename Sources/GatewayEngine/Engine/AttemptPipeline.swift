@@ -82,6 +82,7 @@ struct AttemptPipeline: Sendable {
             switch event {
             case .entered(let phase): _ = try? await record(.entered(phase), of: job)
             case .remoteJobCreated(let id): _ = try? await record(.remoteCreated(id), of: job)
+            case .warned(let warnings): _ = try? await record(.warned(warnings), of: job)
             }
         }
         // The converter should honour the deadline itself; this makes sure a stuck one cannot hold the job.
