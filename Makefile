@@ -44,6 +44,7 @@ test: deps lint
 	@bash scripts/check-compose.sh
 	@bash scripts/python-venv.sh > /dev/null
 	@bash scripts/python-venv.sh gotenberg-suite > /dev/null
+	@/usr/bin/python3 scripts/fidelity/word_corpus.py .build/fidelity > /dev/null
 	$(SWIFT) build --build-tests
 	$(SWIFT_TEST) --skip '$(TIMED_SUITES)'
 	@echo "the timed suites, with the upstream gotenberg-client suite beside them (.build/gotenberg-upstream.log)"

@@ -222,6 +222,8 @@ case "search-seed" where arguments.count == 4 || arguments.count == 5:
     )
 case "library" where arguments.count == 3:
     try await libraryBenchmark(store: arguments[2])
+case "fidelity" where arguments.count == 3:
+    try await fidelityBenchmark(work: arguments[2])
 case "office" where arguments.count == 4:
     try await officeBenchmark(directory: arguments[2], work: arguments[3])
 case "ebook" where arguments.count == 4:
@@ -256,7 +258,7 @@ case "pipeline" where arguments.count == 6:
 default:
     FileHandle.standardError.write(
         Data(
-            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF [DATABASE_URL] | search-seed STORE QUERIES [DATABASE_URL] | library STORE | office DIR WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
+            ("usage: pdfgate-bench inspect DIR | seed STORE COUNT PDF [DATABASE_URL] | search-seed STORE QUERIES [DATABASE_URL] | library STORE | office DIR WORKDIR | fidelity WORKDIR | url DIR WORKDIR | ebook DIR WORKDIR"
                 + " | pipeline STORE N PDF [DATABASE_URL] | polling PDF WORKDIR | fake-gotenberg PDF [DELAY_S] | page BASE_URL TOKEN FOLDER\n").utf8
         )
     )

@@ -32,6 +32,7 @@ done
 get() { awk -v k="$1" '$1 == k { v = $2 + 0; if (v == int(v) && v >= 100) printf "%d", v; else printf "%.2f", v }' "$out/results.txt"; }
 count() { awk -v k="$1" '$1 == k { printf "%d", $2 }' "$out/results.txt"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
+percent() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b; else print "n/a" }'; }
 
 # BENCH_PARTS=stores measures only what the stores and the engine decide (inspection, the
 # library, the HTTP API, the pipeline, the cluster), not the converters: for comparing two
@@ -46,6 +47,8 @@ bash scripts/bench/http.sh "$bin" "$out/store" "$out" >> "$out/results.txt"
 if [ "$parts" != stores ]; then
   bash scripts/bench/pdf-ops.sh "$bin" "$out/pdfs" "$out/ops" >> "$out/results.txt"
   "$bin/pdfgate-bench" office Fixtures/office-set "$out/office" >> "$out/results.txt"
+  /usr/bin/python3 scripts/fidelity/word_corpus.py .build/fidelity > /dev/null
+  "$bin/pdfgate-bench" fidelity "$out/fidelity" >> "$out/results.txt"
   "$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
   "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
   bash scripts/bench/scan.sh "$bin" "$out/scan" >> "$out/results.txt"
@@ -95,6 +98,11 @@ Local office conversion: the $(count office.files) files of Fixtures/office-set 
   ours, unsandboxed $(get office.unsealed_per_s) files/s, p50 $(get office.unsealed_p50_s) s   → the sandbox costs $(awk -v a="$(get office.ours_per_s)" -v b="$(get office.unsealed_per_s)" 'BEGIN { printf "%.1f", (1 - a / b) * 100 }') % of throughput (target ≤ 10 %)
   cold soffice --convert-to per file $(get office.soffice_per_s) files/s, p50 $(get office.soffice_p50_s) s   → ours $(ratio "$(get office.ours_per_s)" "$(get office.soffice_per_s)")× its throughput (target ≥ 5×), p50 $(ratio "$(get office.soffice_p50_s)" "$(get office.ours_p50_s)")× lower
   cold soffice, 2 lanes in parallel   $(get office.soffice_parallel2_per_s) files/s   → ours $(ratio "$(get office.ours_per_s)" "$(get office.soffice_parallel2_per_s)")× its throughput (target ≥ 2.5×)
+
+Likeness: the page or slide count Word and PowerPoint wrote into $(count fidelity.files) files of public test suites ($(count fidelity.multi_page_files) of several pages; scripts/fidelity)
+  ours (warm, sealed)     $(count fidelity.ours_agree) agree = $(percent "$(count fidelity.ours_agree)" "$(count fidelity.files)") %, multi-page $(count fidelity.ours_multi_agree) = $(percent "$(count fidelity.ours_multi_agree)" "$(count fidelity.multi_page_files)") %   (target ≥ 97 %, ≥ 85 %)
+  soffice --convert-to    $(count fidelity.soffice_agree) agree = $(percent "$(count fidelity.soffice_agree)" "$(count fidelity.files)") %, multi-page $(count fidelity.soffice_multi_agree) = $(percent "$(count fidelity.soffice_multi_agree)" "$(count fidelity.multi_page_files)") %
+$(sed 's/^/  /' "$out/fidelity/differing.txt" 2>/dev/null)
 
 URL → PDF: the $(count url.pages) pages of Fixtures/web-set ($(count url.printed_pages) PDF pages: articles with pictures, a 600-row table, SVG charts, a scripted page…) on 127.0.0.1, $(count url.jobs) jobs
   ours, sandboxed    p50 $(get url.ours_p50_s) s (one client), $(get url.ours_per_s) pages/s (2 clients)   (target p50 ≤ 0.3 s)
