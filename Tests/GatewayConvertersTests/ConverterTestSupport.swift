@@ -97,6 +97,13 @@ extension Trait where Self == SuiteConverter {
 final class EventLog: Sendable {
     private let events = Mutex<[ConversionEvent]>([])
     var all: [ConversionEvent] { events.withLock { $0 } }
+    /// The events but the warnings about the result (a substituted font), which depend on the
+    /// fonts of the machine, not on the converter's progress.
+    var progress: [ConversionEvent] {
+        all.filter { event in
+            if case .warned = event { false } else { true }
+        }
+    }
     var sink: @Sendable (ConversionEvent) async -> Void { { [self] event in events.withLock { $0.append(event) } } }
 }
 

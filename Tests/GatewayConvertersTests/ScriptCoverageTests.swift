@@ -28,6 +28,22 @@ extension LocalConverterTests {
             _ = try await convertAndCheck("cjk.epub", samples: "documents.json", document: "cjk.epub")
         }
 
+        /// The first page of each office and ebook fixture looks as it did when its reference
+        /// picture was made (Fixtures/references, by perceptual hash).
+        @Test(arguments: [
+            "office/sample.docx", "office/sample.pptx", "office/sample.xlsx", "office/sample.odt", "office/sample.html", "ebook/sample.epub",
+        ])
+        func firstPagesLookAsTheyDid(fixture: String) async throws {
+            try await withSuiteConverter { converter in
+                let job = JobFixture()
+                let type: JobType = fixture.hasPrefix("ebook/") ? .ebookToPDF : .docToPDF
+                try await converter.convert(job.request(type, job.file(Fixtures.root + "/" + fixture), timeout: .seconds(120)), events: { _ in })
+                let name = fixture.replacingOccurrences(of: "/", with: "-")
+                let distance = try await VisualReference.distance(job.output, reference: name)
+                #expect(distance <= VisualReference.tolerance, "\(fixture)'s first page differs from its reference in \(distance) bits")
+            }
+        }
+
         /// The .docx names Word's East Asian families, none installed here: the job says which
         /// drew them, and that their widths differ.
         @Test func substitutedFamiliesAreReportedAsWarnings() async throws {
@@ -63,6 +79,9 @@ private func convertAndCheck(_ name: String, samples: String, document: String? 
         let input = Fixtures.root + "/scripts/" + name
         let type: JobType = name.hasSuffix(".epub") ? .ebookToPDF : .docToPDF
         try await converter.convert(job.request(type, job.file(input), timeout: .seconds(120)), events: { _ in })
+
+        let distance = try await VisualReference.distance(job.output, reference: "scripts-" + name)
+        #expect(distance <= VisualReference.tolerance, "\(name)'s first page differs from its reference in \(distance) bits")
 
         let fonts = try await PDFProbe.fonts(job.output)
         #expect(!fonts.isEmpty && fonts.allSatisfy { $0.embedded }, "\(name): fonts not embedded: \(fonts.filter { !$0.embedded })")
