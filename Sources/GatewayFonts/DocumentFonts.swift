@@ -28,7 +28,7 @@ public struct DocumentFonts: Sendable, Equatable {
         case "odt", "ods", "odp", "odg", "ott", "ots", "otp": return openDocument(path)
         case "rtf": return rtf(text(path))
         case "html", "htm", "xhtml": return css(text(path))
-        case "epub": return epub(path)
+        case "epub", "zip": return packagedPages(path)
         default: return DocumentFonts()
         }
     }
@@ -151,8 +151,8 @@ public struct DocumentFonts: Sendable, Equatable {
         return fonts
     }
 
-    /// An EPUB's stylesheets and pages.
-    static func epub(_ path: String) -> DocumentFonts {
+    /// The stylesheets and pages of an EPUB or of an HTML bundle (a page with its files, zipped).
+    static func packagedPages(_ path: String) -> DocumentFonts {
         guard let zip = ZipText(path) else { return DocumentFonts() }
         var fonts = DocumentFonts()
         for entry in zip.names where [".css", ".xhtml", ".html", ".htm"].contains(where: entry.lowercased().hasSuffix) {

@@ -141,3 +141,111 @@ private enum CustomFontBook {
         return book
     }
 }
+
+extension LocalConverterTests.Fonts {
+    /// Fonts a document brings are drawn with and not reported as substituted: a face embedded
+    /// in a .docx (Word's "embed fonts in the file", obfuscated as ECMA-376 says) through
+    /// LibreOffice, and `@font-face` in an HTML bundle through Chromium.
+    @Test func fontsADocumentCarriesAreUsed() async throws {
+        let documents = TemporaryDirectory("pdfgate-carried-fonts")
+        let font = try CustomFont.write(into: documents.path)
+        let word = try await CarriedFonts.word(embedding: font, in: documents.path)
+        let page = try await CarriedFonts.htmlBundle(with: font, in: documents.path)
+        try await withConverter { converter in
+            for input in [word, page] {
+                let job = JobFixture()
+                let events = EventLog()
+                try await converter.convert(job.request(.docToPDF, job.file(input)), events: events.sink)
+                let fonts = try await PDFProbe.fonts(job.output)
+                #expect(fonts.contains { $0.name == CustomFont.postScriptName && $0.embedded }, "\(input): \(fonts)")
+                let warned = events.all.contains { event in
+                    if case .warned(let said) = event { said.contains { $0.contains(CustomFont.family) } } else { false }
+                }
+                #expect(!warned, "\(input): \(events.all)")
+            }
+        }
+    }
+}
+
+/// Documents that carry `CustomFont` themselves, zipped by Info-ZIP.
+private enum CarriedFonts {
+    /// A .docx whose font table embeds `font`, obfuscated with a GUID key: the first 32 bytes
+    /// XORed with the key's 16 bytes, read from the GUID's text back to front.
+    static func word(embedding font: String, in directory: String) async throws -> String {
+        let key = "{" + UUID().uuidString.uppercased() + "}"
+        let positions = [35, 33, 31, 29, 27, 25, 22, 20, 17, 15, 12, 10, 7, 5, 3, 1]
+        let characters = Array(key)
+        let keyBytes = positions.map { UInt8(String(characters[$0...$0 + 1]), radix: 16)! }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: font)))
+        for index in 0..<32 { bytes[index] ^= keyBytes[index % 16] }
+        let w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+        let r = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+        let files: [String: Data] = [
+            "[Content_Types].xml": Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">\
+                <Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>\
+                <Default Extension="xml" ContentType="application/xml"/>\
+                <Default Extension="odttf" ContentType="application/vnd.openxmlformats-officedocument.obfuscatedFont"/>\
+                <Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>\
+                <Override PartName="/word/fontTable.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.fontTable+xml"/>\
+                </Types>
+                """.utf8
+            ),
+            "_rels/.rels": Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">\
+                <Relationship Id="rId1" Type="\(r)/officeDocument" Target="word/document.xml"/></Relationships>
+                """.utf8
+            ),
+            "word/_rels/document.xml.rels": Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">\
+                <Relationship Id="rId1" Type="\(r)/fontTable" Target="fontTable.xml"/></Relationships>
+                """.utf8
+            ),
+            "word/_rels/fontTable.xml.rels": Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">\
+                <Relationship Id="rId1" Type="\(r)/font" Target="fonts/font1.odttf"/></Relationships>
+                """.utf8
+            ),
+            "word/fontTable.xml": Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><w:fonts xmlns:w="\(w)" xmlns:r="\(r)">\
+                <w:font w:name="\(CustomFont.family)"><w:embedRegular r:id="rId1" w:fontKey="\(key)"/></w:font></w:fonts>
+                """.utf8
+            ),
+            "word/fonts/font1.odttf": Data(bytes),
+            "word/document.xml": Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="\(w)"><w:body><w:p><w:r>\
+                <w:rPr><w:rFonts w:ascii="\(CustomFont.family)" w:hAnsi="\(CustomFont.family)"/><w:sz w:val="32"/></w:rPr>\
+                <w:t>Company typeface, carried in the file</w:t></w:r></w:p></w:body></w:document>
+                """.utf8
+            ),
+        ]
+        return try await zip(files, as: directory + "/carried.docx", in: directory + "/docx")
+    }
+
+    /// A page and its font, zipped as an HTML bundle; the page loads the font with `@font-face`.
+    static func htmlBundle(with font: String, in directory: String) async throws -> String {
+        let page = """
+            <!DOCTYPE html><html><head><style>@font-face { font-family: "\(CustomFont.family)"; src: url(company.ttf); }\
+            p { font-family: "\(CustomFont.family)"; font-size: 24px; }</style></head><body><p>Company typeface, from the page</p></body></html>
+            """
+        let files = ["index.html": Data(page.utf8), "company.ttf": try Data(contentsOf: URL(fileURLWithPath: font))]
+        return try await zip(files, as: directory + "/carried.zip", in: directory + "/bundle")
+    }
+
+    static func zip(_ files: [String: Data], as archive: String, in root: String) async throws -> String {
+        for (name, data) in files {
+            let path = root + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try data.write(to: URL(fileURLWithPath: path))
+        }
+        let zipped = try await run("/bin/sh", ["-c", #"cd "$0" && zip -Xrq "$1" ."#, root, archive])
+        guard zipped.status == 0 else { throw PDFProbeError("zip failed: \(zipped.stderr)") }
+        return archive
+    }
+}
