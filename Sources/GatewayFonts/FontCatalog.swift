@@ -1,6 +1,5 @@
 import Foundation
 import GatewayCore
-import GatewayProcess
 import GatewaySandbox
 
 /// One family the converters can draw with.
@@ -71,36 +70,16 @@ public struct FontCatalog: Sendable {
         .sorted { $0.family.localizedStandardCompare($1.family) == .orderedAscending }
     }
 
-    /// One fontconfig tool's standard output. It reads no document: a plain child.
+    /// One fontconfig tool's standard output, asked with the converters' file.
     private func run(_ tool: String, _ arguments: [String]) async throws(FontCatalogError) -> String {
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             throw FontCatalogError("\(tool) is not installed; install Debian's fontconfig")
         }
-        let output = FileManager.default.temporaryDirectory.path + "/pdfgate-fonts-\(getpid())-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: output) }
         var environment = ProcessInfo.processInfo.environment
         if let fonts { environment["FONTCONFIG_FILE"] = fonts.configurationFile }
-        let spec = ChildSpec(
-            executable: tool,
-            arguments: arguments,
-            environment: environment,
-            workingDirectory: "/",
-            stdout: .file(output),
-            stderr: .null
-        )
-        let name = (tool as NSString).lastPathComponent
-        let outcome: OneShotOutcome
-        do throws(SpawnFailure) {
-            outcome = try await runOneShot(spec, deadline: .now + .seconds(30), limits: ResourceLimits())
-        } catch {
-            throw FontCatalogError("\(name) could not be started: \(error.message)")
-        }
-        switch outcome {
-        case .finished(.exited(0)): return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        case .finished(let termination): throw FontCatalogError("\(name) \(termination.description)")
-        case .timedOut: throw FontCatalogError("\(name) did not answer within 30 s")
-        case .cancelled: throw FontCatalogError("listing the fonts was cancelled")
-        case .limitExceeded(let kind): throw FontCatalogError("\(name) went past its \(kind) limit")
+        switch await ToolOutput.run(tool, arguments, environment: environment, timeout: .seconds(30)) {
+        case .success(let text): return text
+        case .failure(let failure): throw FontCatalogError("\((tool as NSString).lastPathComponent) \(failure.reason)")
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayPDFTools
-import GatewayProcess
 import GatewaySandbox
 import Synchronization
 
@@ -41,19 +40,8 @@ final class ToolVersions: Sendable {
 
     private static func firstLine(of command: [String]) async -> String? {
         guard let executable = command.first, FileManager.default.isExecutableFile(atPath: executable) else { return nil }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pdfgate-version-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let spec = ChildSpec(
-            executable: executable,
-            arguments: Array(command.dropFirst()),
-            environment: ProcessInfo.processInfo.environment.merging(["QTWEBENGINE_DISABLE_SANDBOX": "1", "QT_QPA_PLATFORM": "offscreen"]) { $1 },
-            workingDirectory: "/",
-            stdout: .file(output),
-            stderr: .null
-        )
-        guard case .finished(.exited(0))? = try? await runOneShot(spec, deadline: .now + .seconds(20), limits: ResourceLimits()),
-            let text = try? String(contentsOfFile: output, encoding: .utf8)
-        else { return nil }
+        let environment = ProcessInfo.processInfo.environment.merging(["QTWEBENGINE_DISABLE_SANDBOX": "1", "QT_QPA_PLATFORM": "offscreen"]) { $1 }
+        guard case .success(let text) = await ToolOutput.run(executable, Array(command.dropFirst()), environment: environment) else { return nil }
         let line = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
         return line?.isEmpty == false ? line : nil
     }

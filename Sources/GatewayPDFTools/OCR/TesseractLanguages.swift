@@ -1,6 +1,5 @@
 import Foundation
 import GatewayJobModel
-import GatewayProcess
 import GatewaySandbox
 import Synchronization
 
@@ -46,30 +45,14 @@ final class TesseractLanguages: Sendable {
         guard FileManager.default.isExecutableFile(atPath: tesseractPath) else {
             return .unavailable("\(tesseractPath) is not installed; \(Self.install)")
         }
-        let output = FileManager.default.temporaryDirectory.path + "/pdfgate-langs-\(getpid())-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: output) }
         // Nothing of a document is read: a plain child, as `ToolCheck`'s probes are.
-        let spec = ChildSpec(
-            executable: tesseractPath,
-            arguments: ["--list-langs"],
-            environment: ProcessInfo.processInfo.environment,
-            workingDirectory: "/",
-            stdout: .file(output),
-            stderr: .null
-        )
-        do throws(SpawnFailure) {
-            switch try await runOneShot(spec, deadline: .now + .seconds(20), limits: ResourceLimits()) {
-            case .finished(.exited(0)):
-                let languages = Self.parse((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
-                return languages.subtracting(["osd"]).isEmpty
-                    ? .unavailable("Tesseract has no language data; \(Self.install)") : .installed(languages)
-            case .finished(let termination): return .unavailable("tesseract --list-langs \(termination.description); \(Self.install)")
-            case .timedOut: return .unavailable("tesseract --list-langs did not answer within 20 s")
-            case .cancelled: return .unavailable("the language check was cancelled")
-            case .limitExceeded(let kind): return .unavailable("tesseract went past its \(kind) limit listing its languages")
-            }
-        } catch {
-            return .unavailable("tesseract could not be started: \(error.message); \(Self.install)")
+        switch await ToolOutput.run(tesseractPath, ["--list-langs"]) {
+        case .success(let text):
+            let languages = Self.parse(text)
+            return languages.subtracting(["osd"]).isEmpty
+                ? .unavailable("Tesseract has no language data; \(Self.install)") : .installed(languages)
+        case .failure(let failure):
+            return .unavailable("tesseract --list-langs \(failure.reason); \(Self.install)")
         }
     }
 
