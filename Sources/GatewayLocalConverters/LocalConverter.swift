@@ -174,19 +174,26 @@ public final class LocalConverter: Converter {
         if let problem = await toolCheck.problem(Self.tool(for: request)) {
             throw JobFailure.converterCannotStart(problem)
         }
-        let warnings = await fontWarnings(for: request)
+        // The document's own markup is read first (a converter may consume its input); asking
+        // fontconfig about what it names runs beside the conversion, not before it.
+        let document = requestedFonts(request)
+        async let warnings = fontWarnings(for: document)
         try await backend(for: request).convert(request, events: events)
-        if !warnings.isEmpty { await events(.warned(warnings)) }
+        let said = await warnings
+        if !said.isEmpty { await events(.warned(said)) }
     }
 
-    /// The families the document asks for that are not installed, each with what draws it
-    /// instead, as the job's warnings: office files, uploaded pages and ebooks, read from their
-    /// own markup before the conversion (a converter may consume its input).
-    func fontWarnings(for request: ConversionRequest) async -> [String] {
+    /// The families an office file, uploaded page or ebook asks for, read from its own markup.
+    func requestedFonts(_ request: ConversionRequest) -> DocumentFonts {
         guard case .file(let path, let name) = request.source, [.libreOffice, .chromium, .calibre].contains(Self.tool(for: request)) else {
-            return []
+            return DocumentFonts()
         }
-        let document = DocumentFonts.read(path, name: name)
+        return DocumentFonts.read(path, name: name)
+    }
+
+    /// The families `document` asks for that are not installed, each with what draws it
+    /// instead, as the job's warnings.
+    func fontWarnings(for document: DocumentFonts) async -> [String] {
         guard !document.stacks.isEmpty else { return [] }
         let catalog = fontCatalog
         let generation = fonts.generation.current
