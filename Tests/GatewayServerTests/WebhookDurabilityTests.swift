@@ -29,7 +29,8 @@ struct WebhookDurabilityTests {
         await server.stop()
 
         accepting.update { $0 = true }
-        let restarted = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])
+        // At info, so its log says when it has read the receiver's answer.
+        let restarted = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1", "--log-level", "info"])
         try await eventually("the restarted server delivers", within: .seconds(20)) { seen.value.contains { $0.status == 204 } }
         let attempts = seen.value
         let delivered = try #require(attempts.first { $0.status == 204 })
@@ -37,7 +38,9 @@ struct WebhookDurabilityTests {
         #expect(delivered.body == attempts[0].body, "the same payload")
         let payload = try JSONSerialization.jsonObject(with: Data(delivered.body)) as? [String: Any]
         #expect((payload?["data"] as? [String: Any])?["job_id"] as? String == jobID)
-        // Delivered means done: a further restart sends nothing again.
+        // Delivered means done: a further restart sends nothing again. (The receiver counts
+        // the 204 before the server has read it; a stop before then may rightly send it again.)
+        try await eventually("the server reads the 204", within: .seconds(10)) { restarted.log.contains("webhook.delivered") }
         await restarted.stop()
         let count = seen.value.count
         let again = try await ServerProcess(store: store, arguments: ["--allow-host", "127.0.0.1"])

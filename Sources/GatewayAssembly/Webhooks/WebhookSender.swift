@@ -186,7 +186,10 @@ public final class WebhookSender: Sendable {
         } else {
             await waitUntilDue(delivery)
             let message = Message(url: delivery.url, headers: ["Content-Type": "application/json"], body: .bytes(delivery.body))
-            await sendUntilDone(message, for: delivery, recording: true)
+            // Taken is taken, shutdown or not: the next start must not send it again.
+            if await sendUntilDone(message, for: delivery, recording: true) {
+                return await finish(delivery)
+            }
         }
         // Stopped by a shutdown: what is still owed stays in the outbox for the next start.
         if Task.isCancelled { return }
@@ -272,10 +275,15 @@ public final class WebhookSender: Sendable {
     }
 
     /// The delivery ended one way or another: nothing more is owed.
+    /// Written from a task of its own, which a shutdown's cancel does not reach (GRDB refuses a
+    /// cancelled task's writes); `shutdown()` still waits for it.
     private func finish(_ delivery: PendingWebhook) async {
-        do { try await outbox.remove(delivery.messageID) } catch {
-            logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
-        }
+        let (outbox, logger) = (outbox, logger)
+        await Task {
+            do { try await outbox.remove(delivery.messageID) } catch {
+                logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
+            }
+        }.value
     }
 }
 
