@@ -32,7 +32,7 @@ RUN swift build -c release --static-swift-stdlib --product pdfgate \
 # ---------------------------------------------------------------------------------------------
 # Runtime: Debian 12 libraries and converters, no toolchain.
 # ---------------------------------------------------------------------------------------------
-FROM debian:bookworm-slim
+FROM debian:bookworm-slim AS runtime
 
 # - libpoppler-glib8, libcairo2, libcurl4, libsqlite3-0: what the binaries link against.
 # - ca-certificates: HTTPS for URL jobs, webhooks and remote gateways; curl: the healthcheck.
@@ -91,3 +91,16 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # and `docker compose exec pdfgate pdfgate …` work as with a bare `pdfgate` entrypoint.
 ENTRYPOINT ["/usr/bin/tini", "--", "pdfgate"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "8080", "--store", "/data"]
+
+# `docker build --target gotenberg -t pdfgate:gotenberg .`: the same image, whose command is
+# `pdfgate gotenberg` (Gotenberg's defaults: every interface, port 3000, no credentials, its routes
+# alone), so Gotenberg's own compose example runs it with only its image line changed
+# (deploy/gotenberg-compose.yml).
+FROM runtime AS gotenberg
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD curl -fsS http://127.0.0.1:3000/health || exit 1
+CMD ["gotenberg"]
+
+# The default target: `pdfgate serve` (above), last so a plain `docker build` makes it.
+FROM runtime AS serve

@@ -54,11 +54,13 @@ fi
 
 echo "docker-compose.yml: ok (gotenberg pinned to 8, postgres pinned, $replicas gateway replicas sharing the database and store)"
 
-# deploy/gotenberg-compose.yml: a Gotenberg compose file with our image, which must resolve too.
-warnings="$(docker-compose -f deploy/gotenberg-compose.yml config -q 2>&1)" || {
-  echo "deploy/gotenberg-compose.yml is invalid:" >&2
-  echo "$warnings" >&2
-  exit 1
-}
-[ -z "$warnings" ] || { echo "deploy/gotenberg-compose.yml resolves with warnings: $warnings" >&2; exit 1; }
-echo "deploy/gotenberg-compose.yml: ok"
+# deploy/gotenberg-compose*.yml: Gotenberg compose files with our image, which must resolve too.
+for file in deploy/gotenberg-compose.yml deploy/gotenberg-compose-paperless.yml; do
+  warnings="$(docker-compose -f "$file" config -q 2>&1)" || {
+    echo "$file is invalid:" >&2
+    echo "$warnings" >&2
+    exit 1
+  }
+  [ -z "$warnings" ] || { echo "$file resolves with warnings: $warnings" >&2; exit 1; }
+  echo "$file: ok"
+done

@@ -86,7 +86,12 @@ public final class EngineAssembly: Sendable {
         indexer = SearchIndexer(library: library, index: library.searchIndex, inspector: textReader, logger: logger)
         // Pages (and what they load) are checked as pages; the Gotenberg routes pick their own
         // purpose for downloads and webhooks (`URLCheck.serving`).
-        let urlCheck = URLCheck(allowList: configuration.urlAllowList, patterns: configuration.urlPatterns, purpose: .page)
+        let urlCheck = URLCheck(
+            allowList: configuration.urlAllowList,
+            patterns: configuration.urlPatterns,
+            purpose: .page,
+            privateAllowed: configuration.privateAddressPurposes
+        )
         // Tools start lazily, so an unused local converter costs nothing.
         ownsLocal = lentConverter == nil
         if let lentConverter {

@@ -29,6 +29,10 @@ public struct EngineConfiguration: Sendable {
     public var urlAllowList: Set<String> = []
     /// The operator's deny and only patterns for every URL a job fetches (`--deny-url`, `--only-url`).
     public var urlPatterns = URLPatterns()
+    /// The purposes whose URLs may reach loopback and private networks: none under `serve`,
+    /// every one under `pdfgate gotenberg` (Gotenberg's default) less those its
+    /// `*-deny-private-ips` flags close. Link-local and metadata addresses stay refused.
+    public var privateAddressPurposes: Set<URLPurpose> = []
     /// Jobs an owner may have unfinished at once; nil for no limit.
     public var maxActiveJobsPerOwner: Int? = 32
     /// Job creations and imports an owner may make per minute (a token bucket that refills

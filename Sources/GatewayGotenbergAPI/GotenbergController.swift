@@ -111,12 +111,20 @@ package struct GotenbergController: Sendable {
         GotenbergDownloads(urlGuard: URLGuard(check: intake.urlCheck.serving(.download)), maxBytes: maxUploadBytes, timeout: .seconds(60))
     }
 
-    package func addRoutes(to group: RouterGroup<GatewayRequestContext>, rootPath: String) {
-        // At `/` our web page answers too (it decides by the Accept header); under a root path
-        // of its own, Gotenberg's root is Gotenberg's.
-        if rootPath != "/" {
+    /// `/` (unless our web page answers there: it decides by the Accept header),
+    /// `/favicon.ico` and `/version`: behind Gotenberg's Basic auth where it is on, as there.
+    package func addInfoRoutes(to group: RouterGroup<GatewayRequestContext>, root: Bool) {
+        if root {
             group.get("/") { _, _ in Self.rootResponse() }
         }
+        // Gotenberg answers a browser's icon request with nothing; our page's icon is /ui/favicon.svg.
+        group.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        group.get("/version") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: Self.apiVersion)))
+        }
+    }
+
+    package func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         if let debug {
             group.get("/debug") { _, _ in try await debug().response() }
         }
@@ -151,8 +159,8 @@ package struct GotenbergController: Sendable {
         var details: [String: Module]
     }
 
-    /// `GET /health` (Gotenberg's shape: `up`/`down` per module, 503 when one is down) and
-    /// `/version`, without credentials as in Gotenberg. A module is down when its job type
+    /// `GET /health` (Gotenberg's shape: `up`/`down` per module, 503 when one is down),
+    /// without credentials as in Gotenberg. A module is down when its job type
     /// cannot start on this node (`ConverterOutages`).
     package func addPublicRoutes(to router: RouterGroup<GatewayRequestContext>) {
         let engine = intake.engine
@@ -171,11 +179,6 @@ package struct GotenbergController: Sendable {
         router.head("/health") { request, context in
             let answer = try await health(request, context)
             return Response(status: answer.status, headers: answer.headers)
-        }
-        // Gotenberg answers a browser's icon request with nothing; our page's icon is /ui/favicon.svg.
-        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
-        router.get("/version") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: Self.apiVersion)))
         }
     }
 

@@ -88,9 +88,13 @@ final class ChromiumConverter: Converter {
                 ),
                 options: options,
                 pageSizeFromCSS: true,
-                // A page told to wait for something runs on the real clock, as Gotenberg's does;
-                // otherwise its timers are fast-forwarded through the budget.
-                settle: request.options.browser.waitsBeforePrinting ? .requestsDone(within: virtualTimeBudget) : .virtualTime(virtualTimeBudget),
+                // On the real clock, printed once loaded and its requests done: a page told to
+                // wait for something, and every page on Gotenberg's routes (whose clients expect
+                // a 2-second timer not to have fired unless they asked for `waitDelay`).
+                // Otherwise its timers are fast-forwarded through the budget, so a page that
+                // draws itself from a script is printed drawn, without a wait to guess.
+                settle: request.options.browser.waitsBeforePrinting || request.gotenbergSemantics
+                    ? .requestsDone(within: virtualTimeBudget) : .virtualTime(virtualTimeBudget),
                 output: output,
                 screenshot: request.screenshot
             )

@@ -74,13 +74,45 @@ public struct GatewayServer {
     ) -> (Router<GatewayRequestContext>, [String]) {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        let (maxUploadBytes, metrics, webhooks) = (configuration.maxUploadBytes, assembly.metrics, assembly.webhooks)
-        OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: metrics, searchIndex: assembly.library.searchIndex)
+        OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: assembly.metrics, searchIndex: assembly.library.searchIndex)
             .addRoutes(to: router)
+        // Gotenberg guards `/`, `/favicon.ico`, `/version` and `/debug` with its Basic auth when
+        // it has one (never `/health`); ours, with tokens alone, leaves them open as before.
+        let gotenbergInfoAuth = AuthMiddleware(
+            mode: configuration.basicAuth == nil ? .none : configuration.effectiveAuth,
+            tokens: tokens,
+            cache: TokenCache(),
+            basic: configuration.basicAuth
+        )
+        // The web page and everything of ours below, only where it is served (`pdfgate
+        // gotenberg` without credentials serves Gotenberg's routes alone).
+        if configuration.servesOwnAPI {
+            addOwnRoutes(to: router, configuration: configuration, assembly: assembly, links: links, tokens: tokens, closing: closing, gotenbergRootAuth: gotenbergInfoAuth)
+        }
+        if configuration.gotenbergAPI {
+            addGotenbergRoutes(to: router, configuration: configuration, assembly: assembly, tokens: tokens, hangUps: hangUps, infoAuth: gotenbergInfoAuth)
+        }
+        let routes = APIRoutes.entries(of: router)
+        APIRoutes.addMethodNotAllowed(to: router)
+        return (router, routes)
+    }
+
+    /// `/v1`, the WebDAV drive, the web page and its signed file links.
+    private static func addOwnRoutes(
+        to router: Router<GatewayRequestContext>,
+        configuration: ServerConfiguration,
+        assembly: EngineAssembly,
+        links: APILinks,
+        tokens: any APITokens,
+        closing: ClosingSignal,
+        gotenbergRootAuth: AuthMiddleware
+    ) {
+        let (maxUploadBytes, metrics) = (configuration.maxUploadBytes, assembly.metrics)
         WebController(
             assets: WebAssets(directory: configuration.webRoot),
             gotenbergRoot: configuration.gotenbergAPI && configuration.gotenbergRootPath == "/",
-            gotenbergTraceHeader: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace
+            gotenbergTraceHeader: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace,
+            gotenbergAuth: gotenbergRootAuth
         ).addRoutes(to: router)
         TransferController(intake: assembly.intake, library: assembly.library, signer: links.signer, metrics: metrics, maxUploadBytes: maxUploadBytes)
             .addRoutes(to: router)
@@ -124,51 +156,61 @@ public struct GatewayServer {
                 )
             )
         )
-        if configuration.gotenbergAPI {
-            let modules = configuration.gotenbergModules
-            let local = assembly.local
-            var debug: (@Sendable () async -> GotenbergDebug)? = nil
-            if configuration.gotenbergDebugRoute {
-                debug = { @Sendable [configuration] in GotenbergDebug(configuration: configuration, toolVersions: await local.toolVersions()) }
-            }
-            let settings = GotenbergRouteSettings(
-                timeout: configuration.gotenbergTimeout,
-                queueSizes: configuration.gotenbergQueueSizes,
-                downloadFrom: configuration.gotenbergDownloadFrom,
-                prometheusNamespace: configuration.prometheusNamespace,
-                metricsPath: configuration.prometheusMetricsPath,
-                waitsForRoom: !configuration.ownerLimitsSet
-            )
-            let gotenberg = GotenbergController(
-                jobs: GotenbergJobs(
-                    intake: assembly.intake,
-                    library: assembly.library,
-                    admission: GotenbergAdmission(settings: settings),
-                    timeout: configuration.gotenbergTimeout
-                ),
-                inspector: assembly.inspector,
-                maxUploadBytes: maxUploadBytes,
-                modules: modules,
-                // Without Gotenberg's webhook module its headers mean nothing, as in Gotenberg.
-                webhooks: modules.contains(.webhook) ? webhooks : nil,
-                hangUps: hangUps,
-                restarts: { local.restarts },
-                debug: debug,
-                settings: settings
-            )
-            // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects; its
-            // trace header on every answer there.
-            let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
-            let traced = GotenbergTraceMiddleware(header: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace)
-            gotenberg.addPublicRoutes(to: router.group(root).add(middleware: traced))
-            let forms = router.group(root).add(middleware: traced).add(middleware: GotenbergErrorMiddleware()).add(
-                middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
-            )
-            gotenberg.addRoutes(to: forms, rootPath: configuration.gotenbergRootPath)
+    }
+
+    /// Gotenberg 8's routes, under its root path.
+    private static func addGotenbergRoutes(
+        to router: Router<GatewayRequestContext>,
+        configuration: ServerConfiguration,
+        assembly: EngineAssembly,
+        tokens: any APITokens,
+        hangUps: HangUpWatch,
+        infoAuth: AuthMiddleware
+    ) {
+        let (maxUploadBytes, webhooks) = (configuration.maxUploadBytes, assembly.webhooks)
+        let modules = configuration.gotenbergModules
+        let local = assembly.local
+        var debug: (@Sendable () async -> GotenbergDebug)? = nil
+        if configuration.gotenbergDebugRoute {
+            debug = { @Sendable [configuration] in GotenbergDebug(configuration: configuration, toolVersions: await local.toolVersions()) }
         }
-        let routes = APIRoutes.entries(of: router)
-        APIRoutes.addMethodNotAllowed(to: router)
-        return (router, routes)
+        let settings = GotenbergRouteSettings(
+            timeout: configuration.gotenbergTimeout,
+            queueSizes: configuration.gotenbergQueueSizes,
+            downloadFrom: configuration.gotenbergDownloadFrom,
+            prometheusNamespace: configuration.prometheusNamespace,
+            metricsPath: configuration.prometheusMetricsPath,
+            waitsForRoom: !configuration.ownerLimitsSet
+        )
+        let gotenberg = GotenbergController(
+            jobs: GotenbergJobs(
+                intake: assembly.intake,
+                library: assembly.library,
+                admission: GotenbergAdmission(settings: settings),
+                timeout: configuration.gotenbergTimeout
+            ),
+            inspector: assembly.inspector,
+            maxUploadBytes: maxUploadBytes,
+            modules: modules,
+            // Without Gotenberg's webhook module its headers mean nothing, as in Gotenberg.
+            webhooks: modules.contains(.webhook) ? webhooks : nil,
+            hangUps: hangUps,
+            restarts: { local.restarts },
+            debug: debug,
+            settings: settings
+        )
+        // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects; its
+        // trace header on every answer there.
+        let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
+        let traced = GotenbergTraceMiddleware(header: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace)
+        gotenberg.addPublicRoutes(to: router.group(root).add(middleware: traced))
+        // The web page takes `/` where it is served at Gotenberg's root; elsewhere `/` is Gotenberg's.
+        let pageAtRoot = configuration.servesOwnAPI && configuration.gotenbergRootPath == "/"
+        gotenberg.addInfoRoutes(to: router.group(root).add(middleware: traced).add(middleware: infoAuth), root: !pageAtRoot)
+        let forms = router.group(root).add(middleware: traced).add(middleware: GotenbergErrorMiddleware()).add(
+            middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
+        )
+        gotenberg.addRoutes(to: forms)
     }
 
     /// Serves until SIGTERM/SIGINT; `onListening` gets the bound port (useful with port 0).

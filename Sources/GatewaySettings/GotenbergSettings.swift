@@ -63,7 +63,7 @@ enum GotenbergSettings {
     static let downloads: [Setting] = [
         patterns("api-download-from-allow-list", only: true, for: .download),
         patterns("api-download-from-deny-list", only: false, for: .download),
-        privateAddresses("api-download-from-deny-private-ips"),
+        privateAddresses("api-download-from-deny-private-ips", for: [.download]),
         publicAddresses("api-download-from-deny-public-ips"),
         proxy("api-download-from-enable-environment-proxy"),
         noEffect("api-download-from-max-retry", form: .single, "a download is tried once, within a minute"),
@@ -97,7 +97,7 @@ enum GotenbergSettings {
         proxy("chromium-enable-environment-proxy"),
         patterns("chromium-allow-list", only: true, for: .page),
         patterns("chromium-deny-list", only: false, for: .page),
-        privateAddresses("chromium-deny-private-ips"),
+        privateAddresses("chromium-deny-private-ips", for: [.page]),
         publicAddresses("chromium-deny-public-ips"),
         // Each conversion runs in a browser context of its own, disposed of after it.
         noEffect("chromium-clear-cache", form: .toggle, "every conversion starts with an empty cache"),
@@ -173,7 +173,7 @@ enum GotenbergSettings {
         patterns("webhook-deny-list", only: false, for: .webhook),
         patterns("webhook-error-allow-list", only: true, for: .webhookError),
         patterns("webhook-error-deny-list", only: false, for: .webhookError),
-        privateAddresses("webhook-deny-private-ips"),
+        privateAddresses("webhook-deny-private-ips", for: [.webhook, .webhookError]),
         publicAddresses("webhook-deny-public-ips"),
         proxy("webhook-enable-environment-proxy"),
         noEffect("webhook-max-retry", form: .single, "pdfgate retries a delivery with backoff for up to two hours, across restarts"),
@@ -261,13 +261,23 @@ enum GotenbergSettings {
         }
     }
 
-    /// `*-deny-private-ips`: on is what pdfgate always does; off would open its SSRF rules.
-    private static func privateAddresses(_ flag: String) -> Setting {
-        refused(
+    /// `*-deny-private-ips`: on refuses loopback and private networks for those URLs (what
+    /// `serve` does by default); off lets them through, as Gotenberg and `pdfgate gotenberg` do
+    /// by default. Link-local and metadata addresses stay refused either way.
+    private static func privateAddresses(_ flag: String, for purposes: Set<URLPurpose>) -> Setting {
+        Setting(
             flag,
-            unless: { (try? GoText.bool($0, "")) == true },
-            "pdfgate always refuses private, loopback and link-local addresses; allow a host of your own by name with --allow-host"
-        )
+            environment: environmentName(flag),
+            flag: flag,
+            form: .toggle,
+            help: "Gotenberg's: refuse loopback and private addresses for these URLs (link-local and metadata addresses are refused always)."
+        ) { c, v, s in
+            if try GoText.bool(v[0], s) {
+                c.privateAddressPurposes.subtract(purposes)
+            } else {
+                c.privateAddressPurposes.formUnion(purposes)
+            }
+        }
     }
 
     private static func publicAddresses(_ flag: String) -> Setting {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayURLSecurity
 
 extension ServerConfiguration {
     /// Defaults, then the JSON file (`--config`, else `$PDFGATE_CONFIG`), then the environment,
@@ -97,11 +98,14 @@ extension ServerConfiguration {
         }
     }
 
-    /// Gotenberg's own defaults, for `pdfgate gotenberg`: every interface, port 3000.
+    /// Gotenberg's own defaults, for `pdfgate gotenberg`: every interface, port 3000, no
+    /// credentials (its routes alone then), private addresses reachable.
     public static var gotenbergDefaults: ServerConfiguration {
         var defaults = ServerConfiguration()
         defaults.host = "0.0.0.0"
         defaults.port = 3000
+        defaults.gotenbergMode = true
+        defaults.privateAddressPurposes = Set(URLPurpose.allCases)
         return defaults
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayURLSecurity
 
 /// Everything `pdfgate serve` can be told, with the defaults of the embedded setup: loopback,
 /// `./data`, every job type converted locally, no tokens needed.
@@ -39,6 +40,9 @@ public struct ServerConfiguration: Sendable {
         get { !gotenbergModules.isEmpty }
         set { gotenbergModules = newValue ? Set(GotenbergModule.allCases) : [] }
     }
+    /// Started as `pdfgate gotenberg`: Gotenberg's defaults (every interface, port 3000, no
+    /// credentials, private addresses reachable), and without credentials its routes alone.
+    public var gotenbergMode = false
     /// Where Gotenberg's routes are mounted (Gotenberg's `--api-root-path`): `/` or `/gotenberg/`.
     public var gotenbergRootPath = "/"
     /// Gotenberg's `GET /debug` (its `--api-enable-debug-route`): off, as there, because it
@@ -109,11 +113,37 @@ public struct ServerConfiguration: Sendable {
 
     /// The auth mode that applies: the configured one, else tokens with Basic credentials or
     /// off loopback, none on loopback.
-    public var effectiveAuth: AuthMode { auth ?? (isLoopback && basicAuth == nil ? .none : .tokens) }
+    public var effectiveAuth: AuthMode { auth ?? ((isLoopback || gotenbergMode) && basicAuth == nil ? .none : .tokens) }
+
+    /// Whether our own API (`/v1`), the WebDAV drive, the web page and its signed file links are
+    /// served. Always under `serve`; under `pdfgate gotenberg` only once credentials are set
+    /// (tokens or Basic auth): without them it listens open, as Gotenberg does, and an open
+    /// library would let anyone on the network read and delete every document.
+    public var servesOwnAPI: Bool { !gotenbergMode || auth == .tokens || basicAuth != nil }
+
+    /// What `pdfgate gotenberg` does differently from `serve`, each said once when it starts.
+    public var gotenbergDifferences: [String] {
+        guard gotenbergMode else { return [] }
+        var lines = ["gotenberg: listening on \(host):\(port), Gotenberg's defaults (serve: 127.0.0.1:8080)"]
+        if servesOwnAPI {
+            lines.append("gotenberg: credentials are set, so /v1, /dav/ and the web page are served beside Gotenberg's routes, behind them")
+        } else {
+            lines.append(
+                "gotenberg: no credentials, as Gotenberg: its routes answer anyone who reaches this port; /v1, /dav/ and the web page are off (set API_ENABLE_BASIC_AUTH or --auth tokens to turn them on)"
+            )
+        }
+        let open = URLPurpose.allCases.filter { engine.privateAddressPurposes.contains($0) }.map(\.rawValue)
+        if !open.isEmpty {
+            lines.append(
+                "gotenberg: URLs for \(open.joined(separator: ", ")) may reach loopback and private addresses, as Gotenberg's default (its *-deny-private-ips flags close them); link-local and cloud metadata addresses stay refused"
+            )
+        }
+        return lines
+    }
 
     /// Refuses settings that would be unsafe or cannot work, saying what to change.
     public func validate() throws(ConfigurationError) {
-        if effectiveAuth == .none && !isLoopback {
+        if effectiveAuth == .none && !isLoopback && servesOwnAPI {
             throw ConfigurationError(
                 "refusing to serve without tokens on \(host): anyone who can reach it could use it. Create a token "
                     + "(`pdfgate token create --owner NAME`) and set auth to tokens, or bind to 127.0.0.1"

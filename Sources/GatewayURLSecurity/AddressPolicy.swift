@@ -3,10 +3,17 @@ import GatewayJobModel
 /// Which addresses outbound requests on a client's behalf may reach (SSRF rules, DESIGN §4).
 public enum AddressPolicy {
     /// Why an address is off limits, or nil when it is a public unicast address.
-    public static func forbiddenReason(_ address: IPAddress) -> String? {
+    ///
+    /// `privateAllowed` is Gotenberg's permissive default (`pdfgate gotenberg` without its
+    /// `*-deny-private-ips` flags): loopback and private networks may be reached, a service
+    /// beside the gateway on its compose network included. Link-local addresses and the clouds'
+    /// metadata services stay refused even then: they hand out a machine's credentials, and no
+    /// page has a reason to load them.
+    public static func forbiddenReason(_ address: IPAddress, privateAllowed: Bool = false) -> String? {
         if let v4 = address.embeddedIPv4 {
-            return forbiddenReason(.v4(v4)).map { "an IPv4-mapped IPv6 address of \($0)" }
+            return forbiddenReason(.v4(v4), privateAllowed: privateAllowed).map { "an IPv4-mapped IPv6 address of \($0)" }
         }
+        if privateAllowed { return alwaysForbiddenReason(address) }
         switch address {
         case .v4(let a):
             func within(_ base: UInt32, _ bits: UInt32) -> Bool { bits == 0 || a >> (32 - bits) == base >> (32 - bits) }
@@ -39,6 +46,25 @@ public enum AddressPolicy {
     }
 }
 
+extension AddressPolicy {
+    /// What stays refused when private addresses are allowed: link-local ranges (cloud metadata
+    /// at 169.254.169.254 among them) and the metadata services that live elsewhere (AWS's
+    /// IPv6 one at fd00:ec2::254, Alibaba's at 100.100.100.200).
+    static func alwaysForbiddenReason(_ address: IPAddress) -> String? {
+        switch address {
+        case .v4(let a):
+            if a >> 16 == 0xA9FE { return "link-local (169.254.0.0/16, which includes cloud metadata at 169.254.169.254)" }
+            if a == 0x6464_64C8 { return "a cloud metadata service (100.100.100.200)" }
+            return nil
+        case .v6(let b):
+            if b[0] == 0xFE && b[1] & 0xC0 == 0x80 { return "link-local (fe80::/10)" }
+            let ec2: [UInt8] = [0xFD, 0x00, 0x0E, 0xC2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54]
+            if Array(b) == ec2 { return "a cloud metadata service (fd00:ec2::254)" }
+            return nil
+        }
+    }
+}
+
 /// A URL a job may fetch, or the rule it breaks.
 public struct URLCheck: Sendable {
     /// Hosts (or literal addresses) allowed whatever they resolve to, e.g. `127.0.0.1:8088`
@@ -49,12 +75,24 @@ public struct URLCheck: Sendable {
     /// What the URLs checked here are for, which picks the patterns of that purpose too; nil:
     /// only the patterns for every purpose.
     public var purpose: URLPurpose?
+    /// The purposes whose URLs may reach loopback and private networks (Gotenberg's permissive
+    /// default, under `pdfgate gotenberg`); link-local and metadata addresses never.
+    public var privateAllowed: Set<URLPurpose>
 
-    public init(allowList: Set<String> = [], patterns: URLPatterns = URLPatterns(), purpose: URLPurpose? = nil) {
+    public init(
+        allowList: Set<String> = [],
+        patterns: URLPatterns = URLPatterns(),
+        purpose: URLPurpose? = nil,
+        privateAllowed: Set<URLPurpose> = []
+    ) {
         self.allowList = allowList
         self.patterns = patterns
         self.purpose = purpose
+        self.privateAllowed = privateAllowed
     }
+
+    /// Whether this purpose's URLs may reach private addresses.
+    var allowsPrivate: Bool { purpose.map(privateAllowed.contains) ?? false }
 
     /// The same rules, for URLs fetched for `purpose`.
     public func serving(_ purpose: URLPurpose) -> URLCheck {
@@ -81,12 +119,14 @@ public struct URLCheck: Sendable {
         if url.hasCredentials { throw Self.refused(text, "it carries a user name or password") }
         if isAllowed(host: url.host, port: url.port) { return (url.host, url.port, IPAddress(host: url.host) != nil) }
         if let address = IPAddress(host: url.host) {
-            if let reason = AddressPolicy.forbiddenReason(address) {
-                throw Self.refused(text, "its address \(address) is \(reason)")
+            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: allowsPrivate) {
+                throw refused(text, "its address \(address) is \(reason)")
             }
             return (url.host, url.port, true)
         }
         let lower = url.host.lowercased()
+        // A name on the local network is looked up like any other; its addresses are checked.
+        if allowsPrivate { return (url.host, url.port, false) }
         if lower == "localhost" || lower.hasSuffix(".localhost") || lower.hasSuffix(".local") || lower.hasSuffix(".internal") || !lower.contains(".")
         {
             throw Self.refused(text, "its host '\(url.host)' names a machine on the local network")
@@ -101,14 +141,25 @@ public struct URLCheck: Sendable {
             throw JobFailure(.rejected, code: "url_unresolvable", "cannot reach \(text): its host '\(host)' does not resolve")
         }
         for address in addresses {
-            if let reason = AddressPolicy.forbiddenReason(address) {
-                throw Self.refused(text, "'\(host)' resolves to \(address), which is \(reason)")
+            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: allowsPrivate) {
+                throw refused(text, "'\(host)' resolves to \(address), which is \(reason)")
             }
         }
     }
 
     func isAllowed(host: String, port: Int) -> Bool {
         allowList.contains(host.lowercased()) || allowList.contains("\(host.lowercased()):\(port)")
+    }
+
+    func refused(_ url: String, _ rule: String) -> JobFailure {
+        if allowsPrivate {
+            return JobFailure(
+                .rejected,
+                code: "url_forbidden",
+                "refusing to fetch \(url): \(rule). Private addresses may be reached here, but link-local and cloud metadata addresses never"
+            )
+        }
+        return Self.refused(url, rule)
     }
 
     static func refused(_ url: String, _ rule: String) -> JobFailure {

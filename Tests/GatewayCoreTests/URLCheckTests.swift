@@ -61,6 +61,32 @@ struct URLCheckTests {
         #expect(throws: JobFailure.self) { try allowing.checkSyntax("http://127.0.0.1:9999/") }
     }
 
+    @Test("Gotenberg's permissive default: private networks and local names pass for the purposes it covers; link-local and metadata never")
+    func privateAddressesForSomePurposes() throws {
+        let check = URLCheck(purpose: .page, privateAllowed: [.page])
+        for url in ["http://127.0.0.1:8000/invoice", "http://10.1.2.3/", "http://[::1]:3000/", "http://app:8000/invoice", "http://db.internal/"] {
+            _ = try check.checkSyntax(url)
+        }
+        try check.checkResolved("http://app:8000/", host: "app", port: 8000, addresses: [IPAddress(host: "172.18.0.5")!])
+        for url in [
+            "http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://[fd00:ec2::254]/", "http://100.100.100.200/",
+            "http://[::ffff:169.254.169.254]/",
+        ] {
+            do {
+                _ = try check.checkSyntax(url)
+                Issue.record("\(url) must be refused")
+            } catch {
+                #expect(error.code == "url_forbidden" && error.message.contains("link-local and cloud metadata addresses never"), "\(error.message)")
+            }
+        }
+        // A name that resolves to the metadata service is refused after the lookup.
+        #expect(throws: JobFailure.self) {
+            try check.checkResolved("http://metadata.google.internal/", host: "metadata.google.internal", port: 80, addresses: [IPAddress(host: "169.254.169.254")!])
+        }
+        // Another purpose of the same rules stays closed.
+        #expect(throws: JobFailure.self) { try check.serving(.webhook).checkSyntax("http://127.0.0.1:8000/hook") }
+    }
+
     @Test("the operator's patterns: a deny pattern refuses even an allowed host, only-patterns keep everything else out")
     func operatorPatterns() throws {
         let patterns = try URLPatterns(

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayURLSecurity
 import Testing
 
 @testable import GatewayGotenbergAPI
@@ -88,7 +89,6 @@ struct GotenbergAliasTests {
         let cases: [([String: String], [String], String)] = [
             (["CHROMIUM_PROXY_SERVER": "http://proxy:3128"], [], "CHROMIUM_PROXY_SERVER=http://proxy:3128 cannot be honoured"),
             ([:], ["--api-tls-cert-file=/certs/tls.crt"], "--api-tls-cert-file=/certs/tls.crt cannot be honoured: pdfgate serves plain HTTP"),
-            (["CHROMIUM_DENY_PRIVATE_IPS": "false"], [], "always refuses private, loopback and link-local addresses"),
             (["WEBHOOK_ENABLE_SYNC_MODE": "true"], [], "WEBHOOK_ENABLE_SYNC_MODE=true cannot be honoured"),
             (["LOG_FORMAT": "json"], [], "LOG_FORMAT=json cannot be honoured: pdfgate logs text lines"),
             (["API_ENABLE_BASIC_AUTH": "true"], [], "GOTENBERG_API_BASIC_AUTH_USERNAME is not set"),
@@ -113,6 +113,40 @@ struct GotenbergAliasTests {
             "PDFGATE_AUTH": "none",
         ])
         #expect(throws: ConfigurationError.self) { try open.validate() }
+    }
+
+    @Test("pdfgate gotenberg starts as Gotenberg does: open, its routes alone, private addresses reachable until its flags close them")
+    func gotenbergDefaults() throws {
+        let open = try ServerConfiguration.load(environment: [:], defaults: .gotenbergDefaults)
+        try open.validate()
+        #expect(open.host == "0.0.0.0" && open.port == 3000 && open.effectiveAuth == .none)
+        #expect(!open.servesOwnAPI, "/v1, /dav/ and the page stay off without credentials")
+        #expect(open.privateAddressPurposes == Set(URLPurpose.allCases))
+        #expect(open.gotenbergDifferences.count == 3, "\(open.gotenbergDifferences)")
+        #expect(open.gotenbergDifferences.contains { $0.contains("/v1, /dav/ and the web page are off") })
+
+        // Each *-deny-private-ips flag closes its own purposes.
+        let denied = try ServerConfiguration.load(
+            environment: ["CHROMIUM_DENY_PRIVATE_IPS": "true", "WEBHOOK_DENY_PRIVATE_IPS": "true"],
+            defaults: .gotenbergDefaults
+        )
+        #expect(denied.privateAddressPurposes == [.download])
+
+        // Credentials bring ours back, behind them.
+        let guarded = try ServerConfiguration.load(
+            environment: ["API_ENABLE_BASIC_AUTH": "true", "GOTENBERG_API_BASIC_AUTH_USERNAME": "u", "GOTENBERG_API_BASIC_AUTH_PASSWORD": "p"],
+            defaults: .gotenbergDefaults
+        )
+        try guarded.validate()
+        #expect(guarded.servesOwnAPI && guarded.effectiveAuth == .tokens)
+
+        // `serve` stays closed: private addresses only where the operator says so, by name or by flag.
+        let served = try Self.load()
+        #expect(served.privateAddressPurposes.isEmpty && served.servesOwnAPI && served.gotenbergDifferences.isEmpty)
+        #expect(try Self.load(["CHROMIUM_DENY_PRIVATE_IPS": "false"]).privateAddressPurposes == [.page])
+        // Off loopback, `serve` asks for tokens; told to ask for nothing, it refuses to start.
+        #expect(try Self.load(["PDFGATE_HOST": "0.0.0.0"]).effectiveAuth == .tokens)
+        #expect(throws: ConfigurationError.self) { try Self.load(["PDFGATE_HOST": "0.0.0.0", "PDFGATE_AUTH": "none"]).validate() }
     }
 
     @Test("Go's spellings of durations, sizes and booleans")

@@ -20,13 +20,19 @@ struct WebController: Sendable {
     var gotenbergRoot = false
     /// Gotenberg's trace header, on its answer at `/` as on its other routes.
     var gotenbergTraceHeader: HTTPField.Name = .gotenbergTrace
+    /// Gotenberg's Basic auth over its answer at `/`, as there (the page asks for credentials itself).
+    var gotenbergAuth: AuthMiddleware?
 
     func addRoutes(to router: Router<GatewayRequestContext>) {
-        router.on("/", method: .get) { request, _ in
+        router.on("/", method: .get) { request, context in
             if gotenbergRoot, !(request.headers[.accept] ?? "").lowercased().contains("text/html") {
-                var answer = GotenbergController.rootResponse()
-                answer.headers[gotenbergTraceHeader] = GotenbergTraceMiddleware.trace(of: request, header: gotenbergTraceHeader)
-                return answer
+                let answer: @Sendable (Request, GatewayRequestContext) async throws -> Response = { request, _ in
+                    var answer = GotenbergController.rootResponse()
+                    answer.headers[gotenbergTraceHeader] = GotenbergTraceMiddleware.trace(of: request, header: gotenbergTraceHeader)
+                    return answer
+                }
+                guard let gotenbergAuth else { return try await answer(request, context) }
+                return try await gotenbergAuth.handle(request, context: context, next: answer)
             }
             var page = try self.serve("index.html", request)
             if gotenbergRoot { page.headers[.vary] = "Accept" }

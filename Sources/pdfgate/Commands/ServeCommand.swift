@@ -39,6 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
             // Settings that change nothing here are said, not dropped in silence.
             for notice in configuration.notices { logger.notice("\(notice)") }
+            for difference in configuration.gotenbergDifferences { logger.notice("\(difference)") }
             let server = try await GatewayServer(configuration: configuration, logger: logger)
             let routes = configuration.routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value.description)" }
             let settings = configuration
@@ -58,8 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// `pdfgate gotenberg`: `serve` with Gotenberg's defaults (every interface, port 3000), for an
 /// image that stands in for Gotenberg's: a compose file's `command: [gotenberg, --api-timeout=60s]`
-/// runs unchanged (the image's `gotenberg` is `exec pdfgate gotenberg "$@"`). Off loopback it
-/// needs credentials: Gotenberg's Basic auth (`API_ENABLE_BASIC_AUTH`) or our tokens.
+/// runs unchanged (the image's `gotenberg` is `exec pdfgate gotenberg "$@"`). Without
+/// credentials it serves Gotenberg's routes alone, open, as Gotenberg does; with Gotenberg's
+/// Basic auth (`API_ENABLE_BASIC_AUTH`) or our tokens, ours too, behind them.
 struct GotenbergCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gotenberg",
