@@ -19,8 +19,24 @@ final class ChromiumPageWatch {
     /// Request ids to URLs and resource types (`Image`…), for `loadingFailed`, which names neither.
     private var urls: [String: String] = [:]
     private var types: [String: String] = [:]
-    /// The first reason the job must fail, if any.
-    private(set) var failure: JobFailure?
+    /// The first reason the job must fail other than the page's exceptions, if any.
+    private var firstFailure: JobFailure?
+    /// Every uncaught exception so far, under `fail_on_console_exceptions`: all of them are
+    /// named, as Gotenberg lists them, not only the first.
+    private var exceptions: [String] = []
+
+    /// Why the job must fail, if it must: the first other reason, else the exceptions.
+    var failure: JobFailure? {
+        if let firstFailure { return firstFailure }
+        guard let first = exceptions.first else { return nil }
+        let more = exceptions.count > 1 ? " (and \(exceptions.count - 1) more)" : ""
+        return JobFailure(
+            .rejected,
+            code: "page_console_exception",
+            "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(first))\(more)",
+            detail: exceptions.joined(separator: "\n")
+        )
+    }
 
     init(page: String, options: BrowserOptions, session: String) {
         self.page = page
@@ -52,15 +68,7 @@ final class ChromiumPageWatch {
             loadingFailed(params)
         case "Runtime.exceptionThrown" where options.failOnConsoleExceptions == true:
             let details = params["exceptionDetails"] as? [String: Any] ?? [:]
-            let exception = (details["exception"] as? [String: Any])?["description"] as? String ?? details["text"] as? String ?? "an exception"
-            fail(
-                JobFailure(
-                    .rejected,
-                    code: "page_console_exception",
-                    "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(exception))",
-                    detail: exception
-                )
-            )
+            exceptions.append((details["exception"] as? [String: Any])?["description"] as? String ?? details["text"] as? String ?? "an exception")
         default:
             break
         }
@@ -116,7 +124,7 @@ final class ChromiumPageWatch {
     }
 
     private func fail(_ reason: JobFailure) {
-        if failure == nil { failure = reason }
+        if firstFailure == nil { firstFailure = reason }
     }
 
     /// Lets a paused request go on, with the extra headers when it is in their scope: a URL the

@@ -312,13 +312,15 @@ extension LocalConverterTests {
         }
 
         @Test func failOnConsoleExceptionsRefusesAThrowingPage() async throws {
-            let page = "<p>Script</p><script>throw new Error('boom-4711')</script>"
+            let page = "<p>Script</p><script>throw new Error('boom-4711')</script><script>throw new Error('boom-4712')</script>"
             #expect(try await text(try await convertHTML(page)).contains("Script"))
             var options = ConversionOptions()
             options.browser.failOnConsoleExceptions = true
             let failure = try await conversionFailure(html: page, options)
             #expect(failure.code == "page_console_exception" && failure.kind == .rejected, "\(failure)")
-            #expect(failure.message.contains("boom-4711"), "\(failure.message)")
+            #expect(failure.message.contains("boom-4711") && failure.message.contains("and 1 more"), "\(failure.message)")
+            // Every exception is named, as Gotenberg lists them.
+            #expect(failure.detail?.contains("boom-4711") == true && failure.detail?.contains("boom-4712") == true, "\(failure.detail ?? "")")
         }
     }
 }
