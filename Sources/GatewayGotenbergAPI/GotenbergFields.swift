@@ -10,6 +10,9 @@ struct GotenbergFields {
     private let values: [String: String]
     private let repeated: [String: [String]]
     private(set) var problems: [String] = []
+    /// A refusal Gotenberg words on its own, not as a form-data problem (its engine's errors,
+    /// such as metadata with control characters): answered before the collected problems.
+    var refusal: GotenbergError?
 
     init(_ values: [String: String], repeated: [String: [String]] = [:]) {
         self.values = values
@@ -100,6 +103,7 @@ struct GotenbergFields {
 
     /// Gotenberg's 400 for everything collected, or nothing.
     func validate() throws(GotenbergError) {
+        if let refusal { throw refusal }
         guard !problems.isEmpty else { return }
         throw GotenbergError(.badRequest, "Invalid form data: " + problems.joined(separator: "\n"))
     }

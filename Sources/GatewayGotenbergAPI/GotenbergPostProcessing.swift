@@ -162,13 +162,13 @@ struct GotenbergPostProcessing {
     private static func metadata(_ fields: inout GotenbergFields) -> PDFOperation.MetadataUpdate? {
         guard let text = fields.string("metadata") else { return nil }
         guard let tags = try? JSONDecoder().decode([String: MetadataTag].self, from: Data(text.utf8)) else {
-            // Only a refusal looks again, to say which of the two it is.
-            if (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] {
+            // Only a refusal looks again, to say which it is, in Go's words where it is Go's.
+            if let go = GoJSONError.message(for: text, into: .object(goType: "map[string]interface {}")) {
+                fields.invalid("metadata", text, "unmarshal metadata: \(go)")
+            } else {
                 fields.append(
                     "form field 'metadata' has a value of a type ExifTool does not write: give a text, a list of texts, true/false or a number"
                 )
-            } else {
-                fields.invalid("metadata", text, "unmarshal metadata: the value is not a JSON object")
             }
             return nil
         }
@@ -176,8 +176,18 @@ struct GotenbergPostProcessing {
         // Copyright, Marked, Trapped… are written too.
         var update = PDFOperation.MetadataUpdate()
         for (key, tag) in tags.sorted(by: { $0.key < $1.key }) {
+            // A control character could end ExifTool's argument and start another: Gotenberg's own 400.
+            if tag.texts.contains(where: { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
+                fields.refusal = GotenbergError(
+                    .badRequest,
+                    "The requested metadata could not be written; ensure values are valid and free of control characters."
+                )
+                continue
+            }
             if let problem = tag.problem(name: key, field: "form field 'metadata'") {
-                fields.append(problem.message)
+                // Gotenberg drops what would act on the file (`System:FileName`) and writes the
+                // rest; so do we, and say so.
+                if problem.code == "metadata_tag_refused" { GotenbergWarnings.note(problem.message) } else { fields.append(problem.message) }
                 continue
             }
             update.tags[key] = tag

@@ -266,13 +266,45 @@ struct GotenbergPDFEnginesTests {
             )
             let neither = try await Self.post(client, "/forms/pdfengines/convert", [.file("files", path: Fixtures.pdf("one-page.pdf"))])
             #expect(String(buffer: neither.body) == "Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided")
-            // A key ExifTool would act on the file with is refused by name, not silently dropped.
+            // A key ExifTool would act on the file with is dropped, as Gotenberg drops it, group
+            // prefix or not, and said so; the other keys are written.
             let rename = try await Self.post(
                 client,
                 "/forms/pdfengines/metadata/write",
-                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("metadata", #"{"FileName":"../../evil.pdf"}"#)]
+                [
+                    .file("files", path: Fixtures.pdf("one-page.pdf")),
+                    .text("metadata", #"{"System:FileName":"../../evil.pdf","Directory":"/tmp","Author":"legit"}"#),
+                ]
             )
-            #expect(rename.status == .badRequest && String(buffer: rename.body).contains("'FileName'"), "\(String(buffer: rename.body))")
+            #expect(rename.status == .ok, "\(String(buffer: rename.body))")
+            let warnings = rename.headers[values: .pdfgateWarning].joined(separator: " | ")
+            #expect(warnings.contains("'System:FileName' would act on the file") && warnings.contains("'Directory'"), "\(warnings)")
+            let scratch = TemporaryDirectory("metadata-drop")
+            let renamed = scratch.file("out.pdf")
+            try Data(buffer: rename.body).write(to: URL(fileURLWithPath: renamed))
+            #expect(try await run("/usr/bin/pdfinfo", [renamed]).stdout.contains("legit"))
+            // A control character could start another ExifTool argument: Gotenberg's own 400.
+            let injected = try await Self.post(
+                client,
+                "/forms/pdfengines/metadata/write",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("metadata", #"{"Title":"test\n-FileName=/tmp/inject_proof"}"#)]
+            )
+            #expect(
+                injected.status == .badRequest
+                    && String(buffer: injected.body)
+                        == "The requested metadata could not be written; ensure values are valid and free of control characters.",
+                "\(String(buffer: injected.body))"
+            )
+            let notJSON = try await Self.post(
+                client,
+                "/forms/pdfengines/metadata/write",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("metadata", "foo")]
+            )
+            #expect(
+                String(buffer: notJSON.body)
+                    == "Invalid form data: form field 'metadata' is invalid (got 'foo', resulting to unmarshal metadata: invalid character 'o' in literal false (expecting 'a'))",
+                "\(String(buffer: notJSON.body))"
+            )
             let embeds = try await Self.post(
                 client,
                 "/forms/pdfengines/merge",

@@ -50,6 +50,15 @@ public enum MetadataTag: Sendable, Equatable, Codable {
         }
     }
 
+    /// The texts this value writes (none for a flag or a number).
+    public var texts: [String] {
+        switch self {
+        case .text(let text): [text]
+        case .texts(let texts): texts
+        default: []
+        }
+    }
+
     /// ExifTool tag names that move, link or re-permission the file instead of describing it.
     static let fileTags: Set<String> = ["filename", "directory", "hardlink", "symlink", "filepermissions", "testname"]
 
@@ -71,12 +80,6 @@ public enum MetadataTag: Sendable, Equatable, Codable {
                 "\(field) '\(name)' would act on the file, not describe it: it is not written"
             )
         }
-        let texts: [String] =
-            switch self {
-            case .text(let text): [text]
-            case .texts(let texts): texts
-            default: []
-            }
         if texts.contains(where: { $0.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || $0.unicodeScalars.count > 4096 }) {
             return OperationError(.invalid, code: "invalid_operation", "\(field) '\(name)' must be on one line, at most 4,096 characters")
         }
