@@ -32,6 +32,7 @@ extension GotenbergController {
                 guard let url = fields.string("url") else {
                     throw GotenbergError(.badRequest, "Invalid form data: form field 'url' is required")
                 }
+                try Self.refuseFileScheme(url)
                 try fields.validate()
                 spec.url = url
             case .html, .markdown:

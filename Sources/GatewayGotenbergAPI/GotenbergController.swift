@@ -274,6 +274,7 @@ package struct GotenbergController: Sendable {
             guard let url = fields.string("url") else {
                 throw GotenbergError(.badRequest, "Invalid form data: form field 'url' is required")
             }
+            try Self.refuseFileScheme(url)
             let options = try Self.chromiumOptions(&fields)
             let post = try Self.chromiumPostProcessing(&fields, form)
             try fields.validate()
@@ -286,6 +287,17 @@ package struct GotenbergController: Sendable {
             )
             return try await jobs.run([.init(spec: spec, files: [], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
         }
+    }
+
+    /// A `file://` URL is Gotenberg's 400 on its URL routes, before any rule of ours sees it (it
+    /// would be our SSRF rules' 403 otherwise): those routes fetch remote pages; an uploaded page
+    /// goes to `/convert/html`.
+    static func refuseFileScheme(_ url: String) throws(GotenbergError) {
+        guard let colon = url.firstIndex(of: ":"), url[..<colon].lowercased() == "file" else { return }
+        throw GotenbergError(
+            .badRequest,
+            "file:// URLs are not accepted on this route. Use the /convert/html or /convert/markdown routes to render local HTML"
+        )
     }
 
     /// What Chromium's routes take after printing: no `flatten`; `pdfua` re-exports the printed

@@ -210,6 +210,16 @@ struct GotenbergAPITests {
                 loopback.status == .forbidden && String(buffer: loopback.body) == "Forbidden",
                 "\(loopback.status) \(String(buffer: loopback.body))"
             )
+            // A file:// URL is Gotenberg's own 400 on both URL routes, before our rules see it.
+            for route in ["/forms/chromium/convert/url", "/forms/chromium/screenshot/url"] {
+                let file = try await Self.post(client, route, [.text("url", "FILE:///tmp/foo/index.html")])
+                #expect(
+                    file.status == .badRequest
+                        && String(buffer: file.body)
+                            == "file:// URLs are not accepted on this route. Use the /convert/html or /convert/markdown routes to render local HTML",
+                    "\(route): \(file.status) \(String(buffer: file.body))"
+                )
+            }
             // Nothing was kept of any of them.
             let documents = try await client.execute(uri: "/v1/documents", method: .get).json["documents"] as? [Any]
             #expect(documents?.isEmpty == true)
