@@ -206,7 +206,10 @@ public struct GatewayServer {
         gotenberg.addPublicRoutes(to: router.group(root).add(middleware: traced))
         // The web page takes `/` where it is served at Gotenberg's root; elsewhere `/` is Gotenberg's.
         let pageAtRoot = configuration.servesOwnAPI && configuration.gotenbergRootPath == "/"
-        gotenberg.addInfoRoutes(to: router.group(root).add(middleware: traced).add(middleware: infoAuth), root: !pageAtRoot)
+        gotenberg.addInfoRoutes(
+            to: router.group(root).add(middleware: traced).add(middleware: GotenbergErrorMiddleware()).add(middleware: infoAuth),
+            root: !pageAtRoot
+        )
         let forms = router.group(root).add(middleware: traced).add(middleware: GotenbergErrorMiddleware()).add(
             middleware: AuthMiddleware(mode: configuration.effectiveAuth, tokens: tokens, cache: TokenCache(), basic: configuration.basicAuth)
         )

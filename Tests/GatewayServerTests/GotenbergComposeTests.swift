@@ -66,6 +66,12 @@ struct GotenbergComposeTests {
             let merged = try await GotenbergAPITests.post(client, "/gotenberg/forms/pdfengines/merge", form, headers: credentials)
             #expect(merged.status == .ok, "\(String(buffer: merged.body))")
             #expect(try await GotenbergAPITests.pages(merged, in: TemporaryDirectory("compose")) == 13)
+            // Gotenberg's Basic auth guards its root, icon and version too; never its health check.
+            for path in ["/gotenberg/", "/gotenberg/favicon.ico", "/gotenberg/version"] {
+                #expect(try await client.execute(uri: path, method: .get).status == .unauthorized, "\(path)")
+                #expect(try await client.execute(uri: path, method: .get, headers: credentials).status.code < 300, "\(path)")
+            }
+            #expect(try await client.execute(uri: "/gotenberg/health", method: .get).status == .ok)
             let metrics = try await client.execute(uri: "/gotenberg/prometheus/metrics", method: .get, headers: credentials)
             #expect(String(buffer: metrics.body).contains("paperless_gotenberg_libreoffice_requests_queue_size"))
         }
