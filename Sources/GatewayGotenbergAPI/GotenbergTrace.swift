@@ -2,6 +2,7 @@ import Foundation
 import GatewayHTTPServing
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// A W3C Trace Context `traceparent` (`00-<trace id>-<parent id>-<flags>`): the one a request
 /// brought, or a new trace. Gotenberg 8's OpenTelemetry takes it from the request and sends it
@@ -61,16 +62,33 @@ package struct GotenbergTraceMiddleware: RouterMiddleware {
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let trace = Self.trace(of: request, header: header)
         let parent = TraceParent(request.headers[.traceparent]) ?? TraceParent()
+        let started = ContinuousClock.now
         do {
             var response = try await GotenbergJobs.$trace.withValue(trace) {
                 try await GotenbergJobs.$traceParent.withValue(parent) { try await next(request, context) }
             }
             response.headers[header] = trace
+            Self.handled(request, status: response.status.code, trace: trace, since: started, logger: context.logger)
             return response
         } catch {
             var refusal = GotenbergError.from(error)
             refusal.headers[header] = trace
+            Self.handled(request, status: refusal.status.code, trace: trace, since: started, logger: context.logger)
             throw refusal
         }
+    }
+
+    /// One line a request, as Gotenberg's access log has it: log collectors (and its own
+    /// scenarios) find a request by its `correlation_id`, the trace.
+    static func handled(_ request: Request, status: Int, trace: String, since started: ContinuousClock.Instant, logger: Logger) {
+        let latency = started.duration(to: .now)
+        logger.info(
+            "request handled",
+            metadata: [
+                "correlation_id": "\(trace)", "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
+                "uri": "\(request.uri.description)", "status": "\(status)",
+                "latency_ms": "\(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000)",
+            ]
+        )
     }
 }

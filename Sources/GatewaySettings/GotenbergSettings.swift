@@ -190,11 +190,11 @@ enum GotenbergSettings {
             String(Double((try GoText.duration(value, source)).components.seconds))
         },
         // `--log-level` and `LOG_LEVEL` are ours already, and take Gotenberg's `warn` too.
-        logFormat("log-format"),
-        logFormat("log-std-format"),
-        noEffect("log-fields-prefix", form: .single, "pdfgate's log lines are text with fixed keys"),
-        refused("log-std-enable-gcp-fields", unless: isFalse, "pdfgate logs text lines, not GCP's JSON fields"),
-        refused("log-enable-gcp-fields", unless: isFalse, "pdfgate logs text lines, not GCP's JSON fields"),
+        // `--log-format` and `LOG_FORMAT` are ours already.
+        alias("log-std-format", of: "log_format"),
+        noEffect("log-fields-prefix", form: .single, "pdfgate's log lines have fixed keys"),
+        refused("log-std-enable-gcp-fields", unless: isFalse, "pdfgate's JSON lines have no GCP fields"),
+        refused("log-enable-gcp-fields", unless: isFalse, "pdfgate's JSON lines have no GCP fields"),
         noEffect("log-std-level-case", form: .single, "pdfgate writes levels as swift-log does"),
     ]
 
@@ -321,15 +321,6 @@ enum GotenbergSettings {
             }
             c.gotenbergTraceHeader = v[0]
         }
-    }
-
-    private static func logFormat(_ flag: String) -> Setting {
-        refused(
-            flag,
-            form: .single,
-            unless: { ["auto", "text"].contains($0.lowercased()) },
-            "pdfgate logs text lines (auto and text); it has no JSON format"
-        )
     }
 }
 

@@ -105,6 +105,7 @@ extension ServerConfiguration {
         defaults.host = "0.0.0.0"
         defaults.port = 3000
         defaults.gotenbergMode = true
+        defaults.logFormat = .auto
         defaults.privateAddressPurposes = Set(URLPurpose.allCases)
         return defaults
     }

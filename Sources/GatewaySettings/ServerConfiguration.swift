@@ -86,6 +86,9 @@ public struct ServerConfiguration: Sendable {
     public var signingKeys: [SigningKey] = []
     /// trace, debug, info, notice, warning or error.
     public var logLevel = "info"
+    /// How log lines are written: text, or JSON objects as Gotenberg's (`auto`: JSON when
+    /// standard error is not a terminal, as in a container).
+    public var logFormat = LogFormat.text
     /// The configuration file this came from, hidden from converters like the store.
     public var configurationFile: String?
 
@@ -176,4 +179,18 @@ public struct BasicCredentials: Sendable, Equatable {
 /// Gotenberg's modules whose routes can be turned off one by one.
 public enum GotenbergModule: String, Sendable, CaseIterable {
     case chromium, libreoffice, pdfengines, prometheus, webhook
+}
+
+/// How `serve` writes its log lines.
+public enum LogFormat: String, Sendable {
+    case text, json, auto
+
+    /// Whether lines are JSON, for a standard error that is a terminal or not.
+    public func writesJSON(toTerminal: Bool) -> Bool {
+        switch self {
+        case .text: false
+        case .json: true
+        case .auto: !toTerminal
+        }
+    }
 }

@@ -39,6 +39,17 @@ enum ServerSettings {
             v,
             s in c.heartbeat = try SettingText.seconds(v[0], s, in: 0.1...300)
         },
+        Setting(
+            "log_format",
+            environment: "LOG_FORMAT",
+            flag: "log-format",
+            help: "text, json (one JSON object a line, as Gotenberg's) or auto (json without a terminal); default text, auto under pdfgate gotenberg."
+        ) { c, v, s in
+            guard let format = LogFormat(rawValue: v[0].lowercased()) else {
+                throw ConfigurationError("\(s) must be text, json or auto, not '\(v[0])'")
+            }
+            c.logFormat = format
+        },
         Setting("log_level", environment: "LOG_LEVEL", flag: "log-level", help: "trace, debug, info, notice, warning or error (default info).") {
             c,
             v,

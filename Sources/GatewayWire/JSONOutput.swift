@@ -46,6 +46,13 @@ public struct JSONOutput: Sendable {
         needsComma = false  // the value is part of this member
     }
 
+    /// A key known only at run time (a log line's metadata), escaped as a string is.
+    public mutating func key(_ key: String) {
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false  // the value is part of this member
+    }
+
     public mutating func string(_ value: String?) {
         separate()
         guard let value else { return raw("null") }

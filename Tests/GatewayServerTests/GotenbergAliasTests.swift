@@ -74,6 +74,9 @@ struct GotenbergAliasTests {
         #expect(!loaded.gotenbergModules.contains(.webhook))
         #expect(loaded.port == 3001)
         #expect(loaded.prometheusMetricsPath == "/metrics/gotenberg")
+        #expect(loaded.logFormat == .text)
+        #expect(try Self.load(["LOG_FORMAT": "json"]).logFormat == .json)
+        #expect(try ServerConfiguration.load(environment: [:], defaults: .gotenbergDefaults).logFormat == .auto, "JSON in a container, as Gotenberg")
     }
 
     @Test("a knob of machinery pdfgate does not have is named in a notice, not dropped in silence")
@@ -90,7 +93,7 @@ struct GotenbergAliasTests {
             (["CHROMIUM_PROXY_SERVER": "http://proxy:3128"], [], "CHROMIUM_PROXY_SERVER=http://proxy:3128 cannot be honoured"),
             ([:], ["--api-tls-cert-file=/certs/tls.crt"], "--api-tls-cert-file=/certs/tls.crt cannot be honoured: pdfgate serves plain HTTP"),
             (["WEBHOOK_ENABLE_SYNC_MODE": "true"], [], "WEBHOOK_ENABLE_SYNC_MODE=true cannot be honoured"),
-            (["LOG_FORMAT": "json"], [], "LOG_FORMAT=json cannot be honoured: pdfgate logs text lines"),
+            (["LOG_FORMAT": "yaml"], [], "LOG_FORMAT must be text, json or auto, not 'yaml'"),
             (["API_ENABLE_BASIC_AUTH": "true"], [], "GOTENBERG_API_BASIC_AUTH_USERNAME is not set"),
             (["API_TIMEOUT": "soon"], [], "API_TIMEOUT 'soon' is not a duration"),
             (["API_ENABLE_BASIC_AUTH": "maybe"], [], "API_ENABLE_BASIC_AUTH must be true or false, not 'maybe'"),

@@ -35,6 +35,10 @@ struct ServeCommand: AsyncParsableCommand {
                 arguments: settings,
                 defaults: defaults
             )
+            // Before the first logger: JSON lines as Gotenberg's in a container, else text.
+            if configuration.logFormat.writesJSON(toTerminal: isatty(2) != 0) {
+                LoggingSystem.bootstrap({ label, provider in JSONLogHandler(label: label, metadataProvider: provider) }, metadataProvider: nil)
+            }
             var logger = Logger(label: "pdfgate", metadataProvider: RequestOwner.metadataProvider)
             logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
             // Settings that change nothing here are said, not dropped in silence.
