@@ -32,7 +32,11 @@ extension GotenbergController {
                 options: options,
                 operations: post.all.isEmpty ? nil : post.all
             )
-            return try await jobs.run([.init(spec: spec, files: [page.path], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
+            return try await jobs.run(
+                [.init(spec: spec, files: [page.path], name: Self.printedName(request), parts: post.makesParts)],
+                owner: owner,
+                secrets: JobSecrets()
+            )
         }
     }
 

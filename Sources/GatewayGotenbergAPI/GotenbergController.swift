@@ -285,8 +285,19 @@ package struct GotenbergController: Sendable {
                 options: options,
                 operations: post.all.isEmpty ? nil : post.all
             )
-            return try await jobs.run([.init(spec: spec, files: [], parts: post.makesParts)], owner: owner, secrets: JobSecrets())
+            return try await jobs.run(
+                [.init(spec: spec, files: [], name: Self.printedName(request), parts: post.makesParts)],
+                owner: owner,
+                secrets: JobSecrets()
+            )
         }
+    }
+
+    /// What Chromium's PDF is called: Gotenberg prints it under the request's
+    /// `Gotenberg-Output-Filename`, so a split's parts are `foo_0.pdf`, `foo_1.pdf` in `foo.zip`;
+    /// without one, under the job's id.
+    static func printedName(_ request: Request) -> String? {
+        GotenbergAnswer.outputName(request.headers[.gotenbergOutputFilename]).map { $0 + ".pdf" }
     }
 
     /// A `file://` URL is Gotenberg's 400 on its URL routes, before any rule of ours sees it (it

@@ -158,6 +158,20 @@ struct GotenbergParityTests {
             #expect(answer.status == .ok, "\(String(buffer: answer.body))")
             #expect(try await GotenbergAPITests.pages(answer, in: scratch) == 1)
             #expect(Self.warnings(answer) == ["splitSpan '1,2': page 2 past the end of index.html, left out as Gotenberg does"], "\(answer.headers)")
+            // Chromium's PDF goes by Gotenberg-Output-Filename (its last segment, a Windows
+            // path's too), so its parts are foo_0.pdf, foo_1.pdf in foo.zip.
+            let named = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [
+                    try Self.page("<p>One</p><p style='break-before: page'>Two</p>", in: scratch), .text("splitMode", "intervals"),
+                    .text("splitSpan", "1"),
+                ],
+                headers: [HTTPField.Name("Gotenberg-Output-Filename")!: #"C:\Windows\Temp\foo"#]
+            )
+            #expect(named.status == .ok, "\(String(buffer: named.body))")
+            #expect(GotenbergPDFEnginesTests.filename(named) == "foo.zip")
+            #expect(try GotenbergPDFEnginesTests.entries(named).map(\.name) == ["foo_0.pdf", "foo_1.pdf"])
             let rotated = try await Self.post(
                 client,
                 "/forms/pdfengines/rotate",
