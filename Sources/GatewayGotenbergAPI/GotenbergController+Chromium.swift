@@ -19,6 +19,7 @@ extension GotenbergController {
         try await answering(request, context) { owner, form in
             var fields = GotenbergFields(form)
             var options = try Self.chromiumOptions(&fields)
+            if !settings.javaScript { options.browser.javaScript = false }
             let post = try Self.chromiumPostProcessing(&fields, form)
             let page = try uploadedPage(form, &fields, markdown: markdown, besides: ["header.html", "footer.html"])
             defer { page.discard() }

@@ -30,6 +30,8 @@ package struct GotenbergRouteSettings: Sendable {
     /// Whether a request over its owner's limits waits for room (`GotenbergAdmission`): yes,
     /// unless the operator set those limits themselves.
     var waitsForRoom = true
+    /// `--chromium-disable-javascript`: pages on its routes run no script.
+    var javaScript = true
 
     package init(
         timeout: Duration? = nil,
@@ -37,8 +39,10 @@ package struct GotenbergRouteSettings: Sendable {
         downloadFrom: Bool = true,
         prometheusNamespace: String = "gotenberg",
         metricsPath: String = "/prometheus/metrics",
-        waitsForRoom: Bool = true
+        waitsForRoom: Bool = true,
+        javaScript: Bool = true
     ) {
+        self.javaScript = javaScript
         self.timeout = timeout
         self.queueSizes = queueSizes
         self.downloadFrom = downloadFrom
@@ -275,7 +279,8 @@ package struct GotenbergController: Sendable {
                 throw GotenbergError(.badRequest, "Invalid form data: form field 'url' is required")
             }
             try Self.refuseFileScheme(url)
-            let options = try Self.chromiumOptions(&fields)
+            var options = try Self.chromiumOptions(&fields)
+            if !settings.javaScript { options.browser.javaScript = false }
             let post = try Self.chromiumPostProcessing(&fields, form)
             try fields.validate()
             let spec = JobSpec(
@@ -355,9 +360,16 @@ package struct GotenbergController: Sendable {
             let awaited = "window.status === \(literal)"
             options.browser.waitForExpression = options.browser.waitForExpression.map { "(\(awaited)) && (\($0))" } ?? awaited
         }
-        for field in ["emulatedMediaFeatures", "ignoreResourceHttpStatusDomains"] where fields.string(field) != nil {
-            GotenbergWarnings.note("\(field) ignored: pdfgate does not apply it yet")
-        }
+        options.browser.emulatedMediaFeatures = fields.goJSON(
+            "emulatedMediaFeatures",
+            as: [BrowserOptions.MediaFeature].self,
+            into: .array(goType: "[]chromium.EmulatedMediaFeature")
+        )
+        options.browser.ignoreResourceHTTPStatusDomains = fields.goJSON(
+            "ignoreResourceHttpStatusDomains",
+            as: [String].self,
+            into: .array(goType: "[]string")
+        )
         options.browser.waitForSelector = fields.string("waitForSelector")
         if let media = fields.string("emulatedMediaType") {
             options.browser.emulatedMediaType = BrowserOptions.MediaType(rawValue: media)

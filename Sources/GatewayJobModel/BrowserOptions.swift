@@ -20,6 +20,11 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
     public var waitForExpression: String?
     /// The CSS media type the page sees (`Emulation.setEmulatedMedia`).
     public var emulatedMediaType: MediaType?
+    /// CSS media features the page sees, e.g. `prefers-color-scheme: dark`,
+    /// `prefers-reduced-motion: reduce`.
+    public var emulatedMediaFeatures: [MediaFeature]?
+    /// False: the page's scripts do not run (`Emulation.setScriptExecutionDisabled`).
+    public var javaScript: Bool?
     /// Request headers for the page's origin, or for every URL `extraHTTPHeadersScope` matches.
     public var extraHTTPHeaders: [String: String]?
     /// A regular expression over request URLs: where `extraHTTPHeaders` go instead of the
@@ -57,12 +62,41 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
     public var failOnHTTPStatusCodes: [Int]?
     /// The same for the page's subresources (images, scripts, styles, frames).
     public var failOnResourceHTTPStatusCodes: [Int]?
+    /// Hosts whose resources `failOnResourceHTTPStatusCodes` leaves alone: a host matches a
+    /// domain it equals or is under (`cdn.sentry.io` under `sentry.io`).
+    public var ignoreResourceHTTPStatusDomains: [String]?
     /// Fail when a subresource could not be loaded at all.
     public var failOnResourceLoadingFailed: Bool?
     /// Fail when the page's JavaScript throws an uncaught exception.
     public var failOnConsoleExceptions: Bool?
 
     public init() {}
+
+    /// One CSS media feature and its value, as `Emulation.setEmulatedMedia` takes them.
+    public struct MediaFeature: Sendable, Equatable, Codable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Whether `host` is one of `ignoreResourceHTTPStatusDomains` or under one. Entries are
+    /// read as Gotenberg reads them: `example.com`, `*.example.com`, `.example.com`,
+    /// `example.com:443` or `https://example.com/path` all name `example.com`.
+    public func ignoresResourceStatus(ofHost host: String) -> Bool {
+        let host = host.lowercased()
+        return (ignoreResourceHTTPStatusDomains ?? []).contains { entry in
+            var domain = entry.trimmingCharacters(in: .whitespaces).lowercased()
+            if let scheme = domain.range(of: "://") { domain = String(domain[scheme.upperBound...]) }
+            if domain.hasPrefix("//") { domain.removeFirst(2) }
+            domain = String(domain.prefix { $0 != "/" && $0 != ":" && $0 != "?" })
+            while domain.hasPrefix("*") || domain.hasPrefix(".") { domain.removeFirst() }
+            return !domain.isEmpty && (host == domain || host.hasSuffix("." + domain))
+        }
+    }
 
     /// `screen` or `print`: the CSS `@media` the page is laid out for.
     public enum MediaType: String, Sendable, Equatable, Codable, CaseIterable {
@@ -116,6 +150,8 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
         case waitForSelector = "wait_for_selector"
         case waitForExpression = "wait_for_expression"
         case emulatedMediaType = "emulated_media_type"
+        case emulatedMediaFeatures = "emulated_media_features"
+        case javaScript = "javascript"
         case extraHTTPHeaders = "extra_http_headers"
         case extraHTTPHeadersScope = "extra_http_headers_scope"
         case cookies
@@ -131,6 +167,7 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
         case omitBackground = "omit_background"
         case failOnHTTPStatusCodes = "fail_on_http_status_codes"
         case failOnResourceHTTPStatusCodes = "fail_on_resource_http_status_codes"
+        case ignoreResourceHTTPStatusDomains = "ignore_resource_http_status_domains"
         case failOnResourceLoadingFailed = "fail_on_resource_loading_failed"
         case failOnConsoleExceptions = "fail_on_console_exceptions"
     }

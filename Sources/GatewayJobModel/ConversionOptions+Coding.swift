@@ -42,6 +42,12 @@ extension ConversionOptions: Codable {
         Field(name: "wait_for_selector", kind: .text, accepts: "a CSS selector such as \"#ready\""),
         Field(name: "wait_for_expression", kind: .text, accepts: "a JavaScript expression such as \"window.ready === true\""),
         Field(name: "emulated_media_type", kind: .text, accepts: "\"screen\" or \"print\""),
+        Field(
+            name: "emulated_media_features",
+            kind: .json,
+            accepts: "an array of {name, value} objects such as {\"name\": \"prefers-color-scheme\", \"value\": \"dark\"}"
+        ),
+        Field(name: "javascript", kind: .flag, accepts: "true or false (false: the page's scripts do not run)"),
         Field(name: "extra_http_headers", kind: .json, accepts: "an object of header names to text values"),
         Field(name: "extra_http_headers_scope", kind: .text, accepts: "a regular expression over request URLs"),
         Field(
@@ -65,6 +71,7 @@ extension ConversionOptions: Codable {
             kind: .json,
             accepts: "an array of HTTP statuses (100–599; 499 means any 4xx, 599 any 5xx)"
         ),
+        Field(name: "ignore_resource_http_status_domains", kind: .json, accepts: "an array of domains such as [\"sentry-cdn.com\"]"),
         Field(name: "fail_on_resource_loading_failed", kind: .flag, accepts: "true or false"),
         Field(name: "fail_on_console_exceptions", kind: .flag, accepts: "true or false"),
         Field(name: "export_form_fields", kind: .flag, accepts: "true or false"),
@@ -254,6 +261,8 @@ extension BrowserOptions {
         waitForSelector = try container.decodeIfPresent(String.self, forKey: .waitForSelector)
         waitForExpression = try container.decodeIfPresent(String.self, forKey: .waitForExpression)
         emulatedMediaType = try container.decodeIfPresent(MediaType.self, forKey: .emulatedMediaType)
+        emulatedMediaFeatures = try container.decodeIfPresent([MediaFeature].self, forKey: .emulatedMediaFeatures)
+        javaScript = try container.decodeIfPresent(Bool.self, forKey: .javaScript)
         extraHTTPHeaders = try container.decodeIfPresent([String: String].self, forKey: .extraHTTPHeaders)
         extraHTTPHeadersScope = try container.decodeIfPresent(String.self, forKey: .extraHTTPHeadersScope)
         cookies = try container.decodeIfPresent([Cookie].self, forKey: .cookies)
@@ -269,6 +278,7 @@ extension BrowserOptions {
         omitBackground = try container.decodeIfPresent(Bool.self, forKey: .omitBackground)
         failOnHTTPStatusCodes = try container.decodeIfPresent([Int].self, forKey: .failOnHTTPStatusCodes)
         failOnResourceHTTPStatusCodes = try container.decodeIfPresent([Int].self, forKey: .failOnResourceHTTPStatusCodes)
+        ignoreResourceHTTPStatusDomains = try container.decodeIfPresent([String].self, forKey: .ignoreResourceHTTPStatusDomains)
         failOnResourceLoadingFailed = try container.decodeIfPresent(Bool.self, forKey: .failOnResourceLoadingFailed)
         failOnConsoleExceptions = try container.decodeIfPresent(Bool.self, forKey: .failOnConsoleExceptions)
     }

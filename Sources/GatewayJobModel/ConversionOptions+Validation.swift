@@ -281,6 +281,18 @@ extension BrowserOptions {
                 throw OptionsError.invalid(name, "must hold HTTP statuses from 100 to 599 (499 for any 4xx, 599 for any 5xx), not \(bad)")
             }
         }
+        for feature in emulatedMediaFeatures ?? [] {
+            guard feature.name.wholeMatch(of: /[a-z][a-z0-9-]{0,63}/) != nil, feature.value.count <= 64, !feature.value.contains(where: \.isNewline)
+            else {
+                throw OptionsError.invalid(
+                    "emulated_media_features",
+                    "must name CSS media features such as {\"name\": \"prefers-color-scheme\", \"value\": \"dark\"}, not '\(feature.name)'"
+                )
+            }
+        }
+        if let domains = ignoreResourceHTTPStatusDomains, domains.count > 100 || domains.contains(where: { $0.count > 253 }) {
+            throw OptionsError.invalid("ignore_resource_http_status_domains", "may hold at most 100 domains of at most 253 characters")
+        }
         if singlePage == true && pageRanges != nil {
             throw OptionsError(
                 .conflicting,

@@ -23,8 +23,14 @@ extension ChromiumDevToolsPrint {
         {
             return refusal
         }
-        if let media = options.emulatedMediaType,
-            let refusal = try await call("Emulation.setEmulatedMedia", ["media": media.rawValue], for: "emulated_media_type")
+        if options.emulatedMediaType != nil || options.emulatedMediaFeatures != nil {
+            var media: [String: Any] = [:]
+            if let type = options.emulatedMediaType { media["media"] = type.rawValue }
+            if let features = options.emulatedMediaFeatures { media["features"] = features.map { ["name": $0.name, "value": $0.value] } }
+            if let refusal = try await call("Emulation.setEmulatedMedia", media, for: "emulated_media_type") { return refusal }
+        }
+        if options.javaScript == false,
+            let refusal = try await call("Emulation.setScriptExecutionDisabled", ["value": true], for: "javascript")
         {
             return refusal
         }

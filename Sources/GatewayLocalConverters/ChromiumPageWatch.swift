@@ -89,7 +89,9 @@ final class ChromiumPageWatch {
                     detail: "\(status): \(response["statusText"] as? String ?? "")"
                 )
             )
-        } else if !isPage, !isUploadedPagesIcon(url), let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
+        } else if !isPage, !isUploadedPagesIcon(url), let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes),
+            !options.ignoresResourceStatus(ofHost: URL(string: url)?.host ?? "")
+        {
             fail(
                 JobFailure(
                     .rejected,

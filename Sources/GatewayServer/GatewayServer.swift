@@ -180,7 +180,8 @@ public struct GatewayServer {
             downloadFrom: configuration.gotenbergDownloadFrom,
             prometheusNamespace: configuration.prometheusNamespace,
             metricsPath: configuration.prometheusMetricsPath,
-            waitsForRoom: !configuration.ownerLimitsSet
+            waitsForRoom: !configuration.ownerLimitsSet,
+            javaScript: configuration.gotenbergJavaScript
         )
         let gotenberg = GotenbergController(
             jobs: GotenbergJobs(

@@ -104,7 +104,13 @@ enum GotenbergSettings {
         noEffect("chromium-clear-cookies", form: .toggle, "every conversion starts without cookies"),
         noEffect("chromium-clear-storage", form: .toggle, "every conversion starts with empty storage"),
         noEffect("chromium-incognito", form: .toggle, "every conversion runs in a browser context of its own"),
-        refused("chromium-disable-javascript", unless: isFalse, "pdfgate runs pages' scripts, sandboxed; it cannot turn them off"),
+        Setting(
+            "chromium-disable-javascript",
+            environment: "CHROMIUM_DISABLE_JAVASCRIPT",
+            flag: "chromium-disable-javascript",
+            form: .toggle,
+            help: "Gotenberg's: pages on its routes run no script (on /v1, a job's javascript: false)."
+        ) { c, v, s in c.gotenbergJavaScript = !(try GoText.bool(v[0], s)) },
         module("chromium-disable-routes", .chromium),
     ]
 

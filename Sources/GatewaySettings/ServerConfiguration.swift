@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     /// One user name and password accepted as Basic auth on every route, for one owner (the
     /// user name), beside the tokens: Gotenberg's credentials, kept by a migrating user.
     public var basicAuth: BasicCredentials?
+    /// Gotenberg's `--chromium-disable-javascript`, the other way round: whether pages on its
+    /// routes run their scripts (`/v1` asks per job, `javascript: false`).
+    public var gotenbergJavaScript = true
     /// Gotenberg's `--api-disable-download-from`, the other way round.
     public var gotenbergDownloadFrom = true
     /// Gotenberg's `--chromium-max-queue-size` and LibreOffice's: how many requests may wait

@@ -136,6 +136,8 @@ struct GotenbergForm: Sendable {
         flag("omitBackground", options.omitBackground)
         json("failOnHttpStatusCodes", options.failOnHTTPStatusCodes)
         json("failOnResourceHttpStatusCodes", options.failOnResourceHTTPStatusCodes)
+        json("ignoreResourceHttpStatusDomains", options.ignoreResourceHTTPStatusDomains)
+        json("emulatedMediaFeatures", options.emulatedMediaFeatures)
         flag("failOnResourceLoadingFailed", options.failOnResourceLoadingFailed)
         flag("failOnConsoleExceptions", options.failOnConsoleExceptions)
         // Its templates are files named header.html and footer.html among the `files`.
