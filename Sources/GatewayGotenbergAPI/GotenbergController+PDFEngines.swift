@@ -122,8 +122,12 @@ extension GotenbergController {
             var fields = GotenbergFields(form)
             let files = try Self.pdfInputs(form, &fields)
             let pdfa = try GotenbergPostProcessing.pdfa(fields)
+            let problemsBefore = fields.problems.count
             let pdfua = fields.bool("pdfua") ?? false
-            if !files.isEmpty, pdfa == nil, !pdfua { fields.append("either 'pdfa' or 'pdfua' form fields must be provided") }
+            // Only of a form that gave neither: a `pdfua` that did not parse is its own problem.
+            if !files.isEmpty, pdfa == nil, !pdfua, fields.problems.count == problemsBefore {
+                fields.append("either 'pdfa' or 'pdfua' form fields must be provided")
+            }
             try fields.validate()
             let planned = files.map { file in
                 let spec = JobSpec(

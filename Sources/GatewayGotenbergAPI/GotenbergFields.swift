@@ -11,7 +11,8 @@ struct GotenbergFields {
     private let repeated: [String: [String]]
     private(set) var problems: [String] = []
     /// A refusal Gotenberg words on its own, not as a form-data problem (its engine's errors,
-    /// such as metadata with control characters): answered before the collected problems.
+    /// such as metadata with control characters): answered once the form itself is right, as
+    /// Gotenberg's engine only sees a form that parsed.
     var refusal: GotenbergError?
 
     init(_ values: [String: String], repeated: [String: [String]] = [:]) {
@@ -103,9 +104,8 @@ struct GotenbergFields {
 
     /// Gotenberg's 400 for everything collected, or nothing.
     func validate() throws(GotenbergError) {
+        if !problems.isEmpty { throw GotenbergError(.badRequest, "Invalid form data: " + problems.joined(separator: "\n")) }
         if let refusal { throw refusal }
-        guard !problems.isEmpty else { return }
-        throw GotenbergError(.badRequest, "Invalid form data: " + problems.joined(separator: "\n"))
     }
 
     /// How Go's `%q` quotes a simple string.

@@ -119,8 +119,17 @@ struct GotenbergPostProcessing {
             split = .every(every)
         case "pages":
             guard let span else { return }
-            guard let selection = try? PageSelection(span, field: "splitSpan") else {
-                fields.invalid("splitSpan", span, "wrong value, expected a page range such as '1-3,5' or '2-'")
+            // The engines' own words for the last page, as Gotenberg passes them on: qpdf's
+            // `2-z`, pdftk's `2-end`.
+            let open = span.split(separator: ",", omittingEmptySubsequences: false).map { part in
+                part.hasSuffix("-z") ? String(part.dropLast()) : part.hasSuffix("-end") ? String(part.dropLast(3)) : String(part)
+            }
+            guard let selection = try? PageSelection(open.joined(separator: ","), field: "splitSpan") else {
+                // What no engine could split by is Gotenberg's engine error, not a form one.
+                fields.refusal = GotenbergError(
+                    .badRequest,
+                    "The requested split mode is not supported, or no PDF engine could process it. Valid modes: 'intervals', 'pages'."
+                )
                 return
             }
             split = unify ? .ranges([selection]) : .pages(selection)
@@ -243,10 +252,12 @@ struct GotenbergPostProcessing {
         } catch let error as OperationError {
             fields.invalid("bookmarks", text, error.message)
         } catch {
+            // Go's own words where Go would refuse the text (not JSON at all), ours otherwise.
+            let go = GoJSONError.syntaxError(Array(text.utf8))
             fields.invalid(
                 "bookmarks",
                 text,
-                "unmarshal bookmarks: expected a list of {title, page, children} or an object of such lists by file name"
+                "unmarshal bookmarks: " + (go ?? "expected a list of {title, page, children} or an object of such lists by file name")
             )
         }
     }

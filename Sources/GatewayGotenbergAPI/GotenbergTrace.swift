@@ -49,9 +49,12 @@ struct TraceParent: Sendable, Equatable, Codable {
 package struct GotenbergTraceMiddleware: RouterMiddleware {
     package typealias Context = GatewayRequestContext
     let header: HTTPField.Name
+    /// Paths whose requests are not logged (Gotenberg's telemetry and logging switches).
+    let quiet: Set<String>
 
-    package init(header: HTTPField.Name) {
+    package init(header: HTTPField.Name, quiet: Set<String> = []) {
         self.header = header
+        self.quiet = quiet
     }
 
     /// The request's trace id under `header` (bounded: it is stored with its jobs), else a new one.
@@ -68,12 +71,16 @@ package struct GotenbergTraceMiddleware: RouterMiddleware {
                 try await GotenbergJobs.$traceParent.withValue(parent) { try await next(request, context) }
             }
             response.headers[header] = trace
-            Self.handled(request, status: response.status.code, trace: trace, since: started, logger: context.logger)
+            if !quiet.contains(request.uri.path) {
+                Self.handled(request, status: response.status.code, trace: trace, since: started, logger: context.logger)
+            }
             return response
         } catch {
             var refusal = GotenbergError.from(error)
             refusal.headers[header] = trace
-            Self.handled(request, status: refusal.status.code, trace: trace, since: started, logger: context.logger)
+            if !quiet.contains(request.uri.path) {
+                Self.handled(request, status: refusal.status.code, trace: trace, since: started, logger: context.logger)
+            }
             throw refusal
         }
     }

@@ -203,7 +203,14 @@ public struct GatewayServer {
         // Under Gotenberg's --api-root-path, as a reverse proxy in front of it expects; its
         // trace header on every answer there.
         let root = RouterPath(String(configuration.gotenbergRootPath.dropLast()))
-        let traced = GotenbergTraceMiddleware(header: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace)
+        // Quiet routes as the request sees them: under the root path, the metrics path for `prometheus`.
+        let quiet = Set(
+            configuration.gotenbergQuietRoutes.map { route in
+                let path = route == "prometheus" ? configuration.prometheusMetricsPath : route
+                return String(configuration.gotenbergRootPath.dropLast()) + path
+            }
+        )
+        let traced = GotenbergTraceMiddleware(header: HTTPField.Name(configuration.gotenbergTraceHeader) ?? .gotenbergTrace, quiet: quiet)
         gotenberg.addPublicRoutes(to: router.group(root).add(middleware: traced))
         // The web page takes `/` where it is served at Gotenberg's root; elsewhere `/` is Gotenberg's.
         let pageAtRoot = configuration.servesOwnAPI && configuration.gotenbergRootPath == "/"

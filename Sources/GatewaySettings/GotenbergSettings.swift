@@ -53,11 +53,11 @@ enum GotenbergSettings {
         refused("api-oidc-audience", form: .single, unless: \.isEmpty, "pdfgate has no OIDC; use Basic auth or pdfgate's tokens"),
         refused("api-oidc-jwks-url", form: .single, unless: \.isEmpty, "pdfgate has no OIDC; use Basic auth or pdfgate's tokens"),
         alias("api-enable-debug-route", of: "gotenberg_debug_route", form: .toggle) { value, source in String(try GoText.bool(value, source)) },
-        noEffect("api-disable-health-check-route-telemetry", form: .toggle, "pdfgate exports no OpenTelemetry spans"),
-        noEffect("api-disable-root-route-telemetry", form: .toggle, "pdfgate exports no OpenTelemetry spans"),
-        noEffect("api-disable-debug-route-telemetry", form: .toggle, "pdfgate exports no OpenTelemetry spans"),
-        noEffect("api-disable-version-route-telemetry", form: .toggle, "pdfgate exports no OpenTelemetry spans"),
-        noEffect("api-disable-health-check-logging", form: .toggle, "pdfgate does not log health checks"),
+        quiet("api-disable-health-check-route-telemetry", ["/health"]),
+        quiet("api-disable-root-route-telemetry", ["/", "/favicon.ico"]),
+        quiet("api-disable-debug-route-telemetry", ["/debug"]),
+        quiet("api-disable-version-route-telemetry", ["/version"]),
+        quiet("api-disable-health-check-logging", ["/health"]),
     ]
 
     static let downloads: [Setting] = [
@@ -157,8 +157,8 @@ enum GotenbergSettings {
             c.prometheusNamespace = v[0]
         },
         noEffect("prometheus-collect-interval", form: .single, "the gauges are read at each scrape"),
-        noEffect("prometheus-disable-route-telemetry", form: .toggle, "pdfgate exports no OpenTelemetry spans"),
-        noEffect("prometheus-disable-route-logging", form: .toggle, "pdfgate does not log scrapes"),
+        quiet("prometheus-disable-route-telemetry", ["prometheus"]),
+        quiet("prometheus-disable-route-logging", ["prometheus"]),
         module("prometheus-disable-collect", .prometheus),
         Setting(
             "prometheus-metrics-path",
@@ -296,6 +296,18 @@ enum GotenbergSettings {
 
     private static func proxy(_ flag: String) -> Setting {
         refused(flag, unless: isFalse, "pdfgate connects to the address its SSRF rules checked, never through a proxy")
+    }
+
+    /// Gotenberg's per-route telemetry and logging switches: on, those routes' requests are not
+    /// logged (pdfgate exports no spans; the access log line is what is left of them).
+    /// `prometheus` stands for the metrics path, wherever `--prometheus-metrics-path` puts it.
+    private static func quiet(_ flag: String, _ paths: [String]) -> Setting {
+        Setting(flag, environment: environmentName(flag), flag: flag, form: .toggle, help: "Gotenberg's: do not log these routes' requests.") {
+            c,
+            v,
+            s in
+            if try GoText.bool(v[0], s) { c.gotenbergQuietRoutes.formUnion(paths) } else { c.gotenbergQuietRoutes.subtract(paths) }
+        }
     }
 
     /// `*-disable-routes`: that module's routes answer 404.

@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     /// One user name and password accepted as Basic auth on every route, for one owner (the
     /// user name), beside the tokens: Gotenberg's credentials, kept by a migrating user.
     public var basicAuth: BasicCredentials?
+    /// Gotenberg's routes whose requests are not logged (its `*-route-telemetry` and
+    /// `*-logging` switches): paths under its root path, `prometheus` for the metrics path.
+    public var gotenbergQuietRoutes: Set<String> = []
     /// Gotenberg's `--chromium-disable-javascript`, the other way round: whether pages on its
     /// routes run their scripts (`/v1` asks per job, `javascript: false`).
     public var gotenbergJavaScript = true

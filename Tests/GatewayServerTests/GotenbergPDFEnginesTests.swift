@@ -107,6 +107,19 @@ struct GotenbergPDFEnginesTests {
                 [.file("files", path: Fixtures.pdf("many-pages.pdf")), .text("splitMode", "pages"), .text("splitSpan", "11-")]
             )
             #expect(try Self.entries(perPage).map(\.name) == ["many-pages_0.pdf", "many-pages_1.pdf"])
+            // The engines' words for the last page: qpdf's z, pdftk's end.
+            for span in ["11-z", "11-end"] {
+                let unified = try await Self.post(
+                    client,
+                    "/forms/pdfengines/split",
+                    [
+                        .file("files", path: Fixtures.pdf("many-pages.pdf")), .text("splitMode", "pages"), .text("splitSpan", span),
+                        .text("splitUnify", "true"),
+                    ]
+                )
+                #expect(unified.status == .ok, "\(span): \(String(buffer: unified.body))")
+                #expect(try await GotenbergAPITests.pages(unified, in: TemporaryDirectory("split-z")) == 2, "\(span)")
+            }
             let last = try #require(try Self.entries(perPage).last)
             #expect(try await text(last.data).contains("Page 12 of 12"))
 
@@ -294,6 +307,35 @@ struct GotenbergPDFEnginesTests {
                     && String(buffer: injected.body)
                         == "The requested metadata could not be written; ensure values are valid and free of control characters.",
                 "\(String(buffer: injected.body))"
+            )
+            // A split by pages that no engine could read is Gotenberg's engine error.
+            let badSpan = try await Self.post(
+                client,
+                "/forms/pdfengines/split",
+                [.file("files", path: Fixtures.pdf("many-pages.pdf")), .text("splitMode", "pages"), .text("splitSpan", "foo")]
+            )
+            #expect(
+                String(buffer: badSpan.body)
+                    == "The requested split mode is not supported, or no PDF engine could process it. Valid modes: 'intervals', 'pages'."
+            )
+            let badBookmarks = try await Self.post(
+                client,
+                "/forms/pdfengines/bookmarks/write",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("bookmarks", "foo")]
+            )
+            #expect(
+                String(buffer: badBookmarks.body)
+                    == "Invalid form data: form field 'bookmarks' is invalid (got 'foo', resulting to unmarshal bookmarks: invalid character 'o' in literal false (expecting 'a'))",
+                "\(String(buffer: badBookmarks.body))"
+            )
+            let badPDFUA = try await Self.post(
+                client,
+                "/forms/pdfengines/convert",
+                [.file("files", path: Fixtures.pdf("one-page.pdf")), .text("pdfua", "foo")]
+            )
+            #expect(
+                String(buffer: badPDFUA.body)
+                    == #"Invalid form data: form field 'pdfua' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)"#
             )
             let notJSON = try await Self.post(
                 client,
