@@ -70,6 +70,11 @@ extension GotenbergController {
         if markdown, pages.isEmpty { fields.append("no form file found for extensions: [.md]") }
         try fields.validate()
         guard let index else { throw GotenbergError(.internalServerError) }
+        // Gotenberg prints an upload from `file:///tmp/<uuid>/index.html`, and its Chromium
+        // allow and deny lists judge that URL too: an operator's `^file:` rules keep their
+        // reach. Ours is served from a made-up origin, so the lists are asked about Gotenberg's.
+        let asGotenberg = "file:///tmp/\(UUID().uuidString.lowercased())/index.html"
+        if intake.urlCheck.patterns.refusal(asGotenberg, for: .page) != nil { throw GotenbergError(.forbidden) }
         if markdown { try Self.render(index.path, pages: pages) }
         let assets = form.files.filter { file in
             file.path != index.path && !besides.contains(file.filename?.lowercased() ?? "")

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayTestSupport
+import GatewayURLSecurity
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -141,6 +142,20 @@ struct GotenbergParityTests {
             )
             #expect(strict.status == .unprocessableContent || strict.status == .badRequest, "\(strict.json)")
             #expect((strict.json["error_message"] as? String)?.contains("has no setting 'IsSkipEmptyPage'") == true, "\(strict.json)")
+        }
+    }
+
+    @Test("an uploaded page is judged by the Chromium lists as Gotenberg's file:///tmp/… URL: a list that refuses it answers 403")
+    func uploadedPageUnderTheLists() async throws {
+        let scratch = TemporaryDirectory("gotenberg-lists")
+        for (deny, only, expected) in [([], [#"^file:(?!//\/tmp/).*"#], 403), ([#"^file:///tmp.*"#], [], 403), ([#"^file:(?!//\/tmp/).*"#], [], 200)] {
+            let patterns = try URLPatterns().adding(deny: deny, only: only, for: .page)
+            let gateway = try await InProcessGateway { $0.urlPatterns = patterns }
+            try await gateway.run(converting: true) { client in
+                let answer = try await Self.post(client, "/forms/chromium/convert/html", [try Self.page("<p>Listed</p>", in: scratch)])
+                #expect(answer.status.code == expected, "deny \(deny) only \(only): \(String(buffer: answer.body))")
+                if expected == 403 { #expect(String(buffer: answer.body) == "Forbidden") }
+            }
         }
     }
 
