@@ -65,7 +65,7 @@ struct GotenbergPostProcessing {
         if route.takesFlatten, fields.bool("flatten") == true { operations.append(.flatten) }
         let quality = Self.imageQuality(&fields)
         if fields.bool("optimizeImages") == true { operations.append(.optimize(Self.optimize(quality: quality ?? 80))) }
-        if let update = Self.metadata(&fields) { operations.append(.metadata(update)) }
+        let metadata = Self.metadata(&fields)
         let pdfa = try Self.pdfa(fields)
         let invoice = try Self.facturX(&fields, files: files, pdfa: pdfa)
         // Factur-X is PDF/A-3b: Gotenberg's default when no format is asked, and made by
@@ -73,11 +73,17 @@ struct GotenbergPostProcessing {
         // PDF/UA of a PDF is LibreOffice's re-export, PDF/A in the same pass; where LibreOffice
         // exports the document itself (`pdfaByOperation` off) it makes both there.
         let pdfua = route.pdfaByOperation && fields.bool("pdfua") == true
+        // Metadata before a Ghostscript PDF/A, which keeps it; after LibreOffice's PDF/UA
+        // re-export, which would replace it with its own (Producer, Creator) and drop the rest
+        // (Copyright, Marked, Trapped), as Gotenberg writes it last. ExifTool's incremental
+        // update keeps the tags.
+        if let metadata, !pdfua { operations.append(.metadata(metadata)) }
         if let pdfa = invoice != nil ? .a3b : pdfa, route.pdfaByOperation || invoice != nil {
             operations.append(pdfua ? .pdfua(PDFOperation.PDFAPart(pdfa)) : .pdfa(PDFOperation.PDFAPart(pdfa)))
         } else if pdfua {
             operations.append(.pdfua(nil))
         }
+        if let metadata, pdfua { operations.append(.metadata(metadata)) }
         // After PDF/A, as Gotenberg embeds: Ghostscript's rewrite would drop them.
         let embeds = try Self.attachments(files, metadata: &fields)
         if !embeds.isEmpty {

@@ -55,6 +55,7 @@ struct PDFUAOperationTests {
         for json in [
             #"[{"op":"rotate","angle":90},{"op":"metadata","title":"T"},{"op":"pdfua"},{"op":"split","every":2}]"#,
             #"[{"op":"pdfua"},{"op":"encrypt","user_password":"a"}]"#,
+            #"[{"op":"pdfua"},{"op":"metadata","title":"T"}]"#,
             #"[{"op":"pdfua","part":"3b"},{"op":"attach","files":[{"name":"a.txt","data":"YQ=="}]}]"#,
             // Its part counts as pdfa's: a Factur-X invoice builds on PDF/A-3b.
             #"[{"op":"pdfua","part":"3b"},{"op":"facturx","conformance_level":"BASIC","xml":"\#(xml)"}]"#,

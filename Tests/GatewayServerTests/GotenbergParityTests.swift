@@ -159,6 +159,31 @@ struct GotenbergParityTests {
         }
     }
 
+    @Test("PDF/A-3b with PDF/UA-1 and metadata: the metadata is written after LibreOffice's re-export, whole, and the tags stay")
+    func metadataAfterPDFUA() async throws {
+        let gateway = try await InProcessGateway()
+        let scratch = TemporaryDirectory("gotenberg-pdfua-metadata")
+        try await gateway.run(converting: true) { client in
+            let answer = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [
+                    try Self.page("<h1>Page 1</h1>", in: scratch), .text("pdfa", "PDF/A-3b"), .text("pdfua", "true"),
+                    .text("metadata", #"{"Copyright":"Julien Neuhart","Producer":"Gotenberg","Marked":true,"Trapped":"Unknown","Title":"Sample"}"#),
+                ]
+            )
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            let pdf = scratch.file("pdfua.pdf")
+            try Data(buffer: answer.body).write(to: URL(fileURLWithPath: pdf))
+            let read = try await Self.post(client, "/forms/pdfengines/metadata/read", [.named("files", path: pdf, filename: "foo.pdf")])
+            let tags = (try JSONSerialization.jsonObject(with: Data(buffer: read.body)) as? [String: Any])?["foo.pdf"] as? [String: Any]
+            #expect(tags?["Copyright"] as? String == "Julien Neuhart" && tags?["Producer"] as? String == "Gotenberg", "\(tags ?? [:])")
+            #expect(tags?["Trapped"] as? String == "Unknown" && tags?["Marked"] as? Bool == true, "\(tags ?? [:])")
+            let structure = try await run("/usr/bin/pdfinfo", ["-struct", pdf])
+            #expect(structure.stdout.contains("H1") || structure.stdout.contains("P"), "tagged still: \(structure.stdout.prefix(200))")
+        }
+    }
+
     @Test("a split's pages past the end are left out and said; /v1 refuses the same split by name")
     func splitLeniency() async throws {
         let gateway = try await InProcessGateway()
