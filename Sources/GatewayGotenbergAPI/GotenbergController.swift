@@ -236,8 +236,9 @@ package struct GotenbergController: Sendable {
             } else {
                 planned = files.map { file in
                     let spec = JobSpec(type: .docToPDF, originalFilename: file.filename, folder: folder, options: options, operations: operations)
-                    // One file alone is named by its job, as Gotenberg names what it generated.
-                    let alone = files.count == 1 && !post.makesParts
+                    // One file alone is named by its job, as Gotenberg names what it generated;
+                    // split, even unified into one, by the file's name.
+                    let alone = files.count == 1 && !post.makesParts && !post.splits
                     return .init(spec: spec, files: [file.path], name: alone ? nil : (file.filename ?? "document") + ".pdf", parts: post.makesParts)
                 }
             }
@@ -275,13 +276,17 @@ package struct GotenbergController: Sendable {
     func convertURL(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         try await answering(request, context) { owner, form in
             var fields = GotenbergFields(form.fields)
-            guard let url = fields.string("url") else {
-                throw GotenbergError(.badRequest, "Invalid form data: form field 'url' is required")
-            }
-            try Self.refuseFileScheme(url)
+            let url = fields.string("url")
+            if let url { try Self.refuseFileScheme(url) }
             var options = try Self.chromiumOptions(&fields)
             if !settings.javaScript { options.browser.javaScript = false }
+            // Its header and footer come as files, as on the HTML route.
+            let named = { (name: String) in form.files.first { $0.filename?.lowercased() == name } }
+            options.browser.headerHTML = try named("header.html").map { try Self.text(atPath: $0.path) }
+            options.browser.footerHTML = try named("footer.html").map { try Self.text(atPath: $0.path) }
             let post = try Self.chromiumPostProcessing(&fields, form)
+            // After every other field, as Gotenberg reads it.
+            if url == nil { fields.append("form field 'url' is required") }
             try fields.validate()
             let spec = JobSpec(
                 type: .urlToPDF,
@@ -351,6 +356,10 @@ package struct GotenbergController: Sendable {
     /// What every Chromium route takes, screenshots included: how the page is loaded and
     /// waited for, and what fails it (Gotenberg's `FormDataChromiumOptions`).
     static func pageOptions(_ fields: inout GotenbergFields, into options: inout ConversionOptions) throws {
+        // Read for their errors: a page prints once loaded and its requests are done, which is
+        // what waiting for the network to idle comes to.
+        _ = fields.bool("skipNetworkIdleEvent")
+        _ = fields.bool("skipNetworkAlmostIdleEvent")
         options.browser.omitBackground = fields.bool("omitBackground")
         options.browser.waitDelay = fields.seconds("waitDelay")
         options.browser.waitForExpression = fields.string("waitForExpression")
@@ -360,11 +369,9 @@ package struct GotenbergController: Sendable {
             let awaited = "window.status === \(literal)"
             options.browser.waitForExpression = options.browser.waitForExpression.map { "(\(awaited)) && (\($0))" } ?? awaited
         }
-        options.browser.emulatedMediaFeatures = fields.goJSON(
-            "emulatedMediaFeatures",
-            as: [BrowserOptions.MediaFeature].self,
-            into: .array(goType: "[]chromium.EmulatedMediaFeature")
-        )
+        // Gotenberg's is an object of feature names to values.
+        options.browser.emulatedMediaFeatures = fields.goJSON("emulatedMediaFeatures", as: [String: String].self, into: .object(goType: "map[string]string"))?
+            .sorted { $0.key < $1.key }.map { BrowserOptions.MediaFeature(name: $0.key, value: $0.value) }
         options.browser.ignoreResourceHTTPStatusDomains = fields.goJSON(
             "ignoreResourceHttpStatusDomains",
             as: [String].self,

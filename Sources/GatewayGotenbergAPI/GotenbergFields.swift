@@ -10,6 +10,8 @@ struct GotenbergFields {
     private let values: [String: String]
     private let repeated: [String: [String]]
     private(set) var problems: [String] = []
+    /// The field each problem is about, where it is one (for Gotenberg's order).
+    private var problemFields: [String?] = []
     /// A refusal Gotenberg words on its own, not as a form-data problem (its engine's errors,
     /// such as metadata with control characters): answered once the form itself is right, as
     /// Gotenberg's engine only sees a form that parsed.
@@ -98,13 +100,39 @@ struct GotenbergFields {
 
     mutating func invalid(_ key: String, _ value: String, _ reason: String) {
         problems.append("form field '\(key)' is invalid (got '\(value)', resulting to \(reason))")
+        problemFields.append(key)
     }
 
-    mutating func append(_ problem: String) { problems.append(problem) }
+    mutating func append(_ problem: String) {
+        problems.append(problem)
+        problemFields.append(nil)
+    }
+
+    /// The order Gotenberg reads its Chromium fields in (`FormDataChromiumOptions`, then the
+    /// PDF's and the screenshot's), so a form with many bad values lists them as it does.
+    static let chromiumOrder = [
+        "skipNetworkIdleEvent", "skipNetworkAlmostIdleEvent", "failOnHttpStatusCodes", "failOnResourceHttpStatusCodes",
+        "ignoreResourceHttpStatusDomains", "failOnResourceLoadingFailed", "failOnConsoleExceptions", "waitDelay", "waitWindowStatus",
+        "waitForExpression", "waitForSelector", "cookies", "userAgent", "extraHttpHeaders", "emulatedMediaType", "emulatedMediaFeatures",
+        "omitBackground", "landscape", "printBackground", "scale", "singlePage", "paperWidth", "paperHeight", "marginTop", "marginBottom",
+        "marginLeft", "marginRight", "nativePageRanges", "preferCssPageSize", "generateDocumentOutline", "generateTaggedPdf", "width",
+        "height", "clip", "selector", "format", "quality", "optimizeForSpeed", "deviceScaleFactor",
+    ]
+
+    /// The problems in Gotenberg's order: its Chromium fields first, as it reads them, then the
+    /// rest as they came.
+    var orderedProblems: [String] {
+        let rank = Dictionary(uniqueKeysWithValues: Self.chromiumOrder.enumerated().map { ($1, $0) })
+        return zip(problems, problemFields).enumerated()
+            .sorted { a, b in
+                (a.element.1.flatMap { rank[$0] } ?? 1000 + a.offset) < (b.element.1.flatMap { rank[$0] } ?? 1000 + b.offset)
+            }
+            .map(\.element.0)
+    }
 
     /// Gotenberg's 400 for everything collected, or nothing.
     func validate() throws(GotenbergError) {
-        if !problems.isEmpty { throw GotenbergError(.badRequest, "Invalid form data: " + problems.joined(separator: "\n")) }
+        if !problems.isEmpty { throw GotenbergError(.badRequest, "Invalid form data: " + orderedProblems.joined(separator: "\n")) }
         if let refusal { throw refusal }
     }
 

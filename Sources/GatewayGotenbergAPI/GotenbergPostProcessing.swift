@@ -20,6 +20,9 @@ struct GotenbergPostProcessing {
     var bookmarksByFile: [String: [PDFBookmark]] = [:]
 
     /// Whether the outputs are parts named `<name>_<i>.pdf` (Gotenberg's split naming).
+    /// Whether the output is split, into parts or unified into one.
+    var splits: Bool { split != nil }
+
     var makesParts: Bool {
         switch split {
         case .every, .pages: true
@@ -33,8 +36,13 @@ struct GotenbergPostProcessing {
 
     /// Every operation for the input file called `filename`, its own outline included.
     func all(for filename: String?) -> [PDFOperation] {
-        let outline = filename.flatMap { bookmarksByFile[$0] } ?? bookmarks
-        return (outline.map { [.bookmarks($0)] } ?? []) + (split.map { [.split($0)] } ?? []) + operations
+        let outline = (filename.flatMap { bookmarksByFile[$0] } ?? bookmarks).map { [PDFOperation.bookmarks($0)] } ?? []
+        // After LibreOffice's PDF/UA re-export, which makes an outline of its own (its page
+        // names): the one asked for is written last, as Gotenberg writes it.
+        if operations.contains(where: { $0.name == "pdfua" }) {
+            return (split.map { [.split($0)] } ?? []) + operations + outline
+        }
+        return outline + (split.map { [.split($0)] } ?? []) + operations
     }
 
     /// What `flatten` and `pdfa` mean on the route: LibreOffice applies PDF/A itself while it

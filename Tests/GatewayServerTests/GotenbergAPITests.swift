@@ -204,6 +204,23 @@ struct GotenbergAPITests {
             )
             let noURL = try await Self.post(client, "/forms/chromium/convert/url", [.text("landscape", "true")])
             #expect(noURL.status == .badRequest && String(buffer: noURL.body) == "Invalid form data: form field 'url' is required")
+            // Many bad values are listed in the order Gotenberg reads its fields, the url last.
+            let many = try await Self.post(
+                client,
+                "/forms/chromium/convert/url",
+                ["paperWidth", "landscape", "waitDelay", "skipNetworkIdleEvent", "failOnConsoleExceptions"].map { .text($0, "foo") }
+            )
+            #expect(
+                String(buffer: many.body) == """
+                    Invalid form data: form field 'skipNetworkIdleEvent' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)
+                    form field 'failOnConsoleExceptions' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)
+                    form field 'waitDelay' is invalid (got 'foo', resulting to time: invalid duration "foo")
+                    form field 'landscape' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)
+                    form field 'paperWidth' is invalid (got 'foo', resulting to strconv.ParseFloat: parsing "foo": invalid syntax)
+                    form field 'url' is required
+                    """,
+                "\(String(buffer: many.body))"
+            )
             // Our SSRF rules hold on Gotenberg's door too, answered as its deny list answers.
             let loopback = try await Self.post(client, "/forms/chromium/convert/url", [.text("url", "http://127.0.0.1:9/")])
             #expect(

@@ -277,8 +277,9 @@ struct GotenbergParityTests {
             )
             #expect(
                 String(buffer: json.body)
-                    == "Invalid form data: form field 'landscape' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)\n"
-                    + "form field 'failOnHttpStatusCodes' is invalid (got '[499,', resulting to unmarshal failOnHttpStatusCodes: unexpected end of JSON input)"
+                    == "Invalid form data: form field 'failOnHttpStatusCodes' is invalid (got '[499,', resulting to unmarshal failOnHttpStatusCodes: unexpected end of JSON input)\n"
+                    + "form field 'landscape' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)",
+                "in the order Gotenberg reads its fields"
             )
             let ranges = try await Self.post(
                 client,

@@ -15,9 +15,9 @@ extension [PDFOperation] {
     }
 
     /// Operations that may follow `pdfua`: they keep the pages and their tags as they are (a
-    /// split, metadata — ExifTool's incremental update —, files attached, an invoice,
-    /// encryption that lets assistive technology read).
-    static let afterPDFUA: Set = ["split", "metadata", "attach", "facturx", "encrypt"]
+    /// split, metadata — ExifTool's incremental update —, an outline, files attached, an
+    /// invoice, encryption that lets assistive technology read).
+    static let afterPDFUA: Set = ["split", "metadata", "bookmarks", "attach", "facturx", "encrypt"]
 
     func checkPDFUAOrder(field: String) throws(OperationError) {
         guard let index = firstIndex(where: { $0.name == "pdfua" }), case .pdfua(let part) = self[index] else { return }
@@ -30,7 +30,7 @@ extension [PDFOperation] {
         }
         if let later = self[(index + 1)...].first(where: { !Self.afterPDFUA.contains($0.name) }) {
             throw refuse(
-                "pdfua must come after \(later.name) (or be followed only by split, metadata, attach, facturx and encrypt): LibreOffice writes the file anew, and a later change would drop its tags"
+                "pdfua must come after \(later.name) (or be followed only by split, metadata, bookmarks, attach, facturx and encrypt): LibreOffice writes the file anew, and a later change would drop its tags"
             )
         }
         for name in ["attach", "facturx"] where self[..<index].contains(where: { $0.name == name }) {
