@@ -125,12 +125,19 @@ extension GotenbergController {
             if [.tooManyRequests, .serviceUnavailable, .insufficientStorage, .contentTooLarge].contains(refusal.status) { throw refusal }
             envelope.refusal = .init(status: refusal.status.code, message: refusal.message)
         }
+        let pending: PendingWebhook
         do {
-            try await webhooks.enqueue(try GotenbergWebhookDelivery.pending(envelope, now: Date()))
+            pending = try GotenbergWebhookDelivery.pending(envelope, now: Date())
+            try await webhooks.enqueue(pending)
         } catch {
             // Not recorded: the jobs would run for nobody.
             for planned in envelope.jobs { _ = try? await intake.engine.cancel(planned.id) }
             throw error
+        }
+        // Gotenberg's synchronous mode: the 204 once the receiver has the result (or the
+        // delivery ended otherwise), within the request's time; past it, still owed, delivered on.
+        if settings.webhookSync {
+            await webhooks.awaitDelivery(pending.messageID, within: settings.timeout ?? .seconds(30))
         }
     }
 }

@@ -32,6 +32,8 @@ package struct GotenbergRouteSettings: Sendable {
     var waitsForRoom = true
     /// `--chromium-disable-javascript`: pages on its routes run no script.
     var javaScript = true
+    /// `--webhook-enable-sync-mode`: a webhook request answers once its delivery ended.
+    var webhookSync = false
 
     package init(
         timeout: Duration? = nil,
@@ -40,9 +42,11 @@ package struct GotenbergRouteSettings: Sendable {
         prometheusNamespace: String = "gotenberg",
         metricsPath: String = "/prometheus/metrics",
         waitsForRoom: Bool = true,
-        javaScript: Bool = true
+        javaScript: Bool = true,
+        webhookSync: Bool = false
     ) {
         self.javaScript = javaScript
+        self.webhookSync = webhookSync
         self.timeout = timeout
         self.queueSizes = queueSizes
         self.downloadFrom = downloadFrom

@@ -181,7 +181,8 @@ public struct GatewayServer {
             prometheusNamespace: configuration.prometheusNamespace,
             metricsPath: configuration.prometheusMetricsPath,
             waitsForRoom: !configuration.ownerLimitsSet,
-            javaScript: configuration.gotenbergJavaScript
+            javaScript: configuration.gotenbergJavaScript,
+            webhookSync: configuration.gotenbergWebhookSync
         )
         let gotenberg = GotenbergController(
             jobs: GotenbergJobs(

@@ -174,7 +174,13 @@ enum GotenbergSettings {
     ]
 
     static let webhook: [Setting] = [
-        refused("webhook-enable-sync-mode", unless: isFalse, "pdfgate answers 204 at once and delivers durably, retrying for up to two hours"),
+        Setting(
+            "webhook-enable-sync-mode",
+            environment: "WEBHOOK_ENABLE_SYNC_MODE",
+            flag: "webhook-enable-sync-mode",
+            form: .toggle,
+            help: "Gotenberg's: a webhook request answers 204 once its delivery ended (within --api-timeout), not once it is recorded."
+        ) { c, v, s in c.gotenbergWebhookSync = try GoText.bool(v[0], s) },
         patterns("webhook-allow-list", only: true, for: .webhook),
         patterns("webhook-deny-list", only: false, for: .webhook),
         patterns("webhook-error-allow-list", only: true, for: .webhookError),

@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     /// One user name and password accepted as Basic auth on every route, for one owner (the
     /// user name), beside the tokens: Gotenberg's credentials, kept by a migrating user.
     public var basicAuth: BasicCredentials?
+    /// Gotenberg's `--webhook-enable-sync-mode`: a webhook request answers its 204 once the
+    /// delivery ended (within `--api-timeout`), not as soon as it is recorded.
+    public var gotenbergWebhookSync = false
     /// Gotenberg's routes whose requests are not logged (its `*-route-telemetry` and
     /// `*-logging` switches): paths under its root path, `prometheus` for the metrics path.
     public var gotenbergQuietRoutes: Set<String> = []

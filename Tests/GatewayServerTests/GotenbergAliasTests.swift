@@ -92,7 +92,6 @@ struct GotenbergAliasTests {
         let cases: [([String: String], [String], String)] = [
             (["CHROMIUM_PROXY_SERVER": "http://proxy:3128"], [], "CHROMIUM_PROXY_SERVER=http://proxy:3128 cannot be honoured"),
             ([:], ["--api-tls-cert-file=/certs/tls.crt"], "--api-tls-cert-file=/certs/tls.crt cannot be honoured: pdfgate serves plain HTTP"),
-            (["WEBHOOK_ENABLE_SYNC_MODE": "true"], [], "WEBHOOK_ENABLE_SYNC_MODE=true cannot be honoured"),
             (["LOG_FORMAT": "yaml"], [], "LOG_FORMAT must be text, json or auto, not 'yaml'"),
             (["API_ENABLE_BASIC_AUTH": "true"], [], "GOTENBERG_API_BASIC_AUTH_USERNAME is not set"),
             (["API_TIMEOUT": "soon"], [], "API_TIMEOUT 'soon' is not a duration"),

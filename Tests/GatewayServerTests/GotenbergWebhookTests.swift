@@ -100,6 +100,31 @@ struct GotenbergWebhookTests {
         }
     }
 
+    @Test("synchronous mode (WEBHOOK_ENABLE_SYNC_MODE): the 204 comes once the receiver has the PDF and the event")
+    func synchronous() async throws {
+        let seen = Locked<[Received]>([])
+        let receiver = try Self.receiver(seen)
+        defer { receiver.stop() }
+        let gateway = try await InProcessGateway {
+            $0.urlAllowList = ["127.0.0.1:\(receiver.port)"]
+            $0.webhookSecret = Self.secret
+            $0.gotenbergWebhookSync = true
+        }
+        try await gateway.run(converting: true) { client in
+            let answer = try await GotenbergAPITests.post(
+                client,
+                "/forms/pdfengines/flatten",
+                [.file("files", path: Fixtures.pdf("one-page.pdf"))],
+                headers: [.gotenbergWebhookURL: receiver.url("/webhook"), .gotenbergWebhookEventsURL: receiver.url("/webhook/events")]
+            )
+            #expect(answer.status == .noContent)
+            // Already there when the answer comes: nothing to wait for.
+            let paths = seen.value.map(\.path)
+            #expect(paths.contains("/webhook") && paths.contains("/webhook/events"), "\(paths)")
+            #expect(seen.value.first { $0.path == "/webhook" }?.header("Content-Type") == "application/pdf")
+        }
+    }
+
     @Test("a route's refusal goes to the error URL as Gotenberg's JSON, and the event says so; bad webhook headers are answered at once")
     func failures() async throws {
         let seen = Locked<[Received]>([])

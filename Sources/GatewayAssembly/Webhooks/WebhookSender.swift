@@ -85,6 +85,19 @@ public final class WebhookSender: Sendable {
         start(delivery)
     }
 
+    /// Waits until the delivery of `messageID` ends (delivered, refused for good, or given up),
+    /// for at most `limit`; past it the delivery goes on, still owed. Gotenberg's synchronous
+    /// webhook mode answers its request only then.
+    public func awaitDelivery(_ messageID: String, within limit: Duration) async {
+        guard let task = tasks.withLock({ $0[messageID] }) else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await task.value }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// Starts delivering `job`'s end unless a delivery for the same job and revision runs; its
     /// JSON comes from `json`, called in the delivery's own task (which `shutdown()` stops).
     public func deliver(_ job: Job, json: @escaping @Sendable () async -> JobJSON) {
