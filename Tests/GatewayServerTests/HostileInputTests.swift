@@ -197,7 +197,7 @@ struct HostileInputTests {
             let urls = FormPart.encodeText((0..<101).map { ("url", "https://example.com/\($0)") })
             let tooMany = try await client.send(.post, "/v1/jobs", bytes: urls.bytes, contentType: urls.contentType)
             #expect(tooMany.status == .badRequest && tooMany.error.code == "too_many_files", "\(tooMany.json)")
-            // 40 pages (more than the 32 text fields a form may have) still make one merge.
+            // 40 page URLs (URL inputs count with the files, not the text fields) make one merge.
             let pages = FormPart.encodeText((0..<40).map { ("url", "https://example.com/\($0)") })
             let merged = try await client.send(.post, "/v1/jobs", bytes: pages.bytes, contentType: pages.contentType)
             #expect(merged.status == .created && (merged.json["inputs"] as? [Any])?.count == 40, "\(merged.json)")

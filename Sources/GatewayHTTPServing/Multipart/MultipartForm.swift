@@ -46,7 +46,8 @@ package struct MultipartForm {
     package var file: File? { files.first }
 
     static let maxFieldBytes = 64 * 1024
-    static let maxFields = 32
+    // Gotenberg's LibreOffice route alone takes some 45 fields; the bytes stay capped below.
+    static let maxFields = 128
     static let maxTotalFieldBytes = 256 * 1024
 
     /// Receives the form of `request` with its one `file` part at `path`: what a document import
