@@ -143,7 +143,8 @@ final class ChromiumBrowser: Sendable {
                     proxyServer: instance.listener.proxyServer,
                     pipe: instance.pipe,
                     output: page.output,
-                    screenshot: page.screenshot
+                    screenshot: page.screenshot,
+                    netError: { [proxy = page.proxy] in proxy.netError(for: $0) }
                 )
             )
         } catch {

@@ -40,7 +40,8 @@ enum ChromiumDevToolsPrint {
         proxyServer: String,
         pipe: DevToolsPipe,
         output: String,
-        screenshot: ScreenshotOptions? = nil
+        screenshot: ScreenshotOptions? = nil,
+        netError: @escaping @Sendable (String) -> String? = { _ in nil }
     ) async throws -> Result {
         pipe.discardEvents()
         let context = try await pipe.call(
@@ -54,6 +55,7 @@ enum ChromiumDevToolsPrint {
             result = try await printPage(
                 url,
                 in: contextID,
+                netError: netError,
                 options: options,
                 pageSizeFromCSS: pageSizeFromCSS,
                 settle: settle,
@@ -73,6 +75,7 @@ enum ChromiumDevToolsPrint {
     private static func printPage(
         _ url: String,
         in contextID: String,
+        netError: @escaping @Sendable (String) -> String?,
         options: ConversionOptions,
         pageSizeFromCSS: Bool,
         settle: Settle,
@@ -84,7 +87,7 @@ enum ChromiumDevToolsPrint {
         guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure(description: "no target id") }
         let attached = try await pipe.call("Target.attachToTarget", ["targetId": targetID, "flatten": true])
         guard let session = attached["sessionId"] as? String else { throw DevToolsPipe.Failure(description: "no session id") }
-        let watch = ChromiumPageWatch(page: url, options: options.browser, session: session)
+        let watch = ChromiumPageWatch(page: url, options: options.browser, session: session, netError: netError)
         pipe.observer = { [unowned pipe] event in watch.observe(event, pipe: pipe) }
         defer { pipe.observer = nil }
         try await pipe.call("Page.enable", session: session)

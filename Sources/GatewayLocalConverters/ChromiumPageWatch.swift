@@ -38,7 +38,12 @@ final class ChromiumPageWatch {
         )
     }
 
-    init(page: String, options: BrowserOptions, session: String) {
+    /// Chromium's name for why the proxy failed a request (refused, origin unreachable), which
+    /// Chromium itself sees only as a closed connection.
+    private let netError: @Sendable (String) -> String?
+
+    init(page: String, options: BrowserOptions, session: String, netError: @escaping @Sendable (String) -> String? = { _ in nil }) {
+        self.netError = netError
         self.page = page
         self.options = options
         self.session = session
@@ -106,8 +111,11 @@ final class ChromiumPageWatch {
     private func loadingFailed(_ params: [String: Any]) {
         guard options.failOnResourceLoadingFailed == true, let id = params["requestId"] as? String, id != mainRequest else { return }
         // The page's own cancellations (and ours, when printing stops a straggler) are no failure.
-        let error = (params["errorText"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "net::ERR_FAILED"
+        var error = (params["errorText"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "net::ERR_FAILED"
         if params["canceled"] as? Bool == true || error == "net::ERR_ABORTED" || isUploadedPagesIcon(urls[id] ?? "") { return }
+        // What the proxy knows beats what a closed connection or a refused tunnel told Chromium.
+        let generic = ["net::ERR_FAILED", "net::ERR_EMPTY_RESPONSE", "net::ERR_TUNNEL_CONNECTION_FAILED", "net::ERR_PROXY_CONNECTION_FAILED"]
+        if generic.contains(error), let known = netError(urls[id] ?? "") { error = known }
         let blocked = (params["blockedReason"] as? String).map { " (blocked: \($0))" } ?? ""
         fail(
             JobFailure(

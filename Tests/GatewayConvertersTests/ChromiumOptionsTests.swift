@@ -339,6 +339,8 @@ extension LocalConverterTests {
                 let failure = try await failureOf { _ = try await convert(converter, site.url("/"), options) }
                 #expect(failure.code == "resource_load_failed" && failure.kind == .rejected, "\(failure)")
                 #expect(failure.message.contains("127.0.0.1:\(closed)/x.png"), "\(failure.message)")
+                // Chromium's own name for it, as the proxy saw it, not the closed connection's.
+                #expect(failure.message.contains("net::ERR_CONNECTION_REFUSED"), "\(failure.message)")
             }
         }
 

@@ -12,9 +12,12 @@ enum OriginConnector {
     /// How long connecting to one address may take before the next is tried.
     static let timeout: TimeAmount = .seconds(10)
 
-    /// Every address refused or timed out: why, address by address.
+    /// Every address refused or timed out: why, address by address, and Chromium's name for the
+    /// last failure (`net::ERR_CONNECTION_REFUSED`), which it would have reported had it
+    /// connected itself.
     struct Unreachable: Error {
         var reasons: [String]
+        var netError = "net::ERR_CONNECTION_FAILED"
     }
 
     /// A channel to the first of `vetted`'s addresses that answers, on `eventLoop` (the
@@ -27,9 +30,10 @@ enum OriginConnector {
         _ addresses: ArraySlice<IPAddress>,
         port: Int,
         on eventLoop: any EventLoop,
-        reasons: [String]
+        reasons: [String],
+        netError: String = "net::ERR_CONNECTION_FAILED"
     ) -> EventLoopFuture<any Channel> {
-        guard let address = addresses.first else { return eventLoop.makeFailedFuture(Unreachable(reasons: reasons)) }
+        guard let address = addresses.first else { return eventLoop.makeFailedFuture(Unreachable(reasons: reasons, netError: netError)) }
         let connected: EventLoopFuture<any Channel>
         do {
             connected = ClientBootstrap(group: eventLoop)
@@ -41,7 +45,13 @@ enum OriginConnector {
             connected = eventLoop.makeFailedFuture(error)
         }
         return connected.flatMapError { error in
-            attempt(addresses.dropFirst(), port: port, on: eventLoop, reasons: reasons + ["\(address): \(describe(error))"])
+            attempt(
+                addresses.dropFirst(),
+                port: port,
+                on: eventLoop,
+                reasons: reasons + ["\(address): \(describe(error))"],
+                netError: chromiumName(error)
+            )
         }
     }
 
@@ -52,6 +62,17 @@ enum OriginConnector {
         case .v6(let bytes): packed.writeBytes(bytes)
         }
         return try SocketAddress(packedIPAddress: packed, port: port)
+    }
+
+    /// Chromium's `net::` error for a failed connect, as its own network stack names it.
+    private static func chromiumName(_ error: any Error) -> String {
+        switch error {
+        case let error as IOError where error.errnoCode == ECONNREFUSED: "net::ERR_CONNECTION_REFUSED"
+        case let error as IOError where [ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode): "net::ERR_ADDRESS_UNREACHABLE"
+        case let error as IOError where error.errnoCode == ECONNRESET: "net::ERR_CONNECTION_RESET"
+        case ChannelError.connectTimeout: "net::ERR_CONNECTION_TIMED_OUT"
+        default: "net::ERR_CONNECTION_FAILED"
+        }
     }
 
     /// The reason in words, as `strerror` would say it, without NIO's call-site detail.

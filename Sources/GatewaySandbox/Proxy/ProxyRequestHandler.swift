@@ -173,6 +173,8 @@ extension ProxyRequestHandler {
     private func refuse(_ request: ProxyRequest, _ error: any Error, context: ChannelHandlerContext) {
         let failure = error as? JobFailure ?? JobFailure(.rejected, code: "url_forbidden", "refusing to fetch \(request.url): \(error)")
         proxy.note(.refused(failure, navigation: navigation))
+        // As Gotenberg's interception fails a request its rules refuse.
+        proxy.noteNetError("net::ERR_ACCESS_DENIED", for: request)
         phase = .finished
         if request.isConnect { context.answerAndClose(.forbidden) } else { context.close(promise: nil) }
     }
@@ -191,6 +193,9 @@ extension ProxyRequestHandler {
                 let reasons = (error as? OriginConnector.Unreachable)?.reasons ?? ["\(error)"]
                 let reason = "could not connect to \(vetted.host):\(vetted.port) (\(reasons.joined(separator: "; ")))"
                 self.proxy.note(.unreachable(reason, navigation: self.navigation))
+                if let request = self.request {
+                    self.proxy.noteNetError((error as? OriginConnector.Unreachable)?.netError ?? "net::ERR_CONNECTION_FAILED", for: request)
+                }
                 self.phase = .finished
                 if self.request?.isConnect == true { context.answerAndClose(.badGateway) } else { context.close(promise: nil) }
             }

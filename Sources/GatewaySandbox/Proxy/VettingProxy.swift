@@ -54,6 +54,9 @@ package final class VettingProxy: Sendable {
         /// Every open channel, the browser's and the origins', so `stop()` can cut them.
         var channels: [ObjectIdentifier: any Channel] = [:]
         var notes: [Note] = []
+        /// Chromium's names for what became of requests it only saw fail, by URL (`host:port`
+        /// for a CONNECT): refused here, or their origin unreachable.
+        var netErrors: [String: String] = [:]
         var stopped = false
         /// Whether Chromium has asked for the page yet; before that, requests are its own.
         var pageRequested = false
@@ -150,6 +153,26 @@ package final class VettingProxy: Sendable {
 
     func note(_ note: Note) {
         state.withLock { $0.notes.append(note) }
+    }
+
+    /// Records Chromium's name for the failure of `request`, which Chromium itself only sees as
+    /// a closed connection or a refused tunnel.
+    func noteNetError(_ error: String, for request: ProxyRequest) {
+        let key = request.isConnect ? Self.hostAndPort(request.url) : request.url
+        state.withLock { $0.netErrors[key ?? request.url] = error }
+    }
+
+    /// Chromium's name for why `url` failed to load, as its network stack would have said it
+    /// had it connected itself (`net::ERR_CONNECTION_REFUSED`, `net::ERR_ACCESS_DENIED` for what
+    /// the rules refused); nil when the proxy knows nothing of it.
+    package func netError(for url: String) -> String? {
+        state.withLock { state in state.netErrors[url] ?? Self.hostAndPort(url).flatMap { state.netErrors[$0] } }
+    }
+
+    private static func hostAndPort(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host else { return nil }
+        let port = components.port ?? (components.scheme == "https" || components.scheme == "wss" ? 443 : 80)
+        return "\(host.lowercased()):\(port)"
     }
 
     /// False for Chromium's own traffic: anything before the page is asked for, and its known
