@@ -72,13 +72,29 @@ extension GotenbergFields {
                 return nil
             }
             var kept: [String] = []
+            var scope: String?
             for token in value.split(separator: ";", omittingEmptySubsequences: false) {
                 let bare = token.filter { !$0.isWhitespace }
-                if bare.lowercased().hasPrefix("scope=") {
-                    scopes.insert(String(bare.dropFirst("scope=".count)))
-                } else {
+                // Gotenberg's reading: a token that starts with `scope` must be `scope=<pattern>`.
+                if bare.lowercased().hasPrefix("scope") {
+                    let parts = bare.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    guard parts.count == 2, parts[0].lowercased() == "scope", !parts[1].isEmpty else {
+                        invalid("extraHttpHeaders", text, "invalid scope '\(scope ?? "")' for header '\(name)'")
+                        return nil
+                    }
+                    scope = String(parts[1])
+                } else if !token.isEmpty {
                     kept.append(String(token))
                 }
+            }
+            if let scope {
+                if (try? Regex(scope)) == nil {
+                    // regexp2's words, which Gotenberg passes on.
+                    let code = "*+?".contains(scope.first ?? " ") ? "missing argument to repetition operator" : "invalid pattern"
+                    invalid("extraHttpHeaders", text, "invalid scope regex pattern for header '\(name)': error parsing regexp: \(code) in `\(scope)`")
+                    return nil
+                }
+                scopes.insert(scope)
             }
             headers[name] = kept.joined(separator: ";").trimmingCharacters(in: .whitespaces)
         }

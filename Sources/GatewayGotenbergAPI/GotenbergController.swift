@@ -354,6 +354,11 @@ package struct GotenbergController: Sendable {
         options.browser.generateTaggedPDF = fields.bool("generateTaggedPdf")
         options.browser.generateDocumentOutline = fields.bool("generateDocumentOutline")
         try pageOptions(&fields, into: &options)
+        // Chromium's refusal, as Gotenberg words it, once the form parsed (`/v1` makes
+        // omit_background imply print_background instead).
+        if options.browser.omitBackground == true, options.printBackground != true {
+            fields.refusal = GotenbergError(.badRequest, "omitBackground requires printBackground set to true")
+        }
         return options
     }
 
@@ -402,6 +407,11 @@ package struct GotenbergController: Sendable {
         )
         options.browser.failOnResourceLoadingFailed = fields.bool("failOnResourceLoadingFailed")
         options.browser.failOnConsoleExceptions = fields.bool("failOnConsoleExceptions")
+        // Page ranges Chromium cannot read are its refusal, in Gotenberg's words, not a form problem.
+        if let ranges = options.browser.pageRanges, BrowserOptions.pageRanges(ranges, allowingBackwards: true) == nil {
+            fields.refusal = GotenbergError(.badRequest, "Chromium does not handle the page ranges '\(ranges)' (nativePageRanges) syntax")
+            options.browser.pageRanges = nil
+        }
         do {
             try options.validate()
         } catch {

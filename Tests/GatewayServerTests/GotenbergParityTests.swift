@@ -281,6 +281,26 @@ struct GotenbergParityTests {
                     + "form field 'landscape' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)",
                 "in the order Gotenberg reads its fields"
             )
+            // Chromium's refusals in Gotenberg's words, once the form parsed.
+            for (fields, words) in [
+                ([("omitBackground", "true")], "omitBackground requires printBackground set to true"),
+                ([("nativePageRanges", "foo")], "Chromium does not handle the page ranges 'foo' (nativePageRanges) syntax"),
+                (
+                    [("extraHttpHeaders", #"{"foo":"bar;scope;;"}"#)],
+                    #"Invalid form data: form field 'extraHttpHeaders' is invalid (got '{"foo":"bar;scope;;"}', resulting to invalid scope '' for header 'foo')"#
+                ),
+                (
+                    [("extraHttpHeaders", #"{"foo":"bar;scope=*."}"#)],
+                    #"Invalid form data: form field 'extraHttpHeaders' is invalid (got '{"foo":"bar;scope=*."}', resulting to invalid scope regex pattern for header 'foo': error parsing regexp: missing argument to repetition operator in `*.`)"#
+                ),
+            ] {
+                let refused = try await Self.post(
+                    client,
+                    "/forms/chromium/convert/html",
+                    [try Self.page("<p>x</p>", in: scratch)] + fields.map { FormPart.text($0.0, $0.1) }
+                )
+                #expect(refused.status == .badRequest && String(buffer: refused.body) == words, "\(String(buffer: refused.body))")
+            }
             let ranges = try await Self.post(
                 client,
                 "/forms/chromium/convert/html",
