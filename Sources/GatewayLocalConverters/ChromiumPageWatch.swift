@@ -25,9 +25,23 @@ final class ChromiumPageWatch {
     /// named, as Gotenberg lists them, not only the first.
     private var exceptions: [String] = []
 
-    /// Why the job must fail, if it must: the first other reason, else the exceptions.
+    /// Every resource that failed to load, under `fail_on_resource_loading_failed`: all named, as
+    /// Gotenberg joins them.
+    private var failedResources: [(url: String, error: String, detail: String)] = []
+
+    /// Why the job must fail, if it must: the first other reason, else the resources that failed
+    /// to load, else the exceptions.
     var failure: JobFailure? {
         if let firstFailure { return firstFailure }
+        if let first = failedResources.first {
+            let more = failedResources.count > 1 ? " (and \(failedResources.count - 1) more)" : ""
+            return JobFailure(
+                .rejected,
+                code: "resource_load_failed",
+                "a resource of \(page), \(first.url), could not be loaded: \(first.error)\(more); fail_on_resource_loading_failed is set",
+                detail: failedResources.map(\.detail).joined(separator: "\n")
+            )
+        }
         guard let first = exceptions.first else { return nil }
         let more = exceptions.count > 1 ? " (and \(exceptions.count - 1) more)" : ""
         return JobFailure(
@@ -83,6 +97,7 @@ final class ChromiumPageWatch {
     private func responseReceived(_ params: [String: Any]) {
         guard let response = params["response"] as? [String: Any], let status = response["status"] as? Int else { return }
         let url = response["url"] as? String ?? "?"
+        if status == 404, missingUploadedFile(params, url: url) { return }
         let statusText = (response["statusText"] as? String).map { $0.isEmpty ? "" : " \($0)" } ?? ""
         let isPage = params["requestId"] as? String == mainRequest && mainRequest != nil
         if isPage, let codes = options.failOnHTTPStatusCodes, BrowserOptions.status(status, isIn: codes) {
@@ -117,14 +132,19 @@ final class ChromiumPageWatch {
         let generic = ["net::ERR_FAILED", "net::ERR_EMPTY_RESPONSE", "net::ERR_TUNNEL_CONNECTION_FAILED", "net::ERR_PROXY_CONNECTION_FAILED"]
         if generic.contains(error), let known = netError(urls[id] ?? "") { error = known }
         let blocked = (params["blockedReason"] as? String).map { " (blocked: \($0))" } ?? ""
-        fail(
-            JobFailure(
-                .rejected,
-                code: "resource_load_failed",
-                "a resource of \(page), \(urls[id] ?? "?"), could not be loaded: \(error)\(blocked); fail_on_resource_loading_failed is set",
-                detail: "resource \(types[id] ?? "Other"): \(error)"
-            )
-        )
+        failedResources.append((urls[id] ?? "?", error + blocked, "resource \(types[id] ?? "Other"): \(error)"))
+    }
+
+    /// Under Gotenberg's semantics a file the uploaded page's bundle lacks is what Gotenberg's
+    /// `file://` page meets: a load that failed (`net::ERR_FILE_NOT_FOUND`), not an HTTP 404.
+    private func missingUploadedFile(_ params: [String: Any], url: String) -> Bool {
+        guard options.gotenbergWaits, page == ChromiumConverter.uploadedPageURL, VettingProxy.isOnOrigin(url, of: page),
+            let id = params["requestId"] as? String, id != mainRequest
+        else { return false }
+        if options.failOnResourceLoadingFailed == true, !isUploadedPagesIcon(url) {
+            failedResources.append((url, "net::ERR_FILE_NOT_FOUND", "resource \(types[id] ?? "Other"): net::ERR_FILE_NOT_FOUND"))
+        }
+        return true
     }
 
     /// The browser's own request for an uploaded page's icon, which no fail-on rule counts: the

@@ -281,6 +281,24 @@ struct GotenbergParityTests {
                     + "form field 'landscape' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)",
                 "in the order Gotenberg reads its fields"
             )
+            // A file the upload lacks is what Gotenberg's file:// page meets: a failed load, not a 404.
+            let lacking = "<link rel='stylesheet' href='doesnotexist.css'><p>x</p>"
+            let notAStatus = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [try Self.page(lacking, in: scratch), .text("failOnResourceHttpStatusCodes", "[499,599]")]
+            )
+            #expect(notAStatus.status == .ok, "\(String(buffer: notAStatus.body))")
+            let failedLoad = try await Self.post(
+                client,
+                "/forms/chromium/convert/html",
+                [try Self.page(lacking, in: scratch), .text("failOnResourceLoadingFailed", "true")]
+            )
+            #expect(
+                failedLoad.status == .conflict
+                    && String(buffer: failedLoad.body) == "Chromium failed to load resources: resource Stylesheet: net::ERR_FILE_NOT_FOUND",
+                "\(String(buffer: failedLoad.body))"
+            )
             // Chromium's refusals in Gotenberg's words, once the form parsed.
             for (fields, words) in [
                 ([("omitBackground", "true")], "omitBackground requires printBackground set to true"),
