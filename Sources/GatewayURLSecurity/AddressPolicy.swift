@@ -94,6 +94,10 @@ public struct URLCheck: Sendable {
     /// Whether this purpose's URLs may reach private addresses.
     var allowsPrivate: Bool { purpose.map(privateAllowed.contains) ?? false }
 
+    /// Whether `url` may reach private addresses: its purpose's default, or the purpose's own
+    /// allow list naming it, which Gotenberg lets past its private-address check.
+    func allowsPrivate(_ url: String) -> Bool { allowsPrivate || patterns.explicitlyAllows(url, for: purpose) }
+
     /// The same rules, for URLs fetched for `purpose`.
     public func serving(_ purpose: URLPurpose) -> URLCheck {
         var copy = self
@@ -118,15 +122,16 @@ public struct URLCheck: Sendable {
         guard !url.host.isEmpty else { throw Self.refused(text, "it has no host") }
         if url.hasCredentials { throw Self.refused(text, "it carries a user name or password") }
         if isAllowed(host: url.host, port: url.port) { return (url.host, url.port, IPAddress(host: url.host) != nil) }
+        let privateAllowed = allowsPrivate(text)
         if let address = IPAddress(host: url.host) {
-            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: allowsPrivate) {
+            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: privateAllowed) {
                 throw refused(text, "its address \(address) is \(reason)")
             }
             return (url.host, url.port, true)
         }
         let lower = url.host.lowercased()
         // A name on the local network is looked up like any other; its addresses are checked.
-        if allowsPrivate { return (url.host, url.port, false) }
+        if privateAllowed { return (url.host, url.port, false) }
         if lower == "localhost" || lower.hasSuffix(".localhost") || lower.hasSuffix(".local") || lower.hasSuffix(".internal") || !lower.contains(".")
         {
             throw Self.refused(text, "its host '\(url.host)' names a machine on the local network")
@@ -141,7 +146,7 @@ public struct URLCheck: Sendable {
             throw JobFailure(.rejected, code: "url_unresolvable", "cannot reach \(text): its host '\(host)' does not resolve")
         }
         for address in addresses {
-            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: allowsPrivate) {
+            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: allowsPrivate(text)) {
                 throw refused(text, "'\(host)' resolves to \(address), which is \(reason)")
             }
         }
@@ -152,7 +157,7 @@ public struct URLCheck: Sendable {
     }
 
     func refused(_ url: String, _ rule: String) -> JobFailure {
-        if allowsPrivate {
+        if allowsPrivate(url) {
             return JobFailure(
                 .rejected,
                 code: "url_forbidden",

@@ -58,6 +58,14 @@ public struct URLPatterns: Sendable, Equatable {
         return copy
     }
 
+    /// Whether `url` matches one of `purpose`'s own allow patterns (Gotenberg's
+    /// `--chromium-allow-list` and the like): an operator who names a URL there means it to be
+    /// reached, private address or not, as Gotenberg takes it.
+    public func explicitlyAllows(_ url: String, for purpose: URLPurpose?) -> Bool {
+        guard let purpose, let scoped = byPurpose[purpose] else { return false }
+        return scoped.only.contains { url.contains($0.regex) }
+    }
+
     /// The patterns for one purpose alone, e.g. `deny(for: .page)`.
     public func deny(for purpose: URLPurpose) -> [String] { byPurpose[purpose]?.deny.map(\.source) ?? [] }
     public func only(for purpose: URLPurpose) -> [String] { byPurpose[purpose]?.only.map(\.source) ?? [] }

@@ -85,6 +85,13 @@ struct URLCheckTests {
         }
         // Another purpose of the same rules stays closed.
         #expect(throws: JobFailure.self) { try check.serving(.webhook).checkSyntax("http://127.0.0.1:8000/hook") }
+        // Unless its own allow list names the URL, as Gotenberg lets such a URL past its
+        // private-address check; link-local and metadata still never.
+        let listed = URLCheck(patterns: try URLPatterns().adding(only: [#"^http://127\.0\.0\.1:8000/"#], for: .webhook), purpose: .webhook)
+        _ = try listed.checkSyntax("http://127.0.0.1:8000/hook")
+        #expect(throws: JobFailure.self) { try listed.checkSyntax("http://127.0.0.1:9000/hook") }
+        let everything = URLCheck(patterns: try URLPatterns().adding(only: [".+"], for: .webhook), purpose: .webhook)
+        #expect(throws: JobFailure.self) { try everything.checkSyntax("http://169.254.169.254/latest/") }
     }
 
     @Test("the operator's patterns: a deny pattern refuses even an allowed host, only-patterns keep everything else out")
