@@ -25,22 +25,41 @@ extension GotenbergController {
         group.post("/forms/pdfengines/metadata/write") { request, context in
             try await self.eachPDF(request, context, requiring: "metadata")
         }
+        // An operator who set an operation's engines to pdftk alone gets pdftk's limits, in
+        // Gotenberg's words (`PDFENGINES_*_ENGINES=pdftk`); our engines do the rest anyway.
+        let pdftk = settings.pdftkOnly
         group.post("/forms/pdfengines/encrypt") { request, context in
             try await self.eachPDF(request, context) { fields, post in
                 if !post.operations.contains(where: { $0.name == "encrypt" }) {
                     fields.append("a 'userPassword' or 'ownerPassword' is required")
+                } else if pdftk.contains("encrypt"), fields.string("ownerPassword") == nil || fields.string("ownerPassword") == fields.string("userPassword") {
+                    fields.refusal = GotenbergError(
+                        .badRequest,
+                        "pdftk: both 'userPassword' and 'ownerPassword' must be provided and different. Consider switching to another PDF engine if this behavior does not work with your workflow"
+                    )
                 }
                 return []
             }
         }
-        group.post("/forms/pdfengines/watermark") { request, context in
-            try await self.eachPDF(request, context, requiring: "watermarkSource")
-        }
-        group.post("/forms/pdfengines/stamp") { request, context in
-            try await self.eachPDF(request, context, requiring: "stampSource")
+        for mark in ["watermark", "stamp"] {
+            group.post(RouterPath("/forms/pdfengines/\(mark)")) { request, context in
+                try await self.eachPDF(request, context, requiring: "\(mark)Source") { fields, _ in
+                    if pdftk.contains(mark), fields.string("\(mark)Source") == "text" {
+                        fields.refusal = GotenbergError(
+                            .badRequest,
+                            "The requested stamp source is not supported, or no PDF engine could process it. Valid sources: 'text', 'image', 'pdf'."
+                        )
+                    }
+                    return []
+                }
+            }
         }
         group.post("/forms/pdfengines/rotate") { request, context in
-            try await self.eachPDF(request, context, requiring: "rotateAngle")
+            try await self.eachPDF(request, context, requiring: "rotateAngle") { fields, _ in
+                // pdftk turns whole documents only; Gotenberg's engine then fails with a 500.
+                if pdftk.contains("rotate"), fields.string("rotatePages") != nil { fields.refusal = GotenbergError(.internalServerError) }
+                return []
+            }
         }
         // The `embeds` files, attached to each PDF (the post-processing field every route takes).
         group.post("/forms/pdfengines/embed") { request, context in try await self.eachPDF(request, context) }

@@ -34,6 +34,9 @@ package struct GotenbergRouteSettings: Sendable {
     var javaScript = true
     /// `--webhook-enable-sync-mode`: a webhook request answers once its delivery ended.
     var webhookSync = false
+    /// The operations whose engines the operator set to pdftk alone (`PDFENGINES_*_ENGINES`):
+    /// pdftk's limits apply to them.
+    var pdftkOnly: Set<String> = []
 
     package init(
         timeout: Duration? = nil,
@@ -43,8 +46,10 @@ package struct GotenbergRouteSettings: Sendable {
         metricsPath: String = "/prometheus/metrics",
         waitsForRoom: Bool = true,
         javaScript: Bool = true,
-        webhookSync: Bool = false
+        webhookSync: Bool = false,
+        pdftkOnly: Set<String> = []
     ) {
+        self.pdftkOnly = pdftkOnly
         self.javaScript = javaScript
         self.webhookSync = webhookSync
         self.timeout = timeout

@@ -182,7 +182,8 @@ public struct GatewayServer {
             metricsPath: configuration.prometheusMetricsPath,
             waitsForRoom: !configuration.ownerLimitsSet,
             javaScript: configuration.gotenbergJavaScript,
-            webhookSync: configuration.gotenbergWebhookSync
+            webhookSync: configuration.gotenbergWebhookSync,
+            pdftkOnly: configuration.gotenbergPDFTkOnly
         )
         let gotenberg = GotenbergController(
             jobs: GotenbergJobs(

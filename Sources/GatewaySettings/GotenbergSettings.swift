@@ -135,9 +135,10 @@ enum GotenbergSettings {
 
     static let pdfEngines: [Setting] =
         [
-            "merge", "split", "flatten", "convert", "optimize-images", "read-metadata", "write-metadata", "encrypt", "embed",
-            "embed-metadata", "read-bookmarks", "write-bookmarks", "watermark", "stamp", "rotate", "factur-x",
+            "merge", "split", "flatten", "convert", "optimize-images", "read-metadata", "write-metadata", "embed",
+            "embed-metadata", "read-bookmarks", "write-bookmarks", "factur-x",
         ].map { noEffect("pdfengines-\($0)-engines", form: .list(separator: ","), "pdfgate's own engines do it (qpdf, Ghostscript, ExifTool)") }
+        + ["encrypt", "watermark", "stamp", "rotate"].map(engines)
         + [
             noEffect("pdfengines-engines", form: .list(separator: ","), "pdfgate's own engines do it (qpdf, Ghostscript, ExifTool)"),
             module("pdfengines-disable-routes", .pdfengines),
@@ -313,6 +314,27 @@ enum GotenbergSettings {
             v,
             s in
             if try GoText.bool(v[0], s) { c.gotenbergQuietRoutes.formUnion(paths) } else { c.gotenbergQuietRoutes.subtract(paths) }
+        }
+    }
+
+    /// `--pdfengines-<operation>-engines`: our engines do the work whatever the list says, but
+    /// pdftk alone brings pdftk's limits, which a Gotenberg client of that setup expects.
+    private static func engines(_ operation: String) -> Setting {
+        let flag = "pdfengines-\(operation)-engines"
+        return Setting(
+            flag,
+            environment: environmentName(flag),
+            flag: flag,
+            form: .list(separator: ","),
+            help: "Gotenberg's: pdfgate's own engines do it; pdftk alone brings pdftk's limits on this route."
+        ) { c, v, s in
+            if v.map({ $0.lowercased() }) == ["pdftk"] {
+                c.gotenbergPDFTkOnly.insert(operation)
+                c.notices.append("\(s)=pdftk: pdfgate's own engines do the work, with pdftk's limits on this route, as Gotenberg answers them")
+            } else {
+                c.gotenbergPDFTkOnly.remove(operation)
+                c.notices.append("\(s)=\(v.joined(separator: ",")) changes nothing in pdfgate: pdfgate's own engines do it (qpdf, Ghostscript, ExifTool)")
+            }
         }
     }
 

@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable {
     /// Gotenberg's `--webhook-enable-sync-mode`: a webhook request answers its 204 once the
     /// delivery ended (within `--api-timeout`), not as soon as it is recorded.
     public var gotenbergWebhookSync = false
+    /// The PDF operations whose Gotenberg engines are pdftk alone (`PDFENGINES_ENCRYPT_ENGINES=pdftk`):
+    /// their routes answer what pdftk cannot do as Gotenberg does.
+    public var gotenbergPDFTkOnly: Set<String> = []
     /// Gotenberg's routes whose requests are not logged (its `*-route-telemetry` and
     /// `*-logging` switches): paths under its root path, `prometheus` for the metrics path.
     public var gotenbergQuietRoutes: Set<String> = []

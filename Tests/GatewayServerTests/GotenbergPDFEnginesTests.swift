@@ -8,6 +8,7 @@ import ZIPFoundation
 
 @testable import GatewayGotenbergAPI
 @testable import GatewayServer
+@testable import GatewaySettings
 
 /// Gotenberg's `/forms/pdfengines/*` routes and the post-processing fields of its
 /// conversion routes, carried out by our operations (qpdf, Ghostscript) and answered with
@@ -249,6 +250,26 @@ struct GotenbergPDFEnginesTests {
                 let details = try await info(entry.data)
                 #expect(details.contains("Title:           Converted") && Self.rotation(details) == 180, "\(entry.name): \(details)")
             }
+        }
+    }
+
+    @Test("engines set to pdftk alone bring pdftk's limits, in Gotenberg's words; the other values change nothing")
+    func pdftkLimits() async throws {
+        let loaded = try ServerConfiguration.load(
+            environment: ["PDFENGINES_ENCRYPT_ENGINES": "pdftk", "PDFENGINES_ROTATE_ENGINES": "pdftk", "PDFENGINES_STAMP_ENGINES": "qpdf,pdftk"]
+        )
+        #expect(loaded.gotenbergPDFTkOnly == ["encrypt", "rotate"])
+        let gateway = try await InProcessGateway { $0.gotenbergPDFTkOnly = loaded.gotenbergPDFTkOnly }
+        try await gateway.run(converting: true) { client in
+            let pdf = FormPart.file("files", path: Fixtures.pdf("many-pages.pdf"))
+            let userOnly = try await Self.post(client, "/forms/pdfengines/encrypt", [pdf, .text("userPassword", "foo")])
+            #expect(userOnly.status == .badRequest && String(buffer: userOnly.body).hasPrefix("pdftk: both 'userPassword' and 'ownerPassword'"))
+            let both = try await Self.post(client, "/forms/pdfengines/encrypt", [pdf, .text("userPassword", "foo"), .text("ownerPassword", "bar")])
+            #expect(both.status == .ok)
+            let somePages = try await Self.post(client, "/forms/pdfengines/rotate", [pdf, .text("rotateAngle", "90"), .text("rotatePages", "1,3")])
+            #expect(somePages.status == .internalServerError)
+            let stamped = try await Self.post(client, "/forms/pdfengines/stamp", [pdf, .text("stampSource", "text"), .text("stampExpression", "X")])
+            #expect(stamped.status == .ok, "stamp's engines were not pdftk alone")
         }
     }
 
