@@ -32,7 +32,9 @@ extension GotenbergController {
             try await self.eachPDF(request, context) { fields, post in
                 if !post.operations.contains(where: { $0.name == "encrypt" }) {
                     fields.append("a 'userPassword' or 'ownerPassword' is required")
-                } else if pdftk.contains("encrypt"), fields.string("ownerPassword") == nil || fields.string("ownerPassword") == fields.string("userPassword") {
+                } else if pdftk.contains("encrypt"),
+                    fields.string("ownerPassword") == nil || fields.string("ownerPassword") == fields.string("userPassword")
+                {
                     fields.refusal = GotenbergError(
                         .badRequest,
                         "pdftk: both 'userPassword' and 'ownerPassword' must be provided and different. Consider switching to another PDF engine if this behavior does not work with your workflow"

@@ -384,8 +384,12 @@ package struct GotenbergController: Sendable {
             options.browser.waitForExpression = options.browser.waitForExpression.map { "(\(awaited)) && (\($0))" } ?? awaited
         }
         // Gotenberg's is an object of feature names to values.
-        options.browser.emulatedMediaFeatures = fields.goJSON("emulatedMediaFeatures", as: [String: String].self, into: .object(goType: "map[string]string"))?
-            .sorted { $0.key < $1.key }.map { BrowserOptions.MediaFeature(name: $0.key, value: $0.value) }
+        options.browser.emulatedMediaFeatures = fields.goJSON(
+            "emulatedMediaFeatures",
+            as: [String: String].self,
+            into: .object(goType: "map[string]string")
+        )?
+        .sorted { $0.key < $1.key }.map { BrowserOptions.MediaFeature(name: $0.key, value: $0.value) }
         options.browser.ignoreResourceHTTPStatusDomains = fields.goJSON(
             "ignoreResourceHttpStatusDomains",
             as: [String].self,

@@ -74,8 +74,13 @@ public struct GatewayServer {
     ) -> (Router<GatewayRequestContext>, [String]) {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        OperationsController(readiness: assembly.readiness, engine: assembly.engine, metrics: assembly.metrics, searchIndex: assembly.library.searchIndex)
-            .addRoutes(to: router)
+        OperationsController(
+            readiness: assembly.readiness,
+            engine: assembly.engine,
+            metrics: assembly.metrics,
+            searchIndex: assembly.library.searchIndex
+        )
+        .addRoutes(to: router)
         // Gotenberg guards `/`, `/favicon.ico`, `/version` and `/debug` with its Basic auth when
         // it has one (never `/health`); ours, with tokens alone, leaves them open as before.
         let gotenbergInfoAuth = AuthMiddleware(
@@ -87,10 +92,25 @@ public struct GatewayServer {
         // The web page and everything of ours below, only where it is served (`pdfgate
         // gotenberg` without credentials serves Gotenberg's routes alone).
         if configuration.servesOwnAPI {
-            addOwnRoutes(to: router, configuration: configuration, assembly: assembly, links: links, tokens: tokens, closing: closing, gotenbergRootAuth: gotenbergInfoAuth)
+            addOwnRoutes(
+                to: router,
+                configuration: configuration,
+                assembly: assembly,
+                links: links,
+                tokens: tokens,
+                closing: closing,
+                gotenbergRootAuth: gotenbergInfoAuth
+            )
         }
         if configuration.gotenbergAPI {
-            addGotenbergRoutes(to: router, configuration: configuration, assembly: assembly, tokens: tokens, hangUps: hangUps, infoAuth: gotenbergInfoAuth)
+            addGotenbergRoutes(
+                to: router,
+                configuration: configuration,
+                assembly: assembly,
+                tokens: tokens,
+                hangUps: hangUps,
+                infoAuth: gotenbergInfoAuth
+            )
         }
         let routes = APIRoutes.entries(of: router)
         APIRoutes.addMethodNotAllowed(to: router)

@@ -333,7 +333,9 @@ enum GotenbergSettings {
                 c.notices.append("\(s)=pdftk: pdfgate's own engines do the work, with pdftk's limits on this route, as Gotenberg answers them")
             } else {
                 c.gotenbergPDFTkOnly.remove(operation)
-                c.notices.append("\(s)=\(v.joined(separator: ",")) changes nothing in pdfgate: pdfgate's own engines do it (qpdf, Ghostscript, ExifTool)")
+                c.notices.append(
+                    "\(s)=\(v.joined(separator: ",")) changes nothing in pdfgate: pdfgate's own engines do it (qpdf, Ghostscript, ExifTool)"
+                )
             }
         }
     }

@@ -176,7 +176,9 @@ extension LocalConverterTests {
             let plain = try await text(try await convertHTML(page))
             #expect(plain.contains("LIGHT-SCHEME") && !plain.contains("DARK-SCHEME") && !plain.contains("REDUCED-MOTION"), "\(plain)")
             var options = ConversionOptions()
-            options.browser.emulatedMediaFeatures = [.init(name: "prefers-color-scheme", value: "dark"), .init(name: "prefers-reduced-motion", value: "reduce")]
+            options.browser.emulatedMediaFeatures = [
+                .init(name: "prefers-color-scheme", value: "dark"), .init(name: "prefers-reduced-motion", value: "reduce"),
+            ]
             let emulated = try await text(try await convertHTML(page, options))
             #expect(emulated.contains("DARK-SCHEME") && emulated.contains("REDUCED-MOTION") && !emulated.contains("LIGHT-SCHEME"), "\(emulated)")
         }

@@ -81,7 +81,12 @@ struct URLCheckTests {
         }
         // A name that resolves to the metadata service is refused after the lookup.
         #expect(throws: JobFailure.self) {
-            try check.checkResolved("http://metadata.google.internal/", host: "metadata.google.internal", port: 80, addresses: [IPAddress(host: "169.254.169.254")!])
+            try check.checkResolved(
+                "http://metadata.google.internal/",
+                host: "metadata.google.internal",
+                port: 80,
+                addresses: [IPAddress(host: "169.254.169.254")!]
+            )
         }
         // Another purpose of the same rules stays closed.
         #expect(throws: JobFailure.self) { try check.serving(.webhook).checkSyntax("http://127.0.0.1:8000/hook") }

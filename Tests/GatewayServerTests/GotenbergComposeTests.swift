@@ -149,7 +149,9 @@ struct GotenbergComposeTests {
         }
 
         // No credentials asked, as Gotenberg.
-        let html = try await curl(["-F", "files=@\(work.file("index.html"));filename=index.html", "http://127.0.0.1:3000/forms/chromium/convert/html"])
+        let html = try await curl([
+            "-F", "files=@\(work.file("index.html"));filename=index.html", "http://127.0.0.1:3000/forms/chromium/convert/html",
+        ])
         #expect(html.status == 200 && html.body.hasPrefix("%PDF"), "\(html.status) \(html.body.prefix(300))")
         // A page on a private address (the compose network's): reached, as Gotenberg's default.
         let page = try await curl(["-F", "url=http://127.0.0.1:8000/invoice.html", "http://127.0.0.1:3000/forms/chromium/convert/url"])

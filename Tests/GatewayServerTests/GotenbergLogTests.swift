@@ -30,6 +30,9 @@ struct GotenbergLogTests {
         }
         #expect(!server.log.contains(#""path":"/health""#), "API_DISABLE_HEALTH_CHECK_ROUTE_TELEMETRY quiets /health")
         let merge = lines.first { $0.contains("merge-4712") }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(merge?["path"] as? String == "/forms/pdfengines/merge" && merge?["status"] as? String == "400" && merge?["msg"] as? String == "request handled")
+        #expect(
+            merge?["path"] as? String == "/forms/pdfengines/merge" && merge?["status"] as? String == "400"
+                && merge?["msg"] as? String == "request handled"
+        )
     }
 }

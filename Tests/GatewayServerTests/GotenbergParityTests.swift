@@ -148,7 +148,8 @@ struct GotenbergParityTests {
     @Test("an uploaded page is judged by the Chromium lists as Gotenberg's file:///tmp/… URL: a list that refuses it answers 403")
     func uploadedPageUnderTheLists() async throws {
         let scratch = TemporaryDirectory("gotenberg-lists")
-        for (deny, only, expected) in [([], [#"^file:(?!//\/tmp/).*"#], 403), ([#"^file:///tmp.*"#], [], 403), ([#"^file:(?!//\/tmp/).*"#], [], 200)] {
+        for (deny, only, expected) in [([], [#"^file:(?!//\/tmp/).*"#], 403), ([#"^file:///tmp.*"#], [], 403), ([#"^file:(?!//\/tmp/).*"#], [], 200)]
+        {
             let patterns = try URLPatterns().adding(deny: deny, only: only, for: .page)
             let gateway = try await InProcessGateway { $0.urlPatterns = patterns }
             try await gateway.run(converting: true) { client in

@@ -20,7 +20,6 @@ import json
 import re
 import subprocess
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 TOOL_TIMEOUT = 120
 
