@@ -282,7 +282,9 @@ extension BrowserOptions {
             }
         }
         for feature in emulatedMediaFeatures ?? [] {
-            guard feature.name.wholeMatch(of: /[a-z][a-z0-9-]{0,63}/) != nil, feature.value.count <= 64, !feature.value.contains(where: \.isNewline)
+            // As openapi.yaml says it: code points counted, CR and LF the only line breaks refused.
+            guard feature.name.wholeMatch(of: /[a-z][a-z0-9-]{0,63}/) != nil, feature.value.unicodeScalars.count <= 64,
+                !feature.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" })
             else {
                 throw OptionsError.invalid(
                     "emulated_media_features",
@@ -290,7 +292,7 @@ extension BrowserOptions {
                 )
             }
         }
-        if let domains = ignoreResourceHTTPStatusDomains, domains.count > 100 || domains.contains(where: { $0.count > 253 }) {
+        if let domains = ignoreResourceHTTPStatusDomains, domains.count > 100 || domains.contains(where: { $0.unicodeScalars.count > 253 }) {
             throw OptionsError.invalid("ignore_resource_http_status_domains", "may hold at most 100 domains of at most 253 characters")
         }
         if singlePage == true && pageRanges != nil {

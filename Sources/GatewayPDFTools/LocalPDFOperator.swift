@@ -248,6 +248,16 @@ struct Step: Sendable {
             try await qpdf([inputName, "--pages", ".", try Self.fitted(selection, pageCount: count).qpdfRange, "--", selected], what)
             return try await Step(runner: runner, work: work, input: work + "/" + selected, prefix: prefix, deadline: deadline)
                 .split(.every(1), what: what)
+        case .every(let size) where Self.claimsPDFA(input):
+            // qpdf's --split-pages leaves the catalog's XMP behind, and with it a PDF/A claim:
+            // each part from the document itself instead, which keeps its catalog.
+            var files: [String] = []
+            for (index, first) in stride(from: 1, through: count, by: size).enumerated() {
+                let name = "\(prefix)-part-\(index + 1).pdf"
+                try await qpdf([inputName, "--pages", ".", "\(first)-\(min(first + size - 1, count))", "--", name], what)
+                files.append(work + "/" + name)
+            }
+            return files
         case .every(let size):
             // One qpdf run writes every part (`%d` becomes each part's zero-padded page range, so
             // the names sort in page order): a page-by-page split of a long document would
@@ -270,6 +280,21 @@ struct Step: Sendable {
             }
             return files
         }
+    }
+
+    /// Whether the PDF's XMP claims PDF/A (`pdfaid:part`): PDF/A keeps its metadata stream
+    /// unfiltered, so the words are in the file as they are. Read in chunks, never whole.
+    static func claimsPDFA(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let needle = Data("pdfaid:part".utf8)
+        var tail = Data()
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            let window = tail + chunk
+            if window.range(of: needle) != nil { return true }
+            tail = window.suffix(needle.count)
+        }
+        return false
     }
 
     /// A selection checked against the real page count (a merged or converted document's is

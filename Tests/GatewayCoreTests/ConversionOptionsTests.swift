@@ -11,6 +11,9 @@ import Testing
         browser.waitForSelector = "#ready"
         browser.waitForExpression = "window.done === true"
         browser.emulatedMediaType = .screen
+        browser.emulatedMediaFeatures = [.init(name: "prefers-color-scheme", value: "dark")]
+        browser.javaScript = false
+        browser.ignoreResourceHTTPStatusDomains = ["sentry-cdn.com"]
         browser.extraHTTPHeaders = ["X-Token": "abc"]
         browser.extraHTTPHeadersScope = "^https://example\\.com/"
         browser.cookies = [.init(name: "s", value: "1", domain: "example.com", path: "/", secure: true, httpOnly: false, sameSite: .lax)]

@@ -253,6 +253,27 @@ struct GotenbergPDFEnginesTests {
         }
     }
 
+    @Test("a PDF/A document split into parts: each part keeps the PDF/A claim of its XMP")
+    func splitPartsKeepPDFA() async throws {
+        let gateway = try await InProcessGateway()
+        try await gateway.run(converting: true) { client in
+            let parts = try await Self.post(
+                client,
+                "/forms/libreoffice/convert",
+                [
+                    .file("files", path: Fixtures.office("sample.docx")), .text("pdfa", "PDF/A-1b"), .text("splitMode", "intervals"),
+                    .text("splitSpan", "1"),
+                ]
+            )
+            #expect(parts.status == .ok, "\(String(buffer: parts.body))")
+            let entries = parts.headers[.contentType] == "application/zip" ? try Self.entries(parts) : [("one.pdf", Data(buffer: parts.body))]
+            #expect(!entries.isEmpty)
+            for (name, data) in entries {
+                #expect(data.range(of: Data("pdfaid:part".utf8)) != nil, "\(name) lost its PDF/A claim")
+            }
+        }
+    }
+
     @Test("engines set to pdftk alone bring pdftk's limits, in Gotenberg's words; the other values change nothing")
     func pdftkLimits() async throws {
         let loaded = try ServerConfiguration.load(
