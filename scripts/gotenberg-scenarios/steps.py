@@ -614,8 +614,8 @@ def json_differences(expected, actual, path: str = "") -> list[str]:
     return [f"{here}: expected {_jv(expected)}, got {_jv(actual)}"] if err else []
 
 
-def body_should_match_json(w: World, kind: str, doc: DocString) -> None:
-    body = _body(w, kind)
+def _expected_and_actual(w: World, doc: DocString, body: bytes) -> tuple:
+    """The step's JSON ({version} filled in) and the body's, both read as Go reads them."""
     content = doc.content.replace("{version}", w.ctx.version)
     try:
         expected = _go_json(content)
@@ -625,6 +625,11 @@ def body_should_match_json(w: World, kind: str, doc: DocString) -> None:
         actual = _go_json(body)
     except (ValueError, UnicodeDecodeError) as e:
         raise StepFailed(f"unmarshal actual JSON: {e}; body: {q(body_text(body), 1500)}") from e
+    return expected, actual
+
+
+def body_should_match_json(w: World, kind: str, doc: DocString) -> None:
+    expected, actual = _expected_and_actual(w, doc, _body(w, kind))
     err = compare_json(expected, actual)
     if err:
         diffs = json_differences(expected, actual)
@@ -643,15 +648,7 @@ def webhook_event_should_match_json(w: World, doc: DocString) -> None:
         if time.monotonic() > deadline:
             raise StepFailed("timed out waiting for webhook event")
         time.sleep(0.1)
-    content = doc.content.replace("{version}", w.ctx.version)
-    try:
-        expected = _go_json(content)
-    except ValueError as e:
-        raise StepFailed(f"unmarshal expected JSON: {e}") from e
-    try:
-        actual = _go_json(body)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise StepFailed(f"unmarshal actual JSON: {e}") from e
+    expected, actual = _expected_and_actual(w, doc, body)
     err = compare_json(expected, actual)
     if err:
         raise StepFailed(f"expected matching webhook event JSON: {err}; body: {q(body_text(body), 800)}")
