@@ -39,15 +39,21 @@ struct GotenbergWebhookTests {
 
     static let secret = "whsec_" + Data("a webhook secret of the tests".utf8).base64EncodedString()
 
+    /// A gateway that may reach `receiver` and signs with `secret`; `synchronous`: Gotenberg's sync mode.
+    static func gateway(reaching receiver: LoopbackHTTPServer, synchronous: Bool = false) async throws -> InProcessGateway {
+        try await InProcessGateway {
+            $0.urlAllowList = ["127.0.0.1:\(receiver.port)"]
+            $0.webhookSecret = Self.secret
+            $0.gotenbergWebhookSync = synchronous
+        }
+    }
+
     @Test("the PDF goes to the webhook URL with the method, extra headers and trace, signed; the event follows; nothing is kept")
     func success() async throws {
         let seen = Locked<[Received]>([])
         let receiver = try Self.receiver(seen)
         defer { receiver.stop() }
-        let gateway = try await InProcessGateway {
-            $0.urlAllowList = ["127.0.0.1:\(receiver.port)"]
-            $0.webhookSecret = Self.secret
-        }
+        let gateway = try await Self.gateway(reaching: receiver)
         let library = gateway.server.assembly.library
         try await gateway.run(converting: true) { client in
             let answer = try await GotenbergAPITests.post(
@@ -105,11 +111,7 @@ struct GotenbergWebhookTests {
         let seen = Locked<[Received]>([])
         let receiver = try Self.receiver(seen)
         defer { receiver.stop() }
-        let gateway = try await InProcessGateway {
-            $0.urlAllowList = ["127.0.0.1:\(receiver.port)"]
-            $0.webhookSecret = Self.secret
-            $0.gotenbergWebhookSync = true
-        }
+        let gateway = try await Self.gateway(reaching: receiver, synchronous: true)
         try await gateway.run(converting: true) { client in
             let answer = try await GotenbergAPITests.post(
                 client,
