@@ -13,7 +13,8 @@ public enum AddressPolicy {
         if let v4 = address.embeddedIPv4 {
             return forbiddenReason(.v4(v4), privateAllowed: privateAllowed).map { "an IPv4-mapped IPv6 address of \($0)" }
         }
-        if privateAllowed { return alwaysForbiddenReason(address) }
+        if let always = alwaysForbiddenReason(address) { return always }
+        if privateAllowed { return nil }
         switch address {
         case .v4(let a):
             func within(_ base: UInt32, _ bits: UInt32) -> Bool { bits == 0 || a >> (32 - bits) == base >> (32 - bits) }
@@ -22,7 +23,6 @@ public enum AddressPolicy {
             if within(0x0A00_0000, 8) { return "a private network (10.0.0.0/8)" }
             if within(0xAC10_0000, 12) { return "a private network (172.16.0.0/12)" }
             if within(0xC0A8_0000, 16) { return "a private network (192.168.0.0/16)" }
-            if within(0xA9FE_0000, 16) { return "link-local (169.254.0.0/16, which includes cloud metadata at 169.254.169.254)" }
             if within(0x6440_0000, 10) { return "carrier-grade NAT (100.64.0.0/10)" }
             if within(0xC000_0000, 24) { return "IETF protocol assignments (192.0.0.0/24)" }
             if within(0xC000_0200, 24) || within(0xC633_6400, 24) || within(0xCB00_7100, 24) { return "documentation (TEST-NET)" }
@@ -34,7 +34,6 @@ public enum AddressPolicy {
             if b.allSatisfy({ $0 == 0 }) { return "the unspecified address (::)" }
             if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return "loopback (::1)" }
             if b[0] & 0xFE == 0xFC { return "unique-local (fc00::/7)" }
-            if b[0] == 0xFE && b[1] & 0xC0 == 0x80 { return "link-local (fe80::/10)" }
             if b[0] == 0xFE && b[1] & 0xC0 == 0xC0 { return "site-local (fec0::/10)" }
             if b[0] == 0xFF { return "multicast (ff00::/8)" }
             if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return "NAT64 (64:ff9b::/96), which can reach internal IPv4" }
@@ -47,7 +46,7 @@ public enum AddressPolicy {
 }
 
 extension AddressPolicy {
-    /// What stays refused when private addresses are allowed: link-local ranges (cloud metadata
+    /// What is refused whatever else is allowed: link-local ranges (cloud metadata
     /// at 169.254.169.254 among them) and the metadata services that live elsewhere (AWS's
     /// IPv6 one at fd00:ec2::254, Alibaba's at 100.100.100.200).
     static func alwaysForbiddenReason(_ address: IPAddress) -> String? {
@@ -91,12 +90,11 @@ public struct URLCheck: Sendable {
         self.privateAllowed = privateAllowed
     }
 
-    /// Whether this purpose's URLs may reach private addresses.
-    var allowsPrivate: Bool { purpose.map(privateAllowed.contains) ?? false }
-
     /// Whether `url` may reach private addresses: its purpose's default, or the purpose's own
     /// allow list naming it, which Gotenberg lets past its private-address check.
-    func allowsPrivate(_ url: String) -> Bool { allowsPrivate || patterns.explicitlyAllows(url, for: purpose) }
+    func allowsPrivate(_ url: String) -> Bool {
+        purpose.map(privateAllowed.contains) == true || patterns.explicitlyAllows(url, for: purpose)
+    }
 
     /// The same rules, for URLs fetched for `purpose`.
     public func serving(_ purpose: URLPurpose) -> URLCheck {
@@ -145,8 +143,9 @@ public struct URLCheck: Sendable {
         guard !addresses.isEmpty else {
             throw JobFailure(.rejected, code: "url_unresolvable", "cannot reach \(text): its host '\(host)' does not resolve")
         }
+        let privateAllowed = allowsPrivate(text)
         for address in addresses {
-            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: allowsPrivate(text)) {
+            if let reason = AddressPolicy.forbiddenReason(address, privateAllowed: privateAllowed) {
                 throw refused(text, "'\(host)' resolves to \(address), which is \(reason)")
             }
         }
