@@ -83,19 +83,24 @@ public struct BrowserOptions: Sendable, Equatable, Codable {
         }
     }
 
-    /// Whether `host` is one of `ignoreResourceHTTPStatusDomains` or under one. Entries are
-    /// read as Gotenberg reads them: `example.com`, `*.example.com`, `.example.com`,
-    /// `example.com:443` or `https://example.com/path` all name `example.com`.
-    public func ignoresResourceStatus(ofHost host: String) -> Bool {
-        let host = host.lowercased()
-        return (ignoreResourceHTTPStatusDomains ?? []).contains { entry in
+    /// `ignoreResourceHTTPStatusDomains` as bare domains. Entries are read as Gotenberg reads
+    /// them: `example.com`, `*.example.com`, `.example.com`, `example.com:443` or
+    /// `https://example.com/path` all name `example.com`.
+    public var ignoredResourceStatusDomains: [String] {
+        (ignoreResourceHTTPStatusDomains ?? []).compactMap { entry in
             var domain = entry.trimmingCharacters(in: .whitespaces).lowercased()
             if let scheme = domain.range(of: "://") { domain = String(domain[scheme.upperBound...]) }
             if domain.hasPrefix("//") { domain.removeFirst(2) }
             domain = String(domain.prefix { $0 != "/" && $0 != ":" && $0 != "?" })
             while domain.hasPrefix("*") || domain.hasPrefix(".") { domain.removeFirst() }
-            return !domain.isEmpty && (host == domain || host.hasSuffix("." + domain))
+            return domain.isEmpty ? nil : domain
         }
+    }
+
+    /// Whether `host` is one of `domains` or under one (`cdn.sentry.io` under `sentry.io`).
+    public static func host(_ host: String, isUnder domains: [String]) -> Bool {
+        let host = host.lowercased()
+        return domains.contains { host == $0 || host.hasSuffix("." + $0) }
     }
 
     /// `screen` or `print`: the CSS `@media` the page is laid out for.

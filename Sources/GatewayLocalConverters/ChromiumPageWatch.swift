@@ -34,30 +34,39 @@ final class ChromiumPageWatch {
     var failure: JobFailure? {
         if let firstFailure { return firstFailure }
         if let first = failedResources.first {
-            let more = failedResources.count > 1 ? " (and \(failedResources.count - 1) more)" : ""
-            return JobFailure(
-                .rejected,
+            return Self.gathered(
                 code: "resource_load_failed",
-                "a resource of \(page), \(first.url), could not be loaded: \(first.error)\(more); fail_on_resource_loading_failed is set",
-                detail: failedResources.map(\.detail).joined(separator: "\n")
+                "a resource of \(page), \(first.url), could not be loaded: \(first.error)",
+                "fail_on_resource_loading_failed is set",
+                details: failedResources.map(\.detail)
             )
         }
         guard let first = exceptions.first else { return nil }
-        let more = exceptions.count > 1 ? " (and \(exceptions.count - 1) more)" : ""
-        return JobFailure(
-            .rejected,
+        return Self.gathered(
             code: "page_console_exception",
-            "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(first))\(more)",
-            detail: exceptions.joined(separator: "\n")
+            "\(page) threw an uncaught JavaScript exception, and fail_on_console_exceptions is set: \(Self.firstLine(first))",
+            nil,
+            details: exceptions
         )
+    }
+
+    /// One failure for everything of a kind the page did: the first named in the message, with
+    /// how many more, and every one in the detail, a line each.
+    private static func gathered(code: String, _ first: String, _ tail: String?, details: [String]) -> JobFailure {
+        let more = details.count > 1 ? " (and \(details.count - 1) more)" : ""
+        return JobFailure(.rejected, code: code, first + more + (tail.map { "; " + $0 } ?? ""), detail: details.joined(separator: "\n"))
     }
 
     /// Chromium's name for why the proxy failed a request (refused, origin unreachable), which
     /// Chromium itself sees only as a closed connection.
     private let netError: @Sendable (String) -> String?
 
+    /// `ignore_resource_http_status_domains`, read once rather than at every response.
+    private let ignoredDomains: [String]
+
     init(page: String, options: BrowserOptions, session: String, netError: @escaping @Sendable (String) -> String? = { _ in nil }) {
         self.netError = netError
+        ignoredDomains = options.ignoredResourceStatusDomains
         self.page = page
         self.options = options
         self.session = session
@@ -110,7 +119,7 @@ final class ChromiumPageWatch {
                 )
             )
         } else if !isPage, !isUploadedPagesIcon(url), let codes = options.failOnResourceHTTPStatusCodes, BrowserOptions.status(status, isIn: codes),
-            !options.ignoresResourceStatus(ofHost: URL(string: url)?.host ?? "")
+            !BrowserOptions.host(URL(string: url)?.host ?? "", isUnder: ignoredDomains)
         {
             fail(
                 JobFailure(
