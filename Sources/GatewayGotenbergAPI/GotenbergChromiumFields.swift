@@ -88,7 +88,8 @@ extension GotenbergFields {
                 }
             }
             if let scope {
-                if (try? Regex(scope)) == nil {
+                // Compiled as the page watch compiles it to match requests.
+                if (try? NSRegularExpression(pattern: scope)) == nil {
                     // regexp2's words, which Gotenberg passes on.
                     let code = "*+?".contains(scope.first ?? " ") ? "missing argument to repetition operator" : "invalid pattern"
                     invalid("extraHttpHeaders", text, "invalid scope regex pattern for header '\(name)': error parsing regexp: \(code) in `\(scope)`")

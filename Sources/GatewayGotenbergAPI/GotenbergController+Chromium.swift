@@ -18,14 +18,11 @@ extension GotenbergController {
     func convertHTML(_ request: Request, _ context: GatewayRequestContext, markdown: Bool) async throws -> Response {
         try await answering(request, context) { owner, form in
             var fields = GotenbergFields(form)
-            var options = try Self.chromiumOptions(&fields)
-            if !settings.javaScript { options.browser.javaScript = false }
+            var options = try Self.chromiumOptions(&fields, javaScript: settings.javaScript)
             let post = try Self.chromiumPostProcessing(&fields, form)
             let page = try uploadedPage(form, &fields, markdown: markdown, besides: ["header.html", "footer.html"])
             defer { page.discard() }
-            let named = { (name: String) in form.files.first { $0.filename?.lowercased() == name } }
-            options.browser.headerHTML = try named("header.html").map { try Self.text(atPath: $0.path) }
-            options.browser.footerHTML = try named("footer.html").map { try Self.text(atPath: $0.path) }
+            try Self.headerAndFooter(of: form, into: &options)
             let spec = JobSpec(
                 type: .docToPDF,
                 originalFilename: page.filename,

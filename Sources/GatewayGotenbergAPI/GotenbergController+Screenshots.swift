@@ -23,8 +23,7 @@ extension GotenbergController {
             }
             var fields = GotenbergFields(form)
             var options = ConversionOptions()
-            try Self.pageOptions(&fields, into: &options)
-            if !settings.javaScript { options.browser.javaScript = false }
+            try Self.pageOptions(&fields, into: &options, javaScript: settings.javaScript)
             let screenshot = Self.screenshotOptions(&fields)
             var spec = JobSpec(type: .screenshot, options: options)
             spec.screenshot = screenshot

@@ -287,12 +287,9 @@ package struct GotenbergController: Sendable {
             var fields = GotenbergFields(form.fields)
             let url = fields.string("url")
             if let url { try Self.refuseFileScheme(url) }
-            var options = try Self.chromiumOptions(&fields)
-            if !settings.javaScript { options.browser.javaScript = false }
+            var options = try Self.chromiumOptions(&fields, javaScript: settings.javaScript)
             // Its header and footer come as files, as on the HTML route.
-            let named = { (name: String) in form.files.first { $0.filename?.lowercased() == name } }
-            options.browser.headerHTML = try named("header.html").map { try Self.text(atPath: $0.path) }
-            options.browser.footerHTML = try named("footer.html").map { try Self.text(atPath: $0.path) }
+            try Self.headerAndFooter(of: form, into: &options)
             let post = try Self.chromiumPostProcessing(&fields, form)
             // After every other field, as Gotenberg reads it.
             if url == nil { fields.append("form field 'url' is required") }
@@ -319,6 +316,13 @@ package struct GotenbergController: Sendable {
         GotenbergAnswer.outputName(request.headers[.gotenbergOutputFilename]).map { $0 + ".pdf" }
     }
 
+    /// `header.html` and `footer.html` among the form's files, as Chromium's templates.
+    static func headerAndFooter(of form: MultipartForm, into options: inout ConversionOptions) throws {
+        let named = { (name: String) in form.files.first { $0.filename?.lowercased() == name } }
+        options.browser.headerHTML = try named("header.html").map { try text(atPath: $0.path) }
+        options.browser.footerHTML = try named("footer.html").map { try text(atPath: $0.path) }
+    }
+
     /// A `file://` URL is Gotenberg's 400 on its URL routes, before any rule of ours sees it (it
     /// would be our SSRF rules' 403 otherwise): those routes fetch remote pages; an uploaded page
     /// goes to `/convert/html`.
@@ -338,7 +342,7 @@ package struct GotenbergController: Sendable {
 
     /// Gotenberg's Chromium form fields as our options. Gotenberg's own defaults (0.39 in margins,
     /// Letter) are Chromium's; a field left out leaves ours unset, which is the same.
-    static func chromiumOptions(_ fields: inout GotenbergFields) throws -> ConversionOptions {
+    static func chromiumOptions(_ fields: inout GotenbergFields, javaScript: Bool) throws -> ConversionOptions {
         var options = ConversionOptions()
         options.paperWidth = fields.inches("paperWidth")
         options.paperHeight = fields.inches("paperHeight")
@@ -358,7 +362,7 @@ package struct GotenbergController: Sendable {
         options.browser.singlePage = fields.bool("singlePage")
         options.browser.generateTaggedPDF = fields.bool("generateTaggedPdf")
         options.browser.generateDocumentOutline = fields.bool("generateDocumentOutline")
-        try pageOptions(&fields, into: &options)
+        try pageOptions(&fields, into: &options, javaScript: javaScript)
         // Chromium's refusal, as Gotenberg words it, once the form parsed (`/v1` makes
         // omit_background imply print_background instead).
         if options.browser.omitBackground == true, options.printBackground != true {
@@ -369,7 +373,9 @@ package struct GotenbergController: Sendable {
 
     /// What every Chromium route takes, screenshots included: how the page is loaded and
     /// waited for, and what fails it (Gotenberg's `FormDataChromiumOptions`).
-    static func pageOptions(_ fields: inout GotenbergFields, into options: inout ConversionOptions) throws {
+    /// `javaScript` off is the operator's `--chromium-disable-javascript`, for every page here.
+    static func pageOptions(_ fields: inout GotenbergFields, into options: inout ConversionOptions, javaScript: Bool) throws {
+        if !javaScript { options.browser.javaScript = false }
         // Read for their errors: a page prints once loaded and its requests are done, which is
         // what waiting for the network to idle comes to.
         _ = fields.bool("skipNetworkIdleEvent")
