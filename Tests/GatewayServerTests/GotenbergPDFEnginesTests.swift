@@ -256,20 +256,31 @@ struct GotenbergPDFEnginesTests {
     @Test("a PDF/A document split into parts: each part keeps the PDF/A claim of its XMP")
     func splitPartsKeepPDFA() async throws {
         let gateway = try await InProcessGateway()
+        let scratch = TemporaryDirectory("split-pdfa")
         try await gateway.run(converting: true) { client in
+            // Twelve pages made PDF/A, then cut into three parts: qpdf's --split-pages alone
+            // would leave the XMP, and with it the claim, behind.
+            let archival = try await Self.post(
+                client,
+                "/forms/pdfengines/convert",
+                [.file("files", path: Fixtures.pdf("many-pages.pdf")), .text("pdfa", "PDF/A-2b")]
+            )
+            #expect(archival.status == .ok, "\(String(buffer: archival.body))")
+            let whole = scratch.file("whole.pdf")
+            try Data(buffer: archival.body).write(to: URL(fileURLWithPath: whole))
             let parts = try await Self.post(
                 client,
-                "/forms/libreoffice/convert",
-                [
-                    .file("files", path: Fixtures.office("sample.docx")), .text("pdfa", "PDF/A-1b"), .text("splitMode", "intervals"),
-                    .text("splitSpan", "1"),
-                ]
+                "/forms/pdfengines/split",
+                [.named("files", path: whole, filename: "whole.pdf"), .text("splitMode", "intervals"), .text("splitSpan", "5")]
             )
             #expect(parts.status == .ok, "\(String(buffer: parts.body))")
-            let entries = parts.headers[.contentType] == "application/zip" ? try Self.entries(parts) : [("one.pdf", Data(buffer: parts.body))]
-            #expect(!entries.isEmpty)
+            let entries = try Self.entries(parts)
+            #expect(entries.map(\.name) == ["whole_0.pdf", "whole_1.pdf", "whole_2.pdf"])
             for (name, data) in entries {
                 #expect(data.range(of: Data("pdfaid:part".utf8)) != nil, "\(name) lost its PDF/A claim")
+                let part = scratch.file(name)
+                try data.write(to: URL(fileURLWithPath: part))
+                #expect(try await pdfinfoPageCount(part) == (name == "whole_2.pdf" ? 2 : 5), "\(name)")
             }
         }
     }
