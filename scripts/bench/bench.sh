@@ -50,6 +50,7 @@ if [ "$parts" != stores ]; then
   /usr/bin/python3 scripts/fidelity/word_corpus.py .build/fidelity > /dev/null
   "$bin/pdfgate-bench" fidelity "$out/fidelity" >> "$out/results.txt"
   "$bin/pdfgate-bench" url Fixtures/web-set "$out/url" >> "$out/results.txt"
+  /usr/bin/python3 scripts/bench/fontconfig-lookups.py >> "$out/results.txt"
   "$bin/pdfgate-bench" ebook Fixtures/ebook-set "$out/ebook" >> "$out/results.txt"
   bash scripts/bench/scan.sh "$bin" "$out/scan" >> "$out/results.txt"
 fi
@@ -103,6 +104,10 @@ Likeness: the page or slide count Word and PowerPoint wrote into $(count fidelit
   ours (warm, sealed)     $(count fidelity.ours_agree) agree = $(percent "$(count fidelity.ours_agree)" "$(count fidelity.files)") %, multi-page $(count fidelity.ours_multi_agree) = $(percent "$(count fidelity.ours_multi_agree)" "$(count fidelity.multi_page_files)") %   (target ≥ 97 %, ≥ 85 %)
   soffice --convert-to    $(count fidelity.soffice_agree) agree = $(percent "$(count fidelity.soffice_agree)" "$(count fidelity.files)") %, multi-page $(count fidelity.soffice_multi_agree) = $(percent "$(count fidelity.soffice_multi_agree)" "$(count fidelity.multi_page_files)") %
 $(sed 's/^/  /' "$out/fidelity/differing.txt" 2>/dev/null)
+
+Font lookups (libfontconfig's own FcFontSort and FcFontMatch, ten common families; scripts/bench/fontconfig-lookups.py)
+  every face ($(count fontconfig.faces_all))      sort $(get fontconfig.sort_us_all) µs, match $(get fontconfig.match_us_all) µs
+  Type 1 left out ($(count fontconfig.faces_no_type1), as fonts.conf does)   sort $(get fontconfig.sort_us_no_type1) µs, match $(get fontconfig.match_us_no_type1) µs   → $(awk -v a="$(get fontconfig.sort_us_no_type1)" -v b="$(get fontconfig.sort_us_all)" 'BEGIN { printf "%.0f", (1 - a / b) * 100 }') % less per sort
 
 URL → PDF: the $(count url.pages) pages of Fixtures/web-set ($(count url.printed_pages) PDF pages: articles with pictures, a 600-row table, SVG charts, a scripted page…) on 127.0.0.1, $(count url.jobs) jobs
   ours, sandboxed    p50 $(get url.ours_p50_s) s (one client), $(get url.ours_per_s) pages/s (2 clients)   (target p50 ≤ 0.3 s)
