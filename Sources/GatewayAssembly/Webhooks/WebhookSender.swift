@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GatewayHTTPClient
 import GatewayJobModel
 import GatewayURLSecurity
@@ -287,16 +288,14 @@ public final class WebhookSender: Sendable {
         return false
     }
 
-    /// The delivery ended one way or another: nothing more is owed.
-    /// Written from a task of its own, which a shutdown's cancel does not reach (GRDB refuses a
-    /// cancelled task's writes); `shutdown()` still waits for it.
+    /// The delivery ended one way or another: nothing more is owed. Shielded: a shutdown's
+    /// cancel must not stop the write (GRDB refuses a cancelled task's); `shutdown()` still
+    /// waits for it.
     private func finish(_ delivery: PendingWebhook) async {
-        let (outbox, logger) = (outbox, logger)
-        await Task {
-            do { try await outbox.remove(delivery.messageID) } catch {
-                logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
-            }
-        }.value
+        let outbox = outbox
+        do { try await shielded { try await outbox.remove(delivery.messageID) } } catch {
+            logger.warning("webhook.not_cleared", metadata: ["error": "\(error)"])
+        }
     }
 }
 
