@@ -47,16 +47,7 @@ struct JSONLogHandler: LogHandler {
         line.endObject()
         var bytes = line.bytes
         bytes.append(UInt8(ascii: "\n"))
-        Self.output.withLock { _ in
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written <= 0 { break }
-                    offset += written
-                }
-            }
-        }
+        Self.output.withLock { _ in FileHandle.standardError.write(Data(bytes)) }
     }
 
     private static func text(_ value: Logger.Metadata.Value) -> String {
