@@ -32,6 +32,9 @@ public enum HTTPRequestBody: Sendable {
     /// The contents of a regular file, read while sending, with its size as `Content-Length`.
     /// `PUT` sends it as an upload; other methods as a `POST`-style body under that method.
     case file(path: String)
+    /// `length` bytes of a regular file from `offset`, read while sending: one part of a
+    /// multipart upload, so a large file goes up in pieces without being split on disk.
+    case fileRange(path: String, offset: Int64, length: Int64)
     /// A `multipart/form-data` form; file parts are streamed from disk by libcurl.
     case multipart([MultipartPart])
 

@@ -152,10 +152,26 @@ struct Transfer: Sendable {
             needsType = true
             try easy.setCopiedBody(bytes)
             if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
-        case .file(let path):
+        case .file, .fileRange:
             needsType = true
-            let (fd, size) = try LocalFile.openForReading(path)
+            let path: String
+            switch request.body {
+            case .file(let whole): path = whole
+            case .fileRange(let part, _, _): path = part
+            default: preconditionFailure("only file bodies reach here")
+            }
+            let (fd, fileSize) = try LocalFile.openForReading(path)
             context.inputFD = fd
+            var size = fileSize
+            if case .fileRange(_, let offset, let length) = request.body {
+                guard offset >= 0, length >= 0, offset + length <= fileSize else {
+                    throw TransferFailure(.localFile, "bytes \(offset)..<\(offset + length) are not all in \(path), which has \(fileSize)")
+                }
+                guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
+                    throw TransferFailure(.localFile, "cannot seek in \(path): \(LocalFile.errnoText())")
+                }
+                (context.inputStart, context.inputRemaining, size) = (offset, length, length)
+            }
             if method == "PUT" {
                 try easy.set(CURLOPT_UPLOAD, 1)
                 try easy.set(CURLOPT_INFILESIZE_LARGE, offset: size)

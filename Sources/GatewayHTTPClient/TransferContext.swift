@@ -25,6 +25,10 @@ final class TransferContext: @unchecked Sendable {
     var outputFD: Int32 = -1
     /// The request body file (`.file` body), read by `readCallback`.
     var inputFD: Int32 = -1
+    /// Where the body starts in that file (`.fileRange`; 0 for a whole file).
+    var inputStart: Int64 = 0
+    /// Body bytes still to send from it; nil sends to the end of the file.
+    var inputRemaining: Int64?
     /// Body bytes accepted so far.
     var bytesReceived: Int64 = 0
     /// Abort once the body would pass this many bytes.
@@ -80,17 +84,31 @@ final class TransferContext: @unchecked Sendable {
 
     /// libcurl wants more request body: read it from the file.
     func sendMore(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var buffer = buffer
+        if let remaining = inputRemaining {
+            guard remaining > 0 else { return 0 }
+            buffer = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), remaining))])
+        }
         let count = LocalFile.readSome(inputFD, into: buffer)
         if count < 0 {
             localFileError = "cannot read the request body: \(LocalFile.errnoText())"
             return Int(CURL_READFUNC_ABORT)
         }
+        if let remaining = inputRemaining { inputRemaining = remaining - Int64(count) }
         return count
     }
 
-    /// libcurl must resend the body (a redirect or an authentication retry): rewind the file.
+    /// libcurl must resend the body (a redirect or an authentication retry): rewind the file
+    /// (offsets count from the body's start, which for a range is inside the file).
     func seek(to offset: Int64, origin: Int32) -> Int32 {
-        lseek(inputFD, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_CANTSEEK) : Int32(CURL_SEEKFUNC_OK)
+        guard origin == SEEK_SET else {
+            return lseek(inputFD, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_CANTSEEK) : Int32(CURL_SEEKFUNC_OK)
+        }
+        if let remaining = inputRemaining {
+            let position = lseek(inputFD, 0, SEEK_CUR)
+            inputRemaining = remaining + (Int64(position) - inputStart) - offset
+        }
+        return lseek(inputFD, off_t(inputStart + offset), SEEK_SET) < 0 ? Int32(CURL_SEEKFUNC_CANTSEEK) : Int32(CURL_SEEKFUNC_OK)
     }
 }
 

@@ -67,7 +67,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 // punctuation, only exclusions) is well-formed but unusable, like a bad cursor.
                 case .invalidQuery: .unprocessableContent
                 case .storage: .internalServerError
-                case .storeBusy: .serviceUnavailable
+                case .storeBusy, .storageUnavailable: .serviceUnavailable
                 }
             if status == .serviceUnavailable { return .unavailable(error.code, error.message) }
             return APIError(status, error.code, error.message)

@@ -28,6 +28,8 @@ public struct LibraryError: GatewayError, Equatable {
         case invalidArgument = "invalid_argument"
         /// The disk or database failed underneath us.
         case storage = "storage_error"
+        /// The object storage holding documents' bytes does not answer now; try again shortly.
+        case storageUnavailable = "storage_unavailable"
         /// Another process runs the job engine on this store.
         case storeBusy = "store_busy"
     }

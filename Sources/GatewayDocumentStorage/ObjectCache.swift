@@ -1,0 +1,96 @@
+import Foundation
+
+/// Local copies of objects, bounded in size, the least recently used dropped first: every read
+/// of a library document in a bucket (downloads, WebDAV, thumbnails, indexing, operations) goes
+/// through it, so a document read twice is fetched once.
+///
+/// Several readers wanting the same object share one fetch. An entry is written under a
+/// temporary name and renamed in whole, so a reader never sees half an object; one used in the
+/// last `minimumAge` is never evicted, so a download that was just handed its path can still
+/// open it (and once open, Linux keeps an unlinked file readable to the end).
+actor ObjectCache {
+    let directory: String
+    let maxBytes: Int64
+    let minimumAge: Duration
+    private var fetching: [String: Task<String, any Error>] = [:]
+
+    init(directory: String, maxBytes: Int64, minimumAge: Duration = .seconds(120)) throws {
+        self.directory = directory
+        self.maxBytes = maxBytes
+        self.minimumAge = minimumAge
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Partial fetches a killed process left behind.
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix(".") {
+            unlink(directory + "/" + entry)
+        }
+    }
+
+    /// The path of entry `name` holding `size` bytes, fetched by `fetch(temporaryPath)` unless
+    /// it is cached already.
+    func file(_ name: String, size: Int64, fetch: @escaping @Sendable (String) async throws -> Void) async throws -> String {
+        let path = directory + "/" + name
+        if Self.size(of: path) == size {
+            Self.touch(path)
+            return path
+        }
+        if let running = fetching[name] { return try await running.value }
+        let directory = directory
+        let task = Task<String, any Error> {
+            let partial = directory + "/.\(name).\(UUID().uuidString)"
+            do {
+                try await fetch(partial)
+                guard Self.size(of: partial) == size else {
+                    throw CacheError(
+                        description: "the object fetched for \(name) has \(Self.size(of: partial) ?? 0) bytes, not the \(size) the catalog records"
+                    )
+                }
+                guard rename(partial, path) == 0 else {
+                    throw CacheError(description: "cannot keep \(name) in \(directory): \(String(cString: strerror(errno)))")
+                }
+                return path
+            } catch {
+                unlink(partial)
+                throw error
+            }
+        }
+        fetching[name] = task
+        defer { fetching[name] = nil }
+        let result = try await task.value
+        evict()
+        return result
+    }
+
+    /// Drops entry `name` (its object was retired).
+    func remove(_ name: String) { unlink(directory + "/" + name) }
+
+    /// Removes the least recently used entries until the cache fits in `maxBytes`.
+    private func evict() {
+        let fm = FileManager.default
+        let entries = ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).filter { !$0.hasPrefix(".") }.compactMap {
+            name -> (String, Int64, Date)? in
+            let path = directory + "/" + name
+            guard let attributes = try? fm.attributesOfItem(atPath: path), let size = (attributes[.size] as? NSNumber)?.int64Value,
+                let used = attributes[.modificationDate] as? Date
+            else { return nil }
+            return (path, size, used)
+        }
+        var total = entries.reduce(0) { $0 + $1.1 }
+        let keepAfter = Date().addingTimeInterval(-Double(minimumAge.components.seconds))
+        for (path, size, used) in entries.sorted(by: { $0.2 < $1.2 }) where total > maxBytes && used < keepAfter {
+            unlink(path)
+            total -= size
+        }
+    }
+
+    static func size(of path: String) -> Int64? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : nil
+    }
+
+    /// Marks an entry used now (its modification time is the cache's clock).
+    private static func touch(_ path: String) { utimes(path, nil) }
+}
+
+struct CacheError: Error, CustomStringConvertible {
+    var description: String
+}
