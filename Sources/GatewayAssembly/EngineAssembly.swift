@@ -58,7 +58,13 @@ public final class EngineAssembly: Sendable {
         logger: Logger,
         lentConverter: LocalConverter? = nil
     ) async throws -> EngineAssembly {
-        let stores = try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger)
+        let stores = try await GatewayStores.open(
+            root: configuration.store,
+            database: configuration.database,
+            documents: configuration.documents,
+            cacheBytes: configuration.documentsCacheBytes,
+            logger: logger
+        )
         do {
             if stores.shared, let refusal = configuration.sharedDatabaseRefusal { throw LibraryError(.invalidArgument, refusal) }
             return try EngineAssembly(stores: stores, configuration: configuration, logger: logger, lentConverter: lentConverter)

@@ -16,6 +16,11 @@ public struct EngineConfiguration: Sendable {
     /// Where the rows live: SQLite beside the store, or a PostgreSQL database several gateways
     /// share (with one shared store directory).
     public var database: DatabaseChoice = .embedded
+    /// Where documents' bytes live: files in the store's folder tree, or objects in an S3
+    /// bucket (then several gateways need no shared folder, only the database and the bucket).
+    public var documents: DocumentsChoice = .folderTree
+    /// How much of a bucket's objects a gateway keeps in its local read cache.
+    public var documentsCacheBytes: Int64 = 2 << 30
     /// Why a database other gateways share is refused, if it is: the CLI's own engine would
     /// claim the cluster's jobs. nil: a shared database is fine.
     public var sharedDatabaseRefusal: String?

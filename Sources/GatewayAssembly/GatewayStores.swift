@@ -55,11 +55,20 @@ public struct GatewayStores: Sendable {
     }
 
     /// Opens the store at `root` with its rows where `database` says, creating and migrating
-    /// what is missing.
-    public static func open(root: String, database: DatabaseChoice, logger: Logger, reconciling: Bool = true) async throws -> GatewayStores {
+    /// what is missing, its documents' bytes where `documents` says.
+    public static func open(
+        root: String,
+        database: DatabaseChoice,
+        documents: DocumentsChoice = .folderTree,
+        cacheBytes: Int64 = 2 << 30,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger,
+        reconciling: Bool = true
+    ) async throws -> GatewayStores {
+        let objects = try await documents.open(root: root, cacheBytes: cacheBytes, environment: environment, logger: logger)
         switch database {
         case .embedded:
-            let library = try await Library.open(root: root, logger: logger, reconciling: reconciling)
+            let library = try await Library.open(root: root, objects: objects, logger: logger, reconciling: reconciling)
             let sqlite = try library.embeddedDatabase()
             return GatewayStores(
                 library: library,
@@ -75,7 +84,7 @@ public struct GatewayStores: Sendable {
             let postgres = try await PostgresDatabase.open(url: url, logger: logger)
             let library: Library
             do {
-                library = try await Library.shared(root: root, database: postgres, logger: logger, reconciling: reconciling)
+                library = try await Library.shared(root: root, database: postgres, objects: objects, logger: logger, reconciling: reconciling)
             } catch {
                 await postgres.close()
                 throw error

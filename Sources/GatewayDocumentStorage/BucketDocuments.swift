@@ -76,9 +76,15 @@ public struct BucketDocuments: DocumentObjects {
         }
     }
 
-    public func remove(_ object: StoredObject) async throws(LibraryError) {
-        try await retrying("remove \(object.key)", patience: readPatience) { try await client.delete(object.key) }
-        if let id = object.id, let sha = object.sha256 { await cache.remove("\(id.uuidString.lowercased())-\(sha).pdf") }
+    public func contains(id: UUID, sha256: String, size: Int64) async throws(LibraryError) -> Bool {
+        let key = key(id: id, sha256: sha256)
+        return try await retrying("look up \(key)", patience: readPatience) { try await client.head(key)?.size == size }
+    }
+
+    public func remove(id: UUID, sha256: String) async throws(LibraryError) {
+        let key = key(id: id, sha256: sha256)
+        try await retrying("remove \(key)", patience: readPatience) { try await client.delete(key) }
+        await cache.remove("\(id.uuidString.lowercased())-\(sha256).pdf")
     }
 
     /// Runs `body`, again with backoff (0.25 s doubling to 8 s) while S3 is unavailable, until

@@ -31,17 +31,7 @@ public struct S3Location: Sendable, Equatable {
     /// `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` for a server other than AWS.
     public static func parse(_ uri: String, environment: [String: String], setting: String = "--documents") throws(S3ConfigurationError) -> S3Location
     {
-        guard uri.lowercased().hasPrefix("s3://") else {
-            throw S3ConfigurationError("\(setting) '\(uri)' is not an s3://BUCKET/PREFIX address")
-        }
-        let rest = uri.dropFirst(5)
-        let bucket = String(rest.prefix { $0 != "/" })
-        let prefix = rest.dropFirst(bucket.count).split(separator: "/").joined(separator: "/")
-        guard Self.isBucketName(bucket) else {
-            throw S3ConfigurationError(
-                "\(setting) '\(uri)': '\(bucket)' is not a bucket name (3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit)"
-            )
-        }
+        let (bucket, prefix) = try address(uri, setting: setting)
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         guard let key = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
             throw S3ConfigurationError(
@@ -67,6 +57,21 @@ public struct S3Location: Sendable, Equatable {
             region: region,
             credentials: S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
         )
+    }
+
+    /// The bucket and prefix of `s3://BUCKET[/PREFIX]`, checked.
+    public static func address(_ uri: String, setting: String = "--documents") throws(S3ConfigurationError) -> (bucket: String, prefix: String) {
+        guard uri.lowercased().hasPrefix("s3://") else {
+            throw S3ConfigurationError("\(setting) '\(uri)' is not an s3://BUCKET/PREFIX address")
+        }
+        let rest = uri.dropFirst(5)
+        let bucket = String(rest.prefix { $0 != "/" })
+        guard Self.isBucketName(bucket) else {
+            throw S3ConfigurationError(
+                "\(setting) '\(uri)': '\(bucket)' is not a bucket name (3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit)"
+            )
+        }
+        return (bucket, rest.dropFirst(bucket.count).split(separator: "/").joined(separator: "/"))
     }
 
     static func isBucketName(_ name: String) -> Bool {

@@ -38,7 +38,7 @@ extension Library: DocumentFiler {
 
     public func storedDocument(id: UUID, owner: String) async throws -> (document: Document, path: String) {
         let document = try await document(id: id, owner: owner)
-        return (document, filePath(of: document))
+        return (document, try await readableFile(of: document))
     }
 
     public func replaceContent(of id: UUID, owner: String, with path: String, info: PDFInfo) async throws -> Document {

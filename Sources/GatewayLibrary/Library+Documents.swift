@@ -25,7 +25,45 @@ extension Library {
             throw LibraryError(.invalidArgument, "no file at '\(source)' to file")
         }
         let staged = paths.filing + "/" + id.lowercased + ".pdf"
-        return try await mutate { [self] in
+        // A bucket gets the bytes before the row exists and outside the lock, so nodes upload
+        // side by side; a crash in between leaves an object no row names, which the janitor
+        // removes. The row then only needs marking ready.
+        var uploaded: (sha256: String, size: Int64)?
+        if let objects { uploaded = try await upload(source, id: id, to: objects) }
+        do {
+            let filed = try await fileRow(
+                source,
+                staged: staged,
+                uploaded: uploaded,
+                mode: mode,
+                owner: owner,
+                folder: folder,
+                desired: desired,
+                conflict: conflict,
+                info: info,
+                id: id
+            )
+            if uploaded != nil, mode == .move { try? FileOps.removeFile(source) }
+            return filed
+        } catch {
+            if let uploaded, let objects { await discardUpload(id: id, sha256: uploaded.sha256, from: objects) }
+            throw error
+        }
+    }
+
+    private func fileRow(
+        _ source: String,
+        staged: String,
+        uploaded: (sha256: String, size: Int64)?,
+        mode: FilingMode,
+        owner: String,
+        folder: FolderReference,
+        desired: String,
+        conflict: ConflictPolicy,
+        info: PDFInfo,
+        id: UUID
+    ) async throws(LibraryError) -> Document {
+        try await mutate { [self] in
             if let row = try await catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
                 if row.record.state == .ready && row.record.pathBefore == nil { return row.document }
                 // A row mid-operation under this id is one a dead process left (this lock
@@ -33,7 +71,7 @@ extension Library {
                 _ = try await finishInterrupted(row)
                 if let existing = try await existingDocument(id: id) { return existing }
             }
-            try FileOps.makeDirectories(absolute(owner))
+            if keepsTree { try FileOps.makeDirectories(absolute(owner)) }
             let folderRecord: FolderRecord?
             switch folder {
             case .path(let path):
@@ -45,8 +83,14 @@ extension Library {
             // Bring the bytes in beside the tree first; with no row yet, a crash here leaves
             // only a copy in .pdfgate/filing, which recovery deletes. A move keeps the source
             // where it is until the row exists, so nothing is lost either way.
-            try FileOps.removeFile(staged)
-            let (sha256, size) = mode == .copy ? try FileOps.copy(from: source, to: staged) : try FileOps.digest(source)
+            let sha256: String
+            let size: Int64
+            if let uploaded {
+                (sha256, size) = uploaded
+            } else {
+                try FileOps.removeFile(staged)
+                (sha256, size) = mode == .copy ? try FileOps.copy(from: source, to: staged) : try FileOps.digest(source)
+            }
             let folderPath = folderRecord?.path ?? ""
             var record = await DocumentRecord(
                 id: id,
@@ -65,6 +109,10 @@ extension Library {
                 state: .filing,
                 now: Date()
             )
+            guard uploaded == nil else {
+                try await catalog.insert(record)
+                return try await publish(record, folderPath: folderPath, staged: .recovered, conflict: conflict).document
+            }
             record.stagedPath = staged
             try await catalog.insert(record)
             let stagedFile = mode == .move ? try takeIn(source, at: staged) : .copy
@@ -91,10 +139,19 @@ extension Library {
     @discardableResult
     public func copyDocument(id: UUID, owner: String, to folder: FolderReference, name: String) async throws(LibraryError) -> Document {
         let original = try await document(id: id, owner: owner)
-        return try await file(filePath(of: original), mode: .copy, owner: owner, folder: folder, name: name, info: original.info)
+        return try await file(readableFile(of: original), mode: .copy, owner: owner, folder: folder, name: name, info: original.info)
     }
 
-    public func filePath(of document: Document) -> String { absolute(document.relativePath) }
+    /// A local file holding the document's PDF: its place in the tree, or a cached copy of its
+    /// object.
+    public func readableFile(of document: Document) async throws(LibraryError) -> String {
+        guard let objects else { return absolute(document.relativePath) }
+        return try await objects.localFile(id: document.id, sha256: document.sha256, size: document.size)
+    }
+
+    public func directDownloadURL(of document: Document, expires: Duration) -> String? {
+        objects?.downloadURL(id: document.id, sha256: document.sha256, filename: document.name + ".pdf", expires: expires)
+    }
 
     /// Renames and/or moves a document; its id stays. Nil arguments keep the current value.
     @discardableResult
@@ -135,26 +192,32 @@ extension Library {
                 return (current, moved)
             }()
             guard plan.before.relativePath != plan.after.relativePath else { return plan.after.document }
-            let from = absolute(plan.before.relativePath)
-            let to = absolute(plan.after.relativePath)
-            do {
-                try FileOps.renameNoReplace(from, to)
-            } catch let error as FileOpsError {
-                try await catalog.update(plan.before.record)
-                if error.errno == EEXIST {
-                    throw LibraryError(
-                        .nameConflict,
-                        "'\(plan.after.relativePath)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name"
-                    )
-                }
-                throw error
-            }
-            try FileOps.fsyncParent(of: to)
-            if plan.before.record.folderID != plan.after.record.folderID { try FileOps.fsyncParent(of: from) }
+            if keepsTree { try await moveFile(from: plan.before, to: plan.after) }
             var done = plan.after.record
             done.pathBefore = nil
             return try await catalog.update(done).document
         }
+    }
+
+    /// The file-system side of a rename or move: one no-replace rename, then fsyncs. On failure
+    /// the row goes back to `before`.
+    private func moveFile(from before: DocumentWithPath, to after: DocumentWithPath) async throws {
+        let from = absolute(before.relativePath)
+        let to = absolute(after.relativePath)
+        do {
+            try FileOps.renameNoReplace(from, to)
+        } catch let error as FileOpsError {
+            try await catalog.update(before.record)
+            if error.errno == EEXIST {
+                throw LibraryError(
+                    .nameConflict,
+                    "'\(after.relativePath)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name"
+                )
+            }
+            throw error
+        }
+        try FileOps.fsyncParent(of: to)
+        if before.record.folderID != after.record.folderID { try FileOps.fsyncParent(of: from) }
     }
 
     /// Puts the PDF at `source` (taken) in place of a document's file: the id, name and folder
@@ -165,22 +228,14 @@ extension Library {
     public func replaceDocumentContent(id: UUID, owner: String, with source: String, info: PDFInfo) async throws(LibraryError) -> Document {
         try await mutate { [self] in
             var current = try await fetchDocument(id: id, owner: owner)
-            let target = absolute(current.relativePath)
             let (sha256, size) = try FileOps.digest(source)
-            if rename(source, target) != 0 {
-                guard errno == EXDEV else {
-                    throw LibraryError(.storage, "cannot replace \(current.relativePath): \(String(cString: strerror(errno)))")
-                }
-                // Another file system: copy beside the target first, so the swap stays one rename.
-                let partial = target + ".replacing-\(UUID().lowercased)"
-                _ = try FileOps.copy(from: source, to: partial)
-                guard rename(partial, target) == 0 else {
-                    try? FileOps.removeFile(partial)
-                    throw LibraryError(.storage, "cannot replace \(current.relativePath): \(String(cString: strerror(errno)))")
-                }
+            if let objects {
+                // A new object beside the old, which stays until the janitor sees no row name it.
+                try await objects.store(source, id: id, sha256: sha256, size: size)
                 try FileOps.removeFile(source)
+            } else {
+                try swapFile(source, into: current.relativePath)
             }
-            try FileOps.fsyncParent(of: target)
             current.record.size = size
             current.record.sha256 = sha256
             current.record.info = info
@@ -190,6 +245,25 @@ extension Library {
             try FileOps.removeFile(thumbnailPath(current.record.id))
             return replaced.document
         }
+    }
+
+    /// Puts `source` at `relativePath` with one rename (a copy beside it first across file systems).
+    private func swapFile(_ source: String, into relativePath: String) throws {
+        let target = absolute(relativePath)
+        if rename(source, target) != 0 {
+            guard errno == EXDEV else {
+                throw LibraryError(.storage, "cannot replace \(relativePath): \(String(cString: strerror(errno)))")
+            }
+            // Another file system: copy beside the target first, so the swap stays one rename.
+            let partial = target + ".replacing-\(UUID().lowercased)"
+            _ = try FileOps.copy(from: source, to: partial)
+            guard rename(partial, target) == 0 else {
+                try? FileOps.removeFile(partial)
+                throw LibraryError(.storage, "cannot replace \(relativePath): \(String(cString: strerror(errno)))")
+            }
+            try FileOps.removeFile(source)
+        }
+        try FileOps.fsyncParent(of: target)
     }
 
     /// Deletes a document and its file.
@@ -202,10 +276,14 @@ extension Library {
         }
     }
 
+    /// In a bucket, the object stays until the janitor finds no row naming it, after a grace
+    /// period that lets a download in progress finish.
     func finishDocumentDelete(_ doomed: DocumentWithPath) async throws {
-        let file = absolute(doomed.relativePath)
-        try FileOps.removeFile(file)
-        if FileOps.exists((file as NSString).deletingLastPathComponent) { try FileOps.fsyncParent(of: file) }
+        if keepsTree {
+            let file = absolute(doomed.relativePath)
+            try FileOps.removeFile(file)
+            if FileOps.exists((file as NSString).deletingLastPathComponent) { try FileOps.fsyncParent(of: file) }
+        }
         try FileOps.removeFile(thumbnailPath(doomed.record.id))
         try await catalog.deleteDocument(id: doomed.record.id)
     }
@@ -243,7 +321,7 @@ extension Library {
             } else {
                 taken = try await catalog.documentNameTaken(owner: owner, folderID: folderID, name: candidate)
             }
-            let onDisk = FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
+            let onDisk = keepsTree && FileOps.exists(absolute(LibraryLayout.documentPath(owner: owner, folderPath: folderPath, name: candidate)))
             if !taken && !onDisk { return candidate }
             if policy == .fail {
                 throw LibraryError(

@@ -68,27 +68,33 @@ extension Library {
                 return (record, moved)
             }()
             guard before.path != after.path else { return after.folder }
-            let from = absolute(LibraryLayout.folderPath(owner: owner, folderPath: before.path))
-            let to = absolute(LibraryLayout.folderPath(owner: owner, folderPath: after.path))
-            do {
-                try FileOps.renameNoReplace(from, to)
-            } catch let error as FileOpsError {
-                try await catalog.update(before, subtreeFrom: after.path)
-                if error.errno == EEXIST {
-                    throw LibraryError(
-                        .nameConflict,
-                        "'\(after.path)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name"
-                    )
-                }
-                throw error
-            }
-            try FileOps.fsyncParent(of: from)
-            try FileOps.fsyncParent(of: to)
+            if keepsTree { try await moveDirectory(from: before, to: after) }
             var done = after
             done.pathBefore = nil
             try await catalog.update(done, subtreeFrom: nil)
             return done.folder
         }
+    }
+
+    /// The file-system side of a folder rename or move; on failure the rows go back to `before`.
+    private func moveDirectory(from before: FolderRecord, to after: FolderRecord) async throws {
+        let owner = before.owner
+        let from = absolute(LibraryLayout.folderPath(owner: owner, folderPath: before.path))
+        let to = absolute(LibraryLayout.folderPath(owner: owner, folderPath: after.path))
+        do {
+            try FileOps.renameNoReplace(from, to)
+        } catch let error as FileOpsError {
+            try await catalog.update(before, subtreeFrom: after.path)
+            if error.errno == EEXIST {
+                throw LibraryError(
+                    .nameConflict,
+                    "'\(after.path)' already exists on disk but not in the library; run `pdfgate fsck --repair` to adopt it, or choose another name"
+                )
+            }
+            throw error
+        }
+        try FileOps.fsyncParent(of: from)
+        try FileOps.fsyncParent(of: to)
     }
 
     /// Deletes a folder: only when empty, or with everything in it when `recursive`.
@@ -117,6 +123,12 @@ extension Library {
 
     /// Step 2 and 3 of a folder delete; also what recovery runs for an interrupted one.
     func finishFolderDelete(_ record: FolderRecord) async throws {
+        guard keepsTree else {
+            let removed = record.state == .deletingTree ? try await catalog.deleteTree(owner: record.owner, path: record.path) : []
+            for id in removed { try FileOps.removeFile(thumbnailPath(id)) }
+            if record.state != .deletingTree { try await catalog.deleteFolder(id: record.id) }
+            return
+        }
         let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
         if record.state == .deletingTree {
             let trashed = paths.trash + "/" + record.id
@@ -150,7 +162,7 @@ extension Library {
     /// Finds or creates each folder of `names` in turn, the last with `leafID` if it is created;
     /// call under the mutation lock.
     func ensureFolder(owner: String, names: [String], leafID: UUID? = nil) async throws -> FolderRecord {
-        try FileOps.makeDirectories(absolute(owner))
+        if keepsTree { try FileOps.makeDirectories(absolute(owner)) }
         var parent: FolderRecord?
         for (index, name) in names.enumerated() {
             let parentID = parent?.id ?? ""
@@ -163,7 +175,7 @@ extension Library {
                     }
                     return existing
                 }
-                if FileOps.exists(directory) && !FileOps.isDirectory(directory) {
+                if keepsTree && FileOps.exists(directory) && !FileOps.isDirectory(directory) {
                     throw LibraryError(.nameConflict, "a file named '\(path)' is in the way of that folder; rename it first")
                 }
                 let now = Date()
@@ -192,9 +204,11 @@ extension Library {
 
     /// mkdir, fsync, mark ready: the tail of a folder create, also run by recovery.
     func finishFolderCreate(_ record: FolderRecord) async throws {
-        let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
-        try FileOps.makeDirectories(directory)
-        try FileOps.fsyncParent(of: directory)
+        if keepsTree {
+            let directory = absolute(LibraryLayout.folderPath(owner: record.owner, folderPath: record.path))
+            try FileOps.makeDirectories(directory)
+            try FileOps.fsyncParent(of: directory)
+        }
         var ready = record
         ready.state = .ready
         try await catalog.update(ready, subtreeFrom: nil)
@@ -236,7 +250,7 @@ extension Library {
         for attempt in 0...9999 {
             if attempt > 0 { candidate = LibraryNames.numbered(desired, attempt, maxBytes: LibraryNames.maxFolderNameBytes) }
             let taken = try await catalog.childFolder(owner: owner, parentID: parentID, name: candidate) != nil
-            let onDisk = FileOps.exists(absolute(LibraryLayout.folderPath(owner: owner, folderPath: Self.join(parentPath, candidate))))
+            let onDisk = keepsTree && FileOps.exists(absolute(LibraryLayout.folderPath(owner: owner, folderPath: Self.join(parentPath, candidate))))
             if !taken && !onDisk { return candidate }
             if policy == .fail {
                 throw LibraryError(

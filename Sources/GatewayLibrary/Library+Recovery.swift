@@ -24,7 +24,7 @@ extension Library {
                     guard let before = folder.pathBefore else { continue }
                     let from = absolute(LibraryLayout.folderPath(owner: folder.owner, folderPath: before))
                     let to = absolute(LibraryLayout.folderPath(owner: folder.owner, folderPath: folder.path))
-                    if !FileOps.exists(to) && FileOps.exists(from) {
+                    if keepsTree && !FileOps.exists(to) && FileOps.exists(from) {
                         try FileOps.renameNoReplace(from, to)
                         try FileOps.fsyncParent(of: from)
                         try FileOps.fsyncParent(of: to)
@@ -58,7 +58,7 @@ extension Library {
             guard let before = current.record.pathBefore else { return nil }
             let from = absolute(before)
             let to = absolute(current.relativePath)
-            if !FileOps.exists(to) && FileOps.exists(from) {
+            if keepsTree && !FileOps.exists(to) && FileOps.exists(from) {
                 try FileOps.renameNoReplace(from, to)
                 try FileOps.fsyncParent(of: to)
                 try FileOps.fsyncParent(of: from)
@@ -89,6 +89,16 @@ extension Library {
         // Nothing staged: the rename into the tree happened and only the ready mark is missing,
         // if the file there holds the recorded bytes. Otherwise it is a stranger's (a move that
         // gave its source back on a clash, then died) and stays one, for fsck to report.
+        if let objects {
+            // Bytes go up before the row is written: the object is there unless the upload was
+            // taken back, and then the row goes too.
+            guard let id = UUID(uuidString: record.id), try await objects.contains(id: id, sha256: record.sha256, size: record.size) else {
+                try await catalog.deleteDocument(id: record.id)
+                return "dropped unfinished filing of \(current.relativePath)"
+            }
+            _ = try await publish(record, folderPath: current.folderPath, staged: .recovered, conflict: .rename)
+            return "finished filing \(current.relativePath)"
+        }
         let target = absolute(current.relativePath)
         if FileOps.exists(target) {
             let found = try FileOps.digest(target)

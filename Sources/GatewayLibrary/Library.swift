@@ -23,6 +23,10 @@ public final class Library: Sendable {
     package let catalog: any LibraryCatalog
     /// The documents' full-text index, in the rows' database.
     package let searchIndex: any SearchIndex
+    /// Where documents' bytes are when not in the tree: objects in a bucket, the tree then
+    /// holding nothing but the catalog's view (renames and folders are rows only). Nil keeps
+    /// every document as a file at its path under `paths.root`.
+    package let objects: (any DocumentObjects)?
     /// Told each time a document's text may wait to be read (filed, replaced): the indexer
     /// sleeps on it. Keeps only the newest signal; one wakes the indexer for every entry pending.
     let textWaiting = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -39,11 +43,13 @@ public final class Library: Sendable {
         catalog: any LibraryCatalog,
         searchIndex: any SearchIndex,
         storeWideLock: any StoreWideLock,
+        objects: (any DocumentObjects)? = nil,
         logger: Logger = Logger(label: "pdfgate.library")
     ) throws {
         self.paths = paths
         self.catalog = catalog
         self.searchIndex = searchIndex
+        self.objects = objects
         self.logger = logger
         do {
             try Self.makeDirectories(paths)
@@ -104,6 +110,10 @@ public final class Library: Sendable {
     }
 
     func absolute(_ relative: String) -> String { paths.absolute(relative) }
+
+    /// Whether documents are files in the folder tree (not objects in a bucket): only then do
+    /// renames, moves and folders have a file-system side.
+    var keepsTree: Bool { objects == nil }
 }
 
 extension Library: DocumentLibrary {

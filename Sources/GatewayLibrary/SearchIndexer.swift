@@ -108,7 +108,12 @@ package final class SearchIndexer: Sendable {
             return true
         }
         guard row.record.state == .ready, row.record.pathBefore == nil else { return false }
-        let content = await text(of: library.absolute(row.relativePath), id: id)
+        let content: SearchContent
+        do {
+            content = await text(of: try await library.readableFile(of: row.document), id: id)
+        } catch  where error.kind == .storageUnavailable {
+            return false  // left pending: the bucket is back later, and so is the indexer
+        }
         // Checked and written in one transaction of the index, which takes the row as it is
         // then: no lock of the library's is held, so filing never waits for indexing.
         return try await index.writeText(documentID: id, sha256: row.record.sha256, content: content)

@@ -10,8 +10,12 @@ public protocol DocumentLibrary: DocumentFiler {
     /// The owner's ready document named `name` in `folder`; nil when there is none (a missing
     /// folder is `folder_not_found`).
     func document(named name: String, in folder: FolderReference, owner: String) async throws(LibraryError) -> Document?
-    /// Absolute path of the document's PDF.
-    func filePath(of document: Document) -> String
+    /// A local file holding the document's PDF: its place in the folder tree, or a cached copy
+    /// of its object in a bucket (`storage_unavailable` when the bucket does not answer).
+    func readableFile(of document: Document) async throws(LibraryError) -> String
+    /// A URL the client may fetch the document's bytes from directly for `expires`, named
+    /// `filename`: a presigned URL of its object; nil when documents are files in the tree.
+    func directDownloadURL(of document: Document, expires: Duration) -> String?
     /// Renames and/or moves a document; its id stays.
     @discardableResult
     func updateDocument(

@@ -20,8 +20,10 @@ public protocol DocumentObjects: Sendable {
     func downloadURL(id: UUID, sha256: String, filename: String, expires: Duration) -> String?
     /// Every object the storage holds for this library.
     func inventory() async throws(LibraryError) -> [StoredObject]
-    /// Removes one object; one already gone is no error.
-    func remove(_ object: StoredObject) async throws(LibraryError)
+    /// Whether content `sha256` of document `id` is stored, with `size` bytes.
+    func contains(id: UUID, sha256: String, size: Int64) async throws(LibraryError) -> Bool
+    /// Removes content `sha256` of document `id`; one already gone is no error.
+    func remove(id: UUID, sha256: String) async throws(LibraryError)
 }
 
 /// One object of a `DocumentObjects`, as its listing shows it.

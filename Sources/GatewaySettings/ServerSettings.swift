@@ -82,6 +82,25 @@ enum ServerSettings {
             }
         },
         Setting(
+            "documents",
+            environment: "PDFGATE_DOCUMENTS",
+            flag: "documents",
+            help:
+                "tree (files under --store), or s3://BUCKET/PREFIX to keep documents in a bucket, keys and server from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL (default tree)."
+        ) { c, v, s in
+            do { c.documents = try DocumentsChoice(parsing: v[0], setting: s) } catch {
+                throw ConfigurationError("\((error as? any GatewayError)?.message ?? "\(error)")")
+            }
+        },
+        Setting(
+            "documents_cache_mb",
+            environment: "PDFGATE_DOCUMENTS_CACHE_MB",
+            flag: "documents-cache",
+            help: "Megabytes of bucket objects each gateway keeps in its local read cache (default 2048)."
+        ) { c, v, s in
+            c.documentsCacheBytes = Int64(try SettingText.int(v[0], s, in: 16...10_000_000)) << 20
+        },
+        Setting(
             "lease_seconds",
             environment: "PDFGATE_LEASE_SECONDS",
             flag: "lease",

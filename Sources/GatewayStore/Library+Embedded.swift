@@ -14,14 +14,19 @@ extension Library {
     ///
     /// - Parameter reconciling: false leaves interrupted operations and leftovers as they are, for
     ///   `fsck` to report; `fsck(repair: true)` or `reconcile()` deals with them later.
-    public static func open(root: String, logger: Logger = Logger(label: "pdfgate.library"), reconciling: Bool = true) async throws -> Library {
-        let library = try Library(root: root, logger: logger)
+    public static func open(
+        root: String,
+        objects: (any DocumentObjects)? = nil,
+        logger: Logger = Logger(label: "pdfgate.library"),
+        reconciling: Bool = true
+    ) async throws -> Library {
+        let library = try Library(root: root, objects: objects, logger: logger)
         if reconciling { try await library.finishInterruptedWork() }
         return library
     }
 
     /// The embedded store at `root`, as it is: nothing reconciled.
-    package convenience init(root: String, logger: Logger) throws {
+    package convenience init(root: String, objects: (any DocumentObjects)? = nil, logger: Logger) throws {
         let paths = StorePaths(root: root)
         let database: GatewayDatabase
         do {
@@ -35,6 +40,7 @@ extension Library {
             catalog: SQLiteLibraryCatalog(database: database),
             searchIndex: SQLiteSearchIndex(database: database),
             storeWideLock: FileLock(path: paths.lockFile),
+            objects: objects,
             logger: logger
         )
     }

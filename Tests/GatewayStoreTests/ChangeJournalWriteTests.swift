@@ -57,6 +57,6 @@ struct ChangeJournalWriteTests {
         #expect(documents.count == count)
         #expect(Set(documents.map { String($0.summary.split(separator: " ", maxSplits: 2)[2]) }) == Set(names.map { "Big/\($0).pdf" }))
         let renamed = try await fixture.library.updateDocument(id: documents[0].id, owner: "alice", name: "Renamed")
-        #expect(FileManager.default.fileExists(atPath: fixture.library.filePath(of: renamed)))
+        #expect(FileManager.default.fileExists(atPath: try await fixture.library.readableFile(of: renamed)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAssembly
+import GatewayDocumentStorage
 import GatewayLibrary
 import GatewayLibraryModel
 import GatewayPostgres
@@ -23,23 +24,34 @@ public struct LibraryFixture: Sendable {
     public let inspector = PdfinfoInspector()
     /// Set for `.postgres`: where the rows are, for `reopen()`.
     public let database: PostgresDatabase?
+    /// Set when documents are objects: the bucket, in the tests' Ceph.
+    public let objects: BucketDocuments?
 
-    public init(_ backend: StoreBackend = .sqlite) async throws {
+    /// - Parameter bucket: keep documents in a fresh bucket of the tests' S3 server instead of
+    ///   the folder tree.
+    public init(_ backend: StoreBackend = .sqlite, bucket: Bool = false) async throws {
+        let root = directory.path + "/store"
+        objects = bucket ? try TestS3.freshBucketDocuments(root: root) : nil
         switch backend {
         case .sqlite:
             database = nil
-            library = try await Library.open(root: directory.path + "/store")
+            library = try await Library.open(root: root, objects: objects)
         case .postgres:
             let database = try await PostgresDatabase.open(url: try TestPostgres.freshDatabaseURL())
             self.database = database
-            library = try await Library.shared(root: directory.path + "/store", database: database)
+            library = try await Library.shared(root: root, database: database, objects: objects)
         }
     }
 
-    /// The same library opened again, as another process or node would.
-    public func reopen(reconciling: Bool = true) async throws -> Library {
-        if let database { return try await Library.shared(root: root, database: database, reconciling: reconciling) }
-        return try await Library.open(root: root, reconciling: reconciling)
+    /// The same library opened again, as another process or node would (with its own store
+    /// directory when documents are in a bucket: `root`, given, is that node's).
+    public func reopen(reconciling: Bool = true, root: String? = nil) async throws -> Library {
+        let root = root ?? self.root
+        let objects = try self.objects.map {
+            try BucketDocuments(client: $0.client, cacheDirectory: root + "/.pdfgate/cache/objects", cacheBytes: 1 << 30)
+        }
+        if let database { return try await Library.shared(root: root, database: database, objects: objects, reconciling: reconciling) }
+        return try await Library.open(root: root, objects: objects, reconciling: reconciling)
     }
 
     public var root: String { library.paths.root }

@@ -12,3 +12,14 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+extension SeededRandom {
+    /// `count` bytes, the same for the same seed: test data that no cache or compressor flatters.
+    public static func bytes(count: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededRandom(seed: seed)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count + 8)
+        while bytes.count < count { withUnsafeBytes(of: random.next()) { bytes += $0 } }
+        return Array(bytes.prefix(count))
+    }
+}

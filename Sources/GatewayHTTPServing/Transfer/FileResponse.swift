@@ -13,10 +13,11 @@ package struct FileResponse {
     package var size: Int64
     package var filename: String?
 
-    /// A library document's PDF, named after the document, its SHA-256 the validator.
-    package init(document: Document, in library: any DocumentLibrary) {
+    /// A library document's PDF, named after the document, its SHA-256 the validator; fetched
+    /// into the local cache first when the library keeps documents in a bucket.
+    package init(document: Document, in library: any DocumentLibrary) async throws(LibraryError) {
         self.init(
-            path: library.filePath(of: document),
+            path: try await library.readableFile(of: document),
             contentType: "application/pdf",
             etag: document.sha256,
             size: document.size,

@@ -102,7 +102,7 @@ struct DocumentController: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let temporary = path + ".tmp-\(UUID().lowercased)"
             _ = try await inspector.inspect(
-                path: library.filePath(of: document),
+                path: try await library.readableFile(of: document),
                 thumbnail: ThumbnailRequest(outputPath: temporary, width: width)
             )
             rename(temporary, path)

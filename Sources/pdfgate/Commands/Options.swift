@@ -20,12 +20,22 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "sqlite, or the postgres:// URL of a library gateways share (default: $PDFGATE_DATABASE_URL, else sqlite).")
     var database: String?
 
+    @Option(help: "tree, or the s3://BUCKET/PREFIX the documents are in (default: $PDFGATE_DOCUMENTS, else tree).")
+    var documents: String?
+
     /// The stores, with the rows where `--database` says.
     func openStores(reconciling: Bool = true) async throws -> GatewayStores {
         let configuration = try engineConfiguration()
         var logger = Logger(label: "pdfgate.cli")
         logger.logLevel = .warning
-        return try await GatewayStores.open(root: configuration.store, database: configuration.database, logger: logger, reconciling: reconciling)
+        return try await GatewayStores.open(
+            root: configuration.store,
+            database: configuration.database,
+            documents: configuration.documents,
+            cacheBytes: configuration.documentsCacheBytes,
+            logger: logger,
+            reconciling: reconciling
+        )
     }
 
     /// The engine as `serve` would configure it from the same sources, these flags on top.
@@ -33,6 +43,7 @@ struct StoreOptions: ParsableArguments {
         var configuration = try ServerConfiguration.load(environment: ProcessInfo.processInfo.environment).engine
         if let store { configuration.store = store }
         if let database { configuration.database = try DatabaseChoice(parsing: database) }
+        if let documents { configuration.documents = try DocumentsChoice(parsing: documents) }
         return configuration
     }
 }
