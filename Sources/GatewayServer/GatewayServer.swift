@@ -150,7 +150,8 @@ public struct GatewayServer {
             inspector: assembly.inspector,
             intake: assembly.intake,
             links: links,
-            maxUploadBytes: maxUploadBytes
+            maxUploadBytes: maxUploadBytes,
+            downloadRedirect: configuration.downloadRedirect
         ).addRoutes(to: authenticated)
         DocumentOperationController(intake: assembly.intake, links: links).addRoutes(to: authenticated)
         FolderController(library: assembly.library).addRoutes(to: authenticated)

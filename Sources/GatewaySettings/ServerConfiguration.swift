@@ -28,6 +28,10 @@ public struct ServerConfiguration: Sendable {
     public var maxUploadBytes: Int64 = 100 * 1024 * 1024
     public var uploadURLLifetime: Duration = .seconds(15 * 60)
     public var downloadURLLifetime: Duration = .seconds(60 * 60)
+    /// With documents in a bucket, answer a download with a 302 to a presigned URL of its
+    /// object that lives this long, so the bytes come from the bucket and not through the
+    /// gateway; nil streams them through.
+    public var downloadRedirect: Duration?
     /// Whether an office file, ebook, HTML page or image dropped into the WebDAV drive becomes
     /// its PDF (off: it is kept as it is, as any other file).
     public var davConvertsDroppedFiles = true

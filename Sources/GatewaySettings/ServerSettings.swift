@@ -201,6 +201,16 @@ enum ServerSettings {
             help: "Regular expression: when given, only URLs matching one are fetched (repeatable; Gotenberg's allow lists)."
         ) { c, v, s in c.urlPatterns = try patterns(c.urlPatterns, only: v, s) },
         Setting(
+            "download_redirect_seconds",
+            environment: "PDFGATE_DOWNLOAD_REDIRECT",
+            flag: "download-redirect",
+            help:
+                "With documents in a bucket: answer a document download with a 302 to a presigned URL of its object that lives this many seconds (0: stream through the gateway; default 0)."
+        ) { c, v, s in
+            let seconds = try SettingText.int(v[0], s, in: 0...3600)
+            c.downloadRedirect = seconds == 0 ? nil : .seconds(seconds)
+        },
+        Setting(
             "max_upload_bytes",
             environment: "PDFGATE_MAX_UPLOAD_BYTES",
             flag: "max-upload-bytes",

@@ -77,3 +77,76 @@ struct ClusterLibraryTests {
         }
     }
 }
+
+/// The same doors on nodes that share no folder: one PostgreSQL database and one Ceph bucket,
+/// each node with a store directory of its own for its cache.
+@Suite("The library on a bucket, three nodes with no shared folder", .serialized)
+struct BucketClusterTests {
+    @Test("a PDF backed up on one node reads the same on the others, over the API and WebDAV, as boto3 reads it from the bucket")
+    func documentsAgreeAcrossNodesAndWithTheBucket() async throws {
+        try await using(try await ClusterTests.Cluster(nodes: 3, delay: 0, bucket: true)) { cluster in
+            let (a, b, c) = (cluster.client(0), cluster.client(1), cluster.client(2))
+            let bucket = try #require(cluster.bucket)
+            let original = try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("many-pages.pdf")))
+            let document = UUID().uuidString.lowercased()
+            let created = try await a.send(
+                "PUT",
+                "/v1/documents/\(document)?name=Statement",
+                body: .file(path: Fixtures.pdf("many-pages.pdf")),
+                headers: [("Content-Type", "application/pdf")]
+            )
+            #expect(created.status == 201, "\(created.text)")
+            let sha = try #require(created.string("sha256"))
+
+            // What another S3 client finds in the bucket: one object, the PDF, named by id and hash.
+            let listed = try bucket.server.peek(["list", bucket.name, "library/"])
+            #expect(listed.split(separator: "\n").count == 1)
+            #expect(listed.contains("library/documents/\(document)/\(sha).pdf"))
+            let fromBucket = cluster.directory.path + "/boto3.pdf"
+            _ = try bucket.server.peek(["get", bucket.name, "library/documents/\(document)/\(sha).pdf", fromBucket])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fromBucket)) == original)
+
+            let viaAPI = try await b.get("/v1/documents/\(document)/content")
+            #expect(viaAPI.status == 200 && Data(viaAPI.body) == original)
+            let ranged = try await c.get("/v1/documents/\(document)/content", headers: [("Range", "bytes=10-19")])
+            #expect(ranged.status == 206 && Data(ranged.body) == original[10...19])
+            let unchanged = try await c.get("/v1/documents/\(document)/content", headers: [("If-None-Match", "\"\(sha)\"")])
+            #expect(unchanged.status == 304)
+            let viaDAV = try await c.get("/dav/Statement.pdf")
+            #expect(viaDAV.status == 200 && Data(viaDAV.body) == original)
+
+            // A rename on one node is a row: the object stays where it is, and every node reads it.
+            let renamed = try await b.send("PATCH", "/v1/documents/\(document)", json: ["name": "Statement March"])
+            #expect(renamed.status == 200)
+            #expect(try await a.get("/dav/Statement%20March.pdf").body == viaAPI.body)
+            #expect(try bucket.server.peek(["list", bucket.name, "library/"]) == listed)
+
+            let deleted = try await c.send("DELETE", "/v1/documents/\(document)")
+            #expect(deleted.status == 204)
+            #expect(try await a.get("/v1/documents/\(document)/content").status == 404)
+        }
+    }
+
+    @Test("with --download-redirect a download is a 302 to a presigned URL of the object, which fetches without keys")
+    func downloadsRedirectToThePresignedObject() async throws {
+        try await using(try await ClusterTests.Cluster(nodes: 1, delay: 0, extra: ["--download-redirect", "60"], bucket: true)) { cluster in
+            let client = cluster.client(0)
+            let document = UUID().uuidString.lowercased()
+            let created = try await client.send(
+                "PUT",
+                "/v1/documents/\(document)?name=Receipt",
+                body: .file(path: Fixtures.pdf("one-page.pdf")),
+                headers: [("Content-Type", "application/pdf")]
+            )
+            #expect(created.status == 201)
+            let answer = try await client.get("/v1/documents/\(document)/content")
+            #expect(answer.status == 302)
+            let location = try #require(answer.headers["Location"])
+            #expect(location.hasPrefix(try #require(cluster.bucket).server.endpoint) && location.contains("X-Amz-Signature="))
+            let fetched = try await APIClient(base: "").get(location)
+            #expect(fetched.status == 200)
+            #expect(Data(fetched.body) == (try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf")))))
+            #expect(fetched.headers["Content-Disposition"]?.contains("Receipt.pdf") == true)
+        }
+    }
+}

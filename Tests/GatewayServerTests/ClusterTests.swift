@@ -18,9 +18,18 @@ struct ClusterTests {
         let arguments: [String]
         let converter: LoopbackHTTPServer
         var nodes: [ServerProcess] = []
+        /// Set when documents are in a bucket: the S3 server and the bucket. Each node then has
+        /// a store directory of its own, and shares only the database and the bucket.
+        let bucket: (server: TestS3.Server, name: String)?
 
         /// `delay` is each conversion's length, so a kill finds jobs mid-attempt.
-        init(nodes count: Int, delay: Double, extra: [String] = [], database: String? = nil) async throws {
+        init(nodes count: Int, delay: Double, extra: [String] = [], database: String? = nil, bucket inBucket: Bool = false) async throws {
+            if inBucket {
+                let server = try TestS3.shared()
+                bucket = (server, try server.freshBucket())
+            } else {
+                bucket = nil
+            }
             store = directory.path + "/store"
             try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
             databaseURL = try database ?? TestPostgres.freshDatabaseURL()
@@ -35,12 +44,17 @@ struct ClusterTests {
             }
             arguments =
                 ["--database", databaseURL, "--lease", "3", "--routes", "DOC_TO_PDF=gotenberg=\(converter.baseURL)", "--shutdown-grace", "1"]
-                + extra
+                + (bucket.map { ["--documents", "s3://\($0.name)/library"] } ?? []) + extra
             for index in 0..<count { nodes.append(try await start(index)) }
         }
 
         func start(_ index: Int) async throws -> ServerProcess {
-            try await ServerProcess(store: store, arguments: arguments + ["--node", "node\(index)"], log: store + ".node\(index).log")
+            try await ServerProcess(
+                store: bucket == nil ? store : store + "/node\(index)",
+                arguments: arguments + ["--node", "node\(index)"],
+                environment: bucket?.server.environment ?? [:],
+                log: store + ".node\(index).log"
+            )
         }
 
         func client(_ index: Int) -> APIClient { APIClient(base: nodes[index].baseURL) }

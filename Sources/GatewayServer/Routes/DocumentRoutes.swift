@@ -13,6 +13,9 @@ struct DocumentController: Sendable {
     let intake: JobIntake
     let links: APILinks
     let maxUploadBytes: Int64
+    /// How long a presigned URL lives when a download is answered with one (documents in a
+    /// bucket, `--download-redirect`); nil streams the bytes through.
+    var downloadRedirect: Duration?
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.on("/v1/documents", method: .get) { request, context in try await self.listDocuments(request, context) }
@@ -82,6 +85,14 @@ struct DocumentController: Sendable {
 
     func documentContent(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let document = try await ownedDocument(context)
+        if let lifetime = downloadRedirect, let url = library.directDownloadURL(of: document, expires: lifetime) {
+            // The object is immutable and named by its hash, so the URL serves exactly this version.
+            var headers = HTTPFields()
+            headers[.location] = url
+            headers[.eTag] = "\"\(document.sha256)\""
+            headers[.cacheControl] = "private, no-store"
+            return Response(status: .found, headers: headers)
+        }
         return try await FileResponse(document: document, in: library).response(for: request, context: context)
     }
 
