@@ -36,7 +36,7 @@ public enum DocumentsChoice: Sendable, Equatable, CustomStringConvertible {
     /// The bucket's objects, their cache under `root`, once the bucket answers with the keys
     /// given; nil for the folder tree. A wrong key, a missing bucket or a server that does not
     /// answer stops here with a message naming the setting to fix.
-    func open(root: String, cacheBytes: Int64, environment: [String: String], logger: Logger) async throws -> BucketDocuments? {
+    func open(root: String, cacheBytes: Int64, grace: Duration, environment: [String: String], logger: Logger) async throws -> BucketDocuments? {
         guard case .bucket(let uri) = self else { return nil }
         let location: S3Location
         do {
@@ -51,6 +51,6 @@ public enum DocumentsChoice: Sendable, Equatable, CustomStringConvertible {
             throw ConfigurationError("--documents \(uri) cannot be used: \(error.message)")
         }
         let cache = URL(fileURLWithPath: root).appendingPathComponent(".pdfgate/cache/objects").path
-        return try BucketDocuments(client: client, cacheDirectory: cache, cacheBytes: cacheBytes, logger: logger)
+        return try BucketDocuments(client: client, cacheDirectory: cache, cacheBytes: cacheBytes, grace: grace, logger: logger)
     }
 }

@@ -36,6 +36,9 @@ extension EngineAssembly {
         if indexing {
             services.append(SearchIndexerService(indexer: indexer))
             services.append(ChangeJournalPruner(library: library, history: configuration.changeHistory))
+            if library.objects != nil {
+                services.append(ObjectJanitorService(janitor: ObjectJanitor(library: library), every: configuration.documentsGrace / 4))
+            }
         }
         if ownsLocal, let folder = configuration.fontFolder {
             services.append(FontFolderWatchService(watch: FontFolderWatch(folder: folder, generation: local.fonts.generation), logger: logger))
@@ -131,6 +134,26 @@ struct ChangeJournalPruner: Service, CustomStringConvertible {
                 // A failed pass (the database away for a moment) is retried at the next.
                 _ = try? await library.forgetChanges(olderThan: history)
                 try? await Task.sleep(for: .seconds(3600))
+            }
+        }
+        try? await gracefulShutdown()
+    }
+}
+
+/// Removes bucket objects no document names once their grace period is over, a pass every
+/// quarter of it (at least every second, at most every five minutes) until shutdown begins.
+struct ObjectJanitorService: Service, CustomStringConvertible {
+    let janitor: ObjectJanitor
+    let every: Duration
+    var description: String { "object-janitor" }
+
+    func run() async throws {
+        let (janitor, pause) = (janitor, min(max(every, .seconds(1)), .seconds(300)))
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                // A pass that fails (the bucket away for a moment) is retried at the next.
+                _ = try? await janitor.sweep()
+                try? await Task.sleep(for: pause)
             }
         }
         try? await gracefulShutdown()

@@ -63,6 +63,7 @@ public final class EngineAssembly: Sendable {
             database: configuration.database,
             documents: configuration.documents,
             cacheBytes: configuration.documentsCacheBytes,
+            grace: configuration.documentsGrace,
             logger: logger
         )
         do {

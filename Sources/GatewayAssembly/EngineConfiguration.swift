@@ -21,6 +21,9 @@ public struct EngineConfiguration: Sendable {
     public var documents: DocumentsChoice = .folderTree
     /// How much of a bucket's objects a gateway keeps in its local read cache.
     public var documentsCacheBytes: Int64 = 2 << 30
+    /// How long a bucket object no document names is kept before the janitor removes it: longer
+    /// than any upload waits for its row, and than any download of a deleted document takes.
+    public var documentsGrace: Duration = .seconds(15 * 60)
     /// Why a database other gateways share is refused, if it is: the CLI's own engine would
     /// claim the cluster's jobs. nil: a shared database is fine.
     public var sharedDatabaseRefusal: String?

@@ -61,11 +61,12 @@ public struct GatewayStores: Sendable {
         database: DatabaseChoice,
         documents: DocumentsChoice = .folderTree,
         cacheBytes: Int64 = 2 << 30,
+        grace: Duration = .seconds(15 * 60),
         environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger,
         reconciling: Bool = true
     ) async throws -> GatewayStores {
-        let objects = try await documents.open(root: root, cacheBytes: cacheBytes, environment: environment, logger: logger)
+        let objects = try await documents.open(root: root, cacheBytes: cacheBytes, grace: grace, environment: environment, logger: logger)
         switch database {
         case .embedded:
             let library = try await Library.open(root: root, objects: objects, logger: logger, reconciling: reconciling)

@@ -11,6 +11,7 @@ import Logging
 public struct BucketDocuments: DocumentObjects {
     public let client: S3Client
     let cache: ObjectCache
+    public let grace: Duration
     let writePatience: Duration
     let readPatience: Duration
     let logger: Logger
@@ -21,6 +22,7 @@ public struct BucketDocuments: DocumentObjects {
         client: S3Client,
         cacheDirectory: String,
         cacheBytes: Int64,
+        grace: Duration = .seconds(15 * 60),
         writePatience: Duration = .seconds(600),
         readPatience: Duration = .seconds(3),
         logger: Logger = Logger(label: "pdfgate.storage")
@@ -28,6 +30,7 @@ public struct BucketDocuments: DocumentObjects {
         self.client = client
         self.cache = try ObjectCache(directory: cacheDirectory, maxBytes: cacheBytes)
         self.writePatience = writePatience
+        self.grace = grace
         self.readPatience = readPatience
         self.logger = logger
     }

@@ -25,6 +25,8 @@ public struct FsckIssue: Sendable, Equatable, Codable {
         /// An entry that disagrees with its document (another file, name or folder). Repair
         /// rewrites it, its text to be read again when the file changed.
         case indexStale = "index_stale"
+        /// An object in the bucket that no row names, older than the grace period. Repair removes it.
+        case orphanObject = "orphan_object"
         /// An entry for a document that is gone. Repair deletes it.
         case indexOrphan = "index_orphan"
         /// The full-text index does not match the text it was built from. Repair rebuilds it.
@@ -80,6 +82,11 @@ extension Library {
         }
 
         let (documents, folders) = try await read { catalog in (try await catalog.readyDocuments(), try await catalog.readyFolders()) }
+        if let objects {
+            issues += try await compare(documents, with: objects, repair: repair, verifyHashes: verifyHashes)
+            issues += try await checkSearchIndex(repair: repair, thorough: verifyHashes)
+            return FsckReport(documentsChecked: documents.count, foldersChecked: folders.count, issues: issues)
+        }
         for folder in folders {
             let relative = LibraryLayout.folderPath(owner: folder.owner, folderPath: folder.path)
             guard !FileOps.isDirectory(absolute(relative)) else { continue }

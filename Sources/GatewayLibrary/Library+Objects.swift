@@ -22,3 +22,55 @@ extension Library {
         try? await objects.remove(id: id, sha256: sha256)
     }
 }
+
+/// Removes the objects no row names once they have gone unnamed for the grace period: those a
+/// crash left between upload and row, content replaced since, documents deleted since. It
+/// remembers when it first saw each one unnamed, so a document deleted a second ago keeps its
+/// object for a whole grace period whatever the object's age, and a download in flight finishes.
+public actor ObjectJanitor {
+    let library: Library
+    private var unnamedSince: [String: Date] = [:]
+
+    public init(library: Library) { self.library = library }
+
+    /// One pass; the objects it removed. Does nothing for a library without objects.
+    @discardableResult
+    public func sweep(now: Date = Date()) async throws(LibraryError) -> [StoredObject] {
+        guard let objects = library.objects else { return [] }
+        let grace = Double(objects.grace.components.seconds)
+        let unnamed = try await library.unnamedObjects()
+        var removed: [StoredObject] = []
+        var seen: [String: Date] = [:]
+        for object in unnamed {
+            let since = unnamedSince[object.key] ?? now
+            seen[object.key] = since
+            let old = (object.lastModified ?? now) < now.addingTimeInterval(-grace)
+            guard old, since <= now.addingTimeInterval(-grace), let id = object.id, let sha = object.sha256 else { continue }
+            try await objects.remove(id: id, sha256: sha)
+            seen[object.key] = nil
+            removed.append(object)
+        }
+        unnamedSince = seen
+        for object in removed {
+            library.logger.info("library.object_removed", metadata: ["object.key": "\(object.key)"])
+        }
+        return removed
+    }
+}
+
+extension Library {
+    /// The objects of the library's own layout that no row names (foreign keys are left out).
+    func unnamedObjects() async throws(LibraryError) -> [StoredObject] {
+        guard let objects else { return [] }
+        // Listed before the rows are read: an object filed in between is then named.
+        let stored = try await objects.inventory()
+        let named = try await read { catalog in
+            Set(try await catalog.readyDocuments().map { "\($0.record.id)/\($0.record.sha256)" })
+                .union(try await catalog.unfinishedDocuments().map { "\($0.record.id)/\($0.record.sha256)" })
+        }
+        return stored.filter { object in
+            guard let id = object.id, let sha = object.sha256 else { return false }
+            return !named.contains("\(id.lowercased)/\(sha)")
+        }
+    }
+}

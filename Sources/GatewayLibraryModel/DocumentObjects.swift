@@ -9,6 +9,9 @@ import Foundation
 public protocol DocumentObjects: Sendable {
     /// Where the objects are, for messages and logs (`s3://bucket/prefix`).
     var location: String { get }
+    /// How long an object no row names is kept: an upload whose row is not written yet, or
+    /// content a download may still be reading after its document was deleted or replaced.
+    var grace: Duration { get }
     /// Stores the file at `path` (not taken) as content `sha256` of document `id`. Writing the
     /// same content again is harmless: the object is the same.
     func store(_ path: String, id: UUID, sha256: String, size: Int64) async throws(LibraryError)

@@ -101,6 +101,14 @@ enum ServerSettings {
             c.documentsCacheBytes = Int64(try SettingText.int(v[0], s, in: 16...10_000_000)) << 20
         },
         Setting(
+            "documents_grace_seconds",
+            environment: "PDFGATE_DOCUMENTS_GRACE",
+            flag: "documents-grace",
+            help: "Seconds a bucket object no document names is kept before it is removed (default 900)."
+        ) { c, v, s in
+            c.documentsGrace = try SettingText.seconds(v[0], s, in: 0...86_400)
+        },
+        Setting(
             "lease_seconds",
             environment: "PDFGATE_LEASE_SECONDS",
             flag: "lease",

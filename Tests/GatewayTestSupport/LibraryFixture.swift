@@ -29,9 +29,10 @@ public struct LibraryFixture: Sendable {
 
     /// - Parameter bucket: keep documents in a fresh bucket of the tests' S3 server instead of
     ///   the folder tree.
-    public init(_ backend: StoreBackend = .sqlite, bucket: Bool = false) async throws {
+    ///   `grace` is how long its objects no row names are kept.
+    public init(_ backend: StoreBackend = .sqlite, bucket: Bool = false, grace: Duration = .seconds(900)) async throws {
         let root = directory.path + "/store"
-        objects = bucket ? try TestS3.freshBucketDocuments(root: root) : nil
+        objects = bucket ? try TestS3.freshBucketDocuments(root: root, grace: grace) : nil
         switch backend {
         case .sqlite:
             database = nil
@@ -48,7 +49,7 @@ public struct LibraryFixture: Sendable {
     public func reopen(reconciling: Bool = true, root: String? = nil) async throws -> Library {
         let root = root ?? self.root
         let objects = try self.objects.map {
-            try BucketDocuments(client: $0.client, cacheDirectory: root + "/.pdfgate/cache/objects", cacheBytes: 1 << 30)
+            try BucketDocuments(client: $0.client, cacheDirectory: root + "/.pdfgate/cache/objects", cacheBytes: 1 << 30, grace: $0.grace)
         }
         if let database { return try await Library.shared(root: root, database: database, objects: objects, reconciling: reconciling) }
         return try await Library.open(root: root, objects: objects, reconciling: reconciling)

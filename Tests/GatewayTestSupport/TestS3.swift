@@ -90,9 +90,14 @@ public struct TestS3Error: Error, CustomStringConvertible {
 
 extension TestS3 {
     /// A library's objects in a fresh bucket of the shared server, cached under `root`.
-    public static func freshBucketDocuments(root: String) throws -> BucketDocuments {
+    public static func freshBucketDocuments(root: String, grace: Duration = .seconds(900)) throws -> BucketDocuments {
         let server = try shared()
         let location = try S3Location.parse("s3://\(try server.freshBucket())/library", environment: server.environment)
-        return try BucketDocuments(client: S3Client(location: location), cacheDirectory: root + "/.pdfgate/cache/objects", cacheBytes: 1 << 30)
+        return try BucketDocuments(
+            client: S3Client(location: location),
+            cacheDirectory: root + "/.pdfgate/cache/objects",
+            cacheBytes: 1 << 30,
+            grace: grace
+        )
     }
 }

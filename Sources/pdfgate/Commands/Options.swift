@@ -33,6 +33,7 @@ struct StoreOptions: ParsableArguments {
             database: configuration.database,
             documents: configuration.documents,
             cacheBytes: configuration.documentsCacheBytes,
+            grace: configuration.documentsGrace,
             logger: logger,
             reconciling: reconciling
         )
