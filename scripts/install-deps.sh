@@ -46,6 +46,10 @@ if [ "${1:-}" != "--build-only" ]; then
   wanted+=(img2pdf libheif-examples tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu ocrmypdf python3-pikepdf)
   # The cluster backend: the tests and benchmarks start throwaway PostgreSQL servers of their own.
   wanted+=(postgresql)
+  # The S3 storage backend: the tests and benchmarks start throwaway one-node Ceph clusters with a
+  # RADOS Gateway (scripts/s3-scratch.sh; ceph-common is the `ceph` CLI it sets the OSD up with), and
+  # cross-check what lands in a bucket with boto3 (scripts/s3_peek.py), never with our own client.
+  wanted+=(ceph-mon ceph-osd radosgw ceph-common python3-boto3)
   # The gotenberg-client suite's network namespace (ip, mount) and its python-magic (libmagic).
   wanted+=(iproute2 util-linux libmagic1)
   # Real WebDAV clients the tests drive against /dav/: litmus (RFC 4918 conformance) and rclone.
