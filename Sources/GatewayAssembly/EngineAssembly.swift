@@ -68,14 +68,21 @@ public final class EngineAssembly: Sendable {
         )
         do {
             if stores.shared, let refusal = configuration.sharedDatabaseRefusal { throw LibraryError(.invalidArgument, refusal) }
-            return try EngineAssembly(stores: stores, configuration: configuration, logger: logger, lentConverter: lentConverter)
+            let secrets = try await ServerSecrets.load(for: stores)
+            return try EngineAssembly(stores: stores, secrets: secrets, configuration: configuration, logger: logger, lentConverter: lentConverter)
         } catch {
             await stores.close()
             throw error
         }
     }
 
-    init(stores: GatewayStores, configuration: EngineConfiguration, logger: Logger, lentConverter: LocalConverter? = nil) throws {
+    init(
+        stores: GatewayStores,
+        secrets: ServerSecrets,
+        configuration: EngineConfiguration,
+        logger: Logger,
+        lentConverter: LocalConverter? = nil
+    ) throws {
         self.configuration = configuration
         self.stores = stores
         self.logger = logger
@@ -173,7 +180,7 @@ public final class EngineAssembly: Sendable {
             idempotency: stores.idempotency,
             pacing: stores.pacing
         )
-        secrets = try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta)
+        self.secrets = secrets
         webhooks = WebhookSender(
             secret: configuration.webhookSecret ?? secrets.webhookSecret,
             urlGuard: URLGuard(check: urlCheck.serving(.webhook)),

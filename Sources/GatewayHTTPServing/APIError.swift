@@ -90,6 +90,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
             switch error.kind {
             case .inputExists: return APIError(.conflict, error.code, error.message)
             case .storage: return APIError(.internalServerError, error.code, error.message)
+            case .unavailable: return .unavailable(error.code, error.message, retryAfter: 10)
             }
         case let error as JobTransitionError:
             switch (error.status, error.event) {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayJobModel
+import GatewayLibraryModel
 import Glibc
 
 #if canImport(Glibc)
@@ -14,12 +15,16 @@ import Glibc
 ///     incoming-<uuid>                       a request body whose job does not exist yet
 ///
 /// It sits on the store's file system, so publishing is one no-replace rename: whatever
-/// process shares the store, a job's input appears whole and once.
+/// process shares the store, a job's input appears whole and once. Nodes that share no store
+/// (documents in a bucket) also share what they staged through `shared`, under the same names.
 public struct StagingArea: InputStaging {
     public let root: String
+    /// Where staged files go for the other nodes; nil when they share this directory.
+    public let shared: (any StagedObjects)?
 
-    public init(root: String) {
+    public init(root: String, shared: (any StagedObjects)? = nil) {
         self.root = root
+        self.shared = shared
     }
 
     public func prepare(jobID: UUID) throws {
@@ -33,14 +38,17 @@ public struct StagingArea: InputStaging {
         unlink(path)
     }
 
+    /// Its directory is made here if missing: the job may have been created on another node.
     public func partialInputPath(for job: Job) -> String {
-        jobDirectory(job.id) + "/upload-\(UUID().lowercased).part"
+        try? FileManager.default.createDirectory(atPath: inputDirectory(job.id), withIntermediateDirectories: true)
+        return jobDirectory(job.id) + "/upload-\(UUID().lowercased).part"
     }
 
     public func publishInput(_ file: String, for job: Job, part: Int?, copying: Bool) throws(StagingError) {
         let target = inputPath(for: job, part: part)
         var source = file
         do {
+            try FileOps.makeDirectories(inputDirectory(job.id))
             if copying {
                 source = partialInputPath(for: job)
                 try FileOps.copy(from: file, to: source)
@@ -121,8 +129,8 @@ public struct StagingArea: InputStaging {
         return removed
     }
 
-    private func jobDirectory(_ id: UUID) -> String { root + "/" + id.lowercased }
-    private func inputDirectory(_ id: UUID) -> String { jobDirectory(id) + "/input" }
+    func jobDirectory(_ id: UUID) -> String { root + "/" + id.lowercased }
+    func inputDirectory(_ id: UUID) -> String { jobDirectory(id) + "/input" }
 
     /// The file name part of what a client called its file: never a path, never hidden.
     static func safeFileName(_ name: String) -> String {
@@ -132,6 +140,6 @@ public struct StagingArea: InputStaging {
 }
 
 extension Library {
-    /// The staging area beside this library.
-    public var staging: StagingArea { StagingArea(root: paths.staging) }
+    /// The staging area beside this library, shared through the bucket when documents are in one.
+    public var staging: StagingArea { StagingArea(root: paths.staging, shared: objects as? any StagedObjects) }
 }

@@ -175,6 +175,12 @@ enum PostgresMigrations {
             // A start and fsck ask which staged files a row claims: a few rows, not a scan.
             ["CREATE INDEX documents_staged ON documents (staged_path) WHERE staged_path IS NOT NULL"]
         ),
+        (
+            "v12-server-secrets",
+            // The keys that sign URLs and webhooks, one set for every node: nodes with documents
+            // in a bucket share no folder to keep them in.
+            ["CREATE TABLE server_secrets (name text PRIMARY KEY, value text NOT NULL)"]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

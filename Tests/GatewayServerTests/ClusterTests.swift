@@ -73,8 +73,10 @@ struct ClusterTests {
         /// the rows and the tree agree, and there are `documents` of them.
         func expectFsckClean(documents: Int) async throws {
             let stores = try await GatewayStores.open(
-                root: store,
+                root: bucket == nil ? store : store + "/fsck",
                 database: .postgres(url: databaseURL),
+                documents: bucket.map { .bucket("s3://\($0.name)/library") } ?? .folderTree,
+                environment: bucket?.server.environment ?? [:],
                 logger: Logger(label: "test"),
                 reconciling: false
             )
@@ -91,9 +93,13 @@ struct ClusterTests {
         return base + components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
-    @Test("200 jobs over 3 nodes, one SIGKILLed mid-run and restarted: 200 documents, none twice, fsck clean")
-    func everyJobOnceThroughAKill() async throws {
-        try await using(await Cluster(nodes: 3, delay: 0.15, extra: ["--max-active-jobs", "1000", "--jobs-per-minute", "100000"])) { cluster in
+    @Test(
+        "200 jobs over 3 nodes, one SIGKILLed mid-run and restarted: 200 documents, none twice, fsck clean (one store folder; or none shared, documents in a bucket)",
+        arguments: [false, true]
+    )
+    func everyJobOnceThroughAKill(inBucket: Bool) async throws {
+        let extra = ["--max-active-jobs", "1000", "--jobs-per-minute", "100000"]
+        try await using(await Cluster(nodes: 3, delay: 0.15, extra: extra, bucket: inBucket)) { cluster in
             let total = 200
             var ids: [String] = []
             var killedHeld = 0
@@ -142,8 +148,13 @@ struct ClusterTests {
                 (listed.json["documents"] as? [Any])?.count == total,
                 "the library holds exactly one document per job: \(listed.text.prefix(300))"
             )
-            let files = try FileManager.default.contentsOfDirectory(atPath: cluster.store + "/default").filter { $0.hasSuffix(".pdf") }
-            #expect(files.count == total, "one file per document on disk")
+            if let bucket = cluster.bucket {
+                let objects = try bucket.server.peek(["list", bucket.name, "library/documents/"]).split(separator: "\n")
+                #expect(objects.count == total, "one object per document in the bucket")
+            } else {
+                let files = try FileManager.default.contentsOfDirectory(atPath: cluster.store + "/default").filter { $0.hasSuffix(".pdf") }
+                #expect(files.count == total, "one file per document on disk")
+            }
 
             // Whatever the dead node was running, a live node took over.
             var takeovers = 0

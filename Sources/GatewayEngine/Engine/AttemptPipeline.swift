@@ -62,6 +62,8 @@ struct AttemptPipeline: Sendable {
     private func attempt(_ job: Job, converter: any Converter) async throws -> Document? {
         let remaining = job.state.deadline.timeIntervalSince(clock.now())
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(remaining, 0) * 1000))
+        // The job may have been created and uploaded to on other nodes.
+        try await staging.gather(for: job)
         let workDirectory = try staging.attemptDirectory(for: job)
         let output = workDirectory + "/output.pdf"
         let secrets = staging.secrets(jobID: job.id)

@@ -154,7 +154,10 @@ public final class JobEngine: Sendable {
         let needsInput = !job.state.inputReady || !secrets.isEmpty
         if needsInput { try staging.prepare(jobID: job.id) }
         do {
-            if !secrets.isEmpty { try staging.publishSecrets(secrets, jobID: job.id) }
+            if !secrets.isEmpty {
+                try staging.publishSecrets(secrets, jobID: job.id)
+                try await staging.share(jobID: job.id)
+            }
             try await store.insert(job, activeLimit: activeLimit)
         } catch {
             if needsInput { staging.remove(jobID: job.id) }
@@ -170,6 +173,7 @@ public final class JobEngine: Sendable {
     @discardableResult
     public func receiveInput(_ file: String, for job: Job, copying: Bool = false) async throws -> Job {
         try staging.publishInput(file, for: job, part: nil, copying: copying)
+        try await shareInputs(of: job)
         return try await recorder.apply(.uploaded, to: job.id)
     }
 
@@ -182,7 +186,20 @@ public final class JobEngine: Sendable {
             throw StagingError(.storage, "the job has \(parts.count) file inputs but \(files.count) files came")
         }
         for (part, file) in zip(parts, files) { try staging.publishInput(file.path, for: job, part: part, copying: file.copying) }
+        try await shareInputs(of: job)
         return try await recorder.apply(.uploaded, to: job.id)
+    }
+
+    /// Makes the job's published inputs reachable from every node before its row says they
+    /// arrived. When they cannot be shared, this node's copy goes too, so the upload can be
+    /// tried again (here or on another node).
+    private func shareInputs(of job: Job) async throws {
+        do {
+            try await staging.share(jobID: job.id)
+        } catch {
+            staging.remove(jobID: job.id)
+            throw error
+        }
     }
 
     /// The client asks to start (after the upload).

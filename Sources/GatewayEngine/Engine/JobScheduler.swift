@@ -64,6 +64,17 @@ final class JobScheduler: Sendable {
                     wakeUp.signal()
                 }
             }
+            // Files staged where every node reaches them (a bucket) outlive the job that staged
+            // them when its node went away: an hourly pass removes those of ended jobs.
+            group.addTask { [staging, store] in
+                while !Task.isCancelled {
+                    _ = await staging.sweepShared(changedBefore: Date().addingTimeInterval(-3600)) { id in
+                        guard let job = try await store.job(id: id) else { return false }
+                        return !job.state.status.isTerminal
+                    }
+                    try? await Task.sleep(for: .seconds(3600))
+                }
+            }
             while !Task.isCancelled {
                 await startDueJobs()
                 _ = await iterator.next()

@@ -43,9 +43,23 @@ public protocol InputStaging: Sendable {
     /// unfinished job's (`isUnfinished` answers for a job id; when it throws, the entry stays).
     /// Returns how many went.
     func sweep(changedBefore before: Date, isUnfinished: (UUID) async throws -> Bool) async -> Int
+
+    /// Makes what job `jobID` staged on this node (its inputs, its secrets) reachable from every
+    /// node; where nodes share the folder there is nothing to do. A second input for a job that
+    /// has one, staged on another node, is `StagingError.inputExists`.
+    func share(jobID: UUID) async throws(StagingError)
+    /// Brings here what the job staged on other nodes, before an attempt reads it.
+    func gather(for job: Job) async throws(StagingError)
+    /// Removes what ended jobs shared, staged before `before` (`isUnfinished` as for `sweep`);
+    /// how many went.
+    func sweepShared(changedBefore before: Date, isUnfinished: (UUID) async throws -> Bool) async -> Int
 }
 
 extension InputStaging {
+    public func share(jobID: UUID) async throws(StagingError) {}
+    public func gather(for job: Job) async throws(StagingError) {}
+    public func sweepShared(changedBefore before: Date, isUnfinished: (UUID) async throws -> Bool) async -> Int { 0 }
+
     /// The input of a job that has one.
     public func inputPath(for job: Job) -> String { inputPath(for: job, part: nil) }
 
@@ -68,6 +82,8 @@ public struct StagingError: GatewayError, Equatable {
         case inputExists
         /// The disk refused (full, permissions, a missing directory).
         case storage
+        /// The shared storage staged inputs go through (a bucket) does not answer now.
+        case unavailable
     }
 
     public var kind: Kind
@@ -78,5 +94,11 @@ public struct StagingError: GatewayError, Equatable {
         self.message = message
     }
 
-    public var code: String { kind == .inputExists ? "already_uploaded" : "storage_error" }
+    public var code: String {
+        switch kind {
+        case .inputExists: "already_uploaded"
+        case .storage: "storage_error"
+        case .unavailable: "storage_unavailable"
+        }
+    }
 }

@@ -92,8 +92,8 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting(json: false) {
-                let (_, library) = try await store.tokens()
-                print(try ServerSecrets.loadOrCreate(metaDirectory: library.paths.meta).webhookSecret)
+                let stores = try await store.openStores()
+                print(try await ServerSecrets.load(for: stores).webhookSecret)
             }
         }
     }
