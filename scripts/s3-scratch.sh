@@ -120,17 +120,27 @@ endpoint_of() {
   cat "$1/endpoint"
 }
 
-# Waits (at most 30 s) until radosgw answers an HTTP request; fails if it died.
+# Waits (at most 30 s) until radosgw answers on DIR's endpoint. Fails when it exits, or when
+# something else answers there: the port, free when it was chosen, can be taken before radosgw
+# binds it (a test's server asking for any free port), and only radosgw's answers carry its
+# request id.
 wait_for_gateway() {
-  local dir=$1 url i
+  local dir=$1 url i headers
   url=$(endpoint_of "$dir")
   for ((i = 0; i < 300; i++)); do
-    curl -s -o /dev/null --max-time 2 "$url/" && return 0
-    running_pid "$dir" rgw >/dev/null || { show_logs "$dir" rgw.out client.rgw.log; fail "radosgw exited at start"; }
+    running_pid "$dir" rgw >/dev/null || return 1
+    if headers=$(curl -s -o /dev/null -D - --max-time 2 "$url/" 2>/dev/null); then
+      grep -qi '^x-amz-request-id:' <<<"$headers" && return 0
+      return 1
+    fi
     sleep 0.1
   done
-  show_logs "$dir" rgw.out client.rgw.log
-  fail "radosgw did not answer at $url within 30 s"
+  return 1
+}
+
+# A free loopback port (free now; see wait_for_gateway).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # PUT /NAME, signed as the test user. 200 also when the user already owns the bucket.
@@ -144,11 +154,22 @@ make_bucket() {
   [ "$code" = 200 ] || fail "creating bucket $name at $url answered $code: ${out%$'\n'*}"
 }
 
+# Starts radosgw on DIR's endpoint; with `new-port`, on another free port when that one turns
+# out taken (at `start`; `start-gateway` keeps the port the tests know, and retries it).
 start_gateway() {
-  local dir=$1
+  local dir=$1 attempt port
   running_pid "$dir" rgw >/dev/null && return 0
-  launch "$dir" rgw radosgw -n client.rgw
-  wait_for_gateway "$dir"
+  for attempt in 1 2 3 4 5; do
+    port=$(endpoint_of "$dir")
+    port=${port##*:}
+    launch "$dir" rgw radosgw -n client.rgw --rgw-frontends "beast endpoint=127.0.0.1:$port"
+    wait_for_gateway "$dir" && return 0
+    end_daemon "$dir" rgw KILL 5
+    [ "${2:-}" = new-port ] && echo "http://127.0.0.1:$(free_port)" >"$dir/endpoint"
+    sleep 0.2
+  done
+  show_logs "$dir" rgw.out client.rgw.log
+  fail "radosgw did not answer at $(endpoint_of "$dir") after 5 tries"
 }
 
 # A DIR argument: what `start` printed. Refuses anything else, since `stop` removes it.
@@ -264,7 +285,7 @@ log file = $(conf_path "$dir/log/\$name.log")
 [client.rgw]
 log file = $(conf_path "$dir/log/\$name.log")
 rgw data = $(conf_path "$dir/rgw")
-rgw frontends = beast endpoint=127.0.0.1:$rgw_port
+# rgw frontends: on radosgw's command line (start_gateway), which may have to pick another port.
 EOF
 
     monmaptool --create --fsid "$fsid" --addv a "[v1:127.0.0.1:$mon_port]" "$dir/monmap" >"$dir/log/monmaptool.out" 2>&1 \
@@ -297,7 +318,7 @@ EOF
       sleep 0.1
     done
     wait "$admin" || { show_logs "$dir" user-create.out osd.0.log mon.a.log; fail "radosgw-admin user create failed"; }
-    start_gateway "$dir"
+    start_gateway "$dir" new-port
     for bucket in "$@"; do
       make_bucket "$dir" "$bucket"
     done

@@ -60,13 +60,25 @@ public enum TestS3 {
     }
 
     /// A server of its own, for a test that stops its gateway; not shared with other tests.
+    /// A start can lose a port it chose to a server of a test running beside it; it is tried
+    /// again then, on other ports.
     public static func start() throws -> Server {
-        let lines = try scratch("start").split(separator: "\n").map(String.init)
-        guard lines.count == 4 else { throw TestS3Error(message: "s3-scratch.sh start printed \(lines)") }
-        return Server(endpoint: lines[1], accessKey: lines[2], secretKey: lines[3], directory: lines[0])
+        var failure: (any Error)?
+        for _ in 0..<3 {
+            do {
+                let lines = try scratch("start").split(separator: "\n").map(String.init)
+                guard lines.count == 4 else { throw TestS3Error(message: "s3-scratch.sh start printed \(lines)") }
+                return Server(endpoint: lines[1], accessKey: lines[2], secretKey: lines[3], directory: lines[0])
+            } catch {
+                failure = error
+            }
+        }
+        throw failure!
     }
 
+    /// `PDFGATE_TEST_KEEP_S3=1` leaves it running, its logs in its directory, to look into a failure.
     static func stopShared() {
+        guard ProcessInfo.processInfo.environment["PDFGATE_TEST_KEEP_S3"] == nil else { return }
         started.withLock { $0 }?.stop()
     }
 
