@@ -185,3 +185,61 @@ struct BucketClusterTests {
         }
     }
 }
+
+/// The bucket's server stopped in the middle of a run, then started again.
+@Suite("An S3 outage", .serialized)
+struct BucketOutageTests {
+    @Test("jobs running while S3 is down wait and finish once it is back; reads meanwhile answer 503 with Retry-After; nothing lost, fsck clean")
+    func jobsWaitOutAnOutage() async throws {
+        let s3 = try TestS3.start()
+        defer { s3.stop() }
+        try await using(try await ClusterTests.Cluster(nodes: 1, delay: 1.5, bucket: true, s3: s3)) { cluster in
+            let client = cluster.client(0)
+            let before = try await client.send(
+                "PUT",
+                "/v1/documents/\(UUID().uuidString.lowercased())?name=Before",
+                body: .file(path: Fixtures.pdf("many-pages.pdf")),
+                headers: [("Content-Type", "application/pdf")]
+            )
+            #expect(before.status == 201)
+            let filedBefore = try #require(before.string("id"))
+            var jobs: [String] = []
+            for index in 0..<6 {
+                let created = try await client.oneShot("sample.docx", query: "&name=during-\(index)")
+                jobs.append(try #require(created.string("job_id"), "\(created.text)"))
+            }
+            // The jobs are converting (1.5 s each) when the bucket goes away.
+            try s3.stopGateway()
+            // A document on a node whose cache is cold: the bytes are out of reach, and it says when to ask again.
+            let cold = try await ClusterTests.Cluster.coldRead(cluster, document: filedBefore)
+            #expect(cold.status == 503, "\(cold.text)")
+            #expect(cold.string("error") == "storage_unavailable")
+            #expect(cold.headers["Retry-After"] != nil)
+            try await Task.sleep(for: .seconds(4))
+            for id in jobs {
+                let job = try await client.get("/v1/jobs/\(id)")
+                #expect(!APIClient.endStatuses.contains(job.string("status") ?? ""), "still waiting, not failed: \(job.text)")
+            }
+            try s3.startGateway()
+            for id in jobs {
+                let ended = try await client.ended(id, within: .seconds(120))
+                #expect(ended.string("status") == "SUCCEEDED", "\(ended.text)")
+            }
+            let listed = try await client.get("/v1/documents?limit=50")
+            #expect((listed.json["documents"] as? [Any])?.count == 7)
+            let bucket = try #require(cluster.bucket)
+            #expect(try s3.peek(["list", bucket.name, "library/documents/"]).split(separator: "\n").count == 7)
+            await cluster.stop()
+            try await cluster.expectFsckClean(documents: 7)
+        }
+    }
+}
+
+extension ClusterTests.Cluster {
+    /// Reads a document's bytes on node `index` once its cache has been emptied.
+    static func coldRead(_ cluster: ClusterTests.Cluster, document: String, node index: Int = 0) async throws -> APIClient.Answer {
+        let cache = cluster.store + "/node\(index)/.pdfgate/cache/objects"
+        for entry in try FileManager.default.contentsOfDirectory(atPath: cache) { try FileManager.default.removeItem(atPath: cache + "/" + entry) }
+        return try await cluster.client(index).get("/v1/documents/\(document)/content")
+    }
+}

@@ -23,9 +23,17 @@ struct ClusterTests {
         let bucket: (server: TestS3.Server, name: String)?
 
         /// `delay` is each conversion's length, so a kill finds jobs mid-attempt.
-        init(nodes count: Int, delay: Double, extra: [String] = [], database: String? = nil, bucket inBucket: Bool = false) async throws {
+        /// `s3`: a server of the test's own for the bucket (one it stops), else the shared one.
+        init(
+            nodes count: Int,
+            delay: Double,
+            extra: [String] = [],
+            database: String? = nil,
+            bucket inBucket: Bool = false,
+            s3: TestS3.Server? = nil
+        ) async throws {
             if inBucket {
-                let server = try TestS3.shared()
+                let server = try s3 ?? TestS3.shared()
                 bucket = (server, try server.freshBucket())
             } else {
                 bucket = nil
