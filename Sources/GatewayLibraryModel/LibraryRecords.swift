@@ -44,6 +44,8 @@ package struct DocumentRecord: Codable, Sendable {
     package var stagedPath: String?
     package var createdAt: Date
     package var updatedAt: Date
+    /// `PDFInfo.warning`: what could not be read of a PDF kept as it came.
+    package var warning: String?
 
     /// Every column, in the order `DocumentWithPath.columns` lists them (a database's row decoder).
     package init(
@@ -72,8 +74,10 @@ package struct DocumentRecord: Codable, Sendable {
         pathBefore: String?,
         stagedPath: String?,
         createdAt: Date,
-        updatedAt: Date
+        updatedAt: Date,
+        warning: String? = nil
     ) {
+        self.warning = warning
         self.id = id
         self.owner = owner
         self.folderID = folderID
@@ -118,6 +122,7 @@ package struct DocumentRecord: Codable, Sendable {
         case stagedPath = "staged_path"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case warning
     }
 
 }
@@ -159,7 +164,8 @@ extension DocumentRecord {
                 pageHeight: pageHeight,
                 encrypted: encrypted,
                 linearized: linearized,
-                pdfa: pdfa
+                pdfa: pdfa,
+                warning: warning
             )
         }
         set {
@@ -178,6 +184,7 @@ extension DocumentRecord {
             encrypted = newValue.encrypted
             linearized = newValue.linearized
             pdfa = newValue.pdfa
+            warning = newValue.warning
         }
     }
 }
@@ -254,7 +261,7 @@ package struct DocumentWithPath: Sendable {
     package static let columns: [DocumentRecord.CodingKeys] = [
         .id, .owner, .folderID, .name, .size, .sha256, .pageCount, .title, .author, .subject, .keywords, .creator,
         .producer, .pdfCreatedAt, .pdfModifiedAt, .pdfVersion, .pageWidth, .pageHeight, .encrypted, .linearized, .pdfa,
-        .state, .pathBefore, .stagedPath, .createdAt, .updatedAt,
+        .state, .pathBefore, .stagedPath, .createdAt, .updatedAt, .warning,
     ]
 
     package var document: Document {

@@ -20,6 +20,13 @@ public struct PDFInfo: Sendable, Equatable, Codable {
     public var linearized: Bool
     /// PDF/A part and conformance declared in the XMP packet, e.g. `2B`; nil when not declared.
     public var pdfa: String?
+    /// What could not be read, for a PDF kept as it came although Poppler cannot open it (one
+    /// encrypted with a password we do not have, one damaged); nil for a PDF read whole. Its
+    /// `pageCount` is then 0 when even that could not be read.
+    public var warning: String?
+
+    /// The page count as answers show it: nil for a PDF kept unread whose count is unknown.
+    public var knownPageCount: Int? { pageCount == 0 && warning != nil ? nil : pageCount }
 
     public init(
         pageCount: Int,
@@ -36,7 +43,8 @@ public struct PDFInfo: Sendable, Equatable, Codable {
         pageHeight: Double,
         encrypted: Bool = false,
         linearized: Bool = false,
-        pdfa: String? = nil
+        pdfa: String? = nil,
+        warning: String? = nil
     ) {
         self.pageCount = pageCount
         self.title = title
@@ -53,6 +61,7 @@ public struct PDFInfo: Sendable, Equatable, Codable {
         self.encrypted = encrypted
         self.linearized = linearized
         self.pdfa = pdfa
+        self.warning = warning
     }
 
     enum CodingKeys: String, CodingKey {
@@ -63,13 +72,13 @@ public struct PDFInfo: Sendable, Equatable, Codable {
         case pdfVersion = "pdf_version"
         case pageWidth = "page_width"
         case pageHeight = "page_height"
-        case encrypted, linearized, pdfa
+        case encrypted, linearized, pdfa, warning
     }
 
     /// Encodes every key, with explicit nulls, so scripts can rely on each being present.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(pageCount, forKey: .pageCount)
+        try c.encode(knownPageCount, forKey: .pageCount)
         try c.encode(title, forKey: .title)
         try c.encode(author, forKey: .author)
         try c.encode(subject, forKey: .subject)
@@ -84,5 +93,6 @@ public struct PDFInfo: Sendable, Equatable, Codable {
         try c.encode(encrypted, forKey: .encrypted)
         try c.encode(linearized, forKey: .linearized)
         try c.encode(pdfa, forKey: .pdfa)
+        try c.encode(warning, forKey: .warning)
     }
 }

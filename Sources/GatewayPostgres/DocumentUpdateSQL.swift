@@ -56,6 +56,8 @@ extension PostgresQuery.StringInterpolation {
         appendInterpolation(d.createdAt)
         appendLiteral(", updated_at = ")
         appendInterpolation(d.updatedAt)
+        appendLiteral(", warning = ")
+        appendInterpolation(d.warning)
         appendLiteral(" WHERE id = ")
         appendInterpolation(d.id)
     }

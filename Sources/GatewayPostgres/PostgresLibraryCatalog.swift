@@ -93,11 +93,11 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
             """
             INSERT INTO documents (id, owner, folder_id, name, size, sha256, page_count, title, author, subject, keywords, creator,
                 producer, pdf_created_at, pdf_modified_at, pdf_version, page_width, page_height, encrypted, linearized, pdfa,
-                state, path_before, staged_path, created_at, updated_at)
+                state, path_before, staged_path, created_at, updated_at, warning)
             VALUES (\(d.id), \(d.owner), \(d.folderID), \(d.name), \(d.size), \(d.sha256), \(d.pageCount), \(d.title), \(d.author),
                 \(d.subject), \(d.keywords), \(d.creator), \(d.producer), \(d.pdfCreatedAt), \(d.pdfModifiedAt), \(d.pdfVersion),
                 \(d.pageWidth), \(d.pageHeight), \(d.encrypted), \(d.linearized), \(d.pdfa), \(d.state.rawValue), \(d.pathBefore),
-                \(d.stagedPath), \(d.createdAt), \(d.updatedAt))
+                \(d.stagedPath), \(d.createdAt), \(d.updatedAt), \(d.warning))
             """
         )
     }
@@ -349,7 +349,8 @@ package final class PostgresLibraryCatalog: LibraryCatalog {
             pathBefore: try next(),
             stagedPath: try next(),
             createdAt: try next(),
-            updatedAt: try next()
+            updatedAt: try next(),
+            warning: try next()
         )
         return DocumentWithPath(record: record, folderPath: try next())
     }

@@ -181,6 +181,11 @@ enum PostgresMigrations {
             // in a bucket share no folder to keep them in.
             ["CREATE TABLE server_secrets (name text PRIMARY KEY, value text NOT NULL)"]
         ),
+        (
+            "v13-document-warning",
+            // A PDF kept as it came although Poppler cannot read it whole says what it could not read.
+            ["ALTER TABLE documents ADD COLUMN warning text"]
+        ),
     ]
 
     /// An arbitrary constant: the advisory lock every node takes while migrating.

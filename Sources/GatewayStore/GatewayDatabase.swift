@@ -200,6 +200,10 @@ public final class GatewayDatabase: Sendable {
             // index that read every document row, and through the map every page of the file.
             try db.execute(sql: "CREATE INDEX documents_staged ON documents (staged_path) WHERE staged_path IS NOT NULL")
         }
+        migrator.registerMigration("v15-document-warning") { db in
+            // A PDF kept as it came although Poppler cannot read it whole says what it could not read.
+            try db.execute(sql: "ALTER TABLE documents ADD COLUMN warning TEXT")
+        }
         return migrator
     }
 }

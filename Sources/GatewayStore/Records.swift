@@ -96,7 +96,8 @@ extension DocumentWithPath: FetchableRecord {
             pathBefore: try nextIfPresent(),
             stagedPath: try nextIfPresent(),
             createdAt: try required(nextDate()),
-            updatedAt: try required(nextDate())
+            updatedAt: try required(nextDate()),
+            warning: try nextIfPresent()
         )
     }
 

@@ -169,7 +169,8 @@ extension PDFInfo {
     public func write(to out: inout JSONOutput) {
         out.beginObject()
         out.key("page_count")
-        out.int(Int64(pageCount))
+        // A PDF kept although unreadable may not even say how many pages it has.
+        if let count = knownPageCount { out.int(Int64(count)) } else { out.null() }
         out.key("title")
         out.string(title)
         out.key("author")
@@ -198,6 +199,8 @@ extension PDFInfo {
         out.bool(linearized)
         out.key("pdfa")
         out.string(pdfa)
+        out.key("warning")
+        out.string(warning)
         out.endObject()
     }
 }
@@ -222,7 +225,7 @@ extension DocumentJSON {
         out.key("path")
         out.string(document.relativePath)
         out.key("page_count")
-        out.int(Int64(document.info.pageCount))
+        if let count = document.info.knownPageCount { out.int(Int64(count)) } else { out.null() }
         out.key("size")
         out.int(document.size)
         out.key("sha256")

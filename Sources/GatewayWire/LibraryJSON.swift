@@ -42,7 +42,7 @@ public struct DocumentJSON: Encodable, Sendable {
         try container.encode(document.folderPath, forKey: .folder)
         try container.encode(document.folderID?.lowercased, forKey: .folderID)  // null at the root: openapi.yaml requires the key
         try container.encode(document.relativePath, forKey: .path)
-        try container.encode(document.info.pageCount, forKey: .pageCount)
+        try container.encode(document.info.knownPageCount, forKey: .pageCount)
         try container.encode(document.size, forKey: .size)
         try container.encode(document.sha256, forKey: .sha256)
         try container.encode(document.createdAt, forKey: .createdAt)

@@ -41,7 +41,7 @@ struct CLITests {
         let info = try #require(try await cli.json("inspect", Fixtures.pdf("one-page.pdf")) as? [String: Any])
         let keys: Set<String> = [
             "page_count", "title", "author", "subject", "keywords", "creator", "producer", "created_at", "modified_at",
-            "pdf_version", "page_width", "page_height", "encrypted", "linearized", "pdfa",
+            "pdf_version", "page_width", "page_height", "encrypted", "linearized", "pdfa", "warning",
         ]
         #expect(Set(info.keys) == keys)
         #expect(info["page_count"] as? Int == (try await pdfinfoPageCount(Fixtures.pdf("one-page.pdf"))))

@@ -87,4 +87,55 @@ struct WebDAVClientTests {
             #expect((purged.json["folders"] as? [[String: Any]])?.isEmpty == true, "\(purged.json)")
         }
     }
+
+    @Test(
+        "rclone copies in a folder with a password-protected and a damaged PDF: kept as they came, with what could not be read (a folder tree; a bucket)",
+        arguments: [false, true]
+    )
+    func unreadablePDFsAreKept(inBucket: Bool) async throws {
+        let s3 = inBucket ? try TestS3.shared() : nil
+        let bucket = try s3?.freshBucket()
+        let arguments = bucket.map { ["--documents", "s3://\($0)/library"] } ?? []
+        try await using(await ServerProcess(arguments: arguments, environment: s3?.environment ?? [:])) { server in
+            let local = TemporaryDirectory("rclone-kept")
+            for (name, fixture) in ["Statement.pdf": "encrypted.pdf", "Cut short.pdf": "truncated.pdf", "Plain.pdf": "one-page.pdf"] {
+                try FileManager.default.copyItem(atPath: Fixtures.pdf(fixture), toPath: local.path + "/" + name)
+            }
+            let environment = [
+                "RCLONE_CONFIG_GATEWAY_TYPE": "webdav", "RCLONE_CONFIG_GATEWAY_URL": server.baseURL + "/dav/",
+                "RCLONE_CONFIG_GATEWAY_VENDOR": "other", "HOME": local.path, "PATH": "/usr/bin:/bin",
+            ]
+            let copied = try await run("/usr/bin/rclone", ["copy", local.path, "gateway:Bank", "--config", "/dev/null"], environment: environment)
+            #expect(copied.status == 0, "\(copied.stderr.suffix(2000))")
+            let checked = try await run(
+                "/usr/bin/rclone",
+                ["check", local.path, "gateway:Bank", "--download", "--config", "/dev/null"],
+                environment: environment
+            )
+            #expect(checked.status == 0, "byte for byte: \(checked.stderr.suffix(2000))")
+
+            let api = APIClient(base: server.baseURL)
+            let listed = try await api.get("/v1/documents?folder=Bank")
+            let documents = try #require(listed.json["documents"] as? [[String: Any]])
+            func metadata(_ name: String) -> [String: Any]? {
+                documents.first { $0["name"] as? String == name }?["metadata"] as? [String: Any]
+            }
+            let statement = try #require(metadata("Statement"), "\(listed.text)")
+            #expect(statement["encrypted"] as? Bool == true)
+            #expect((statement["warning"] as? String)?.contains("password") == true, "\(statement)")
+            let cut = try #require(metadata("Cut short"), "\(listed.text)")
+            #expect((cut["warning"] as? String)?.contains("damaged") == true, "\(cut)")
+            #expect(metadata("Plain")?["warning"] is NSNull, "a PDF read whole has no warning")
+            #expect(metadata("Plain")?["page_count"] as? Int == 1)
+
+            // A job that must read it refuses, saying why; the document stays.
+            let id = try #require(documents.first { $0["name"] as? String == "Statement" }?["id"] as? String)
+            let thumbnail = try await api.get("/v1/documents/\(id)/thumbnail")
+            #expect(thumbnail.status == 422, "\(thumbnail.text)")
+            #expect(
+                try await api.get("/v1/documents/\(id)/content").body
+                    == Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("encrypted.pdf"))))
+            )
+        }
+    }
 }

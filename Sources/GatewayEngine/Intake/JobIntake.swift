@@ -242,7 +242,7 @@ public final class JobIntake: Sendable {
     }
 
     /// Takes in a PDF as an import does (the owner's creation pace, a staging file that goes
-    /// when this returns, the inspector's reading) and hands it to `write`: an import, or a
+    /// when this returns, the inspector's reading, or a PDF kept as it came: `KeptPDF`) and hands it to `write`: an import, or a
     /// `PUT` under the client's own id. `check` refuses what `receive` asked for before the PDF
     /// is inspected.
     public func receivePDF<Received, Written>(
@@ -256,7 +256,7 @@ public final class JobIntake: Sendable {
         defer { staging.discardIncoming(incoming) }
         let received = try await receive(incoming)
         try await check(received)
-        let info = try await inspector.inspect(path: incoming)
+        let info = try await KeptPDF.info(of: incoming, inspector: inspector)
         return try await write(incoming, received, info)
     }
 

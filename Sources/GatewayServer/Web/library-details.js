@@ -39,7 +39,9 @@ export function showDetails(doc) {
       : null;
   const fields = [
     ["Folder", folderLabel(doc.folder)],
-    ["Pages", String(doc.page_count)],
+    ["Pages", doc.page_count === null ? "Unknown" : String(doc.page_count)],
+    // A PDF kept as it came although it could not be read whole (a password, damage) says why.
+    ["Not read", meta.warning],
     ["Size", `${formatBytes(doc.size)} (${doc.size.toLocaleString()} bytes)`],
     ["Title", meta.title],
     ["Author", meta.author],

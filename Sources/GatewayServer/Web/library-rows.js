@@ -30,7 +30,7 @@ export function makeRow(doc) {
       state.query ? el("span", { class: "doc-folder", text: folderLabel(doc.folder) }) : null,
       state.query ? snippetOf(hits.get(doc.id)) : null,
     ),
-    el("td", { class: "doc-pages num", text: String(doc.page_count) }),
+    el("td", { class: "doc-pages num", text: doc.page_count === null ? "?" : String(doc.page_count) }),
     el("td", { class: "doc-size num", text: formatBytes(doc.size) }),
     el("td", { class: "doc-created col-date col-created", text: formatDate(doc.created_at) }),
     el("td", { class: "doc-updated col-date", text: formatDate(doc.updated_at) }),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayCore
+import GatewayEngine
 import GatewayLibraryModel
 import GatewayWire
 
@@ -43,7 +44,7 @@ struct AddCommand: AsyncParsableCommand {
                 for file in files {
                     let path = URL(fileURLWithPath: file).standardizedFileURL.path
                     do {
-                        let info = try await pool.inspect(path: path)
+                        let info = try await KeptPDF.info(of: path, inspector: pool)
                         await added.append(
                             try store.file(
                                 path,
