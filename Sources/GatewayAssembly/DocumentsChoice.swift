@@ -36,7 +36,13 @@ public enum DocumentsChoice: Sendable, Equatable, CustomStringConvertible {
     /// The bucket's objects, their cache under `root`, once the bucket answers with the keys
     /// given; nil for the folder tree. A wrong key, a missing bucket or a server that does not
     /// answer stops here with a message naming the setting to fix.
-    func open(root: String, cacheBytes: Int64, grace: Duration, environment: [String: String], logger: Logger) async throws -> BucketDocuments? {
+    public func open(
+        root: String,
+        cacheBytes: Int64 = 2 << 30,
+        grace: Duration = .seconds(15 * 60),
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger = Logger(label: "pdfgate.storage")
+    ) async throws -> BucketDocuments? {
         guard case .bucket(let uri) = self else { return nil }
         let location: S3Location
         do {

@@ -17,7 +17,7 @@ struct PDFGate: AsyncParsableCommand {
             ConvertCommand.self, ScanCommand.self, MergeCommand.self, SplitCommand.self, PDFACommand.self, MetaCommand.self,
             RotateCommand.self, EncryptCommand.self, WatermarkCommand.self, OptimizeCommand.self, OCRCommand.self, JobsCommand.self,
             SearchCommand.self, ServeCommand.self, GotenbergCommand.self, TokenCommand.self,
-            StampPageCommand.self, FontsCommand.self,
+            StampPageCommand.self, FontsCommand.self, MigrateCommand.self,
         ]
     )
 

@@ -8,9 +8,12 @@ struct CLI {
     /// `PDFGATE_DATABASE_URL` for every command: the library's rows in that PostgreSQL database.
     let environment: [String: String]?
 
-    init(database: String? = nil) {
+    /// `extra` joins the environment of every command (a bucket's AWS variables).
+    init(database: String? = nil, extra: [String: String] = [:]) {
         store = TemporaryDirectory("cli")
-        environment = database.map { ProcessInfo.processInfo.environment.merging(["PDFGATE_DATABASE_URL": $0]) { _, new in new } }
+        var variables = database.map { ["PDFGATE_DATABASE_URL": $0] } ?? [:]
+        variables.merge(extra) { _, new in new }
+        environment = variables.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(variables) { _, new in new }
     }
 
     /// `inspect` works on a file and `fonts` on the system, not a store; every other command
