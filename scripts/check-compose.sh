@@ -28,6 +28,14 @@ if [ -n "$warnings" ]; then
   exit 1
 fi
 
+# The optional S3 profile (an S3 server and its bucket for the documents) must resolve cleanly too.
+s3_warnings="$(docker-compose -f docker-compose.yml --profile s3 config -q 2>&1)" || {
+  echo "docker-compose.yml's s3 profile is invalid:" >&2
+  echo "$s3_warnings" >&2
+  exit 1
+}
+[ -z "$s3_warnings" ] || { echo "docker-compose.yml's s3 profile resolves with warnings:" >&2; echo "$s3_warnings" >&2; exit 1; }
+
 # The resolved config, so the check sees what Compose would run, not just the file's text.
 resolved="$(docker-compose -f docker-compose.yml config 2>/dev/null)"
 if ! grep -Eq '^[[:space:]]+image:[[:space:]]+gotenberg/gotenberg:8[[:space:]]*$' <<<"$resolved"; then
