@@ -127,41 +127,6 @@ struct BucketClusterTests {
         }
     }
 
-    @Test("the app's protocol spread over nodes: created on one, uploaded to a second, submitted on a third, downloaded from the first")
-    func appProtocolAcrossNodes() async throws {
-        try await using(try await ClusterTests.Cluster(nodes: 3, delay: 0, bucket: true)) { cluster in
-            let (a, b, c) = (cluster.client(0), cluster.client(1), cluster.client(2))
-            let created = try await a.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "sample.docx"])
-            #expect(created.status == 201, "\(created.text)")
-            let job = try #require(created.string("job_id"))
-            let upload = try #require((created.json["upload"] as? [String: Any])?["url"] as? String)
-            let uploaded = try await b.send(
-                "PUT",
-                ClusterTests.onNode(upload, cluster.nodes[1].baseURL),
-                body: .file(path: Fixtures.office("sample.docx")),
-                headers: [("Content-Type", "application/octet-stream")]
-            )
-            #expect((200..<300).contains(uploaded.status), "upload on another node: \(uploaded.status) \(uploaded.text)")
-            let again = try await c.send(
-                "PUT",
-                ClusterTests.onNode(upload, cluster.nodes[2].baseURL),
-                body: .file(path: Fixtures.office("sample.docx")),
-                headers: [("Content-Type", "application/octet-stream")]
-            )
-            #expect(again.status == 409, "a second upload, on a third node: \(again.status) \(again.text)")
-            #expect(try await c.post("/v1/jobs/\(job)/submit").status == 200)
-            let ended = try await a.ended(job)
-            #expect(ended.string("status") == "SUCCEEDED", "\(ended.text)")
-            let document = try #require((ended.json["document"] as? [String: Any])?["id"] as? String)
-            let content = try await b.get("/v1/documents/\(document)/content")
-            #expect(content.status == 200)
-            #expect(
-                Data(content.body) == (try Data(contentsOf: URL(fileURLWithPath: Fixtures.pdf("one-page.pdf")))),
-                "the converter's answer, filed once"
-            )
-        }
-    }
-
     @Test("with --download-redirect a download is a 302 to a presigned URL of the object, which fetches without keys")
     func downloadsRedirectToThePresignedObject() async throws {
         try await using(try await ClusterTests.Cluster(nodes: 1, delay: 0, extra: ["--download-redirect", "60"], bucket: true)) { cluster in

@@ -242,9 +242,12 @@ struct ClusterTests {
         }
     }
 
-    @Test("the mobile client across nodes: create on A, upload to B, submit and poll on C, events where the job is not running, download from A")
-    func mobileClientAcrossNodes() async throws {
-        try await using(await Cluster(nodes: 3, delay: 2)) { cluster in
+    @Test(
+        "the mobile client across nodes: create on A, upload to B, submit and poll on C, events where the job is not running, download from A (one store folder; or none shared, documents in a bucket)",
+        arguments: [false, true]
+    )
+    func mobileClientAcrossNodes(inBucket: Bool) async throws {
+        try await using(await Cluster(nodes: 3, delay: 2, bucket: inBucket)) { cluster in
             let (a, b, c) = (cluster.client(0), cluster.client(1), cluster.client(2))
 
             let created = try await a.post("/v1/jobs", json: ["type": "DOC_TO_PDF", "original_filename": "sample.docx"])
