@@ -35,7 +35,8 @@ extension BucketDocuments: StagedObjects {
 
     public func listStaged(_ prefix: String) async throws(LibraryError) -> [(name: String, staged: Date?)] {
         let root = stagedKey("")
-        let objects = try await retrying("list \(root + prefix)", patience: readPatience) { try await client.listAll(prefix: root + prefix) }
+        // A job's attempt asks before it converts: it waits out an outage as writes do.
+        let objects = try await retrying("list \(root + prefix)", patience: writePatience) { try await client.listAll(prefix: root + prefix) }
         return objects.map { (String($0.key.dropFirst(root.count)), $0.lastModified) }
     }
 

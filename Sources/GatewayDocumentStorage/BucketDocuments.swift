@@ -47,13 +47,17 @@ public struct BucketDocuments: DocumentObjects {
         try await retrying("store \(key)", patience: writePatience) {
             try await client.upload(path, key: key, size: size, sha256: sha256, contentType: "application/pdf")
         }
+        // The search indexer and the first download read it next: from here, not from the bucket.
+        await cache.adopt(path, as: cacheName(id: id, sha256: sha256), size: size)
     }
+
+    func cacheName(id: UUID, sha256: String) -> String { "\(id.uuidString.lowercased())-\(sha256).pdf" }
 
     public func localFile(id: UUID, sha256: String, size: Int64) async throws(LibraryError) -> String {
         let key = key(id: id, sha256: sha256)
         let client = client
         do {
-            return try await cache.file("\(id.uuidString.lowercased())-\(sha256).pdf", size: size) { partial in
+            return try await cache.file(cacheName(id: id, sha256: sha256), size: size) { partial in
                 _ = try await retrying("read \(key)", patience: readPatience) { try await client.download(key, to: partial) }
             }
         } catch let error as LibraryError {
@@ -87,7 +91,7 @@ public struct BucketDocuments: DocumentObjects {
     public func remove(id: UUID, sha256: String) async throws(LibraryError) {
         let key = key(id: id, sha256: sha256)
         try await retrying("remove \(key)", patience: readPatience) { try await client.delete(key) }
-        await cache.remove("\(id.uuidString.lowercased())-\(sha256).pdf")
+        await cache.remove(cacheName(id: id, sha256: sha256))
     }
 
     /// Runs `body`, again with backoff (0.25 s doubling to 8 s) while S3 is unavailable, until

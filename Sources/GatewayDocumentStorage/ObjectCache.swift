@@ -60,6 +60,18 @@ actor ObjectCache {
         return result
     }
 
+    /// Makes the file at `path` entry `name` too (a hard link: no bytes copied), so what was just
+    /// uploaded is read again from here, not fetched back. Only a file of the store's own (a
+    /// staged upload, a converter's output), which nobody changes afterwards: a user's file
+    /// linked in could change under the entry. Nothing happens across file systems, or when the
+    /// entry exists.
+    func adopt(_ path: String, as name: String, size: Int64) {
+        let target = directory + "/" + name
+        let store = ((directory as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        guard path.hasPrefix(store + "/"), !path.contains("/../"), Self.size(of: target) != size, link(path, target) == 0 else { return }
+        evict()
+    }
+
     /// Drops entry `name` (its object was retired).
     func remove(_ name: String) { unlink(directory + "/" + name) }
 

@@ -273,6 +273,11 @@ struct AttemptPipeline: Sendable {
                 code: "invalid_output",
                 "the converter's output is not a usable PDF: \(inspection.message)"
             )
+        // The bucket away (an outage) is waited out like a converter that is down, until the deadline.
+        case let library as LibraryError where library.kind == .storageUnavailable:
+            return JobFailure(.unavailable, code: library.code, library.message)
+        case let staging as StagingError where staging.kind == .unavailable:
+            return JobFailure(.unavailable, code: staging.code, staging.message)
         case let library as LibraryError:
             return JobFailure(library.kind == .storage ? .transient : .rejected, code: library.code, library.message)
         case let gateway as any GatewayError:
