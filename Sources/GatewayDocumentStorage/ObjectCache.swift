@@ -13,6 +13,13 @@ actor ObjectCache {
     let maxBytes: Int64
     let minimumAge: Duration
     private var fetching: [String: Task<String, any Error>] = [:]
+    /// The entries' bytes as of the last scan plus what was added since: the directory is only
+    /// scanned (every entry stat'ed) once this passes `maxBytes`, not at every addition, which
+    /// with ten thousand entries cost more than the upload.
+    private var bytes: Int64
+    /// The total past which the next scan runs: `maxBytes`, or more while every entry over it
+    /// is too recent to go (a burst of filings), so a burst does not scan at every addition.
+    private var scanAbove: Int64
 
     init(directory: String, maxBytes: Int64, minimumAge: Duration = .seconds(120)) throws {
         self.directory = directory
@@ -20,9 +27,12 @@ actor ObjectCache {
         self.minimumAge = minimumAge
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Partial fetches a killed process left behind.
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix(".") {
-            unlink(directory + "/" + entry)
+        var total: Int64 = 0
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            if entry.hasPrefix(".") { unlink(directory + "/" + entry) } else { total += Self.size(of: directory + "/" + entry) ?? 0 }
         }
+        bytes = total
+        scanAbove = maxBytes
     }
 
     /// The path of entry `name` holding `size` bytes, fetched by `fetch(temporaryPath)` unless
@@ -56,7 +66,7 @@ actor ObjectCache {
         fetching[name] = task
         defer { fetching[name] = nil }
         let result = try await task.value
-        evict()
+        added(size)
         return result
     }
 
@@ -69,11 +79,20 @@ actor ObjectCache {
         let target = directory + "/" + name
         let store = ((directory as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
         guard path.hasPrefix(store + "/"), !path.contains("/../"), Self.size(of: target) != size, link(path, target) == 0 else { return }
-        evict()
+        added(size)
     }
 
     /// Drops entry `name` (its object was retired).
-    func remove(_ name: String) { unlink(directory + "/" + name) }
+    func remove(_ name: String) {
+        let path = directory + "/" + name
+        bytes -= Self.size(of: path) ?? 0
+        unlink(path)
+    }
+
+    private func added(_ size: Int64) {
+        bytes += size
+        if bytes > scanAbove { evict() }
+    }
 
     /// Removes the least recently used entries until the cache fits in `maxBytes`.
     private func evict() {
@@ -92,6 +111,8 @@ actor ObjectCache {
             unlink(path)
             total -= size
         }
+        bytes = total
+        scanAbove = max(maxBytes, total + maxBytes / 8)
     }
 
     static func size(of path: String) -> Int64? {
