@@ -102,7 +102,7 @@ public struct BucketDocuments: DocumentObjects {
         while true {
             do {
                 return try await body()
-            } catch let error as S3Error where error.isTransient && ContinuousClock.now + pause < deadline {
+            } catch let error as S3Error where error.isTransient && !Task.isCancelled && ContinuousClock.now + pause < deadline {
                 logger.warning("storage.retry", metadata: ["storage.request": "\(what)", "storage.error": "\(error.message)"])
                 do { try await Task.sleep(for: pause) } catch {
                     throw LibraryError(.storageUnavailable, "\(what) was cancelled while \(location) did not answer")
