@@ -17,7 +17,8 @@ extension Library {
         name: String? = nil,
         conflict: ConflictPolicy = .fail,
         info: PDFInfo,
-        id: UUID = UUID()
+        id: UUID = UUID(),
+        stored: (sha256: String, size: Int64)? = nil
     ) async throws(LibraryError) -> Document {
         try LibraryNames.validateOwner(owner)
         let desired = try LibraryNames.documentName(name ?? ((source as NSString).lastPathComponent))
@@ -28,8 +29,9 @@ extension Library {
         // A bucket gets the bytes before the row exists and outside the lock, so nodes upload
         // side by side; a crash in between leaves an object no row names, which the janitor
         // removes. The row then only needs marking ready.
-        var uploaded: (sha256: String, size: Int64)?
-        if let objects { uploaded = try await upload(source, id: id, to: objects) }
+        // `stored`: the caller uploaded it already, outside a lock it holds.
+        var uploaded = stored
+        if let objects, uploaded == nil { uploaded = try await upload(source, id: id, to: objects) }
         do {
             let filed = try await fileRow(
                 source,
@@ -225,13 +227,19 @@ extension Library {
     /// mix); a crash between it and the row's update leaves a size and hash that `pdfgate fsck
     /// --repair` re-reads.
     @discardableResult
-    public func replaceDocumentContent(id: UUID, owner: String, with source: String, info: PDFInfo) async throws(LibraryError) -> Document {
+    public func replaceDocumentContent(
+        id: UUID,
+        owner: String,
+        with source: String,
+        info: PDFInfo,
+        stored: (sha256: String, size: Int64)? = nil
+    ) async throws(LibraryError) -> Document {
         try await mutate { [self] in
             var current = try await fetchDocument(id: id, owner: owner)
-            let (sha256, size) = try FileOps.digest(source)
+            let (sha256, size) = try stored ?? FileOps.digest(source)
             if let objects {
                 // A new object beside the old, which stays until the janitor sees no row name it.
-                try await objects.store(source, id: id, sha256: sha256, size: size)
+                if stored == nil { try await objects.store(source, id: id, sha256: sha256, size: size) }
                 try FileOps.removeFile(source)
             } else {
                 try swapFile(source, into: current.relativePath)

@@ -20,6 +20,10 @@ extension Library {
     ) async throws(LibraryError) -> PutResult<Document> {
         try LibraryNames.validateOwner(owner)
         let name = try name.map { name throws(LibraryError) in try LibraryNames.documentName(name) }
+        // Into the bucket before the lock, which every node's writes take in turn: the object is
+        // named by id and content, so whatever the write below decides, it is the right one (or
+        // one the janitor removes).
+        let stored: (sha256: String, size: Int64)? = if let objects { try await upload(source, id: id, to: objects) } else { nil }
         return try await mutate { [self] in
             if let row = try await catalog.document(id: id.lowercased, owner: nil, readyOnly: false) {
                 guard row.record.owner == owner else { throw Self.idTaken(id, "document") }
@@ -39,12 +43,13 @@ extension Library {
                     folder: folder ?? .root,
                     name: name ?? id.lowercased,
                     info: info,
-                    id: id
+                    id: id,
+                    stored: stored
                 )
                 return PutResult(item: filed, version: try await currentVersion(ofDocument: id), created: true)
             }
-            if try FileOps.digest(source).sha256 != document.sha256 {
-                document = try await replaceDocumentContent(id: id, owner: owner, with: source, info: info)
+            if try (stored ?? FileOps.digest(source)).sha256 != document.sha256 {
+                document = try await replaceDocumentContent(id: id, owner: owner, with: source, info: info, stored: stored)
             }
             let renamed = name != nil && name != document.name
             let moved = if let folder { try await !isIn(document, folder) } else { false }

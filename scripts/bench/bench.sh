@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: builds in release mode, measures, and prints each figure beside its peer or
 # target. Everything runs on this machine; nothing touches the network. The parts beside this
-# file (http.sh, pdf-ops.sh, scan.sh, search.sh, cluster.sh, gotenberg.sh, webdav.sh) each print `key value`
+# file (http.sh, pdf-ops.sh, scan.sh, search.sh, cluster.sh, gotenberg.sh, webdav.sh, s3.sh) each print `key value`
 # lines; they run from the repository's root, as this script does.
 #
 #   bash scripts/bench/bench.sh        BENCH_DIR (bench-out), BENCH_DOCUMENTS (100000),
@@ -35,7 +35,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else
 percent() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b; else print "n/a" }'; }
 
 # BENCH_PARTS=stores measures only what the stores and the engine decide (inspection, the
-# library, the HTTP API, the pipeline, the cluster), not the converters: for comparing two
+# library, the HTTP API, the pipeline, the cluster, the bucket), not the converters: for comparing two
 # builds of the store layer in a few minutes. Anything else measures everything.
 parts="${BENCH_PARTS:-all}"
 "$bin/pdfgate-bench" inspect "$out/pdfs" > "$out/results.txt"
@@ -65,6 +65,7 @@ bash scripts/bench/search.sh "$bin" "$out/store-pg-search" "$out" postgres "$doc
 bash scripts/bench/cluster.sh "$bin" "$out/cluster" >> "$out/results.txt" 2> "$out/cluster.log"
 [ "$parts" = stores ] || bash scripts/bench/gotenberg.sh "$bin" "$out/door" >> "$out/results.txt"
 bash scripts/bench/webdav.sh "$bin" "$out/store-small" "$out/store" "$out/pdfs" "$out/webdav" >> "$out/results.txt" 2> "$out/webdav.log"
+bash scripts/bench/s3.sh "$bin" "$out/s3" "$out/pdfs" >> "$out/results.txt" 2> "$out/s3.log"
 
 cat <<REPORT
 
@@ -150,6 +151,15 @@ WebDAV at /dav/ beside rclone serve webdav (rclone $(rclone version 2>/dev/null 
   rclone copy of $(count webdav.copy.files) PDFs ($(get webdav.copy.mib) MiB) in: ours $(get webdav.copy.in_ours_s) s, rclone $(get webdav.copy.in_rclone_s) s; $(get webdav.copy.in_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.in_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.in_ours_mib_per_s)" "$(get webdav.copy.in_rclone_mib_per_s)")× (target ≥ 0.8×; ours fsyncs and inspects each file)
   rclone copy of them out      ours $(get webdav.copy.out_ours_mib_per_s) MiB/s, rclone $(get webdav.copy.out_rclone_mib_per_s) MiB/s   → $(ratio "$(get webdav.copy.out_ours_mib_per_s)" "$(get webdav.copy.out_rclone_mib_per_s)")×; $(count webdav.copy.identical) came back byte for byte
   change feed of $(count webdav.feed.changes) changes   $(count webdav.feed.pages) pages of 500: p50 $(get webdav.feed.page_p50_ms) ms, worst $(get webdav.feed.page_max_ms) ms   (target ≤ 10 ms a page)
+
+Documents in an S3 bucket beside the folder tree (a throwaway one-node Ceph RADOS Gateway, scripts/s3-scratch.sh; two servers of this build on SQLite, same run)
+  filed by PUT, $(count s3.documents) PDFs of 1–50 pages, 8 clients   tree $(get s3.tree.filed_per_s) docs/s, bucket $(get s3.bucket.filed_per_s) docs/s   → bucket $(get s3.bucket_vs_tree.filed_ratio)× the tree's (target ≥ 0.8×)
+    CPU per document filed: tree's server $(get s3.tree.filing_cpu_ms_per_document) ms; bucket's server $(get s3.bucket.filing_cpu_ms_per_document) ms + Ceph $(get s3.bucket.ceph_cpu_ms_per_document) ms
+  S3 requests per filed document   $(get s3.bucket.puts_per_document) PUT (target 1), $(get s3.bucket.requests_per_document) in all ($(get s3.bucket.gets_per_document) GET: what a node uploads joins its cache, so its indexer reads it locally)
+  download, one at a time, p50     tree $(get s3.tree.download_p50_ms) ms; bucket cold $(get s3.bucket.download_cold_p50_ms) ms ($(count s3.bucket.download_cold_gets) GETs from S3), warm $(get s3.bucket.download_warm_p50_ms) ms ($(count s3.bucket.download_warm_requests) requests)   → warm $(ratio "$(get s3.bucket.download_warm_p50_ms)" "$(get s3.tree.download_p50_ms)")× the tree's
+  PROPFIND Depth 1, folder of $(count s3.propfind_documents)   tree p50 $(get s3.tree.propfind_p50_ms) ms, bucket $(get s3.bucket.propfind_p50_ms) ms   → $(ratio "$(get s3.bucket.propfind_p50_ms)" "$(get s3.tree.propfind_p50_ms)")× the tree's (target 1×: catalog only)
+    $(count s3.bucket.propfind_requests) S3 requests of its own (the indexer, $(count s3.bucket.index_pending_at_propfind) documents behind, and the janitor made $(count s3.bucket.propfind_background_requests)); with radosgw stopped it lists all $(count s3.bucket.propfind_outage_listed) in $(get s3.bucket.propfind_outage_ms) ms
+  (the folder seeded by PUT, 16 at a time: tree $(get s3.tree.seed_s) s, bucket $(get s3.bucket.seed_s) s; boto3 finds $(count s3.bucket.objects) objects in the bucket, one per document)
 
 Several gateways on one PostgreSQL (a throwaway server on this machine; fsync on for both)
   pipeline overhead p50: PostgreSQL $(get pipeline_pg.p50_ms) ms vs SQLite $(get pipeline.p50_ms) ms per job → $(ratio "$(get pipeline_pg.p50_ms)" "$(get pipeline.p50_ms)")× SQLite's   (target ≤ 2×)
