@@ -61,18 +61,7 @@ public enum TestPostgres {
         _ = try? scratch("stop " + directory)
     }
 
-    /// Runs `scripts/postgres-scratch.sh` with `arguments` through `system(3)`, which waits for
-    /// exactly its own child. (Foundation's `Process` never saw this script exit: it was left a
-    /// zombie while `waitUntilExit` waited, once the script had started a daemon.)
-    fileprivate static func scratch(_ arguments: String) throws -> String {
-        let script = URL(fileURLWithPath: Fixtures.root).deletingLastPathComponent().appendingPathComponent("scripts/postgres-scratch.sh").path
-        let output = NSTemporaryDirectory() + "pdfgate-postgres-scratch-\(UUID().uuidString).out"
-        defer { unlink(output) }
-        let status = system("bash '\(script)' \(arguments) >'\(output)' 2>&1 </dev/null")
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw TestPostgresError(message: "postgres-scratch.sh \(arguments) failed: \(text)") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    fileprivate static func scratch(_ arguments: String) throws -> String { try runScratchScript("postgres-scratch.sh", arguments) }
 }
 
 public struct TestPostgresError: Error, CustomStringConvertible {

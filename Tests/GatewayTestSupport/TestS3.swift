@@ -82,17 +82,7 @@ public enum TestS3 {
         started.withLock { $0 }?.stop()
     }
 
-    /// Runs `scripts/s3-scratch.sh` through `system(3)`, as `TestPostgres` does its script (the
-    /// daemons it starts must not keep a pipe of ours open).
-    fileprivate static func scratch(_ arguments: String) throws -> String {
-        let script = URL(fileURLWithPath: Fixtures.root).deletingLastPathComponent().appendingPathComponent("scripts/s3-scratch.sh").path
-        let output = NSTemporaryDirectory() + "pdfgate-s3-scratch-\(UUID().uuidString).out"
-        defer { unlink(output) }
-        let status = system("bash '\(script)' \(arguments) >'\(output)' 2>&1 </dev/null")
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw TestS3Error(message: "s3-scratch.sh \(arguments) failed: \(text)") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    fileprivate static func scratch(_ arguments: String) throws -> String { try runScratchScript("s3-scratch.sh", arguments) }
 }
 
 public struct TestS3Error: Error, CustomStringConvertible {
