@@ -41,12 +41,13 @@ public enum DocumentsChoice: Sendable, Equatable, CustomStringConvertible {
         cacheBytes: Int64 = 2 << 30,
         grace: Duration = .seconds(15 * 60),
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        setting: String = "--documents",
         logger: Logger = Logger(label: "pdfgate.storage")
     ) async throws -> BucketDocuments? {
         guard case .bucket(let uri) = self else { return nil }
         let location: S3Location
         do {
-            location = try S3Location.parse(uri, environment: environment)
+            location = try S3Location.parse(uri, environment: environment, setting: setting)
         } catch {
             throw ConfigurationError(error.description)
         }
@@ -54,7 +55,7 @@ public enum DocumentsChoice: Sendable, Equatable, CustomStringConvertible {
         do {
             try await client.checkAccess()
         } catch {
-            throw ConfigurationError("--documents \(uri) cannot be used: \(error.message)")
+            throw ConfigurationError("\(setting) \(uri) cannot be used: \(error.message)")
         }
         let cache = URL(fileURLWithPath: root).appendingPathComponent(".pdfgate/cache/objects").path
         return try BucketDocuments(client: client, cacheDirectory: cache, cacheBytes: cacheBytes, grace: grace, logger: logger)

@@ -25,11 +25,14 @@ extension BucketDocuments: StagedObjects {
 
     public func fetchStaged(_ name: String, to path: String) async throws(LibraryError) -> Bool {
         let key = stagedKey(name)
-        do {
-            _ = try await retrying("read \(key)", patience: writePatience) { try await client.download(key, to: path) }
-            return true
-        } catch  where error.message.contains("NoSuchKey") {
-            return false
+        // Told apart by S3's own error kind, inside the retries: a missing key is an answer, not an outage.
+        return try await retrying("read \(key)", patience: writePatience) {
+            do {
+                try await client.download(key, to: path)
+                return true
+            } catch let error as S3Error where error.kind == .noSuchKey {
+                return false
+            }
         }
     }
 

@@ -45,7 +45,7 @@ extension Library {
             )
         }
         let graceStart = Date().addingTimeInterval(-Double(objects.grace.components.seconds))
-        for object in try await unnamedObjects() where (object.lastModified ?? Date()) < graceStart {
+        for object in try await unnamed(in: stored) where (object.lastModified ?? Date()) < graceStart {
             if repair, let id = object.id, let sha = object.sha256 { try await objects.remove(id: id, sha256: sha) }
             issues.append(
                 FsckIssue(

@@ -38,7 +38,7 @@ public actor ObjectJanitor {
     public func sweep(now: Date = Date()) async throws(LibraryError) -> [StoredObject] {
         guard let objects = library.objects else { return [] }
         let grace = Double(objects.grace.components.seconds)
-        let unnamed = try await library.unnamedObjects()
+        let unnamed = try await library.unnamed(in: try await objects.inventory())
         var removed: [StoredObject] = []
         var seen: [String: Date] = [:]
         for object in unnamed {
@@ -59,11 +59,10 @@ public actor ObjectJanitor {
 }
 
 extension Library {
-    /// The objects of the library's own layout that no row names (foreign keys are left out).
-    func unnamedObjects() async throws(LibraryError) -> [StoredObject] {
-        guard let objects else { return [] }
-        // Listed before the rows are read: an object filed in between is then named.
-        let stored = try await objects.inventory()
+    /// Those of `stored` (a listing made before this call, so an object filed in between is
+    /// named by the rows read here) of the library's own layout that no row names; foreign keys
+    /// are left out.
+    func unnamed(in stored: [StoredObject]) async throws(LibraryError) -> [StoredObject] {
         let named = try await read { catalog in
             Set(try await catalog.readyDocuments().map { "\($0.record.id)/\($0.record.sha256)" })
                 .union(try await catalog.unfinishedDocuments().map { "\($0.record.id)/\($0.record.sha256)" })

@@ -59,6 +59,7 @@ struct MigrateCLITests {
         try await cli("add", Fixtures.pdf("one-page.pdf"))
         let refused = try await cli("migrate", "--to", "s3://no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())/x")
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("--documents") || refused.stderr.contains("bucket"), "\(refused.stderr)")
+        // Names the setting that is wrong and what the S3 server said, not just "bucket".
+        #expect(refused.stderr.contains("--to s3://no-such-bucket-") && refused.stderr.contains("NoSuchBucket"), "\(refused.stderr)")
     }
 }

@@ -46,7 +46,7 @@ struct MigrateCommand: AsyncParsableCommand {
             let report: MigrationReport
             switch destination {
             case .bucket(let uri):
-                let objects = try await destination.open(root: stores.library.paths.root)
+                let objects = try await destination.open(root: stores.library.paths.root, setting: "--to")
                 guard let objects else { throw ValidationError("--to \(uri) is not a bucket") }
                 report = try await stores.library.copyDocuments(into: objects)
             case .folderTree:
